@@ -1,0 +1,898 @@
+/*
+ * acl-cuda: the AscendCL runtime API.
+ *
+ * Devices, contexts, streams, events, memory, callbacks and library set-up.
+ * Names, values and prototypes follow AscendCL (runtime API version 1.15.0)
+ * so that unmodified Ascend programs compile against these headers.
+ */
+#ifndef ACLCUDA_ACL_RT_H
+#define ACLCUDA_ACL_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the API these headers describe (see aclrtGetVersion). */
+#define ACL_MAJOR_VERSION 1
+#define ACL_MINOR_VERSION 15
+#define ACL_PATCH_VERSION 0
+
+/* ---- flag values ---------------------------------------------------------- */
+
+/* aclrtCreateEventWithFlag / aclrtCreateEventExWithFlag (may be OR-ed). */
+#define ACL_EVENT_SYNC 0x00000001U                    /* usable by stream waits and resets */
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U /* tracks a stream's progress */
+#define ACL_EVENT_TIME_LINE 0x00000008U               /* captures timestamps */
+#define ACL_EVENT_DEVICE_USE_ONLY 0x00000010U         /* only used on the device side */
+#define ACL_EVENT_EXTERNAL 0x00000020U                /* graph task update; not combinable */
+#define ACL_EVENT_IPC 0x00000040U                     /* shareable; ExWithFlag only, alone */
+
+/* aclrtCreateStreamWithConfig (may be OR-ed). */
+#define ACL_STREAM_FAST_LAUNCH 0x00000001U     /* reserve launch resources up front */
+#define ACL_STREAM_FAST_SYNC 0x00000002U       /* poll instead of sleeping when synchronising */
+#define ACL_STREAM_PERSISTENT 0x00000004U      /* tasks are kept for a model */
+#define ACL_STREAM_HUGE 0x00000008U            /* larger task queue */
+#define ACL_STREAM_CPU_SCHEDULE 0x00000010U    /* scheduled by the AI CPU */
+#define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U /* only used on the device side */
+
+/* Comparisons for stream value waits. */
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x0U
+#define ACL_STREAM_WAIT_VALUE_EQ 0x1U
+#define ACL_STREAM_WAIT_VALUE_AND 0x2U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x3U
+
+/* aclrtSetStreamFailureMode. */
+#define ACL_CONTINUE_ON_FAILURE 0x0U
+#define ACL_STOP_ON_FAILURE 0x1U
+
+/* Notify creation flags. */
+#define ACL_NOTIFY_DEFAULT 0x0U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x1U
+
+/* Answers of aclrtGetDeviceCapability. */
+#define ACL_DEV_FEATURE_SUPPORT 0x00000001
+#define ACL_DEV_FEATURE_NOT_SUPPORT 0x00000000
+
+/* Export / import flags for notifies, IPC memory and virtual memory handles. */
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x02UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x02UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
+#define ACL_RT_MAX_RECORD_PA_NUM_PER_DEV 20U
+#define ACL_IPC_EVENT_HANDLE_SIZE 64U
+
+/* Kernel binary magic numbers. */
+#define ACL_RT_BINARY_MAGIC_ELF_AICORE 0x43554245U
+#define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 0x41415246U
+#define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE 0x41494343U
+
+/* Memory kinds for aclrtCheckMemType (may be OR-ed). */
+#define ACL_RT_MEM_TYPE_DEV (0X2U)
+#define ACL_RT_MEM_TYPE_DVPP (0X8U)
+#define ACL_RT_MEM_TYPE_RSVD (0X10U)
+
+/* Links between two devices, as reported by aclrtGetDevicesTopo. */
+#define ACL_RT_DEVS_TOPOLOGY_HCCS 0x01ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIX 0x02ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIB 0x04ULL
+#define ACL_RT_DEVS_TOPOLOGY_PHB 0x08ULL
+#define ACL_RT_DEVS_TOPOLOGY_SYS 0x10ULL
+#define ACL_RT_DEVS_TOPOLOGY_SIO 0x20ULL
+#define ACL_RT_DEVS_TOPOLOGY_HCCS_SW 0x40ULL
+
+#define ACL_RT_CMO_MAX_BARRIER_NUM 6U
+#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128
+#define UCE_INFO_RESERVED_SIZE 14
+#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20
+
+/* Buffer sizes of aclCANNPackageVersion. */
+#define ACL_PKG_VERSION_MAX_SIZE 128
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+/* ---- enums ---------------------------------------------------------------- */
+
+/* Whether the program runs on the host or on the device's own CPU. */
+typedef enum aclrtRunMode {
+    ACL_DEVICE = 0,
+    ACL_HOST = 1
+} aclrtRunMode;
+
+typedef enum aclrtTsId {
+    ACL_TS_ID_AICORE = 0,
+    ACL_TS_ID_AIVECTOR = 1,
+    ACL_TS_ID_RESERVED = 2
+} aclrtTsId;
+
+/* aclrtQueryEvent (deprecated): COMPLETE is 0. */
+typedef enum aclrtEventStatus {
+    ACL_EVENT_STATUS_COMPLETE = 0,
+    ACL_EVENT_STATUS_NOT_READY = 1,
+    ACL_EVENT_STATUS_RESERVED = 2
+} aclrtEventStatus;
+
+/* aclrtQueryEventStatus: note the order is the opposite of aclrtEventStatus. */
+typedef enum aclrtEventRecordedStatus {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1
+} aclrtEventRecordedStatus;
+
+typedef enum aclrtEventWaitStatus {
+    ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+    ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+    ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF
+} aclrtEventWaitStatus;
+
+typedef enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF
+} aclrtStreamStatus;
+
+/* Whether later work on the stream waits for a launched callback. */
+typedef enum aclrtCallbackBlockType {
+    ACL_CALLBACK_NO_BLOCK = 0,
+    ACL_CALLBACK_BLOCK = 1
+} aclrtCallbackBlockType;
+
+/* Direction of a copy. DEFAULT infers it from the pointers; HOST_TO_BUF_TO_DEVICE
+ * stages the source so it may be reused as soon as the call returns. */
+typedef enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST = 0,
+    ACL_MEMCPY_HOST_TO_DEVICE = 1,
+    ACL_MEMCPY_DEVICE_TO_HOST = 2,
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+    ACL_MEMCPY_DEFAULT = 4,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 5,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE = 6,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7
+} aclrtMemcpyKind;
+
+/* Page-size policy of device allocations. */
+typedef enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_HUGE_ONLY = 1,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P = 3,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P = 4,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5,
+    ACL_MEM_MALLOC_HUGE1G_ONLY = 6,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P = 7,
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000
+} aclrtMemMallocPolicy;
+
+/* Which memory aclrtGetMemInfo reports on. */
+typedef enum aclrtMemAttr {
+    ACL_DDR_MEM = 0,
+    ACL_HBM_MEM = 1,
+    ACL_DDR_MEM_HUGE = 2,
+    ACL_DDR_MEM_NORMAL = 3,
+    ACL_HBM_MEM_HUGE = 4,
+    ACL_HBM_MEM_NORMAL = 5,
+    ACL_DDR_MEM_P2P_HUGE = 6,
+    ACL_DDR_MEM_P2P_NORMAL = 7,
+    ACL_HBM_MEM_P2P_HUGE = 8,
+    ACL_HBM_MEM_P2P_NORMAL = 9,
+    ACL_HBM_MEM_HUGE1G = 10,
+    ACL_HBM_MEM_P2P_HUGE1G = 11,
+    ACL_MEM_NORMAL = 12,
+    ACL_MEM_HUGE = 13,
+    ACL_MEM_HUGE1G = 14,
+    ACL_MEM_P2P_NORMAL = 15,
+    ACL_MEM_P2P_HUGE = 16,
+    ACL_MEM_P2P_HUGE1G = 17
+} aclrtMemAttr;
+
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0
+} aclrtLastErrLevel;
+
+typedef enum aclrtFloatOverflowMode {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN = 1,
+    ACL_RT_OVERFLOW_MODE_UNDEF = 2
+} aclrtFloatOverflowMode;
+
+typedef enum aclrtGroupAttr {
+    ACL_GROUP_AICORE_INT = 0,
+    ACL_GROUP_AIV_INT = 1,
+    ACL_GROUP_AIC_INT = 2,
+    ACL_GROUP_SDMANUM_INT = 3,
+    ACL_GROUP_ASQNUM_INT = 4,
+    ACL_GROUP_GROUPID_INT = 5
+} aclrtGroupAttr;
+
+typedef enum aclrtDeviceStatus {
+    ACL_RT_DEVICE_STATUS_NORMAL = 0,
+    ACL_RT_DEVICE_STATUS_ABNORMAL = 1,
+    ACL_RT_DEVICE_STATUS_END = 0xFFFF
+} aclrtDeviceStatus;
+
+/* Options of aclrtSetStreamConfigOpt. */
+typedef enum aclrtStreamConfigAttr {
+    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+    ACL_RT_STREAM_WORK_SIZE = 1,
+    ACL_RT_STREAM_FLAG = 2,
+    ACL_RT_STREAM_PRIORITY = 3
+} aclrtStreamConfigAttr;
+
+/* Attributes of aclrtSetStreamAttribute / aclrtGetStreamAttribute. */
+typedef enum aclrtStreamAttr {
+    ACL_STREAM_ATTR_FAILURE_MODE = 1,
+    ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+    ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+    ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+    ACL_STREAM_ATTR_PRIORITY = 5
+} aclrtStreamAttr;
+
+typedef enum aclrtHostRegisterType {
+    ACL_HOST_REGISTER_MAPPED = 0,
+    ACL_HOST_REGISTER_IOMEMORY = 0x04,
+    ACL_HOST_REGISTER_READONLY = 0x08
+} aclrtHostRegisterType;
+
+/* Attribute kinds of aclrtMallocConfig. */
+typedef enum aclrtMallocAttrType {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID = 1,
+    ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+    ACL_RT_MEM_ATTR_VA_FLAG = 3
+} aclrtMallocAttrType;
+
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE = 1,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2,
+    ACL_MEM_LOCATION_TYPE_MANAGED = 3,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
+} aclrtMemLocationType;
+
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2
+} aclrtMemHandleType;
+
+typedef enum aclrtMemSharedHandleType {
+    ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 0x1,
+    ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 0x2
+} aclrtMemSharedHandleType;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF
+} aclrtMemGranularityOptions;
+
+typedef enum aclrtMemAccessFlags {
+    ACL_RT_MEM_ACCESS_FLAGS_NONE = 0x0,
+    ACL_RT_MEM_ACCESS_FLAGS_READ = 0x1,
+    ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3
+} aclrtMemAccessFlags;
+
+typedef enum aclrtIpcMemAttrType {
+    ACL_RT_IPC_MEM_ATTR_ACCESS_LINK = 0
+} aclrtIpcMemAttrType;
+
+/* Cache maintenance operations. */
+typedef enum aclrtCmoType {
+    ACL_RT_CMO_TYPE_PREFETCH = 0,
+    ACL_RT_CMO_TYPE_WRITEBACK = 1,
+    ACL_RT_CMO_TYPE_INVALID = 2,
+    ACL_RT_CMO_TYPE_FLUSH = 3
+} aclrtCmoType;
+
+typedef enum aclrtErrorType {
+    ACL_RT_NO_ERROR = 0,
+    ACL_RT_ERROR_MEMORY = 1,
+    ACL_RT_ERROR_L2 = 2,
+    ACL_RT_ERROR_AICORE = 3,
+    ACL_RT_ERROR_LINK = 4,
+    ACL_RT_ERROR_L3_PORT = 5,
+    ACL_RT_ERROR_OTHERS = 0xFFFF
+} aclrtErrorType;
+
+typedef enum aclrtAicoreErrorType {
+    ACL_RT_AICORE_ERROR_UNKNOWN = 0,
+    ACL_RT_AICORE_ERROR_SW = 1,
+    ACL_RT_AICORE_ERROR_HW_LOCAL = 2
+} aclrtAicoreErrorType;
+
+/* Device attributes of aclrtGetDeviceInfo. */
+typedef enum aclrtDevAttr {
+    ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+    ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+    ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+    ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+    ACL_DEV_ATTR_WARP_SIZE = 202,
+    ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE = 204, /* old name of UBUF_PER_VECTOR_CORE */
+    ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+    ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Z = 207,
+    ACL_DEV_ATTR_MAX_BLOCK_PER_GRID = 208,
+    ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK = 209,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_X = 210,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Y = 211,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Z = 212,
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+    ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+    ACL_DEV_ATTR_SMP_ID = 401U,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 402U,
+    ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID = 403U, /* misspelt old name of SUPER_POD_DEVICE_ID */
+    ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403U,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404U,
+    ACL_DEV_ATTR_SUPER_POD_ID = 405U,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406U,
+    ACL_DEV_ATTR_MAINBOARD_ID = 407U,
+    ACL_DEV_ATTR_HD_CONNECT_TYPE = 408U,
+    ACL_DEV_ATTR_DEVICE_FORM_FACTOR = 409U,
+    ACL_DEV_ATTR_IS_VIRTUAL = 501U,
+    ACL_DEV_ATTR_NPU_ARCH = 601U
+} aclrtDevAttr;
+
+/* Features of aclrtGetDeviceCapability. */
+typedef enum aclrtDevFeatureType {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21
+} aclrtDevFeatureType;
+
+typedef enum aclrtDevResLimitType {
+    ACL_RT_DEV_RES_CUBE_CORE = 0,
+    ACL_RT_DEV_RES_VECTOR_CORE = 1
+} aclrtDevResLimitType;
+
+/* Moments at which device-state callbacks run. */
+typedef enum aclrtDeviceState {
+    ACL_RT_DEVICE_STATE_SET_PRE = 0,
+    ACL_RT_DEVICE_STATE_SET_POST = 1,
+    ACL_RT_DEVICE_STATE_RESET_PRE = 2,
+    ACL_RT_DEVICE_STATE_RESET_POST = 3
+} aclrtDeviceState;
+
+/* Moments at which stream-state callbacks run. */
+typedef enum aclrtStreamState {
+    ACL_RT_STREAM_STATE_CREATE_POST = 1,
+    ACL_RT_STREAM_STATE_DESTROY_PRE = 2
+} aclrtStreamState;
+
+typedef enum aclrtDeviceTaskAbortStage {
+    ACL_RT_DEVICE_TASK_ABORT_PRE = 0,
+    ACL_RT_DEVICE_TASK_ABORT_POST = 1
+} aclrtDeviceTaskAbortStage;
+
+/* Reductions of aclrtReduceAsync. */
+typedef enum aclrtReduceKind {
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
+} aclrtReduceKind;
+
+/* Comparisons of aclrtSwitchStream. */
+typedef enum aclrtCondition {
+    ACL_RT_EQUAL = 0,
+    ACL_RT_NOT_EQUAL = 1,
+    ACL_RT_GREATER = 2,
+    ACL_RT_GREATER_OR_EQUAL = 3,
+    ACL_RT_LESS = 4,
+    ACL_RT_LESS_OR_EQUAL = 5
+} aclrtCondition;
+
+typedef enum aclrtCompareDataType {
+    ACL_RT_SWITCH_INT32 = 0,
+    ACL_RT_SWITCH_INT64 = 1
+} aclrtCompareDataType;
+
+typedef enum aclrtEngineType {
+    ACL_RT_ENGINE_TYPE_AIC = 0,
+    ACL_RT_ENGINE_TYPE_AIV = 1
+} aclrtEngineType;
+
+typedef enum aclmdlRICaptureMode {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL = 1,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2
+} aclmdlRICaptureMode;
+
+typedef enum aclmdlRICaptureStatus {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 1,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED = 2
+} aclmdlRICaptureStatus;
+
+/* Modules that may hook into aclInit / aclFinalize. */
+typedef enum aclRegisterCallbackType {
+    ACL_REG_TYPE_ACL_MODEL = 0,
+    ACL_REG_TYPE_ACL_OP_EXECUTOR = 1,
+    ACL_REG_TYPE_ACL_OP_CBLAS = 2,
+    ACL_REG_TYPE_ACL_OP_COMPILER = 3,
+    ACL_REG_TYPE_ACL_TDT_CHANNEL = 4,
+    ACL_REG_TYPE_ACL_TDT_QUEUE = 5,
+    ACL_REG_TYPE_ACL_DVPP = 6,
+    ACL_REG_TYPE_ACL_RETR = 7,
+    ACL_REG_TYPE_OTHER = 0xFFFF
+} aclRegisterCallbackType;
+
+/* Software packages whose version aclsysGetCANNVersion reports. */
+typedef enum aclCANNPackageName {
+    ACL_PKG_NAME_CANN = 0,
+    ACL_PKG_NAME_RUNTIME = 1,
+    ACL_PKG_NAME_COMPILER = 2,
+    ACL_PKG_NAME_HCCL = 3,
+    ACL_PKG_NAME_TOOLKIT = 4,
+    ACL_PKG_NAME_OPP = 5,
+    ACL_PKG_NAME_OPP_KERNEL = 6,
+    ACL_PKG_NAME_DRIVER = 7
+} aclCANNPackageName;
+
+/* ---- structures ------------------------------------------------------------ */
+
+typedef struct tagRtGroupInfo aclrtGroupInfo;
+
+/* Details of a failed device task, read with the aclrtGet*FromExceptionInfo
+ * functions. */
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+/* Busy percentages; -1 where the device cannot tell. */
+typedef struct aclrtUtilizationInfo {
+    int32_t cubeUtilization;
+    int32_t vectorUtilization;
+    int32_t aicpuUtilization;
+    int32_t memoryUtilization;
+    aclrtUtilizationExtendInfo *utilizationExtend; /* must be NULL */
+} aclrtUtilizationInfo;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+/* What aclrtPointerGetAttributes knows about an address. */
+typedef struct aclrtPtrAttributes {
+    aclrtMemLocation location;
+    uint32_t pageSize;
+    uint32_t rsv[4];
+} aclrtPtrAttributes;
+
+typedef struct aclrtUuid {
+    char bytes[16];
+} aclrtUuid;
+
+/* Settings collected for aclrtCreateStreamV2. */
+typedef struct aclrtStreamConfigHandle {
+    void *workptr;
+    size_t workSize;
+    size_t flag;
+    uint32_t priority;
+} aclrtStreamConfigHandle;
+
+typedef union aclrtStreamAttrValue {
+    uint64_t failureMode;
+    uint32_t overflowSwitch;
+    uint32_t userCustomTag;
+    uint32_t cacheOpInfoSwitch;
+    uint32_t streamPriority;
+    uint32_t reserve[4];
+} aclrtStreamAttrValue;
+
+typedef union aclrtMallocAttrValue {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct aclrtMallocAttribute {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+/* Optional attributes of aclrtMallocWithCfg / aclrtMallocHostWithCfg. */
+typedef struct aclrtMallocConfig {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+/* Where the source and destination of one batched copy live. */
+typedef struct {
+    aclrtMemLocation dstLoc;
+    aclrtMemLocation srcLoc;
+    uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+/* A process on another server of a super node. */
+typedef struct aclrtServerPid {
+    uint32_t sdid;
+    int32_t *pid;
+    size_t num;
+} aclrtServerPid;
+
+/* An event exported to another process; passed by value. */
+typedef struct aclrtIpcEventHandle {
+    char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
+} aclrtIpcEventHandle;
+
+typedef struct aclCANNPackageVersion {
+    char version[ACL_PKG_VERSION_MAX_SIZE];
+    char majorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char minorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char releaseVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char patchVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char reserved[ACL_PKG_VERSION_MAX_SIZE];
+} aclCANNPackageVersion;
+
+/* ---- callback types --------------------------------------------------------- */
+
+typedef void (*aclrtCallback)(void *userData);
+typedef void (*aclrtHostFunc)(void *args);
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
+typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, aclrtDeviceState state, void *args);
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout,
+                                                void *args);
+typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
+typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
+
+/* ==== Initialisation, versions and error reporting ======================== */
+
+/* Initialises the library; configPath is NULL or a JSON file. Later calls return
+ * ACL_ERROR_REPEAT_INITIALIZE. */
+ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
+
+/* Releases everything at once, whatever the number of aclInit calls. */
+ACL_FUNC_VISIBILITY aclError aclFinalize(void);
+
+/* Counted finalize: the real teardown happens when the count reaches 0. */
+ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount);
+
+/* Hooks run by aclInit / aclFinalize for add-on modules. */
+ACL_FUNC_VISIBILITY aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc,
+                                                     void *userData);
+ACL_FUNC_VISIBILITY aclError aclInitCallbackUnRegister(aclRegisterCallbackType type,
+                                                       aclInitCallbackFunc cbFunc);
+ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type,
+                                                         aclFinalizeCallbackFunc cbFunc, void *userData);
+ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
+                                                           aclFinalizeCallbackFunc cbFunc);
+
+/* Version of this API (ACL_MAJOR/MINOR/PATCH_VERSION of the library). */
+ACL_DEPRECATED_MESSAGE("use aclsysGetVersionStr or aclsysGetVersionNum instead")
+ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
+                                             int32_t *patchVersion);
+ACL_DEPRECATED_MESSAGE("use aclsysGetVersionStr or aclsysGetVersionNum instead")
+ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+
+/* Text of the errors recorded since the last call (then cleared); NULL if none. */
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+
+/* Last error code of the calling thread; Peek keeps it, Get clears it. */
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+
+/* ==== Devices ============================================================= */
+
+/* Makes deviceId current for this thread (its default context); counted per process. */
+ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
+
+/* Drops one aclrtSetDevice; the device is released when the count reaches 0. */
+ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
+
+/* Releases the device whatever its count. */
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
+
+/* timeout in ms, -1 waits forever. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetTsDevice(aclrtTsId tsId);
+
+/* Number of devices visible to the process. */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId,
+                                                           aclrtUtilizationInfo *utilizationInfo);
+ACL_FUNC_VISIBILITY aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+ACL_FUNC_VISIBILITY aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/* Generic device attribute query. */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
+                                                               int32_t *greatestPriority);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
+                                                      int32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+ACL_FUNC_VISIBILITY aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtRegDeviceStateCallback(const char *regName,
+                                                         aclrtDeviceStateCallback callback, void *args);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
+
+/* Translations between user (visible), logical and physical device ids. */
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid,
+                                                           int32_t *const logicDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId,
+                                                           int32_t *const userDevid);
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId);
+
+/* Process-wide options; Get fails with ACL_ERROR_RT_SYSPARAMOPT_NOT_SET if never set. */
+ACL_FUNC_VISIBILITY aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
+                                                    uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
+                                                    uint32_t value);
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceResLimit(int32_t deviceId);
+
+/* ==== Peer access between devices ========================================= */
+
+/* Peer access between devices; Enable and Disable act from the current device. */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
+                                                      int32_t peerDeviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId,
+                                                         int32_t *status);
+
+/* ==== Contexts ============================================================ */
+
+/* Creates a context on deviceId and makes it current for this thread. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context);
+ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
+ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
+
+/* Options of the current context. */
+ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+
+/* Real handle of the stream that NULL stands for. */
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+
+/* Whether the device's default context is active; flags must be NULL. */
+ACL_FUNC_VISIBILITY aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active);
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr);
+
+/* ==== Streams ============================================================= */
+
+/* Streams. A NULL stream argument means the current context's default stream. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
+                                                         uint32_t flag);
+
+/* Stream creation through a configuration object. */
+ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle,
+                                                     aclrtStreamConfigAttr attr, const void *attrValue,
+                                                     size_t valueSize);
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+
+/* Destroys without waiting for queued work. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
+
+/* timeout in ms, -1 waits forever; expiry gives ACL_ERROR_RT_STREAM_SYNC_TIMEOUT. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+
+/* Reports completion in *status and returns ACL_SUCCESS either way. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+
+/* timeout in seconds, 0 waits forever. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
+                                                             int32_t timeout);
+
+/* ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE. */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value);
+ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtPersistentTaskClean(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtRegStreamStateCallback(const char *regName,
+                                                         aclrtStreamStateCallback callback, void *args);
+ACL_FUNC_VISIBILITY aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
+                                               aclrtCompareDataType dataType, aclrtStream trueStream,
+                                               aclrtStream falseStream, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
+
+/* ==== Events ============================================================== */
+
+/* Events. A plain event supports both stream waits and timing. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+
+/* Event not limited by the hardware event count; re-recording overwrites. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+
+/* Old query: ACL_EVENT_STATUS_COMPLETE is 0 here. */
+ACL_DEPRECATED_MESSAGE("use aclrtQueryEventStatus instead")
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+
+/* ACL_EVENT_RECORDED_STATUS_COMPLETE (1) once the recorded work is done. */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+
+/* timeout in ms, -1 waits forever; expiry gives ACL_ERROR_RT_EVENT_SYNC_TIMEOUT. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+
+/* Milliseconds between two recorded, completed events. */
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+
+/* Process-wide limit in seconds on stream waits for events (0 = none). */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+
+/* Sharing an ACL_EVENT_IPC event with another process. */
+ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
+
+/* ==== Device memory ======================================================= */
+
+/* Device memory. Allocations are not zeroed and do not synchronise. */
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size,
+                                                         aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
+
+/* Free and total memory of the current device. */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+ACL_FUNC_VISIBILITY aclError aclrtCheckMemType(void **addrList, uint32_t size, uint32_t memType,
+                                               uint32_t *checkResult, uint32_t reserve);
+ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
+
+/* ==== Host memory ========================================================= */
+
+/* Page-locked host memory. */
+ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
+
+/* Pins an existing host range and maps it for the device. */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
+                                               void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+
+/* ==== Copies and fills ==================================================== */
+
+/* Copies count bytes into a destination of destMax bytes. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                         aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                              aclrtMemcpyKind kind, aclrtStream stream);
+ACL_DEPRECATED_MESSAGE("use aclrtMemcpyAsync instead")
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src,
+                                                           size_t count, aclrtMemcpyKind kind,
+                                                           aclrtStream stream);
+
+/* Pitched copies of height rows of width bytes. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                           size_t width, size_t height, aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                size_t width, size_t height, aclrtMemcpyKind kind,
+                                                aclrtStream stream);
+
+/* Byte fill: the low 8 bits of value, count <= maxCount. */
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+                                              aclrtStream stream);
+
+/* Batched and descriptor-based copies. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                              size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                              size_t *attrsIndexes, size_t numAttrs, size_t *failIndex);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                   size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                   size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
+                                                   aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+ACL_FUNC_VISIBILITY aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr,
+                                                void *dstAddr, size_t count, void *config);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset,
+                                                        const void **src, size_t count, size_t srcDataOffset,
+                                                        aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count,
+                                              aclrtReduceKind kind, aclDataType type, aclrtStream stream,
+                                              void *reserve);
+
+/* ==== Memory shared between processes ===================================== */
+
+/* Sharing device memory with other processes by key. */
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len,
+                                                     uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids,
+                                                             size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
+
+/* ==== Callbacks and device exception reports ============================== */
+
+/* Callbacks: a user thread (pthread_self() value) subscribed to a stream runs the
+ * callbacks launched on it from inside aclrtProcessReport (timeout in ms, -1 = forever). */
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+                                                 aclrtCallbackBlockType blockType, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/* Runs fn in stream order on a thread owned by the library. */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+
+/* Called when a task fails on the device; the getters return 0xFFFFFFFF for NULL info. */
+ACL_DEPRECATED_MESSAGE("kept only for old programs")
+ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+
+/* ==== Kernel execution time limits ======================================== */
+
+/* Limits on kernel execution time (seconds, us or ms as the names say). */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs);
+ACL_FUNC_VISIBILITY aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLCUDA_ACL_RT_H */

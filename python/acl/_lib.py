@@ -1,0 +1,327 @@
+"""Loads libascendcl.so and declares the C prototypes the package calls.
+
+Every ctypes prototype of the package lives here, written once from the
+public headers (include/acl/acl_base_rt.h and acl_rt.h). The library is
+opened with ctypes.CDLL, so every foreign call releases the GIL while it
+runs: blocking calls (stream or event synchronisation, aclrtProcessReport)
+never stall other Python threads, and a report thread can run a Python
+callback while the main thread waits for the stream it belongs to.
+
+Where the library is looked for, first hit wins:
+  1. $ACLCUDA_LIBRARY, an explicit path (an error if it cannot be loaded);
+  2. the locations configure recorded in _build_config.py: the build tree
+     (<builddir>/.libs) when this package is imported from that tree, else
+     the installed libdir, then the other one;
+  3. the dynamic loader's search path (ctypes.util.find_library, then the
+     plain names libascendcl.so and libascendcl.so.1).
+"""
+
+import ctypes
+import ctypes.util
+import os
+import types
+from ctypes import (CFUNCTYPE, POINTER, Structure, Union, c_char, c_char_p, c_float, c_int, c_int32,
+                    c_int64, c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
+
+LIBRARY_ENV = "ACLCUDA_LIBRARY"
+_SONAMES = ("libascendcl.so", "libascendcl.so.1")
+
+# ---- types from the headers -------------------------------------------------
+
+aclError = c_int
+aclrtCallback = CFUNCTYPE(None, c_void_p)
+aclrtExceptionInfoCallback = CFUNCTYPE(None, c_void_p)
+
+
+class aclrtUtilizationInfo(Structure):
+    _fields_ = [("cubeUtilization", c_int32), ("vectorUtilization", c_int32),
+                ("aicpuUtilization", c_int32), ("memoryUtilization", c_int32),
+                ("utilizationExtend", c_void_p)]
+
+
+class aclrtMemLocation(Structure):
+    _fields_ = [("id", c_uint32), ("type", c_int)]
+
+
+class aclrtPtrAttributes(Structure):
+    _fields_ = [("location", aclrtMemLocation), ("pageSize", c_uint32), ("rsv", c_uint32 * 4)]
+
+
+class aclrtUuid(Structure):
+    _fields_ = [("bytes", c_char * 16)]
+
+
+class aclrtStreamAttrValue(Union):
+    _fields_ = [("failureMode", c_uint64), ("overflowSwitch", c_uint32), ("userCustomTag", c_uint32),
+                ("cacheOpInfoSwitch", c_uint32), ("streamPriority", c_uint32), ("reserve", c_uint32 * 4)]
+
+
+class aclrtMallocAttrValue(Union):
+    _fields_ = [("moduleId", c_uint16), ("deviceId", c_uint32), ("vaFlag", c_uint32), ("rsv", c_uint8 * 8)]
+
+
+class aclrtMallocAttribute(Structure):
+    _fields_ = [("attr", c_int), ("value", aclrtMallocAttrValue)]
+
+
+class aclrtMallocConfig(Structure):
+    _fields_ = [("attrs", POINTER(aclrtMallocAttribute)), ("numAttrs", c_size_t)]
+
+
+ACL_PKG_VERSION_MAX_SIZE = 128
+ACL_PKG_VERSION_PARTS_MAX_SIZE = 64
+
+
+class aclCANNPackageVersion(Structure):
+    _fields_ = [("version", c_char * ACL_PKG_VERSION_MAX_SIZE),
+                ("majorVersion", c_char * ACL_PKG_VERSION_PARTS_MAX_SIZE),
+                ("minorVersion", c_char * ACL_PKG_VERSION_PARTS_MAX_SIZE),
+                ("releaseVersion", c_char * ACL_PKG_VERSION_PARTS_MAX_SIZE),
+                ("patchVersion", c_char * ACL_PKG_VERSION_PARTS_MAX_SIZE),
+                ("reserved", c_char * ACL_PKG_VERSION_MAX_SIZE)]
+
+
+# ---- prototypes: (name, restype, argtypes) ---------------------------------
+
+_vp = c_void_p
+_P = POINTER
+
+_PROTOTYPES = (
+    # initialisation, versions, errors, logging
+    ("aclInit", aclError, (c_char_p,)),
+    ("aclFinalize", aclError, ()),
+    ("aclFinalizeReference", aclError, (_P(c_uint64),)),
+    ("aclrtGetVersion", aclError, (_P(c_int32), _P(c_int32), _P(c_int32))),
+    ("aclsysGetCANNVersion", aclError, (c_int, _P(aclCANNPackageVersion))),
+    ("aclsysGetVersionStr", aclError, (c_char_p, c_char_p)),
+    ("aclGetRecentErrMsg", c_char_p, ()),
+    ("aclrtGetSocName", c_char_p, ()),
+    ("aclGetCannAttributeList", aclError, (_P(_P(c_int)), _P(c_size_t))),
+    ("aclGetCannAttribute", aclError, (c_int, _P(c_int32))),
+    ("aclGetDeviceCapability", aclError, (c_uint32, c_int, _P(c_int64))),
+    # variadic: only the fixed parameters are declared
+    ("aclAppLog", None, (c_int, c_char_p, c_char_p, c_uint32, c_char_p)),
+    ("aclrtPeekAtLastError", aclError, (c_int,)),
+    ("aclrtGetLastError", aclError, (c_int,)),
+    # data types and buffers
+    ("aclDataTypeSize", c_size_t, (c_int,)),
+    ("aclFloat16ToFloat", c_float, (c_uint16,)),
+    ("aclFloatToFloat16", c_uint16, (c_float,)),
+    ("aclCreateDataBuffer", _vp, (_vp, c_size_t)),
+    ("aclDestroyDataBuffer", aclError, (_vp,)),
+    ("aclUpdateDataBuffer", aclError, (_vp, _vp, c_size_t)),
+    ("aclGetDataBufferAddr", _vp, (_vp,)),
+    ("aclGetDataBufferSize", c_uint32, (_vp,)),
+    ("aclGetDataBufferSizeV2", c_size_t, (_vp,)),
+    # devices
+    ("aclrtSetDevice", aclError, (c_int32,)),
+    ("aclrtResetDevice", aclError, (c_int32,)),
+    ("aclrtResetDeviceForce", aclError, (c_int32,)),
+    ("aclrtGetDevice", aclError, (_P(c_int32),)),
+    ("aclrtGetRunMode", aclError, (_P(c_int),)),
+    ("aclrtSynchronizeDevice", aclError, ()),
+    ("aclrtSynchronizeDeviceWithTimeout", aclError, (c_int32,)),
+    ("aclrtSetTsDevice", aclError, (c_int,)),
+    ("aclrtGetDeviceCount", aclError, (_P(c_uint32),)),
+    ("aclrtGetDeviceUtilizationRate", aclError, (c_int32, _P(aclrtUtilizationInfo))),
+    ("aclrtQueryDeviceStatus", aclError, (c_int32, _P(c_int))),
+    ("aclrtSetDeviceSatMode", aclError, (c_int,)),
+    ("aclrtGetDeviceSatMode", aclError, (_P(c_int),)),
+    ("aclrtGetOverflowStatus", aclError, (_vp, c_size_t, _vp)),
+    ("aclrtResetOverflowStatus", aclError, (_vp,)),
+    ("aclrtGetDeviceInfo", aclError, (c_uint32, c_int, _P(c_int64))),
+    ("aclrtDeviceGetStreamPriorityRange", aclError, (_P(c_int32), _P(c_int32))),
+    ("aclrtGetDeviceCapability", aclError, (c_int32, c_int, _P(c_int32))),
+    ("aclrtDeviceGetUuid", aclError, (c_int32, _P(aclrtUuid))),
+    ("aclrtGetDevicesTopo", aclError, (c_uint32, c_uint32, _P(c_uint64))),
+    ("aclrtDeviceGetBareTgid", aclError, (_P(c_int32),)),
+    ("aclrtGetLogicDevIdByUserDevId", aclError, (c_int32, _P(c_int32))),
+    ("aclrtGetUserDevIdByLogicDevId", aclError, (c_int32, _P(c_int32))),
+    ("aclrtGetLogicDevIdByPhyDevId", aclError, (c_int32, _P(c_int32))),
+    ("aclrtGetPhyDevIdByLogicDevId", aclError, (c_int32, _P(c_int32))),
+    ("aclrtSetSysParamOpt", aclError, (c_int, c_int64)),
+    ("aclrtGetSysParamOpt", aclError, (c_int, _P(c_int64))),
+    ("aclrtGetDeviceResLimit", aclError, (c_int32, c_int, _P(c_uint32))),
+    ("aclrtSetDeviceResLimit", aclError, (c_int32, c_int, c_uint32)),
+    ("aclrtResetDeviceResLimit", aclError, (c_int32,)),
+    ("aclrtDeviceTaskAbort", aclError, (c_int32, c_uint32)),
+    # peer access
+    ("aclrtDeviceCanAccessPeer", aclError, (_P(c_int32), c_int32, c_int32)),
+    ("aclrtDeviceEnablePeerAccess", aclError, (c_int32, c_uint32)),
+    ("aclrtDeviceDisablePeerAccess", aclError, (c_int32,)),
+    ("aclrtDevicePeerAccessStatus", aclError, (c_int32, c_int32, _P(c_int32))),
+    # contexts
+    ("aclrtCreateContext", aclError, (_P(_vp), c_int32)),
+    ("aclrtDestroyContext", aclError, (_vp,)),
+    ("aclrtSetCurrentContext", aclError, (_vp,)),
+    ("aclrtGetCurrentContext", aclError, (_P(_vp),)),
+    ("aclrtCtxSetSysParamOpt", aclError, (c_int, c_int64)),
+    ("aclrtCtxGetSysParamOpt", aclError, (c_int, _P(c_int64))),
+    ("aclrtCtxGetCurrentDefaultStream", aclError, (_P(_vp),)),
+    ("aclrtGetPrimaryCtxState", aclError, (c_int32, _P(c_uint32), _P(c_int32))),
+    # streams
+    ("aclrtCreateStream", aclError, (_P(_vp),)),
+    ("aclrtCreateStreamWithConfig", aclError, (_P(_vp), c_uint32, c_uint32)),
+    ("aclrtDestroyStream", aclError, (_vp,)),
+    ("aclrtDestroyStreamForce", aclError, (_vp,)),
+    ("aclrtSynchronizeStream", aclError, (_vp,)),
+    ("aclrtSynchronizeStreamWithTimeout", aclError, (_vp, c_int32)),
+    ("aclrtStreamQuery", aclError, (_vp, _P(c_int))),
+    ("aclrtStreamWaitEvent", aclError, (_vp, _vp)),
+    ("aclrtSetStreamFailureMode", aclError, (_vp, c_uint64)),
+    ("aclrtSetStreamOverflowSwitch", aclError, (_vp, c_uint32)),
+    ("aclrtGetStreamOverflowSwitch", aclError, (_vp, _P(c_uint32))),
+    ("aclrtStreamAbort", aclError, (_vp,)),
+    ("aclrtStreamGetId", aclError, (_vp, _P(c_int32))),
+    ("aclrtGetStreamAvailableNum", aclError, (_P(c_uint32),)),
+    ("aclrtSetStreamAttribute", aclError, (_vp, c_int, _P(aclrtStreamAttrValue))),
+    ("aclrtGetStreamAttribute", aclError, (_vp, c_int, _P(aclrtStreamAttrValue))),
+    ("aclrtGetThreadLastTaskId", aclError, (_P(c_uint32),)),
+    # events
+    ("aclrtCreateEvent", aclError, (_P(_vp),)),
+    ("aclrtCreateEventWithFlag", aclError, (_P(_vp), c_uint32)),
+    ("aclrtCreateEventExWithFlag", aclError, (_P(_vp), c_uint32)),
+    ("aclrtDestroyEvent", aclError, (_vp,)),
+    ("aclrtRecordEvent", aclError, (_vp, _vp)),
+    ("aclrtResetEvent", aclError, (_vp, _vp)),
+    ("aclrtQueryEvent", aclError, (_vp, _P(c_int))),
+    ("aclrtQueryEventStatus", aclError, (_vp, _P(c_int))),
+    ("aclrtQueryEventWaitStatus", aclError, (_vp, _P(c_int))),
+    ("aclrtSynchronizeEvent", aclError, (_vp,)),
+    ("aclrtSynchronizeEventWithTimeout", aclError, (_vp, c_int32)),
+    ("aclrtEventElapsedTime", aclError, (_P(c_float), _vp, _vp)),
+    ("aclrtEventGetTimestamp", aclError, (_vp, _P(c_uint64))),
+    ("aclrtGetEventId", aclError, (_vp, _P(c_uint32))),
+    ("aclrtGetEventAvailNum", aclError, (_P(c_uint32),)),
+    ("aclrtSetOpWaitTimeout", aclError, (c_uint32,)),
+    # memory
+    ("aclrtMalloc", aclError, (_P(_vp), c_size_t, c_int)),
+    ("aclrtMallocAlign32", aclError, (_P(_vp), c_size_t, c_int)),
+    ("aclrtMallocCached", aclError, (_P(_vp), c_size_t, c_int)),
+    ("aclrtMallocWithCfg", aclError, (_P(_vp), c_size_t, c_int, _P(aclrtMallocConfig))),
+    ("aclrtMallocForTaskScheduler", aclError, (_P(_vp), c_size_t, c_int, _P(aclrtMallocConfig))),
+    ("aclrtFree", aclError, (_vp,)),
+    ("aclrtMallocHost", aclError, (_P(_vp), c_size_t)),
+    ("aclrtMallocHostWithCfg", aclError, (_P(_vp), c_uint64, _P(aclrtMallocConfig))),
+    ("aclrtFreeHost", aclError, (_vp,)),
+    ("aclrtGetMemInfo", aclError, (c_int, _P(c_size_t), _P(c_size_t))),
+    ("aclrtMemFlush", aclError, (_vp, c_size_t)),
+    ("aclrtMemInvalidate", aclError, (_vp, c_size_t)),
+    ("aclrtHostRegister", aclError, (_vp, c_uint64, c_int, _P(_vp))),
+    ("aclrtHostUnregister", aclError, (_vp,)),
+    ("aclrtPointerGetAttributes", aclError, (_vp, _P(aclrtPtrAttributes))),
+    # copies and fills
+    ("aclrtMemcpy", aclError, (_vp, c_size_t, _vp, c_size_t, c_int)),
+    ("aclrtMemcpyAsync", aclError, (_vp, c_size_t, _vp, c_size_t, c_int, _vp)),
+    ("aclrtMemcpyAsyncWithCondition", aclError, (_vp, c_size_t, _vp, c_size_t, c_int, _vp)),
+    ("aclrtMemcpy2d", aclError, (_vp, c_size_t, _vp, c_size_t, c_size_t, c_size_t, c_int)),
+    ("aclrtMemcpy2dAsync", aclError, (_vp, c_size_t, _vp, c_size_t, c_size_t, c_size_t, c_int, _vp)),
+    ("aclrtMemset", aclError, (_vp, c_size_t, c_int32, c_size_t)),
+    ("aclrtMemsetAsync", aclError, (_vp, c_size_t, c_int32, c_size_t, _vp)),
+    ("aclrtGetMemcpyDescSize", aclError, (c_int, _P(c_size_t))),
+    ("aclrtSetMemcpyDesc", aclError, (_vp, c_int, _vp, _vp, c_size_t, _vp)),
+    ("aclrtMemcpyAsyncWithDesc", aclError, (_vp, c_int, _vp)),
+    ("aclrtReduceAsync", aclError, (_vp, _vp, c_uint64, c_int, c_int, _vp, _vp)),
+    # callbacks and exception reports
+    ("aclrtSubscribeReport", aclError, (c_uint64, _vp)),
+    ("aclrtUnSubscribeReport", aclError, (c_uint64, _vp)),
+    ("aclrtProcessReport", aclError, (c_int32,)),
+    ("aclrtLaunchCallback", aclError, (aclrtCallback, _vp, c_int, _vp)),
+    ("aclrtSetExceptionInfoCallback", aclError, (aclrtExceptionInfoCallback,)),
+    ("aclrtGetTaskIdFromExceptionInfo", c_uint32, (_vp,)),
+    ("aclrtGetStreamIdFromExceptionInfo", c_uint32, (_vp,)),
+    ("aclrtGetThreadIdFromExceptionInfo", c_uint32, (_vp,)),
+    ("aclrtGetDeviceIdFromExceptionInfo", c_uint32, (_vp,)),
+    ("aclrtGetErrorCodeFromExceptionInfo", c_uint32, (_vp,)),
+    # kernel execution time limits
+    ("aclrtSetOpExecuteTimeOut", aclError, (c_uint32,)),
+    ("aclrtSetOpExecuteTimeOutV2", aclError, (c_uint64, _P(c_uint64))),
+    ("aclrtGetOpExecuteTimeout", aclError, (_P(c_uint32),)),
+    ("aclrtGetOpTimeOutInterval", aclError, (_P(c_uint64),)),
+)
+
+
+# ---- finding the library ------------------------------------------------------
+
+def _expand(path, config):
+    """Expands the ${prefix}/${exec_prefix} references autoconf leaves in libdir."""
+    values = {"prefix": config.PREFIX, "exec_prefix": config.EXEC_PREFIX}
+    for _ in range(8):
+        expanded = path
+        for name, value in values.items():
+            expanded = expanded.replace("${%s}" % name, value).replace("$(%s)" % name, value)
+        if expanded == path:
+            break
+        path = expanded
+    return path
+
+
+def _configured_paths():
+    """Library paths recorded by configure, best first; none for a pip install of a fresh clone."""
+    try:
+        from . import _build_config as config
+    except ImportError:
+        return []
+    installed = os.path.join(_expand(config.LIBDIR, config), "libascendcl.so")
+    built = os.path.join(config.BUILDDIR, ".libs", "libascendcl.so")
+    here = os.path.realpath(os.path.dirname(__file__))
+    builddir = os.path.realpath(config.BUILDDIR)
+    in_build_tree = os.path.commonpath([here, builddir]) == builddir
+    return [built, installed] if in_build_tree else [installed, built]
+
+
+def _system_names():
+    names = []
+    found = ctypes.util.find_library("ascendcl")
+    if found:
+        names.append(found)
+    names.extend(n for n in _SONAMES if n not in names)
+    return names
+
+
+def _load():
+    explicit = os.environ.get(LIBRARY_ENV)
+    if explicit:
+        try:
+            return ctypes.CDLL(explicit)
+        except OSError as exc:
+            raise ImportError("acl: cannot load %s=%s: %s" % (LIBRARY_ENV, explicit, exc)) from exc
+    failures = []
+    for path in _configured_paths():
+        if not os.path.exists(path):
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as exc:
+            failures.append("%s: %s" % (path, exc))
+    for name in _system_names():
+        try:
+            return ctypes.CDLL(name)
+        except OSError as exc:
+            failures.append("%s: %s" % (name, exc))
+    raise ImportError("acl: libascendcl.so not found; set %s to its path or put it on the loader's "
+                      "search path (tried: %s)" % (LIBRARY_ENV, "; ".join(failures)))
+
+
+def _bind(cdll):
+    """The declared functions the library exports, as attributes of one namespace."""
+    functions = types.SimpleNamespace()
+    for name, restype, argtypes in _PROTOTYPES:
+        try:
+            function = getattr(cdll, name)
+        except AttributeError:
+            continue
+        function.restype = restype
+        function.argtypes = argtypes
+        setattr(functions, name, function)
+    return functions
+
+
+library = _load()
+path = library._name
+api = _bind(library)
+
+
+def has(*names):
+    """Whether the loaded library exports every C function named."""
+    return all(hasattr(api, name) for name in names)

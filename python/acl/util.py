@@ -1,0 +1,201 @@
+"""acl.util: pointers to and from Python buffers, and report threads.
+
+NumPy is imported on first use, so the bytes helpers and the thread
+helpers work without it. Pointers are plain ints, as everywhere in acl.
+"""
+
+import ctypes as _ctypes
+import sys as _sys
+import threading as _threading
+import traceback as _traceback
+import warnings as _warnings
+
+from ._parse import parsed as _parsed
+
+_ESRCH = 3     # what pthread_join answers for an unknown thread
+_EDEADLK = 35  # ... and for joining oneself
+_EAGAIN = 11   # what pthread_create answers when no thread can be made
+
+
+def _api(fmt):
+    def decorate(body):
+        return _parsed("acl.util.%s" % body.__name__, fmt)(body)
+    return decorate
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError as exc:
+        raise ImportError("acl.util: this function needs NumPy (1.22 or newer)") from exc
+    return numpy
+
+
+def _deprecated(name, replacement):
+    _warnings.warn("acl.util.%s is deprecated; use acl.util.%s instead" % (name, replacement),
+                   Warning, stacklevel=4)  # past the body and the argument-checking wrapper
+
+
+def _require_ndarray(name, array):
+    numpy = _numpy()
+    if not isinstance(array, numpy.ndarray):
+        raise ValueError("acl.util.%s() needs an ndarray as argument, not %s" % (name, type(array).__name__))
+    return numpy
+
+
+def _data_address(array):
+    return array.__array_interface__["data"][0]
+
+
+# ---- NumPy arrays ------------------------------------------------------------------
+
+@_api("O")
+def numpy_to_ptr(array, /):
+    """ptr = acl.util.numpy_to_ptr(ndarray): address of the array's data, no copy
+    (deprecated: use bytes_to_ptr). Keep the array alive while the pointer is used."""
+    _deprecated("numpy_to_ptr", "bytes_to_ptr")
+    _require_ndarray("numpy_to_ptr", array)
+    if not array.flags.c_contiguous:
+        _warnings.warn("acl.util.numpy_to_ptr: the array is not C-contiguous, its memory is not laid "
+                       "out in row order; use numpy_contiguous_to_ptr", Warning, stacklevel=3)
+    return _data_address(array)
+
+
+@_api("O")
+def numpy_contiguous_to_ptr(array, /):
+    """ptr, array = acl.util.numpy_contiguous_to_ptr(ndarray): the data address of a
+    C-contiguous version of the array (a copy only if needed) and that array, which
+    must be kept alive while the pointer is used (deprecated: use bytes_to_ptr)."""
+    _deprecated("numpy_contiguous_to_ptr", "bytes_to_ptr")
+    _require_ndarray("numpy_contiguous_to_ptr", array)
+    contiguous = array if array.flags.c_contiguous else array.copy(order="C")
+    return _data_address(contiguous), contiguous
+
+
+def _dtype_of_number(numpy, type_number):
+    for code in numpy.typecodes["All"]:
+        dtype = numpy.dtype(code)
+        if dtype.num == type_number and dtype.itemsize > 0 and not dtype.hasobject:
+            return dtype
+    raise ValueError("acl.util.ptr_to_numpy(): %d is not the number of a fixed-size NumPy type"
+                     % type_number)
+
+
+@_api("kOi")
+def ptr_to_numpy(ptr, shape, type_number, /):
+    """ndarray = acl.util.ptr_to_numpy(ptr, shape, npy_type): a writeable array over
+    existing host memory, no copy, no ownership (deprecated: use ptr_to_bytes).
+
+    shape is a tuple of ints; npy_type a NumPy type number (11 float32, 5 int32, ...)."""
+    _deprecated("ptr_to_numpy", "ptr_to_bytes")
+    numpy = _numpy()
+    if not isinstance(shape, tuple):
+        raise TypeError("acl.util.ptr_to_numpy() argument 2 must be tuple, not %s" % type(shape).__name__)
+    dims = []
+    for dim in shape:
+        if isinstance(dim, float) or not hasattr(type(dim), "__index__"):
+            raise TypeError("acl.util.ptr_to_numpy(): shape items must be int, not %s" % type(dim).__name__)
+        dims.append(dim.__index__())
+        if dims[-1] < 0:
+            raise ValueError("acl.util.ptr_to_numpy(): negative dimension %d" % dims[-1])
+    dtype = _dtype_of_number(numpy, type_number)
+    count = 1
+    for dim in dims:
+        count *= dim
+    if count == 0:
+        return numpy.empty(tuple(dims), dtype)
+    if ptr == 0:
+        raise ValueError("acl.util.ptr_to_numpy(): null pointer")
+    memory = (_ctypes.c_char * (count * dtype.itemsize)).from_address(ptr)
+    return numpy.frombuffer(memory, dtype, count).reshape(dims)
+
+
+# ---- bytes -------------------------------------------------------------------------------
+
+@_api("O")
+def bytes_to_ptr(data, /):
+    """ptr = acl.util.bytes_to_ptr(bytes_obj): address of the bytes object's own
+    buffer, no copy. Writes through it (e.g. acl.rt.memcpy into it) show in the
+    object; keep it alive while the pointer is used."""
+    if not isinstance(data, bytes):
+        raise ValueError("acl.util.bytes_to_ptr() needs a bytes object as argument, not %s"
+                         % type(data).__name__)
+    # c_char_p keeps a pointer to the object's internal buffer, not a copy.
+    return _ctypes.cast(_ctypes.c_char_p(data), _ctypes.c_void_p).value
+
+
+@_api("kk")
+def ptr_to_bytes(ptr, size, /):
+    """data = acl.util.ptr_to_bytes(ptr, size): a copy of size bytes of host memory."""
+    if size == 0:
+        return b""
+    if ptr == 0:
+        raise ValueError("acl.util.ptr_to_bytes(): null pointer")
+    return _ctypes.string_at(ptr, size)
+
+
+# ---- threads ----------------------------------------------------------------------------
+
+class _ThreadRecord:
+    __slots__ = ("thread", "errors")
+
+    def __init__(self):
+        self.thread = None
+        self.errors = []
+
+
+_threads = {}
+_threads_lock = _threading.Lock()
+
+
+def _thread_body(record, function, args):
+    try:
+        if args is None:
+            function()
+        else:
+            function(args)
+    except BaseException as exc:  # noqa: B036 - reported by stop_thread
+        record.errors.append("%s: %s" % (type(exc).__name__, exc))
+        _sys.stderr.write("acl: exception in the acl.util.start_thread function %r:\n" % (function,))
+        _traceback.print_exception(type(exc), exc, exc.__traceback__, file=_sys.stderr)
+
+
+@_api("OO")
+def start_thread(function, args, /):
+    """thread_id, ret = acl.util.start_thread(fn, args): runs fn(args) (fn() when
+    args is None) on a new thread. thread_id is its pthread id, for
+    acl.rt.subscribe_report; the thread starts with no current context
+    (call acl.rt.set_context in it). Join it with stop_thread."""
+    if not callable(function):
+        raise TypeError("acl.util.start_thread() parameter must be callable")
+    record = _ThreadRecord()
+    # Daemon, like the raw pthread pyACL makes: it does not hold the process at exit.
+    thread = _threading.Thread(target=_thread_body, args=(record, function, args),
+                               name="acl.util.start_thread", daemon=True)
+    record.thread = thread
+    try:
+        thread.start()
+    except RuntimeError:
+        return 0, _EAGAIN
+    # threading.Thread.ident is pthread_self() of the new thread on POSIX.
+    with _threads_lock:
+        _threads[thread.ident] = record
+    return thread.ident, 0
+
+
+@_api("K")
+def stop_thread(thread_id, /):
+    """ret = acl.util.stop_thread(thread_id): waits for the thread to return (it
+    is not cancelled: give it an exit flag). Raises RuntimeError if the thread's
+    function raised."""
+    if thread_id == _threading.get_ident():
+        return _EDEADLK
+    with _threads_lock:
+        record = _threads.pop(thread_id, None)
+    if record is None:
+        return _ESRCH
+    record.thread.join()
+    if record.errors:
+        raise RuntimeError("acl.util.stop_thread: the thread function raised: %s"
+                           % "; ".join(record.errors))
+    return 0

@@ -1,0 +1,568 @@
+/* Stream callbacks: report threads, aclrtLaunchCallback, aclrtLaunchHostFunc,
+ * and the device-exception callback API.
+ *
+ * How a callback travels. aclrtLaunchCallback queues a backend host function
+ * on the stream. When the stream reaches it, that function posts the call to
+ * the queue of the report thread subscribed to the stream; for
+ * ACL_CALLBACK_BLOCK it then waits until the report thread has run the call,
+ * which holds back all later work on the stream. The report thread runs posted
+ * calls inside aclrtProcessReport with none of our locks held, so a callback
+ * may itself call ACL (allocate, copy, launch more work).
+ *
+ * What happens when a subscription ends with callbacks in flight. No callback
+ * is ever dropped, and no BLOCK callback can hang a stream's destruction:
+ *  - Calls already posted to a report thread's queue stay there and run in
+ *    its next aclrtProcessReport, even after its last unsubscribe (the thread
+ *    stays known until its queue is empty).
+ *  - aclrtUnSubscribeReport keeps BLOCK semantics for posted calls: the stream
+ *    waits until the report thread has run them.
+ *  - Destroying the stream (callback_stream_gone, called by stream.c before
+ *    the stream is freed) releases the stream from BLOCK calls still posted or
+ *    running, so the destroy never waits on a report thread that has stopped
+ *    processing; those calls still run in the thread's next
+ *    aclrtProcessReport.
+ *  - A call that the stream reaches after the stream lost its subscriber (it
+ *    was unsubscribed, destroyed, or subscribed again to another thread after
+ *    the launch) runs directly on the backend's stream thread, with a
+ *    warning. Such a call cannot rely on the order with respect to calls still
+ *    queued at the old report thread, and on the CUDA backend it must not call
+ *    ACL (CUDA forbids CUDA calls from that thread).
+ *
+ * Error codes we chose where CANN documents none: a subscription to a stream
+ * of another device than the thread's other streams gives
+ * ACL_ERROR_RT_THREAD_SUBSCRIBE; unsubscribing a stream that has no
+ * subscriber gives ACL_ERROR_RT_STREAM_NO_CB_REG, and one that another thread
+ * serves gives ACL_ERROR_RT_THREAD_SUBSCRIBE.
+ *
+ * Locks, always taken in this order: report_registry_lock (the set of
+ * report threads), a subscription stripe (guards the streams' subscriber
+ * fields), a report thread's own lock (its queue and the streams it serves).
+ * The launch path takes only a stripe and the report thread's lock; none of
+ * them is held while a callback runs or while we call into stream.c. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+typedef struct callback_entry callback_entry;
+
+struct callback_entry {
+    aclrtCallback fn;
+    void *user_data;
+    const acl_stream *stream; /* identity only: it may be freed before we run */
+    report_thread *rt;        /* holds one reference until the entry is freed */
+    bool block;
+    /* Guarded by rt->lock. */
+    bool waiter; /* a BLOCK host function waits for it and owns the entry */
+    bool done;   /* ran; the waiter frees it */
+    callback_entry *next;
+};
+
+struct report_thread {
+    uint64_t thread_id;  /* pthread_self() of the thread, as ACL passes it */
+    atomic_int refs;     /* subscribed streams, entries, running ProcessReports */
+    report_thread *next; /* report_registry, under report_registry_lock */
+
+    pthread_mutex_t lock;
+    pthread_cond_t posted;   /* the queue got an entry or lost its last stream */
+    pthread_cond_t finished; /* a BLOCK entry ran or was released */
+    callback_entry *head, *tail;
+    size_t queued;
+    callback_entry *running; /* entries being run, innermost first */
+    const acl_stream **streams; /* the streams it serves */
+    size_t nstreams, stream_cap;
+    int32_t phys; /* their device, valid while nstreams > 0 */
+};
+
+static pthread_mutex_t report_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static report_thread *report_registry;
+
+/* Stripes of locks for the streams' subscriber fields: a launch reads the
+ * field and takes a reference on the report thread atomically with respect
+ * to an unsubscribe, without a process-wide lock. */
+enum { SUBSCRIPTION_STRIPES = 16 };
+#define STRIPE_INIT PTHREAD_MUTEX_INITIALIZER
+#define STRIPE_INIT4 STRIPE_INIT, STRIPE_INIT, STRIPE_INIT, STRIPE_INIT
+static pthread_mutex_t subscription_locks[SUBSCRIPTION_STRIPES] = {
+    STRIPE_INIT4, STRIPE_INIT4, STRIPE_INIT4, STRIPE_INIT4,
+};
+
+static pthread_mutex_t *subscription_lock(const acl_stream *s)
+{
+    uintptr_t a = (uintptr_t)s;
+    return &subscription_locks[((a >> 4) ^ (a >> 10)) % SUBSCRIPTION_STRIPES];
+}
+
+/* ---- report thread records -------------------------------------------------- */
+
+static report_thread *registry_find(uint64_t thread_id)
+{
+    for (report_thread *rt = report_registry; rt; rt = rt->next)
+        if (rt->thread_id == thread_id)
+            return rt;
+    return NULL;
+}
+
+static report_thread *report_thread_new(uint64_t thread_id)
+{
+    report_thread *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return NULL;
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* ProcessReport's timed wait */
+    pthread_mutex_init(&rt->lock, NULL);
+    pthread_cond_init(&rt->posted, &attr);
+    pthread_cond_init(&rt->finished, NULL);
+    pthread_condattr_destroy(&attr);
+    rt->thread_id = thread_id;
+    atomic_init(&rt->refs, 0);
+    rt->phys = -1;
+    return rt;
+}
+
+static void report_thread_free(report_thread *rt)
+{
+    pthread_mutex_destroy(&rt->lock);
+    pthread_cond_destroy(&rt->posted);
+    pthread_cond_destroy(&rt->finished);
+    free(rt->streams);
+    free(rt);
+}
+
+/* Drops a reference with report_registry_lock held; the last one unlinks
+ * and frees the record (by then no stream, entry or ProcessReport refers to
+ * it). */
+static void report_thread_put_locked(report_thread *rt)
+{
+    if (atomic_fetch_sub(&rt->refs, 1) != 1)
+        return;
+    for (report_thread **p = &report_registry; *p; p = &(*p)->next) {
+        if (*p == rt) {
+            *p = rt->next;
+            break;
+        }
+    }
+    report_thread_free(rt);
+}
+
+/* Drops a reference. Only a drop that may be the last takes the registry
+ * lock, since references found through the registry are only made under it. */
+static void report_thread_put(report_thread *rt)
+{
+    int refs = atomic_load(&rt->refs);
+    while (refs > 1)
+        if (atomic_compare_exchange_weak(&rt->refs, &refs, refs - 1))
+            return;
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread_put_locked(rt);
+    pthread_mutex_unlock(&report_registry_lock);
+}
+
+/* With rt->lock held. */
+static bool report_thread_serves(const report_thread *rt, const acl_stream *s)
+{
+    for (size_t i = 0; i < rt->nstreams; i++)
+        if (rt->streams[i] == s)
+            return true;
+    return false;
+}
+
+/* With rt->lock held. */
+static bool report_thread_add_stream(report_thread *rt, const acl_stream *s)
+{
+    if (rt->nstreams == rt->stream_cap) {
+        size_t cap = rt->stream_cap ? 2 * rt->stream_cap : 4;
+        const acl_stream **grown = realloc(rt->streams, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        rt->streams = grown;
+        rt->stream_cap = cap;
+    }
+    rt->streams[rt->nstreams++] = s;
+    rt->phys = s->ctx->phys;
+    return true;
+}
+
+/* With rt->lock held. A thread left without streams wakes its waiting
+ * aclrtProcessReport, which then reports that it serves nothing. */
+static void report_thread_remove_stream(report_thread *rt, const acl_stream *s)
+{
+    for (size_t i = 0; i < rt->nstreams; i++) {
+        if (rt->streams[i] == s) {
+            rt->streams[i] = rt->streams[--rt->nstreams];
+            break;
+        }
+    }
+    if (rt->nstreams == 0)
+        pthread_cond_broadcast(&rt->posted);
+}
+
+/* Clears s's subscriber field and returns its report thread (with the
+ * stream's reference, which the caller drops), or NULL. */
+static report_thread *subscription_take(acl_stream *s)
+{
+    pthread_mutex_t *stripe = subscription_lock(s);
+    pthread_mutex_lock(stripe);
+    report_thread *rt = atomic_exchange(&s->subscriber, NULL);
+    pthread_mutex_unlock(stripe);
+    return rt;
+}
+
+/* ---- subscription --------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    acl_stream *s;
+    aclError ret = stream_resolve(__func__, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+
+    pthread_mutex_lock(&report_registry_lock);
+    if (atomic_load(&s->subscriber)) {
+        pthread_mutex_unlock(&report_registry_lock);
+        return ACL_RAISE(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                         "stream %d already has a report thread; unsubscribe it first", s->id);
+    }
+    report_thread *rt = registry_find(threadId);
+    bool created = false;
+    if (!rt) {
+        rt = report_thread_new(threadId);
+        if (!rt) {
+            pthread_mutex_unlock(&report_registry_lock);
+            return ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
+        }
+        created = true;
+    }
+
+    pthread_mutex_lock(&rt->lock);
+    if (rt->nstreams > 0 && rt->phys != s->ctx->phys) {
+        pthread_mutex_unlock(&rt->lock);
+        pthread_mutex_unlock(&report_registry_lock);
+        return ACL_RAISE(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                         "thread %#" PRIx64 " serves streams of another device than stream %d "
+                         "(device %d); a report thread serves one device only",
+                         threadId, s->id, (int)s->ctx->device);
+    }
+    bool added = report_thread_add_stream(rt, s);
+    pthread_mutex_unlock(&rt->lock);
+    if (!added) {
+        if (created)
+            report_thread_free(rt);
+        pthread_mutex_unlock(&report_registry_lock);
+        return ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
+    }
+    if (created) {
+        rt->next = report_registry;
+        report_registry = rt;
+    }
+    atomic_fetch_add(&rt->refs, 1); /* the stream's reference */
+
+    pthread_mutex_t *stripe = subscription_lock(s);
+    pthread_mutex_lock(stripe);
+    atomic_store(&s->subscriber, rt);
+    pthread_mutex_unlock(stripe);
+    pthread_mutex_unlock(&report_registry_lock);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    acl_stream *s;
+    aclError ret = stream_resolve(__func__, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread *current = atomic_load(&s->subscriber);
+    if (!current) {
+        pthread_mutex_unlock(&report_registry_lock);
+        return ACL_RAISE(ACL_ERROR_RT_STREAM_NO_CB_REG, "stream %d has no report thread", s->id);
+    }
+    if (current->thread_id != threadId) {
+        uint64_t owner = current->thread_id;
+        pthread_mutex_unlock(&report_registry_lock);
+        return ACL_RAISE(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                         "stream %d is served by thread %#" PRIx64 ", not by thread %#" PRIx64,
+                         s->id, owner, threadId);
+    }
+    report_thread *rt = subscription_take(s);
+    pthread_mutex_lock(&rt->lock);
+    report_thread_remove_stream(rt, s);
+    pthread_mutex_unlock(&rt->lock);
+    report_thread_put_locked(rt);
+    pthread_mutex_unlock(&report_registry_lock);
+    return ACL_SUCCESS;
+}
+
+void callback_stream_gone(acl_stream *s)
+{
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread *rt = subscription_take(s);
+    if (!rt) {
+        pthread_mutex_unlock(&report_registry_lock);
+        return;
+    }
+    pthread_mutex_lock(&rt->lock);
+    report_thread_remove_stream(rt, s);
+    size_t pending = 0, released = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
+            if (e->stream != s)
+                continue;
+            pending++;
+            if (e->waiter && !e->done) {
+                e->waiter = false; /* the report thread now owns it */
+                released++;
+            }
+        }
+    }
+    if (released)
+        pthread_cond_broadcast(&rt->finished);
+    pthread_mutex_unlock(&rt->lock);
+    if (pending)
+        ACL_LOG(LOG_WARNING,
+                "stream %d destroyed with %zu callback(s) still at report thread %#" PRIx64
+                "; they run in its next aclrtProcessReport",
+                s->id, pending, rt->thread_id);
+    report_thread_put_locked(rt);
+    pthread_mutex_unlock(&report_registry_lock);
+}
+
+/* ---- launching ------------------------------------------------------------------- */
+
+static void callback_entry_free(callback_entry *e)
+{
+    report_thread *rt = e->rt;
+    free(e);
+    report_thread_put(rt);
+}
+
+/* The backend host function: runs when the stream reaches the callback. */
+static void callback_reached(void *arg)
+{
+    callback_entry *e = arg;
+    report_thread *rt = e->rt;
+
+    pthread_mutex_lock(&rt->lock);
+    if (!report_thread_serves(rt, e->stream)) {
+        pthread_mutex_unlock(&rt->lock);
+        ACL_LOG(LOG_WARNING,
+                "thread %#" PRIx64 " no longer serves the stream of callback %p; running it on "
+                "the stream's own thread",
+                rt->thread_id, (void *)e);
+        e->fn(e->user_data);
+        callback_entry_free(e);
+        return;
+    }
+    e->waiter = e->block;
+    e->next = NULL;
+    if (rt->tail)
+        rt->tail->next = e;
+    else
+        rt->head = e;
+    rt->tail = e;
+    rt->queued++;
+    pthread_cond_signal(&rt->posted);
+    if (!e->block) {
+        pthread_mutex_unlock(&rt->lock);
+        return;
+    }
+    while (e->waiter && !e->done)
+        pthread_cond_wait(&rt->finished, &rt->lock);
+    bool ran = e->done;
+    pthread_mutex_unlock(&rt->lock);
+    if (ran)
+        callback_entry_free(e);
+}
+
+ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+                                        aclrtCallbackBlockType blockType, aclrtStream stream)
+{
+    acl_stream *s;
+    aclError ret = stream_resolve(__func__, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (blockType != ACL_CALLBACK_BLOCK && blockType != ACL_CALLBACK_NO_BLOCK)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "blockType %d is neither ACL_CALLBACK_NO_BLOCK (0) nor "
+                         "ACL_CALLBACK_BLOCK (1)",
+                         (int)blockType);
+    if (!fn)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "fn is NULL");
+
+    callback_entry *e = malloc(sizeof *e);
+    if (!e)
+        return ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
+
+    pthread_mutex_t *stripe = subscription_lock(s);
+    pthread_mutex_lock(stripe);
+    report_thread *rt = atomic_load(&s->subscriber);
+    if (rt)
+        atomic_fetch_add(&rt->refs, 1); /* safe: the stream holds one */
+    pthread_mutex_unlock(stripe);
+    if (!rt) {
+        free(e);
+        return ACL_RAISE(ACL_ERROR_RT_STREAM_NO_CB_REG,
+                         "stream %d has no report thread; call aclrtSubscribeReport first", s->id);
+    }
+
+    *e = (callback_entry){
+        .fn = fn,
+        .user_data = userData,
+        .stream = s,
+        .rt = rt,
+        .block = blockType == ACL_CALLBACK_BLOCK,
+    };
+    ret = backend()->launch_host_func(s->bs, callback_reached, e);
+    if (ret != ACL_SUCCESS) {
+        callback_entry_free(e);
+        return ACL_RAISE(ret, "could not queue the callback on stream %d: %s", s->id,
+                         acl_error_text(ret));
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    acl_stream *s;
+    aclError ret = stream_resolve(__func__, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (!fn)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "fn is NULL");
+    ret = backend()->launch_host_func(s->bs, fn, args);
+    if (ret != ACL_SUCCESS)
+        return ACL_RAISE(ret, "could not queue the host function on stream %d: %s", s->id,
+                         acl_error_text(ret));
+    return ACL_SUCCESS;
+}
+
+/* ---- processing --------------------------------------------------------------------- */
+
+/* Waits for posted calls and runs those present when the wait ended (not
+ * ones posted meanwhile, so that a fast producer cannot keep us here). */
+static aclError report_thread_process(report_thread *rt, int32_t timeout)
+{
+    struct timespec deadline;
+    if (timeout > 0)
+        deadline_after_ms(&deadline, timeout);
+
+    pthread_mutex_lock(&rt->lock);
+    while (rt->queued == 0) {
+        if (rt->nstreams == 0) {
+            pthread_mutex_unlock(&rt->lock);
+            return ACL_RAISE(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                             "thread %#" PRIx64 " no longer serves any stream", rt->thread_id);
+        }
+        if (timeout < 0) {
+            pthread_cond_wait(&rt->posted, &rt->lock);
+        } else if (pthread_cond_timedwait(&rt->posted, &rt->lock, &deadline) == ETIMEDOUT &&
+                   rt->queued == 0) {
+            pthread_mutex_unlock(&rt->lock);
+            return ACL_RAISE(ACL_ERROR_RT_REPORT_TIMEOUT, "no callback arrived within %d ms",
+                             (int)timeout);
+        }
+    }
+
+    for (size_t batch = rt->queued; batch > 0 && rt->head; batch--) {
+        callback_entry *e = rt->head;
+        rt->head = e->next;
+        if (!rt->head)
+            rt->tail = NULL;
+        rt->queued--;
+        e->next = rt->running;
+        rt->running = e;
+        pthread_mutex_unlock(&rt->lock);
+
+        e->fn(e->user_data);
+
+        pthread_mutex_lock(&rt->lock);
+        /* A callback that itself processes reports pushes and pops above
+         * us, so e is on top again here. */
+        rt->running = e->next;
+        if (e->waiter) {
+            e->done = true;
+            pthread_cond_broadcast(&rt->finished);
+        } else {
+            pthread_mutex_unlock(&rt->lock);
+            callback_entry_free(e); /* never the last reference: we hold one */
+            pthread_mutex_lock(&rt->lock);
+        }
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
+{
+    if (timeout == 0 || timeout < -1)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "timeout %d ms is invalid; use -1 (wait forever) or a positive value",
+                         (int)timeout);
+    uint64_t self = (uint64_t)pthread_self();
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread *rt = registry_find(self);
+    if (rt)
+        atomic_fetch_add(&rt->refs, 1);
+    pthread_mutex_unlock(&report_registry_lock);
+    if (!rt)
+        return ACL_RAISE(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                         "thread %#" PRIx64 " serves no stream; call aclrtSubscribeReport first",
+                         self);
+    aclError ret = report_thread_process(rt, timeout);
+    report_thread_put(rt);
+    return ret;
+}
+
+/* ---- device exceptions ----------------------------------------------------------------- */
+
+/* Stored for the API's sake only: acl-cuda never raises device exceptions
+ * (a failing CUDA task surfaces as an error code from the next synchronising
+ * call instead), so this callback is never called. */
+static _Atomic(aclrtExceptionInfoCallback) exception_callback;
+
+ACL_EXPORT aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)
+{
+    atomic_store(&exception_callback, callback);
+    return ACL_SUCCESS;
+}
+
+/* We never hand out an aclrtExceptionInfo, so no pointer given to the
+ * getters can be one of ours; we do not read through it. */
+static uint32_t exception_info_unavailable(const char *func, const aclrtExceptionInfo *info)
+{
+    if (!info)
+        acl_raise(func, ACL_ERROR_INVALID_PARAM, "info is NULL");
+    else
+        acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                  "info %p was not made by this library, which reports no device exceptions",
+                  (const void *)info);
+    return UINT32_MAX;
+}
+
+ACL_EXPORT uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    return exception_info_unavailable(__func__, info);
+}
+
+ACL_EXPORT uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    return exception_info_unavailable(__func__, info);
+}
+
+ACL_EXPORT uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    return exception_info_unavailable(__func__, info);
+}
+
+ACL_EXPORT uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    return exception_info_unavailable(__func__, info);
+}
+
+ACL_EXPORT uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    return exception_info_unavailable(__func__, info);
+}

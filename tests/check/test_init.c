@@ -1,0 +1,263 @@
+/* aclInit / aclFinalize / aclFinalizeReference, the aclInit JSON config and
+ * aclrtGetVersion. Every test starts in a fresh process (forked), so each one
+ * sees the library uninitialised. */
+#include <errno.h>
+#include <unistd.h>
+
+#include "acltest.h"
+
+/* Writes text to a new temporary file and returns its path (free() it). */
+static char *write_temp_file(const char *text)
+{
+    const char *dir = getenv("TMPDIR");
+    char *path = NULL;
+    ck_assert_int_ge(asprintf(&path, "%s/acltest-init-XXXXXX", dir && *dir ? dir : "/tmp"), 0);
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "mkstemp(%s): %s", path, strerror(errno));
+    size_t len = strlen(text);
+    ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+/* aclInit with the given JSON text as its config file. */
+static aclError init_with_config(const char *json)
+{
+    char *path = write_temp_file(json);
+    aclError ret = aclInit(path);
+    unlink(path);
+    free(path);
+    return ret;
+}
+
+START_TEST(init_null_config)
+{
+    ACL_OK(aclInit(NULL));
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
+START_TEST(second_init_reports_repeat)
+{
+    ACL_OK(aclInit(NULL));
+    /* Documented as ignorable: the library stays initialised. */
+    ck_assert_int_eq(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+    ck_assert_int_eq(ACL_ERROR_REPEAT_INITIALIZE, 100002);
+    uint32_t count = 0;
+    ACL_OK(aclrtGetDeviceCount(&count));
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
+START_TEST(double_finalize_fails)
+{
+    ACL_OK(aclInit(NULL));
+    ACL_OK(aclFinalize());
+    ACL_FAILS_WITH(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+}
+END_TEST
+
+START_TEST(finalize_tears_down_all_references)
+{
+    /* aclFinalize zeroes the init count at once, however many inits. */
+    ACL_OK(aclInit(NULL));
+    ck_assert_int_eq(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+    ACL_OK(aclFinalize());
+    ACL_FAILS_WITH(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+}
+END_TEST
+
+START_TEST(init_again_after_finalize)
+{
+    for (int round = 0; round < 3; round++) {
+        ACL_OK(aclInit(NULL));
+        ACL_OK(aclrtSetDevice(0));
+        aclrtStream stream = NULL;
+        ACL_OK(aclrtCreateStream(&stream));
+        ACL_OK(aclrtSynchronizeStream(stream));
+        ACL_OK(aclrtDestroyStream(stream));
+        ACL_OK(aclrtResetDevice(0));
+        ACL_OK(aclFinalize());
+    }
+}
+END_TEST
+
+START_TEST(finalize_reference_counts_down)
+{
+    ACL_OK(aclInit(NULL));
+    ck_assert_int_eq(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+    uint64_t refs = 99;
+    ACL_OK(aclFinalizeReference(&refs));
+    ck_assert_uint_eq(refs, 1);
+    /* Still initialised with one reference left. */
+    uint32_t count = 0;
+    ACL_OK(aclrtGetDeviceCount(&count));
+    ACL_OK(aclFinalizeReference(&refs));
+    ck_assert_uint_eq(refs, 0);
+    ACL_FAILS_WITH(aclFinalizeReference(&refs), ACL_ERROR_REPEAT_FINALIZE);
+    ACL_FAILS_WITH(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+    /* A full teardown allows a new init. */
+    ACL_OK(aclInit(NULL));
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
+START_TEST(finalize_reference_accepts_null_count)
+{
+    ACL_OK(aclInit(NULL));
+    ACL_OK(aclFinalizeReference(NULL));
+    ACL_FAILS_WITH(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+}
+END_TEST
+
+START_TEST(config_empty_object)
+{
+    ACL_OK(init_with_config("{}"));
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
+/* Each documented top-level key, alone and all together. */
+static const char *const documented_configs[] = {
+    "{\"dump\": {\"dump_path\": \"/tmp\", \"dump_mode\": \"output\", \"dump_op_switch\": \"off\","
+    " \"dump_list\": []}}",
+    "{\"profiler\": {\"switch\": \"off\"}}",
+    "{\"max_opqueue_num\": \"20000\"}",
+    "{\"err_msg_mode\": \"0\"}",
+    "{\"err_msg_mode\": \"1\"}",
+    "{\"defaultDevice\": {\"default_device\": \"0\"}}",
+    "{\"StackSize\": {\"aicore_stack_size\": 32768}}",
+    "{\"dump\": {\"dump_op_switch\": \"off\", \"dump_list\": []},"
+    " \"profiler\": {\"switch\": \"off\"},"
+    " \"max_opqueue_num\": \"10000\","
+    " \"err_msg_mode\": \"0\","
+    " \"defaultDevice\": {\"default_device\": \"0\"},"
+    " \"StackSize\": {\"aicore_stack_size\": 65536}}",
+};
+
+START_TEST(config_documented_keys)
+{
+    const char *json = documented_configs[_i];
+    aclError ret = init_with_config(json);
+    const char *msg = aclGetRecentErrMsg();
+    ck_assert_msg(ret == ACL_SUCCESS, "aclInit(%s) returned %d: %s", json, ret,
+                  msg ? msg : "(no message)");
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
+START_TEST(config_missing_file)
+{
+    ACL_FAILS_WITH(aclInit("/nonexistent/acltest/no-such-config.json"), ACL_ERROR_INVALID_FILE);
+}
+END_TEST
+
+START_TEST(config_path_is_directory)
+{
+    char dir[] = "/tmp/acltest-dir-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    aclError ret = aclInit(dir);
+    rmdir(dir);
+    ck_assert_int_eq(ret, ACL_ERROR_INVALID_FILE);
+    ck_assert_ptr_nonnull(aclGetRecentErrMsg());
+}
+END_TEST
+
+START_TEST(config_malformed_json)
+{
+    ACL_FAILS_WITH(init_with_config("{\"err_msg_mode\": \"0\""), ACL_ERROR_PARSE_FILE);
+}
+END_TEST
+
+START_TEST(config_bad_err_msg_mode)
+{
+    ACL_FAILS_WITH(init_with_config("{\"err_msg_mode\": \"2\"}"), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+typedef struct default_device_probe {
+    aclError get_device;
+    int32_t device;
+    aclError create_stream;
+    aclError destroy_stream;
+} default_device_probe;
+
+static void *probe_default_device(void *arg)
+{
+    default_device_probe *p = arg;
+    p->device = -1;
+    p->get_device = aclrtGetDevice(&p->device);
+    aclrtStream stream = NULL;
+    p->create_stream = aclrtCreateStream(&stream);
+    p->destroy_stream = p->create_stream == ACL_SUCCESS ? aclrtDestroyStream(stream) : -1;
+    return NULL;
+}
+
+START_TEST(config_default_device)
+{
+    ACL_OK(init_with_config("{\"defaultDevice\": {\"default_device\": \"0\"}}"));
+    default_device_probe probe;
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, probe_default_device, &probe), 0);
+    pthread_join(thread, NULL);
+    ck_assert_int_eq(probe.get_device, ACL_SUCCESS);
+    ck_assert_int_eq(probe.device, 0);
+    ck_assert_int_eq(probe.create_stream, ACL_SUCCESS);
+    ck_assert_int_eq(probe.destroy_stream, ACL_SUCCESS);
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
+START_TEST(version_matches_macros)
+{
+    ck_assert_int_eq(ACL_MAJOR_VERSION, 1);
+    ck_assert_int_eq(ACL_MINOR_VERSION, 15);
+    ck_assert_int_eq(ACL_PATCH_VERSION, 0);
+    ACL_OK(aclInit(NULL));
+    int32_t major = -1, minor = -1, patch = -1;
+    ACL_OK(aclrtGetVersion(&major, &minor, &patch));
+    ck_assert_int_eq(major, ACL_MAJOR_VERSION);
+    ck_assert_int_eq(minor, ACL_MINOR_VERSION);
+    ck_assert_int_eq(patch, ACL_PATCH_VERSION);
+    ACL_FAILS_WITH(aclrtGetVersion(NULL, &minor, &patch), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetVersion(&major, NULL, &patch), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetVersion(&major, &minor, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("init");
+
+    TCase *lifecycle = tcase_create("lifecycle");
+    tcase_add_test(lifecycle, init_null_config);
+    tcase_add_test(lifecycle, second_init_reports_repeat);
+    tcase_add_test(lifecycle, double_finalize_fails);
+    tcase_add_test(lifecycle, finalize_tears_down_all_references);
+    tcase_add_test(lifecycle, init_again_after_finalize);
+    tcase_add_test(lifecycle, finalize_reference_counts_down);
+    tcase_add_test(lifecycle, finalize_reference_accepts_null_count);
+    suite_add_tcase(s, lifecycle);
+
+    TCase *config = tcase_create("config");
+    tcase_add_test(config, config_empty_object);
+    tcase_add_loop_test(config, config_documented_keys, 0,
+                        (int)(sizeof documented_configs / sizeof documented_configs[0]));
+    tcase_add_test(config, config_missing_file);
+    tcase_add_test(config, config_path_is_directory);
+    tcase_add_test(config, config_malformed_json);
+    tcase_add_test(config, config_bad_err_msg_mode);
+    tcase_add_test(config, config_default_device);
+    suite_add_tcase(s, config);
+
+    TCase *version = tcase_create("version");
+    tcase_add_test(version, version_matches_macros);
+    suite_add_tcase(s, version);
+    return s;
+}
+
+int main(void)
+{
+    return acltest_run(suite());
+}
