@@ -54,6 +54,9 @@ typedef struct backend_ops {
     aclError (*can_access_peer)(int32_t dev, int32_t peer, int32_t *can);
     aclError (*enable_peer)(int32_t dev, int32_t peer);
     aclError (*disable_peer)(int32_t dev, int32_t peer);
+    /* Makes dev the calling thread's device for code outside this library
+     * too (a CUDA program launching its own kernels on our streams). */
+    aclError (*make_current)(int32_t dev);
 
     /* Memory. Device allocations are made on `dev`; all copies take plain
      * pointers whose direction the caller already resolved. */

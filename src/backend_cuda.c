@@ -169,6 +169,11 @@ static aclError use_device_checked(int dev)
     return set_device(dev);
 }
 
+static aclError cuda_make_current(int32_t dev)
+{
+    return use_device_checked(dev);
+}
+
 /* ---- process level --------------------------------------------------------- */
 
 /* Properties are asked for often and never change: each device's are
@@ -693,6 +698,7 @@ const backend_ops backend_cuda_ops = {
     .can_access_peer = cuda_can_access_peer,
     .enable_peer = cuda_enable_peer,
     .disable_peer = cuda_disable_peer,
+    .make_current = cuda_make_current,
     .malloc_device = cuda_malloc_device,
     .free_device = cuda_free_device,
     .malloc_host = cuda_malloc_host,

@@ -182,6 +182,12 @@ static aclError host_can_access_peer(int32_t dev, int32_t peer, int32_t *can)
     return ACL_SUCCESS;
 }
 
+/* No code outside the library addresses host devices: nothing to switch. */
+static aclError host_make_current(int32_t dev)
+{
+    return device_valid(dev) ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID;
+}
+
 static aclError host_set_peer(int32_t dev, int32_t peer)
 {
     if (!device_valid(dev) || !device_valid(peer))
@@ -922,6 +928,7 @@ const backend_ops backend_host_ops = {
     .can_access_peer = host_can_access_peer,
     .enable_peer = host_set_peer,
     .disable_peer = host_set_peer,
+    .make_current = host_make_current,
     .malloc_device = host_malloc_device,
     .free_device = host_free_device,
     .malloc_host = host_malloc_host,

@@ -15,6 +15,8 @@ void context_set_current(acl_context *ctx)
 {
     thread_context = ctx;
     thread_context_serial = ctx ? ctx->serial : 0;
+    if (ctx)
+        backend()->make_current(ctx->phys);
 }
 
 static acl_context *bound_context(void)

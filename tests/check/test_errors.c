@@ -206,11 +206,28 @@ END_TEST
                       name);                                                                 \
     } while (0)
 
+/* Declared but not provided (absent from src/implemented.txt). */
 START_TEST(unsupported_functions_say_so)
 {
     ACL_OK(aclrtSetDevice(0));
-    UNSUPPORTED_CALLS;
+    uint64_t topology = 0;
+    ASSERT_UNSUPPORTED("aclrtGetDevicesTopo", aclrtGetDevicesTopo(0, 0, &topology));
+    int32_t pid = 0;
+    ASSERT_UNSUPPORTED("aclrtDeviceGetBareTgid", aclrtDeviceGetBareTgid(&pid));
+    ASSERT_UNSUPPORTED("aclrtPersistentTaskClean", aclrtPersistentTaskClean(NULL));
     ACL_OK(aclrtResetDevice(0));
+}
+END_TEST
+
+START_TEST(unsupported_pointer_function_says_so)
+{
+    (void)aclGetRecentErrMsg();
+    ck_assert_ptr_null(aclrtCreateStreamConfigHandle());
+    const char *msg = aclGetRecentErrMsg();
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_msg(strstr(msg, "aclrtCreateStreamConfigHandle") != NULL,
+                  "message \"%s\" does not name aclrtCreateStreamConfigHandle", msg);
+    ck_assert_int_eq(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
 }
 END_TEST
 
@@ -243,6 +260,7 @@ static Suite *suite(void)
     TCase *unsupported = tcase_create("unsupported");
     tcase_add_checked_fixture(unsupported, init_plain, finalize);
     tcase_add_test(unsupported, unsupported_functions_say_so);
+    tcase_add_test(unsupported, unsupported_pointer_function_says_so);
     suite_add_tcase(s, unsupported);
     return s;
 }

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The pyACL test suite as one `make check` test: runs pytest on tests/python
+# with the package of the source tree. Exit status 77 tells automake the
+# test was skipped (no Python, pytest or NumPy).
+PYTHON="${PYTHON:-python3}"
+srcdir="${ACLCUDA_TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+
+skip() {
+    echo "SKIP: $1"
+    exit 77
+}
+
+[ "$PYTHON" = ":" ] && skip "configure found no Python 3.8 or newer"
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null ||
+    skip "$PYTHON is missing or older than Python 3.8"
+"$PYTHON" -c 'import pytest' 2>/dev/null || skip "pytest is not installed for $PYTHON"
+"$PYTHON" -c 'import numpy' 2>/dev/null || skip "NumPy is not installed for $PYTHON"
+
+cd "$srcdir" || exit 1
+PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
+# The source tree may be read-only (make distcheck): no bytecode, no pytest cache.
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH PYTHONDONTWRITEBYTECODE
+exec "$PYTHON" -m pytest -q -p no:cacheprovider tests/python
