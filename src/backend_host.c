@@ -380,6 +380,9 @@ struct backend_stream {
      * wake no one, so a long queue does not broadcast once per task. */
     uint64_t wake_at;
     bool worker_running;
+    bool worker_idle;   /* waiting for tasks, not running one */
+    bool worker_joined; /* destroy joins it; otherwise it detaches itself */
+    pthread_t worker;
     bool destroyed;
 };
 
@@ -520,8 +523,10 @@ static void *stream_worker(void *arg)
             struct timespec idle_until;
             deadline_after_ms(&idle_until, WORKER_IDLE_MS);
             int rc = 0;
+            s->worker_idle = true;
             while (!s->head && !s->destroyed && rc != ETIMEDOUT)
                 rc = pthread_cond_timedwait(&s->work_cv, &s->lock, &idle_until);
+            s->worker_idle = false;
         }
         if (!s->head)
             break; /* idle for a while, or destroyed and drained */
@@ -541,6 +546,8 @@ static void *stream_worker(void *arg)
         }
     }
     s->worker_running = false;
+    if (!s->worker_joined)
+        pthread_detach(pthread_self());
     pthread_mutex_unlock(&s->lock);
     stream_release(s);
     return NULL;
@@ -552,7 +559,6 @@ static aclError worker_start(backend_stream *s)
     pthread_attr_t attr;
     if (pthread_attr_init(&attr))
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, WORKER_STACK);
     /* Workers inherit a full signal mask, so asynchronous signals go to the
      * application's own threads. */
@@ -560,8 +566,7 @@ static aclError worker_start(backend_stream *s)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     stream_retain(s);
-    pthread_t thread;
-    int rc = pthread_create(&thread, &attr, stream_worker, s);
+    int rc = pthread_create(&s->worker, &attr, stream_worker, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc) {
@@ -728,11 +733,19 @@ static aclError host_stream_destroy(backend_stream *s)
 {
     if (!s)
         return ACL_ERROR_RT_PARAM_INVALID;
-    /* No waiting: a running worker drains what is queued, then exits. */
+    /* No waiting for work: a busy worker drains what is queued, then exits
+     * on its own. An idle one is joined, which takes only as long as the
+     * thread needs to end, so that a program which destroys its streams and
+     * exits leaves no thread behind. */
     pthread_mutex_lock(&s->lock);
     s->destroyed = true;
+    bool join = s->worker_running && s->worker_idle;
+    s->worker_joined = join;
+    pthread_t worker = s->worker;
     pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->lock);
+    if (join)
+        pthread_join(worker, NULL);
     stream_release(s);
     return ACL_SUCCESS;
 }

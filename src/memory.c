@@ -450,7 +450,7 @@ ACL_EXPORT aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttribute
 
 /* ---- page-locked host memory -------------------------------------------------- */
 
-static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
+static aclError host_alloc_args(const char *func, void **host_ptr, uint64_t size)
 {
     if (host_ptr == NULL)
         return acl_raise(func, ACL_ERROR_INVALID_PARAM, "hostPtr is NULL");
@@ -459,6 +459,12 @@ static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
     if (size > SIZE_MAX)
         return acl_raise(func, ACL_ERROR_RT_MEMORY_ALLOCATION,
                          "size %llu cannot be allocated", (unsigned long long)size);
+    return ACL_SUCCESS;
+}
+
+/* Allocates and registers page-locked memory; arguments already checked. */
+static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
+{
     void *ptr = NULL;
     aclError ret = backend()->malloc_host(&ptr, (size_t)size);
     if (ret != ACL_SUCCESS)
@@ -478,14 +484,20 @@ static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
 
 ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
+    aclError ret = host_alloc_args(__func__, hostPtr, size);
+    if (ret != ACL_SUCCESS)
+        return ret;
     return host_alloc(__func__, hostPtr, size);
 }
 
 ACL_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
 {
+    aclError ret = host_alloc_args(__func__, ptr, size);
+    if (ret != ACL_SUCCESS)
+        return ret;
     bool has_device;
     int32_t device;
-    aclError ret = malloc_config_read(__func__, cfg, &has_device, &device);
+    ret = malloc_config_read(__func__, cfg, &has_device, &device);
     if (ret != ACL_SUCCESS)
         return ret;
     /* Host memory belongs to no device; a device id is checked, not used. */

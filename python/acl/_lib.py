@@ -144,7 +144,6 @@ _PROTOTYPES = (
     ("aclrtGetDeviceResLimit", aclError, (c_int32, c_int, _P(c_uint32))),
     ("aclrtSetDeviceResLimit", aclError, (c_int32, c_int, c_uint32)),
     ("aclrtResetDeviceResLimit", aclError, (c_int32,)),
-    ("aclrtDeviceTaskAbort", aclError, (c_int32, c_uint32)),
     # peer access
     ("aclrtDeviceCanAccessPeer", aclError, (_P(c_int32), c_int32, c_int32)),
     ("aclrtDeviceEnablePeerAccess", aclError, (c_int32, c_uint32)),

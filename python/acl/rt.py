@@ -135,12 +135,6 @@ def query_device_status(device_id, /):
     return _value_out(_c_int, _c.aclrtQueryDeviceStatus, device_id)
 
 
-@_api("iI", "aclrtDeviceTaskAbort")
-def device_task_abort(device_id, timeout, /):
-    """ret = acl.rt.device_task_abort(device_id, timeout)"""
-    return _c.aclrtDeviceTaskAbort(device_id, timeout)
-
-
 @_api("II", "aclrtGetDeviceInfo")
 def get_device_info(device_id, attr, /):
     """value, ret = acl.rt.get_device_info(device_id, attr)
@@ -815,12 +809,13 @@ _callback_errors = _collections.deque(maxlen=32)
 
 
 def _report_exception(what, fn, exc):
-    _callback_errors.append((fn, exc))
     try:
         _sys.stderr.write("acl: exception in %s %r (ignored, the report thread goes on):\n" % (what, fn))
         _traceback.print_exception(type(exc), exc, exc.__traceback__, file=_sys.stderr)
     except Exception:  # stderr gone (interpreter shutdown): nothing left to tell
         pass
+    # Kept without its traceback, whose frames would keep the callback's data alive.
+    _callback_errors.append((fn, exc.with_traceback(None)))
 
 
 def _run_callback(cookie):
@@ -893,6 +888,7 @@ def _run_exception_callback(info):
 
 
 _exception_trampoline = _lib.aclrtExceptionInfoCallback(_run_exception_callback)
+_no_exception_callback = _lib.aclrtExceptionInfoCallback()  # a NULL function pointer
 
 
 @_api("|O", "aclrtSetExceptionInfoCallback")
@@ -904,7 +900,7 @@ def set_exception_info_callback(fn=None, /):
         raise TypeError("acl.rt.set_exception_info_callback() parameter must be callable")
     previous = _exception_callback
     _exception_callback = fn
-    ret = _c.aclrtSetExceptionInfoCallback(None if fn is None else _exception_trampoline)
+    ret = _c.aclrtSetExceptionInfoCallback(_no_exception_callback if fn is None else _exception_trampoline)
     if ret != 0:
         _exception_callback = previous
     return ret

@@ -378,6 +378,8 @@ START_TEST(stream_priority_range)
     /* Smaller numbers are higher priorities. */
     ck_assert_int_le(greatest, least);
     ck_assert_int_ge(greatest, 0);
+    ACL_FAILS_WITH(aclrtDeviceGetStreamPriorityRange(NULL, &greatest), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtDeviceGetStreamPriorityRange(&least, NULL), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclrtResetDevice(0));
 }
 END_TEST

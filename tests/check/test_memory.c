@@ -531,6 +531,11 @@ START_TEST(test_memcpy_async_errors)
                    ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemcpyAsync(dev, 256, host, 256, (aclrtMemcpyKind)42, NULL),
                    ACL_ERROR_INVALID_PARAM);
+    /* Not a stream: refused (stream.c picks the code), never dereferenced. */
+    (void)aclGetRecentErrMsg();
+    ck_assert_int_ne(aclrtMemcpyAsync(dev, 256, pinned, 256, h2d, (aclrtStream)other),
+                     ACL_SUCCESS);
+    ck_assert_ptr_nonnull(aclGetRecentErrMsg());
     ACL_OK(aclrtMemcpyAsync(dev, 256, host, 0, h2d, stream));
     ACL_FAILS_WITH(aclrtMemcpyAsync(dev, 0, host, 1, h2d, stream), ACL_ERROR_RT_PARAM_INVALID);
     ACL_FAILS_WITH(aclrtMemcpyAsync(dev, 100, host, 101, h2d, stream), ACL_ERROR_RT_PARAM_INVALID);

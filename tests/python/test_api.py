@@ -1,0 +1,409 @@
+"""Every function of acl, acl.rt and acl.util called at least once with valid
+arguments, checking the shape of its result (ret last) and its ret: 0 for
+what the library implements, ACL_ERROR_RT_FEATURE_NOT_SUPPORT for its stubs
+(src/implemented.txt lists the implemented C functions)."""
+import os
+import threading
+import types
+
+import numpy as np
+import pytest
+
+import acl
+
+from conftest import SOURCE_ROOT
+
+ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
+NO_EXCEPTION_INFO = 0xFFFFFFFF
+
+RET = "ret"       # the position of ret in a result shape
+OK, FAIL, ANY, AUTO = "ok", "fail", "any", "auto"
+
+
+def _implemented():
+    path = os.path.join(SOURCE_ROOT, "src", "implemented.txt")
+    if not os.path.exists(path):
+        return None
+    with open(path) as listing:
+        return {line.strip() for line in listing if line.strip()}
+
+
+IMPLEMENTED = _implemented()
+
+
+class Case:
+    def __init__(self, name, c_function, call, shape=RET, expect=AUTO):
+        self.name, self.c_function, self.call, self.shape, self.expect = name, c_function, call, shape, expect
+
+
+def _noop_callback(_):
+    pass
+
+
+def _event_pair(env):
+    start, _ = acl.rt.create_event()
+    end, _ = acl.rt.create_event()
+    acl.rt.record_event(start, env.stream)
+    acl.rt.record_event(end, env.stream)
+    acl.rt.synchronize_stream(env.stream)
+    env.cleanup.append(lambda: (acl.rt.destroy_event(start), acl.rt.destroy_event(end)))
+    return acl.rt.event_elapsed_time(start, end)
+
+
+def _sync_event(env):
+    event, ret = acl.rt.create_event_with_flag(0x1)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.destroy_event(event))
+    return event
+
+
+def _created(create, destroy):
+    """Runs create(); the handle it made is destroyed after the test."""
+    def call(env):
+        result = create()
+        if result[-1] == 0:
+            env.cleanup.append(lambda: destroy(result[0]))
+        return result
+    return call
+
+
+def _then(first, second):
+    def call(env):
+        first(env)
+        return second(env)
+    return call
+
+
+def _data_buffer(env, use):
+    handle = acl.create_data_buffer(env.host, env.size)
+    assert handle != 0
+    env.cleanup.append(lambda: acl.destroy_data_buffer(handle))
+    return use(handle)
+
+
+TOP_LEVEL = [
+    Case("get_version", "aclrtGetVersion", lambda e: acl.get_version(), (int, int, int, RET)),
+    Case("get_cann_version", "aclsysGetCANNVersion", lambda e: acl.get_cann_version(0), (dict, RET)),
+    Case("get_version_str", "aclsysGetVersionStr", lambda e: acl.get_version_str("runtime"), (str, RET)),
+    Case("get_cann_attribute_list", "aclGetCannAttributeList", lambda e: acl.get_cann_attribute_list(),
+         (list, int, RET)),
+    Case("get_cann_attribute", "aclGetCannAttribute", lambda e: acl.get_cann_attribute(0), (int, RET)),
+    Case("get_device_capability", "aclGetDeviceCapability", lambda e: acl.get_device_capability(0, 0),
+         (int, RET)),
+    Case("get_soc_name", "aclrtGetSocName", lambda e: acl.get_soc_name(), str),
+    Case("get_recent_err_msg", "aclGetRecentErrMsg", lambda e: acl.get_recent_err_msg(), type(None)),
+    Case("app_log", "aclAppLog", lambda e: acl.app_log(1, "test_api: app_log"), type(None)),
+    Case("float16_to_float", "aclFloat16ToFloat", lambda e: acl.float16_to_float(0x3C00), float),
+    Case("float_to_float16", "aclFloatToFloat16", lambda e: acl.float_to_float16(1.0), int),
+    Case("data_type_size", "aclDataTypeSize", lambda e: acl.data_type_size(0), int),
+    Case("create_data_buffer", "aclCreateDataBuffer",
+         _created(lambda: (acl.create_data_buffer(1, 8), 0), acl.destroy_data_buffer), (int, RET)),
+    Case("destroy_data_buffer", "aclDestroyDataBuffer",
+         lambda e: acl.destroy_data_buffer(acl.create_data_buffer(e.host, e.size))),
+    Case("update_data_buffer", "aclUpdateDataBuffer",
+         lambda e: _data_buffer(e, lambda h: acl.update_data_buffer(h, e.host, 8))),
+    Case("get_data_buffer_addr", "aclGetDataBufferAddr",
+         lambda e: _data_buffer(e, acl.get_data_buffer_addr), int),
+    Case("get_data_buffer_size", "aclGetDataBufferSize",
+         lambda e: _data_buffer(e, acl.get_data_buffer_size), int),
+    Case("get_data_buffer_size_v2", "aclGetDataBufferSizeV2",
+         lambda e: _data_buffer(e, acl.get_data_buffer_size_v2), int),
+]
+
+# init, finalize and finalize_reference change the whole process: test_init.py runs them apart.
+SUBPROCESS_ONLY = {"init", "finalize", "finalize_reference"}
+
+RT = [
+    # devices
+    Case("set_device", "aclrtSetDevice", lambda e: acl.rt.set_device(0)),
+    Case("reset_device", "aclrtResetDevice", _then(lambda e: acl.rt.set_device(0),
+                                                   lambda e: acl.rt.reset_device(0))),
+    Case("reset_device_force", "aclrtResetDeviceForce", lambda e: acl.rt.reset_device_force(1 << 20),
+         expect=FAIL),
+    Case("get_device", "aclrtGetDevice", lambda e: acl.rt.get_device(), (int, RET)),
+    Case("get_device_count", "aclrtGetDeviceCount", lambda e: acl.rt.get_device_count(), (int, RET)),
+    Case("get_run_mode", "aclrtGetRunMode", lambda e: acl.rt.get_run_mode(), (int, RET)),
+    Case("set_ts_device", "aclrtSetTsDevice", lambda e: acl.rt.set_ts_device(0)),
+    Case("synchronize_device", "aclrtSynchronizeDevice", lambda e: acl.rt.synchronize_device()),
+    Case("synchronize_device_with_timeout", "aclrtSynchronizeDeviceWithTimeout",
+         lambda e: acl.rt.synchronize_device_with_timeout(10000)),
+    Case("set_device_sat_mode", "aclrtSetDeviceSatMode", lambda e: acl.rt.set_device_sat_mode(0)),
+    Case("get_device_sat_mode", "aclrtGetDeviceSatMode", lambda e: acl.rt.get_device_sat_mode(), (int, RET)),
+    Case("get_device_utilization_rate", "aclrtGetDeviceUtilizationRate",
+         lambda e: acl.rt.get_device_utilization_rate(0), (dict, RET)),
+    Case("query_device_status", "aclrtQueryDeviceStatus", lambda e: acl.rt.query_device_status(0), (int, RET)),
+    Case("get_device_info", "aclrtGetDeviceInfo", lambda e: acl.rt.get_device_info(0, 301), (int, RET)),
+    Case("device_get_stream_priority_range", "aclrtDeviceGetStreamPriorityRange",
+         lambda e: acl.rt.device_get_stream_priority_range(), (int, int, RET)),
+    Case("get_device_capability", "aclrtGetDeviceCapability", lambda e: acl.rt.get_device_capability(0, 1),
+         (int, RET)),
+    Case("get_device_res_limit", "aclrtGetDeviceResLimit", lambda e: acl.rt.get_device_res_limit(0, 0),
+         (int, RET)),
+    Case("set_device_res_limit", "aclrtSetDeviceResLimit", lambda e: acl.rt.set_device_res_limit(0, 0, 1)),
+    Case("reset_device_res_limit", "aclrtResetDeviceResLimit", lambda e: acl.rt.reset_device_res_limit(0)),
+    Case("get_devices_topo", "aclrtGetDevicesTopo", lambda e: acl.rt.get_devices_topo(0, 0), (int, RET)),
+    Case("get_logic_dev_id_by_user_dev_id", "aclrtGetLogicDevIdByUserDevId",
+         lambda e: acl.rt.get_logic_dev_id_by_user_dev_id(0), (int, RET)),
+    Case("get_user_dev_id_by_logic_dev_id", "aclrtGetUserDevIdByLogicDevId",
+         lambda e: acl.rt.get_user_dev_id_by_logic_dev_id(0), (int, RET)),
+    Case("get_logic_dev_id_by_phy_dev_id", "aclrtGetLogicDevIdByPhyDevId",
+         lambda e: acl.rt.get_logic_dev_id_by_phy_dev_id(0), (int, RET)),
+    Case("get_phy_dev_id_by_logic_dev_id", "aclrtGetPhyDevIdByLogicDevId",
+         lambda e: acl.rt.get_phy_dev_id_by_logic_dev_id(0), (int, RET)),
+    Case("device_get_uuid", "aclrtDeviceGetUuid", lambda e: acl.rt.device_get_uuid(0), (dict, RET)),
+    Case("device_get_bare_tgid", "aclrtDeviceGetBareTgid", lambda e: acl.rt.device_get_bare_tgid(), (int, RET)),
+    # peer access with one device: a device is not its own peer
+    Case("device_can_access_peer", "aclrtDeviceCanAccessPeer", lambda e: acl.rt.device_can_access_peer(0, 0),
+         (int, RET), FAIL),
+    Case("device_enable_peer_access", "aclrtDeviceEnablePeerAccess",
+         lambda e: acl.rt.device_enable_peer_access(0, 0), expect=FAIL),
+    Case("device_disable_peer_access", "aclrtDeviceDisablePeerAccess",
+         lambda e: acl.rt.device_disable_peer_access(0), expect=FAIL),
+    Case("device_peer_access_status", "aclrtDevicePeerAccessStatus",
+         lambda e: acl.rt.device_peer_access_status(0, 0), (int, RET), ANY),
+    Case("get_overflow_status", "aclrtGetOverflowStatus",
+         lambda e: acl.rt.get_overflow_status(e.dev, 64, e.stream)),
+    Case("reset_overflow_status", "aclrtResetOverflowStatus", lambda e: acl.rt.reset_overflow_status(e.stream)),
+    # contexts
+    Case("create_context", "aclrtCreateContext",
+         _created(lambda: acl.rt.create_context(0), acl.rt.destroy_context), (int, RET)),
+    Case("destroy_context", "aclrtDestroyContext",
+         lambda e: acl.rt.destroy_context(acl.rt.create_context(0)[0])),
+    Case("set_context", "aclrtSetCurrentContext", lambda e: acl.rt.set_context(e.context)),
+    Case("get_context", "aclrtGetCurrentContext", lambda e: acl.rt.get_context(), (int, RET)),
+    Case("ctx_get_current_default_stream", "aclrtCtxGetCurrentDefaultStream",
+         lambda e: acl.rt.ctx_get_current_default_stream(), (int, RET)),
+    Case("ctx_set_sys_param_opt", "aclrtCtxSetSysParamOpt", lambda e: acl.rt.ctx_set_sys_param_opt(0, 1)),
+    Case("ctx_get_sys_param_opt", "aclrtCtxGetSysParamOpt",
+         _then(lambda e: acl.rt.ctx_set_sys_param_opt(0, 1), lambda e: acl.rt.ctx_get_sys_param_opt(0)),
+         (int, RET)),
+    Case("set_sys_param_opt", "aclrtSetSysParamOpt", lambda e: acl.rt.set_sys_param_opt(0, 0)),
+    Case("get_sys_param_opt", "aclrtGetSysParamOpt",
+         _then(lambda e: acl.rt.set_sys_param_opt(0, 0), lambda e: acl.rt.get_sys_param_opt(0)), (int, RET)),
+    Case("get_primary_ctx_state", "aclrtGetPrimaryCtxState", lambda e: acl.rt.get_primary_ctx_state(0),
+         (int, int, RET)),
+    # streams
+    Case("create_stream", "aclrtCreateStream", _created(acl.rt.create_stream, acl.rt.destroy_stream),
+         (int, RET)),
+    Case("create_stream_with_config", "aclrtCreateStreamWithConfig",
+         _created(lambda: acl.rt.create_stream_with_config(0, 0), acl.rt.destroy_stream), (int, RET)),
+    Case("destroy_stream", "aclrtDestroyStream", lambda e: acl.rt.destroy_stream(acl.rt.create_stream()[0])),
+    Case("destroy_stream_force", "aclrtDestroyStreamForce",
+         lambda e: acl.rt.destroy_stream_force(acl.rt.create_stream()[0])),
+    Case("synchronize_stream", "aclrtSynchronizeStream", lambda e: acl.rt.synchronize_stream(e.stream)),
+    Case("synchronize_stream_with_timeout", "aclrtSynchronizeStreamWithTimeout",
+         lambda e: acl.rt.synchronize_stream_with_timeout(e.stream, 10000)),
+    Case("stream_query", "aclrtStreamQuery", lambda e: acl.rt.stream_query(e.stream), (int, RET)),
+    Case("stream_wait_event", "aclrtStreamWaitEvent", lambda e: acl.rt.stream_wait_event(e.stream, e.event)),
+    Case("set_stream_failure_mode", "aclrtSetStreamFailureMode",
+         lambda e: acl.rt.set_stream_failure_mode(e.stream, 0)),
+    Case("set_stream_overflow_switch", "aclrtSetStreamOverflowSwitch",
+         lambda e: acl.rt.set_stream_overflow_switch(e.stream, 1)),
+    Case("get_stream_overflow_switch", "aclrtGetStreamOverflowSwitch",
+         lambda e: acl.rt.get_stream_overflow_switch(e.stream), (int, RET)),
+    Case("stream_abort", "aclrtStreamAbort", lambda e: acl.rt.stream_abort(e.stream)),
+    Case("stream_get_id", "aclrtStreamGetId", lambda e: acl.rt.stream_get_id(e.stream), (int, RET)),
+    Case("get_stream_available_num", "aclrtGetStreamAvailableNum",
+         lambda e: acl.rt.get_stream_available_num(), (int, RET)),
+    Case("set_stream_attribute", "aclrtSetStreamAttribute",
+         lambda e: acl.rt.set_stream_attribute(e.stream, 3, {"userCustomTag": 7})),
+    Case("get_stream_attribute", "aclrtGetStreamAttribute",
+         lambda e: acl.rt.get_stream_attribute(e.stream, 2), (dict, RET)),
+    Case("get_thread_last_task_id", "aclrtGetThreadLastTaskId",
+         lambda e: acl.rt.get_thread_last_task_id(), (int, RET)),
+    # events
+    Case("create_event", "aclrtCreateEvent", _created(acl.rt.create_event, acl.rt.destroy_event), (int, RET)),
+    Case("create_event_with_flag", "aclrtCreateEventWithFlag",
+         _created(lambda: acl.rt.create_event_with_flag(0x1), acl.rt.destroy_event), (int, RET)),
+    Case("create_event_ex_with_flag", "aclrtCreateEventExWithFlag",
+         _created(lambda: acl.rt.create_event_ex_with_flag(0x1), acl.rt.destroy_event), (int, RET)),
+    Case("destroy_event", "aclrtDestroyEvent", lambda e: acl.rt.destroy_event(acl.rt.create_event()[0])),
+    Case("record_event", "aclrtRecordEvent", lambda e: acl.rt.record_event(e.event, e.stream)),
+    Case("reset_event", "aclrtResetEvent", lambda e: acl.rt.reset_event(_sync_event(e), e.stream)),
+    Case("query_event", "aclrtQueryEvent", lambda e: acl.rt.query_event(e.event), (int, RET)),
+    Case("query_event_status", "aclrtQueryEventStatus", lambda e: acl.rt.query_event_status(e.event), (int, RET)),
+    Case("query_event_wait_status", "aclrtQueryEventWaitStatus",
+         lambda e: acl.rt.query_event_wait_status(_sync_event(e)), (int, RET)),
+    Case("synchronize_event", "aclrtSynchronizeEvent", lambda e: acl.rt.synchronize_event(e.event)),
+    Case("synchronize_event_with_timeout", "aclrtSynchronizeEventWithTimeout",
+         lambda e: acl.rt.synchronize_event_with_timeout(e.event, 10000)),
+    Case("event_elapsed_time", "aclrtEventElapsedTime", _event_pair, (float, RET)),
+    Case("event_get_timestamp", "aclrtEventGetTimestamp", lambda e: acl.rt.event_get_timestamp(e.event),
+         (int, RET)),
+    Case("get_event_id", "aclrtGetEventId", lambda e: acl.rt.get_event_id(e.event), (int, RET)),
+    Case("get_event_avail_num", "aclrtGetEventAvailNum", lambda e: acl.rt.get_event_avail_num(), (int, RET)),
+    Case("set_op_wait_timeout", "aclrtSetOpWaitTimeout", lambda e: acl.rt.set_op_wait_timeout(0)),
+    # kernel execution time limits
+    Case("set_op_execute_time_out", "aclrtSetOpExecuteTimeOut", lambda e: acl.rt.set_op_execute_time_out(0)),
+    Case("set_op_execute_timeout_v2", "aclrtSetOpExecuteTimeOutV2",
+         lambda e: acl.rt.set_op_execute_timeout_v2(1000000), (int, RET)),
+    Case("get_op_timeout_interval", "aclrtGetOpTimeOutInterval", lambda e: acl.rt.get_op_timeout_interval(),
+         (int, RET)),
+    Case("get_op_execute_timeout", "aclrtGetOpExecuteTimeout", lambda e: acl.rt.get_op_execute_timeout(),
+         (int, RET)),
+    # memory
+    Case("malloc", "aclrtMalloc", _created(lambda: acl.rt.malloc(64, 0), acl.rt.free), (int, RET)),
+    Case("malloc_align32", "aclrtMallocAlign32", _created(lambda: acl.rt.malloc_align32(64, 0), acl.rt.free),
+         (int, RET)),
+    Case("malloc_cached", "aclrtMallocCached", _created(lambda: acl.rt.malloc_cached(64, 0), acl.rt.free),
+         (int, RET)),
+    Case("malloc_with_cfg", "aclrtMallocWithCfg",
+         _created(lambda: acl.rt.malloc_with_cfg(64, 0, {}), acl.rt.free), (int, RET)),
+    Case("malloc_for_task_scheduler", "aclrtMallocForTaskScheduler",
+         _created(lambda: acl.rt.malloc_for_task_scheduler(64, 0, {}), acl.rt.free), (int, RET)),
+    Case("malloc_host_with_cfg", "aclrtMallocHostWithCfg",
+         _created(lambda: acl.rt.malloc_host_with_cfg(64, {}), acl.rt.free_host), (int, RET)),
+    Case("free", "aclrtFree", lambda e: acl.rt.free(acl.rt.malloc(64, 0)[0])),
+    Case("malloc_host", "aclrtMallocHost", _created(lambda: acl.rt.malloc_host(64), acl.rt.free_host),
+         (int, RET)),
+    Case("free_host", "aclrtFreeHost", lambda e: acl.rt.free_host(acl.rt.malloc_host(64)[0])),
+    Case("get_mem_info", "aclrtGetMemInfo", lambda e: acl.rt.get_mem_info(0), (int, int, RET)),
+    Case("mem_flush", "aclrtMemFlush", lambda e: acl.rt.mem_flush(e.dev, e.size)),
+    Case("mem_invalidate", "aclrtMemInvalidate", lambda e: acl.rt.mem_invalidate(e.dev, e.size)),
+    Case("host_register", "aclrtHostRegister", lambda e: acl.rt.host_register(e.host, e.size, 0), (int, RET)),
+    Case("host_unregister", "aclrtHostUnregister", lambda e: acl.rt.host_unregister(e.host)),
+    Case("pointer_get_attributes", "aclrtPointerGetAttributes",
+         lambda e: acl.rt.pointer_get_attributes(e.dev), (dict, RET)),
+    # copies and fills
+    Case("memcpy", "aclrtMemcpy", lambda e: acl.rt.memcpy(e.dev, e.size, e.host, e.size, 1)),
+    Case("memcpy_async", "aclrtMemcpyAsync",
+         lambda e: acl.rt.memcpy_async(e.dev, e.size, e.host, e.size, 1, e.stream)),
+    Case("memcpy_async_with_condition", "aclrtMemcpyAsyncWithCondition",
+         lambda e: acl.rt.memcpy_async_with_condition(e.dev, e.size, e.host, e.size, 1, e.stream)),
+    Case("memset", "aclrtMemset", lambda e: acl.rt.memset(e.dev, e.size, 0, e.size)),
+    Case("memset_async", "aclrtMemsetAsync", lambda e: acl.rt.memset_async(e.dev, e.size, 0, e.size, e.stream)),
+    Case("memcpy2d", "aclrtMemcpy2d", lambda e: acl.rt.memcpy2d(e.dev, 128, e.host, 128, 64, 8, 1)),
+    Case("memcpy2d_async", "aclrtMemcpy2dAsync",
+         lambda e: acl.rt.memcpy2d_async(e.host, 128, e.dev, 128, 64, 8, 2, e.stream)),
+    Case("get_memcpy_desc_size", "aclrtGetMemcpyDescSize", lambda e: acl.rt.get_memcpy_desc_size(3), (int, RET)),
+    Case("set_memcpy_desc", "aclrtSetMemcpyDesc",
+         lambda e: acl.rt.set_memcpy_desc(e.host, 3, e.dev, e.dev, 64, 0), (int, RET)),
+    Case("memcpy_async_with_desc", "aclrtMemcpyAsyncWithDesc",
+         lambda e: acl.rt.memcpy_async_with_desc(e.host, 3, e.stream)),
+    Case("reduce_async", "aclrtReduceAsync", lambda e: acl.rt.reduce_async(e.dev, e.dev, 16, 10, 0, e.stream, 0)),
+    # callbacks: without a subscription the calls fail with their documented codes
+    Case("subscribe_report", "aclrtSubscribeReport", lambda e: e.subscribe()),
+    Case("unsubscribe_report", "aclrtUnSubscribeReport",
+         _then(lambda e: e.subscribe(), lambda e: acl.rt.unsubscribe_report(threading.get_ident(), e.stream))),
+    Case("process_report", "aclrtProcessReport", lambda e: acl.rt.process_report(1), expect=FAIL),
+    Case("launch_callback", "aclrtLaunchCallback",
+         lambda e: acl.rt.launch_callback(_noop_callback, None, 1, e.stream), expect=FAIL),
+    Case("set_exception_info_callback", "aclrtSetExceptionInfoCallback",
+         lambda e: acl.rt.set_exception_info_callback(_noop_callback)),
+    Case("get_error_code_from_exception_info", "aclrtGetErrorCodeFromExceptionInfo",
+         lambda e: acl.rt.get_error_code_from_exception_info(0), int),
+    Case("get_task_id_from_exception_info", "aclrtGetTaskIdFromExceptionInfo",
+         lambda e: acl.rt.get_task_id_from_exception_info(0), int),
+    Case("get_stream_id_from_exception_info", "aclrtGetStreamIdFromExceptionInfo",
+         lambda e: acl.rt.get_stream_id_from_exception_info(0), int),
+    Case("get_thread_id_from_exception_info", "aclrtGetThreadIdFromExceptionInfo",
+         lambda e: acl.rt.get_thread_id_from_exception_info(0), int),
+    Case("get_device_id_from_exception_info", "aclrtGetDeviceIdFromExceptionInfo",
+         lambda e: acl.rt.get_device_id_from_exception_info(0), int),
+    Case("peek_at_last_error", "aclrtPeekAtLastError", lambda e: acl.rt.peek_at_last_error(0)),
+    Case("get_last_error", "aclrtGetLastError", lambda e: acl.rt.get_last_error(0)),
+]
+
+UTIL = [
+    Case("numpy_to_ptr", None, lambda e: acl.util.numpy_to_ptr(np.zeros(4)), int),
+    Case("numpy_contiguous_to_ptr", None, lambda e: acl.util.numpy_contiguous_to_ptr(np.zeros((4, 4)).T),
+         (int, np.ndarray)),
+    Case("ptr_to_numpy", None, lambda e: acl.util.ptr_to_numpy(e.host, (2, 2), 11), np.ndarray),
+    Case("bytes_to_ptr", None, lambda e: acl.util.bytes_to_ptr(b"abc"), int),
+    Case("ptr_to_bytes", None, lambda e: acl.util.ptr_to_bytes(e.host, 16), bytes),
+    Case("start_thread", None, lambda e: e.start_thread(), (int, RET)),
+    Case("stop_thread", None, lambda e: acl.util.stop_thread(e.start_thread()[0])),
+]
+
+MODULES = {"acl": (acl, TOP_LEVEL), "acl.rt": (acl.rt, RT), "acl.util": (acl.util, UTIL)}
+ALL_CASES = [(module, case) for module, (_, cases) in MODULES.items() for case in cases]
+
+
+@pytest.fixture
+def env(context, stream, event, device_memory, host_memory):
+    environment = types.SimpleNamespace(context=context, stream=stream, event=event, dev=device_memory[0],
+                                        host=host_memory[0], size=device_memory[1], cleanup=[])
+    assert acl.rt.record_event(event, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+
+    def subscribe():
+        ret = acl.rt.subscribe_report(threading.get_ident(), stream)
+        if ret == 0:
+            environment.cleanup.append(lambda: acl.rt.unsubscribe_report(threading.get_ident(), stream))
+        return ret
+
+    def start_thread():
+        result = acl.util.start_thread(lambda: None, None)
+        environment.cleanup.append(lambda: acl.util.stop_thread(result[0]))
+        return result
+
+    environment.subscribe = subscribe
+    environment.start_thread = start_thread
+    yield environment
+    acl.rt.synchronize_device()
+    for undo in reversed(environment.cleanup):
+        undo()
+    acl.rt.set_exception_info_callback()
+    acl.rt.set_context(context)
+
+
+def _expected_ret(case):
+    if case.expect != AUTO:
+        return case.expect
+    if IMPLEMENTED is None or case.c_function is None:
+        return ANY
+    return OK if case.c_function in IMPLEMENTED else ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
+def _check_shape(result, shape):
+    if shape == RET:
+        assert type(result) is int
+        return result
+    if not isinstance(shape, tuple):
+        assert isinstance(result, shape), "%r is not a %s" % (result, shape)
+        return None
+    assert type(result) is tuple and len(result) == len(shape), "%r does not have the shape %r" % (result, shape)
+    for item, kind in zip(result, shape):
+        if kind == RET:
+            assert type(item) is int
+        else:
+            assert isinstance(item, kind), "%r is not a %s in %r" % (item, kind, result)
+    return result[-1] if shape[-1] == RET else None
+
+
+@pytest.mark.filterwarnings("ignore:acl.util.*deprecated:Warning")
+@pytest.mark.parametrize("module,case", ALL_CASES, ids=["%s.%s" % (m, c.name) for m, c in ALL_CASES])
+def test_function(env, module, case):
+    function = getattr(MODULES[module][0], case.name, None)
+    if function is None:
+        assert case.c_function and not acl._lib.has(case.c_function), \
+            "%s.%s is missing although the library has %s" % (module, case.name, case.c_function)
+        pytest.skip("the library does not export %s" % case.c_function)
+    ret = _check_shape(case.call(env), case.shape)
+    expected = _expected_ret(case)
+    message = "%s.%s returned %r: %s" % (module, case.name, ret, acl.get_recent_err_msg())
+    if ret is None or expected == ANY:
+        return
+    if expected == OK:
+        assert ret == 0, message
+    elif expected == FAIL:
+        assert ret != 0, message
+    else:
+        assert ret == expected, message
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_public_function_is_covered(module):
+    namespace, cases = MODULES[module]
+    public = {n for n in dir(namespace) if not n.startswith("_") and callable(getattr(namespace, n))}
+    public -= {"rt", "util"}
+    covered = {case.name for case in cases}
+    if module == "acl":
+        covered |= SUBPROCESS_ONLY
+    assert public - covered == set(), "functions without a test case"
+
+
+def test_every_c_function_with_a_case_is_wrapped():
+    for module, case in ALL_CASES:
+        if case.c_function and acl._lib.has(case.c_function):
+            assert hasattr(MODULES[module][0], case.name), "%s.%s" % (module, case.name)
