@@ -7,7 +7,11 @@
  * ACL_CALLBACK_BLOCK it then waits until the report thread has run the call,
  * which holds back all later work on the stream. The report thread runs posted
  * calls inside aclrtProcessReport with none of our locks held, so a callback
- * may itself call ACL (allocate, copy, launch more work).
+ * may itself call ACL (allocate, copy, free, launch more work). Frees are
+ * carried out by memory.c's own thread (cudaFree and cudaFreeHost wait for
+ * the device, which waits for a BLOCK callback). What a callback must not do
+ * is wait for its own stream while holding it: a BLOCK callback that
+ * synchronises that stream or the device deadlocks, as ACL documents.
  *
  * What happens when a subscription ends with callbacks in flight. No callback
  * is ever dropped, and no BLOCK callback can hang a stream's destruction:
@@ -46,6 +50,15 @@
 #include "internal.h"
 
 typedef struct callback_entry callback_entry;
+
+/* How many callbacks this thread is running (they may nest through
+ * aclrtProcessReport). */
+static _Thread_local int callback_depth;
+
+bool callback_running(void)
+{
+    return callback_depth > 0;
+}
 
 struct callback_entry {
     aclrtCallback fn;
@@ -442,7 +455,9 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
 /* ---- processing --------------------------------------------------------------------- */
 
 /* Waits for posted calls and runs those present when the wait ended (not
- * ones posted meanwhile, so that a fast producer cannot keep us here). */
+ * ones posted meanwhile, so that a fast producer cannot keep us here). A
+ * thread that loses its last stream while waiting, even forever, is told so
+ * at once with ACL_ERROR_RT_THREAD_SUBSCRIBE. */
 static aclError report_thread_process(report_thread *rt, int32_t timeout)
 {
     struct timespec deadline;
@@ -476,7 +491,9 @@ static aclError report_thread_process(report_thread *rt, int32_t timeout)
         rt->running = e;
         pthread_mutex_unlock(&rt->lock);
 
+        callback_depth++;
         e->fn(e->user_data);
+        callback_depth--;
 
         pthread_mutex_lock(&rt->lock);
         /* A callback that itself processes reports pushes and pops above

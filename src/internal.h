@@ -153,6 +153,12 @@ mem_kind memory_kind_of(const void *ptr, int32_t *phys);
 
 /* ---- callbacks (callback.c) ---------------------------------------------------- */
 
+/* True on a report thread while it runs a callback. memory.c hands the
+ * frees made there to a thread of its own: on CUDA a free waits for the
+ * device to go idle, which a BLOCK callback's stream cannot do before the
+ * callback (and any BLOCK callback queued behind it) has run. */
+bool callback_running(void);
+
 /* Drops the stream's subscription; queued callbacks are run or reported. */
 void callback_stream_gone(acl_stream *s);
 

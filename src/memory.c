@@ -324,6 +324,68 @@ ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallo
     return device_alloc(__func__, devPtr, size, padded, (uint32_t)policy, phys, device);
 }
 
+/* ---- frees made inside callbacks (see callback_running in internal.h) -------- */
+
+typedef struct deferred_free {
+    void *ptr;
+    int32_t phys; /* -1: page-locked host memory */
+    struct deferred_free *next;
+} deferred_free;
+
+static deferred_free *deferred_head;
+static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t deferred_posted = PTHREAD_COND_INITIALIZER;
+static bool deferred_thread_started;
+
+static void *release_deferred(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&deferred_lock);
+    for (;;) {
+        while (!deferred_head)
+            pthread_cond_wait(&deferred_posted, &deferred_lock);
+        deferred_free *d = deferred_head;
+        deferred_head = d->next;
+        pthread_mutex_unlock(&deferred_lock);
+        aclError ret = d->phys >= 0 ? backend()->free_device(d->phys, d->ptr) : backend()->free_host(d->ptr);
+        if (ret != ACL_SUCCESS)
+            ACL_LOG(LOG_ERROR, "freeing %p (released in a callback) failed: %s", d->ptr, acl_error_text(ret));
+        free(d);
+        pthread_mutex_lock(&deferred_lock);
+    }
+    return NULL;
+}
+
+/* True when the free was handed over; false when it must happen now. The
+ * memory already left the registry, so ACL treats it as freed either way. */
+static bool defer_free(void *ptr, int32_t phys)
+{
+    if (!callback_running())
+        return false;
+    deferred_free *d = malloc(sizeof *d);
+    if (!d)
+        return false;
+    pthread_mutex_lock(&deferred_lock);
+    if (!deferred_thread_started) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        deferred_thread_started = pthread_create(&thread, &attr, release_deferred, NULL) == 0;
+        pthread_attr_destroy(&attr);
+        if (!deferred_thread_started) {
+            pthread_mutex_unlock(&deferred_lock);
+            free(d);
+            return false;
+        }
+    }
+    *d = (deferred_free){ptr, phys, deferred_head};
+    deferred_head = d;
+    pthread_cond_signal(&deferred_posted);
+    pthread_mutex_unlock(&deferred_lock);
+    return true;
+}
+
 static aclError device_free(const char *func, void *dev_ptr)
 {
     if (dev_ptr == NULL)
@@ -344,6 +406,8 @@ static aclError device_free(const char *func, void *dev_ptr)
                          "or already freed)",
                          dev_ptr);
     }
+    if (defer_free(dev_ptr, b.phys))
+        return ACL_SUCCESS;
     aclError ret = backend()->free_device(b.phys, dev_ptr);
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "the backend failed to free %p on device %d: %s", dev_ptr,
@@ -528,6 +592,8 @@ static aclError host_free(const char *func, void *host_ptr)
                          "allocated by ACL or already freed)",
                          host_ptr);
     }
+    if (defer_free(host_ptr, -1))
+        return ACL_SUCCESS;
     aclError ret = backend()->free_host(host_ptr);
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "the backend failed to free host memory %p: %s", host_ptr,

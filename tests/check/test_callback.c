@@ -340,19 +340,23 @@ END_TEST
 
 static uint32_t *acl_check_device;
 static bool acl_check_passed;
+static aclError acl_check_second_free;
 
-/* Uses ACL from inside a callback: allocates, copies synchronously, frees. */
+/* Uses ACL from inside a callback as pyACL's samples do: allocates pinned
+ * memory, copies into it, checks it and frees it again, and frees the
+ * device buffer too. On CUDA a free waits for the device, which waits for
+ * this BLOCK callback; the library must not let that deadlock. */
 static void copy_inside_callback(void *unused)
 {
     (void)unused;
-    uint32_t *host = NULL;
     size_t bytes = WORDS * sizeof(uint32_t);
+    uint32_t *host = NULL;
     bool ok = aclrtMallocHost((void **)&host, bytes) == ACL_SUCCESS &&
-              aclrtMemcpy(host, bytes, acl_check_device, bytes, ACL_MEMCPY_DEVICE_TO_HOST) ==
-                  ACL_SUCCESS;
+              aclrtMemcpy(host, bytes, acl_check_device, bytes, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS;
     for (uint32_t i = 0; ok && i < WORDS; i++)
         ok = host[i] == 0x5A5A5A5Au;
-    ok = aclrtFreeHost(host) == ACL_SUCCESS && ok;
+    ok = ok && aclrtFreeHost(host) == ACL_SUCCESS && aclrtFree(acl_check_device) == ACL_SUCCESS;
+    acl_check_second_free = aclrtFree(acl_check_device);
     acl_check_passed = ok;
 }
 
@@ -363,9 +367,12 @@ START_TEST(callback_may_call_acl)
     acl_check_device = device_words();
     ACL_OK(aclrtMemsetAsync(acl_check_device, bytes, 0x5A, bytes, stream));
     ACL_OK(aclrtLaunchCallback(copy_inside_callback, NULL, ACL_CALLBACK_BLOCK, stream));
+    /* A second BLOCK callback keeps the stream busy behind the first. */
+    ACL_OK(aclrtLaunchCallback(record, VALUE(1), ACL_CALLBACK_BLOCK, stream));
     ACL_OK(aclrtSynchronizeStream(stream));
     ck_assert(acl_check_passed);
-    ACL_OK(aclrtFree(acl_check_device));
+    /* Freed inside the callback: the memory is gone for ACL at once. */
+    ck_assert_int_eq(acl_check_second_free, ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclrtUnSubscribeReport(reporter_id(), stream));
 }
 END_TEST
