@@ -35,6 +35,31 @@
         ck_assert_msg(aclGetRecentErrMsg() != NULL, "%s left no error message", #expr);     \
     } while (0)
 
+/* Asserts a failure with a message, where ACL documents no exact code. */
+#define ACL_FAILS(expr)                                                                      \
+    do {                                                                                     \
+        (void)aclGetRecentErrMsg();                                                          \
+        aclError acltest_ret_ = (expr);                                                      \
+        ck_assert_msg(acltest_ret_ != ACL_SUCCESS, "%s succeeded, expected an error", #expr); \
+        ck_assert_msg(aclGetRecentErrMsg() != NULL, "%s left no error message", #expr);     \
+    } while (0)
+
+/* Runs body(arg) on a new thread and waits for it. */
+static inline void acltest_run_thread(void *(*body)(void *), void *arg)
+{
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, body, arg), 0);
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+}
+
+static inline aclrtStream acltest_new_stream(void)
+{
+    aclrtStream stream = NULL;
+    ACL_OK(aclrtCreateStream(&stream));
+    ck_assert_ptr_nonnull(stream);
+    return stream;
+}
+
 /* Fixture: device 0 set for the test, reset afterwards. */
 static inline void acltest_set_device(void)
 {
@@ -47,7 +72,11 @@ static inline void acltest_reset_device(void)
 }
 
 /* A gate holds a stream deterministically: every task queued behind it waits
- * until the test opens it. Built on aclrtLaunchHostFunc. */
+ * until the test opens it. Built on aclrtLaunchHostFunc. Keep one gate
+ * closed at a time (or open them in the order the streams reach them): CUDA
+ * runs the host functions of all streams on one thread, so a gate that is
+ * reached first and opened last holds every other gate back. Compare buffers
+ * whole and assert once: a ck_assert per byte is slow. */
 typedef struct acltest_gate {
     pthread_mutex_t lock;
     pthread_cond_t cond;

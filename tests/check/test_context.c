@@ -13,21 +13,6 @@ static void finalize(void)
 }
 
 /* Asserts that a call failed, with any code, and left a message. */
-#define ACL_FAILS(expr)                                                                      \
-    do {                                                                                     \
-        (void)aclGetRecentErrMsg();                                                          \
-        aclError acltest_ret_ = (expr);                                                      \
-        ck_assert_msg(acltest_ret_ != ACL_SUCCESS, "%s succeeded, expected an error", #expr); \
-        ck_assert_msg(aclGetRecentErrMsg() != NULL, "%s left no error message", #expr);     \
-    } while (0)
-
-static void run_thread(void *(*body)(void *), void *arg)
-{
-    pthread_t thread;
-    ck_assert_int_eq(pthread_create(&thread, NULL, body, arg), 0);
-    ck_assert_int_eq(pthread_join(thread, NULL), 0);
-}
-
 static aclrtContext current_context(void)
 {
     aclrtContext ctx = NULL;
@@ -154,7 +139,7 @@ START_TEST(new_thread_has_no_context)
     aclrtContext ctx = NULL;
     ACL_OK(aclrtCreateContext(&ctx, 0));
     context_probe probe = {.get = ACL_SUCCESS, .ctx = NULL};
-    run_thread(get_context_in_thread, &probe);
+    acltest_run_thread(get_context_in_thread, &probe);
     ck_assert_int_eq(probe.get, ACL_ERROR_RT_CONTEXT_NULL);
     ACL_OK(aclrtDestroyContext(ctx));
     ACL_OK(aclrtResetDevice(0));
@@ -208,7 +193,7 @@ START_TEST(context_shared_across_threads)
     adopt t = {.set = -1, .get = -1, .create = -1, .memset = -1, .copy = -1, .sync = -1,
                .destroy = -1};
     ACL_OK(aclrtCreateContext(&t.ctx, 0));
-    run_thread(use_foreign_context, &t);
+    acltest_run_thread(use_foreign_context, &t);
     ck_assert_int_eq(t.set, ACL_SUCCESS);
     ck_assert_int_eq(t.get, ACL_SUCCESS);
     ck_assert_ptr_eq(t.seen, t.ctx);

@@ -18,21 +18,6 @@ static void finalize(void)
 }
 
 /* Asserts that a call failed, with any code, and left a message. */
-#define ACL_FAILS(expr)                                                                      \
-    do {                                                                                     \
-        (void)aclGetRecentErrMsg();                                                          \
-        aclError acltest_ret_ = (expr);                                                      \
-        ck_assert_msg(acltest_ret_ != ACL_SUCCESS, "%s succeeded, expected an error", #expr); \
-        ck_assert_msg(aclGetRecentErrMsg() != NULL, "%s left no error message", #expr);     \
-    } while (0)
-
-static void run_thread(void *(*body)(void *), void *arg)
-{
-    pthread_t thread;
-    ck_assert_int_eq(pthread_create(&thread, NULL, body, arg), 0);
-    ck_assert_int_eq(pthread_join(thread, NULL), 0);
-}
-
 static uint32_t device_count(void)
 {
     uint32_t count = 0;
@@ -69,7 +54,7 @@ START_TEST(get_device_without_device_fails)
     /* Another thread's SetDevice does not give this new thread a device. */
     ACL_OK(aclrtSetDevice(0));
     aclError in_thread = ACL_SUCCESS;
-    run_thread(get_device_in_thread, &in_thread);
+    acltest_run_thread(get_device_in_thread, &in_thread);
     ck_assert_int_eq(in_thread, ACL_ERROR_RT_CONTEXT_NULL);
     ACL_OK(aclrtResetDevice(0));
 }
@@ -315,7 +300,7 @@ static void *synchronize_in_thread(void *arg)
 START_TEST(synchronize_device_needs_a_context)
 {
     aclError ret = ACL_SUCCESS;
-    run_thread(synchronize_in_thread, &ret);
+    acltest_run_thread(synchronize_in_thread, &ret);
     ck_assert_int_eq(ret, ACL_ERROR_RT_CONTEXT_NULL);
 }
 END_TEST

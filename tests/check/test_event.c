@@ -18,21 +18,6 @@ static void tear_down(void)
 }
 
 /* Asserts that a call failed, with any code, and left a message. */
-#define ACL_FAILS(expr)                                                                      \
-    do {                                                                                     \
-        (void)aclGetRecentErrMsg();                                                          \
-        aclError acltest_ret_ = (expr);                                                      \
-        ck_assert_msg(acltest_ret_ != ACL_SUCCESS, "%s succeeded, expected an error", #expr); \
-        ck_assert_msg(aclGetRecentErrMsg() != NULL, "%s left no error message", #expr);     \
-    } while (0)
-
-static aclrtStream new_stream(void)
-{
-    aclrtStream stream = NULL;
-    ACL_OK(aclrtCreateStream(&stream));
-    return stream;
-}
-
 static aclrtEvent new_event(void)
 {
     aclrtEvent event = NULL;
@@ -107,7 +92,7 @@ END_TEST
 
 START_TEST(destroy_pending_does_not_block)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     acltest_gate gate;
     acltest_gate_close(&gate, stream);
     aclrtEvent plain = new_event();
@@ -126,7 +111,7 @@ END_TEST
 
 START_TEST(bad_event_handles)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent dead = new_event();
     ACL_OK(aclrtDestroyEvent(dead));
     aclrtEventRecordedStatus status;
@@ -149,8 +134,8 @@ END_TEST
 
 START_TEST(without_sync_flag_no_wait_or_reset)
 {
-    aclrtStream s1 = new_stream();
-    aclrtStream s2 = new_stream();
+    aclrtStream s1 = acltest_new_stream();
+    aclrtStream s2 = acltest_new_stream();
     aclrtEvent timing_only = new_event_with_flag(ACL_EVENT_TIME_LINE);
     ACL_OK(aclrtRecordEvent(timing_only, s1));
     ACL_FAILS(aclrtStreamWaitEvent(s2, timing_only));
@@ -177,7 +162,7 @@ END_TEST
 
 START_TEST(without_time_line_no_elapsed)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent start = new_event_with_flag(ACL_EVENT_SYNC);
     aclrtEvent end = new_event_with_flag(ACL_EVENT_SYNC);
     aclrtEvent timed = new_event_with_flag(ACL_EVENT_TIME_LINE);
@@ -211,7 +196,7 @@ static aclrtEventStatus legacy_status(aclrtEvent event)
  * QueryEvent and QueryEventWaitStatus. */
 START_TEST(ex_event_restrictions)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent event = new_event_ex(ACL_EVENT_SYNC);
     ACL_OK(aclrtRecordEvent(event, stream));
     ACL_OK(aclrtSynchronizeStream(stream));
@@ -237,7 +222,7 @@ START_TEST(query_variants_use_opposite_numbers)
     ck_assert_int_eq(ACL_EVENT_RECORDED_STATUS_COMPLETE, 1);
     ck_assert_int_eq(ACL_EVENT_RECORDED_STATUS_NOT_READY, 0);
 
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent event = new_event();
     acltest_gate gate;
     acltest_gate_close(&gate, stream);
@@ -268,7 +253,7 @@ END_TEST
 
 START_TEST(record_follows_gate)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent events[] = {new_event(), new_event_with_flag(ACL_EVENT_SYNC),
                            new_event_ex(ACL_EVENT_SYNC)};
     enum { N = sizeof events / sizeof events[0] };
@@ -294,7 +279,7 @@ END_TEST
 
 START_TEST(rerecord_captures_new_work)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent events[] = {new_event(), new_event_ex(ACL_EVENT_SYNC)};
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
         aclrtEvent event = events[i];
@@ -317,7 +302,7 @@ END_TEST
 
 START_TEST(synchronize_with_timeout)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent event = new_event();
     acltest_gate gate;
     acltest_gate_close(&gate, stream);
@@ -339,8 +324,8 @@ END_TEST
  * back: without a working wait s2 reads the previous round's value. */
 static void wait_moves_data(aclrtEvent (*make_event)(void))
 {
-    aclrtStream s1 = new_stream();
-    aclrtStream s2 = new_stream();
+    aclrtStream s1 = acltest_new_stream();
+    aclrtStream s2 = acltest_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *src = host_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
@@ -410,7 +395,7 @@ END_TEST
 /* The wait also works with the default stream on either side. */
 START_TEST(wait_with_default_stream)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
     aclrtEvent event = new_event();
@@ -440,11 +425,11 @@ END_TEST
 START_TEST(many_streams_wait_one_event)
 {
     enum { READERS = 5 };
-    aclrtStream writer = new_stream();
+    aclrtStream writer = acltest_new_stream();
     aclrtStream readers[READERS];
     uint8_t *dst[READERS];
     for (int r = 0; r < READERS; r++) {
-        readers[r] = new_stream();
+        readers[r] = acltest_new_stream();
         dst[r] = host_buffer(BUF_SIZE);
     }
     uint8_t *dev = device_buffer(BUF_SIZE);
@@ -483,9 +468,9 @@ END_TEST
  * the CUDA backend may run the host functions of all streams on one thread. */
 static void wait_binds_to_earlier_record(aclrtEvent (*make_event)(void))
 {
-    aclrtStream writer = new_stream();
-    aclrtStream reader = new_stream();
-    aclrtStream later = new_stream();
+    aclrtStream writer = acltest_new_stream();
+    aclrtStream reader = acltest_new_stream();
+    aclrtStream later = acltest_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
     aclrtEvent event = make_event();
@@ -533,7 +518,7 @@ END_TEST
 
 START_TEST(elapsed_time)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *host = host_buffer(BUF_SIZE);
     aclrtEvent pairs[][2] = {
@@ -566,7 +551,7 @@ END_TEST
 
 START_TEST(elapsed_time_errors)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtEvent recorded = new_event();
     aclrtEvent unrecorded = new_event();
     aclrtEvent also_unrecorded = new_event();
@@ -610,7 +595,7 @@ enum { FLOW_ROUNDS = 20 };
 
 START_TEST(flow_event_synchronize)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *src = host_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
@@ -638,7 +623,7 @@ END_TEST
 
 START_TEST(flow_stream_synchronize)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
     for (int round = 0; round < FLOW_ROUNDS; round++) {
@@ -660,8 +645,8 @@ END_TEST
 
 START_TEST(flow_stream_wait_event)
 {
-    aclrtStream producer = new_stream();
-    aclrtStream consumer = new_stream();
+    aclrtStream producer = acltest_new_stream();
+    aclrtStream consumer = acltest_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
     aclrtEvent event = new_event_with_flag(ACL_EVENT_SYNC);
@@ -697,7 +682,7 @@ START_TEST(flow_device_synchronize)
     uint8_t *dev = device_buffer(STREAMS * BUF_SIZE);
     uint8_t *dst = host_buffer(STREAMS * BUF_SIZE);
     for (int i = 0; i < STREAMS; i++)
-        streams[i] = i == 0 ? NULL : new_stream();
+        streams[i] = i == 0 ? NULL : acltest_new_stream();
     aclrtEvent held = new_event();
     for (int round = 0; round < FLOW_ROUNDS; round++) {
         acltest_gate gate;
@@ -727,8 +712,8 @@ END_TEST
 
 START_TEST(wait_status)
 {
-    aclrtStream s1 = new_stream();
-    aclrtStream s2 = new_stream();
+    aclrtStream s1 = acltest_new_stream();
+    aclrtStream s2 = acltest_new_stream();
     aclrtEvent event = new_event_with_flag(ACL_EVENT_SYNC);
     acltest_gate gate;
     acltest_gate_close(&gate, s1);
@@ -766,7 +751,7 @@ START_TEST(many_events_over_many_streams)
     ck_assert_ptr_nonnull(events);
     uint8_t *dev = device_buffer((size_t)STREAMS * CHUNK);
     for (int i = 0; i < STREAMS; i++)
-        streams[i] = new_stream();
+        streams[i] = acltest_new_stream();
     for (int i = 0; i < STREAMS * PER_STREAM; i++)
         events[i] = new_event();
     /* Every wait refers to a record made earlier, so the chain cannot cycle. */

@@ -18,22 +18,6 @@ static void tear_down(void)
 }
 
 /* Asserts that a call failed, with any code, and left a message. */
-#define ACL_FAILS(expr)                                                                      \
-    do {                                                                                     \
-        (void)aclGetRecentErrMsg();                                                          \
-        aclError acltest_ret_ = (expr);                                                      \
-        ck_assert_msg(acltest_ret_ != ACL_SUCCESS, "%s succeeded, expected an error", #expr); \
-        ck_assert_msg(aclGetRecentErrMsg() != NULL, "%s left no error message", #expr);     \
-    } while (0)
-
-static aclrtStream new_stream(void)
-{
-    aclrtStream stream = NULL;
-    ACL_OK(aclrtCreateStream(&stream));
-    ck_assert_ptr_nonnull(stream);
-    return stream;
-}
-
 static aclrtStream default_stream(void)
 {
     aclrtStream stream = NULL;
@@ -84,8 +68,8 @@ static void assert_filled(const uint8_t *host, size_t size, uint8_t value)
 
 START_TEST(create_and_destroy)
 {
-    aclrtStream a = new_stream();
-    aclrtStream b = new_stream();
+    aclrtStream a = acltest_new_stream();
+    aclrtStream b = acltest_new_stream();
     ck_assert_ptr_ne(a, b);
     ACL_OK(aclrtSynchronizeStream(a));
     ACL_OK(aclrtDestroyStream(a));
@@ -175,7 +159,7 @@ END_TEST
 
 START_TEST(default_stream_does_not_block_others)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     void *dev = device_buffer(BUF_SIZE);
     uint8_t *host = host_buffer(BUF_SIZE);
     for (int round = 0; round < 10; round++) {
@@ -197,7 +181,7 @@ END_TEST
 
 START_TEST(other_streams_do_not_block_default)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     void *dev = device_buffer(BUF_SIZE);
     uint8_t *host = host_buffer(BUF_SIZE);
     for (int round = 0; round < 10; round++) {
@@ -218,7 +202,7 @@ END_TEST
 
 START_TEST(synchronize_with_timeout)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     ACL_OK(aclrtSynchronizeStreamWithTimeout(stream, -1));
     ACL_OK(aclrtSynchronizeStreamWithTimeout(stream, 0));
     ACL_OK(aclrtSynchronizeStreamWithTimeout(stream, 50));
@@ -238,7 +222,7 @@ END_TEST
 
 START_TEST(query_follows_gate)
 {
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     ck_assert_int_eq(stream_status(stream), ACL_STREAM_STATUS_COMPLETE);
     for (int round = 0; round < 20; round++) {
         acltest_gate gate;
@@ -285,7 +269,7 @@ START_TEST(destroy_waits_for_queued_work)
         uint8_t value = (uint8_t)(0x20 + round);
         memset(src, value, CHUNKS * CHUNK);
         memset(dst, 0, CHUNKS * CHUNK);
-        aclrtStream stream = new_stream();
+        aclrtStream stream = acltest_new_stream();
         acltest_gate gate;
         acltest_gate_close(&gate, stream);
         for (int c = 0; c < CHUNKS; c++) {
@@ -327,7 +311,7 @@ END_TEST
 
 START_TEST(bad_stream_handles)
 {
-    aclrtStream dead = new_stream();
+    aclrtStream dead = acltest_new_stream();
     ACL_OK(aclrtDestroyStream(dead));
     aclrtStreamStatus status;
     ACL_FAILS(aclrtDestroyStream(dead));
@@ -357,7 +341,7 @@ START_TEST(destroy_from_other_context_fails)
 {
     aclrtContext dflt = NULL;
     ACL_OK(aclrtGetCurrentContext(&dflt));
-    aclrtStream stream = new_stream();
+    aclrtStream stream = acltest_new_stream();
     aclrtContext ctx = NULL;
     ACL_OK(aclrtCreateContext(&ctx, 0));
     ACL_FAILS(aclrtDestroyStream(stream));
@@ -374,7 +358,7 @@ START_TEST(stream_ids_distinct)
     aclrtStream streams[N];
     int32_t ids[N + 1];
     for (int i = 0; i < N; i++) {
-        streams[i] = new_stream();
+        streams[i] = acltest_new_stream();
         ACL_OK(aclrtStreamGetId(streams[i], &ids[i]));
     }
     ACL_OK(aclrtStreamGetId(NULL, &ids[N]));
@@ -392,9 +376,9 @@ END_TEST
 
 START_TEST(failure_mode)
 {
-    aclrtStream a = new_stream();
-    aclrtStream b = new_stream();
-    aclrtStream c = new_stream();
+    aclrtStream a = acltest_new_stream();
+    aclrtStream b = acltest_new_stream();
+    aclrtStream c = acltest_new_stream();
     ACL_OK(aclrtSetStreamFailureMode(a, ACL_CONTINUE_ON_FAILURE));
     ACL_OK(aclrtSetStreamFailureMode(b, ACL_STOP_ON_FAILURE));
     ACL_FAILS(aclrtSetStreamFailureMode(c, 2));
@@ -416,7 +400,7 @@ START_TEST(many_streams)
     uint8_t *dev = device_buffer((size_t)N * CHUNK);
     uint8_t *host = host_buffer((size_t)N * CHUNK);
     for (int i = 0; i < N; i++)
-        streams[i] = new_stream();
+        streams[i] = acltest_new_stream();
     for (int i = 0; i < N; i++)
         queue_fill_and_read(streams[i], dev + (size_t)i * CHUNK, host + (size_t)i * CHUNK, CHUNK,
                             (uint8_t)(i * 7 + 1));
