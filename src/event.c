@@ -160,29 +160,32 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     return ACL_SUCCESS;
 }
 
-static aclError query(const char *func, acl_event *e, bool *complete)
+/* The three status queries differ in which events they accept and in the
+ * numbers they answer with (aclrtQueryEvent's COMPLETE is 0,
+ * aclrtQueryEventStatus's is 1). */
+static aclError query(const char *func, aclrtEvent event, bool ex_allowed, bool *complete)
 {
+    acl_event *e;
+    aclError err = lookup(func, event, &e);
+    if (err)
+        return err;
+    if (!complete)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "status is NULL");
+    if (!ex_allowed && e->flavour == EVENT_EX)
+        return acl_raise(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "events made by aclrtCreateEventExWithFlag only answer aclrtQueryEventStatus");
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire)) {
         *complete = true;
         return ACL_SUCCESS;
     }
-    aclError err = backend()->event_query(e->be, complete);
+    err = backend()->event_query(e->be, complete);
     return err ? acl_raise(func, err, "querying event %u failed", e->id) : ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
-    acl_event *e;
-    aclError err = lookup(__func__, event, &e);
-    if (err)
-        return err;
-    if (!status)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
-    if (e->flavour == EVENT_EX)
-        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "events made by aclrtCreateEventExWithFlag are queried with aclrtQueryEventStatus");
     bool complete;
-    err = query(__func__, e, &complete);
+    aclError err = query(__func__, event, false, status ? &complete : NULL);
     if (!err)
         *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
     return err;
@@ -190,14 +193,8 @@ ACL_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 
 ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
-    acl_event *e;
-    aclError err = lookup(__func__, event, &e);
-    if (err)
-        return err;
-    if (!status)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
     bool complete;
-    err = query(__func__, e, &complete);
+    aclError err = query(__func__, event, true, status ? &complete : NULL);
     if (!err)
         *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return err;
@@ -208,17 +205,8 @@ ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSt
  * record is. */
 ACL_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
-    acl_event *e;
-    aclError err = lookup(__func__, event, &e);
-    if (err)
-        return err;
-    if (!status)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
-    if (e->flavour == EVENT_EX)
-        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "events made by aclrtCreateEventExWithFlag have no wait status");
     bool complete;
-    err = query(__func__, e, &complete);
+    aclError err = query(__func__, event, false, status ? &complete : NULL);
     if (!err)
         *status = complete ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
     return err;

@@ -386,45 +386,48 @@ static bool defer_free(void *ptr, int32_t phys)
     return true;
 }
 
-static aclError device_free(const char *func, void *dev_ptr)
+/* Frees a live allocation of the given kind at exactly ptr; every other
+ * pointer is refused before the backend sees it. */
+static aclError release(const char *func, void *ptr, mem_kind kind)
 {
-    if (dev_ptr == NULL)
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    bool device = kind == MEM_DEVICE;
+    if (ptr == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "%s is NULL", device ? "devPtr" : "hostPtr");
     mem_block b;
-    if (!registry_take(dev_ptr, MEM_DEVICE, &b)) {
-        if (b.kind == MEM_HOST_PINNED && b.base == (uintptr_t)dev_ptr)
-            return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                             "%p is page-locked host memory; free it with aclrtFreeHost", dev_ptr);
+    if (!registry_take(ptr, kind, &b)) {
+        if (b.kind != MEM_UNKNOWN && b.kind != kind && b.base == (uintptr_t)ptr)
+            return acl_raise(func, ACL_ERROR_INVALID_PARAM, "%p is %s; free it with %s", ptr,
+                             device ? "page-locked host memory" : "device memory",
+                             device ? "aclrtFreeHost" : "aclrtFree");
         if (b.kind != MEM_UNKNOWN)
             return acl_raise(func, ACL_ERROR_INVALID_PARAM,
                              "%p lies %zu bytes inside a %zu-byte allocation (%s) at %p; only "
                              "the address returned by the allocation can be freed",
-                             dev_ptr, (size_t)((uintptr_t)dev_ptr - b.base), b.size, where(&b),
-                             (void *)b.base);
+                             ptr, (size_t)((uintptr_t)ptr - b.base), b.size, where(&b), (void *)b.base);
         return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                         "%p is not live device memory from aclrtMalloc (never allocated by ACL "
-                         "or already freed)",
-                         dev_ptr);
+                         "%p is not live %s (never allocated by ACL or already freed)", ptr,
+                         device ? "device memory from aclrtMalloc" : "page-locked memory from aclrtMallocHost");
     }
-    if (defer_free(dev_ptr, b.phys))
+    int32_t phys = device ? b.phys : -1;
+    if (defer_free(ptr, phys))
         return ACL_SUCCESS;
-    aclError ret = backend()->free_device(b.phys, dev_ptr);
+    aclError ret = device ? backend()->free_device(phys, ptr) : backend()->free_host(ptr);
     if (ret != ACL_SUCCESS)
-        return acl_raise(func, ret, "the backend failed to free %p on device %d: %s", dev_ptr,
-                         b.device, acl_error_text(ret));
-    ACL_LOG(LOG_DEBUG, "%p: freed (%zu bytes on device %d)", dev_ptr, b.size, b.device);
+        return acl_raise(func, ret, "the backend failed to free %p (%s): %s", ptr, where(&b),
+                         acl_error_text(ret));
+    ACL_LOG(LOG_DEBUG, "%p: freed (%zu bytes, %s)", ptr, b.size, where(&b));
     return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtFree(void *devPtr)
 {
-    return device_free(__func__, devPtr);
+    return release(__func__, devPtr, MEM_DEVICE);
 }
 
 ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
 {
     mem_block b;
-    /* Only live device allocations are synchronised for; device_free
+    /* Only live device allocations are synchronised for; release
      * reports every other pointer. */
     if (devPtr != NULL && registry_find(devPtr, &b) && b.kind == MEM_DEVICE &&
         b.base == (uintptr_t)devPtr) {
@@ -434,7 +437,7 @@ ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
                                   "was not freed",
                              b.device, devPtr);
     }
-    return device_free(__func__, devPtr);
+    return release(__func__, devPtr, MEM_DEVICE);
 }
 
 /* Device and host memory are coherent on both backends: cache maintenance
@@ -572,39 +575,9 @@ ACL_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallo
     return host_alloc(__func__, ptr, size);
 }
 
-static aclError host_free(const char *func, void *host_ptr)
-{
-    if (host_ptr == NULL)
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "hostPtr is NULL");
-    mem_block b;
-    if (!registry_take(host_ptr, MEM_HOST_PINNED, &b)) {
-        if (b.kind == MEM_DEVICE && b.base == (uintptr_t)host_ptr)
-            return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                             "%p is device memory; free it with aclrtFree", host_ptr);
-        if (b.kind != MEM_UNKNOWN)
-            return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                             "%p lies %zu bytes inside a %zu-byte allocation (%s) at %p; only "
-                             "the address returned by the allocation can be freed",
-                             host_ptr, (size_t)((uintptr_t)host_ptr - b.base), b.size, where(&b),
-                             (void *)b.base);
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                         "%p is not live page-locked memory from aclrtMallocHost (never "
-                         "allocated by ACL or already freed)",
-                         host_ptr);
-    }
-    if (defer_free(host_ptr, -1))
-        return ACL_SUCCESS;
-    aclError ret = backend()->free_host(host_ptr);
-    if (ret != ACL_SUCCESS)
-        return acl_raise(func, ret, "the backend failed to free host memory %p: %s", host_ptr,
-                         acl_error_text(ret));
-    ACL_LOG(LOG_DEBUG, "%p: freed (%zu bytes of page-locked host memory)", host_ptr, b.size);
-    return ACL_SUCCESS;
-}
-
 ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
 {
-    return host_free(__func__, hostPtr);
+    return release(__func__, hostPtr, MEM_HOST_PINNED);
 }
 
 /* Page-locked memory can be in use by any device, so every visible device
@@ -626,7 +599,7 @@ ACL_EXPORT aclError aclrtFreeHostWithDevSync(void *hostPtr)
                                  device, hostPtr);
         }
     }
-    return host_free(__func__, hostPtr);
+    return release(__func__, hostPtr, MEM_HOST_PINNED);
 }
 
 /* ---- copies ------------------------------------------------------------------- */

@@ -159,30 +159,29 @@ ACL_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t pr
     return ACL_SUCCESS;
 }
 
-ACL_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
+static aclError destroy(const char *func, aclrtStream stream, bool wait)
 {
     acl_stream *s;
-    aclError err = stream_of_current_context(__func__, stream, &s);
+    aclError err = stream_of_current_context(func, stream, &s);
     if (err)
         return err;
     pthread_mutex_lock(&registry_lock);
     unlink_stream(s);
     pthread_mutex_unlock(&registry_lock);
-    stream_free(s, true);
+    stream_free(s, wait);
     return ACL_SUCCESS;
 }
 
+/* Waits for the stream's queued work, as ACL's newest documentation says. */
+ACL_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
+{
+    return destroy(__func__, stream, true);
+}
+
+/* Returns at once; queued work still completes. */
 ACL_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
-    acl_stream *s;
-    aclError err = stream_of_current_context(__func__, stream, &s);
-    if (err)
-        return err;
-    pthread_mutex_lock(&registry_lock);
-    unlink_stream(s);
-    pthread_mutex_unlock(&registry_lock);
-    stream_free(s, false);
-    return ACL_SUCCESS;
+    return destroy(__func__, stream, false);
 }
 
 static aclError synchronize(const char *func, aclrtStream stream, int32_t timeout_ms)
