@@ -4,6 +4,7 @@ The library is the one ACLCUDA_LIBRARY names (make check sets it), else the
 package's own search order. The session is initialised once; tests that
 need init/finalize themselves run in a subprocess (run_python).
 """
+import faulthandler
 import os
 import subprocess
 import sys
@@ -20,6 +21,19 @@ import acl  # noqa: E402
 ACL_SUCCESS = 0
 ACL_ERROR_REPEAT_INITIALIZE = 100002
 DEVICE_ID = 0
+
+
+# A test that hangs (a deadlock in the library, say) must fail, not stall the
+# suite: past this many seconds every thread's stack is printed and the run
+# ends with an error.
+TEST_DEADLINE_S = int(os.environ.get("ACLCUDA_TEST_DEADLINE", "120"))
+
+
+@pytest.fixture(autouse=True)
+def _deadline():
+    faulthandler.dump_traceback_later(TEST_DEADLINE_S, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def subprocess_env(extra=None):

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Per-call cost of pyACL (the acl package) next to torch.cuda and cuda-python.
+
+Each operation runs in batches of calls timed with time.perf_counter_ns; the
+batches of the columns (acl, torch, cuda-python) alternate within one
+process after warm-up, their order rotating every round. What a batch
+queued is drained outside the timed window. A round's figure is batch time /
+calls; the table shows the median over rounds and the 10th-90th percentile
+spread. torch and cuda-python columns appear when they import and see a GPU
+and acl runs on its cuda backend.
+
+    PYTHONPATH=python ACLCUDA_LIBRARY=.libs/libascendcl.so python3 bench/bench_py.py [--json PATH]
+
+With --json, the results go under the key "python" of that file, which
+keeps what else it holds (bench_c's results).
+"""
+
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+
+import acl
+
+ACL_EVENT_SYNC = 0x1
+ACL_MEMCPY_HOST_TO_DEVICE = 1
+ACL_MEM_MALLOC_HUGE_FIRST = 0
+WARMUP_BATCHES = 3
+
+
+def quantile(ordered, q):
+    """Linear interpolation between the closest ranks (as bench_c does)."""
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def summarize(values):
+    ordered = sorted(values)
+    return {"median_ns": quantile(ordered, 0.5), "p10_ns": quantile(ordered, 0.1),
+            "p90_ns": quantile(ordered, 0.9)}
+
+
+def checked(what, result):
+    """The ret of a pyACL call (bare or last in a tuple) must be 0."""
+    ret = result[-1] if isinstance(result, tuple) else result
+    if ret != 0:
+        sys.exit("bench_py: %s returned %r" % (what, ret))
+    return result
+
+
+# ---- columns ------------------------------------------------------------------
+# A column maps operation names to (run(calls), settle()) pairs: run makes
+# `calls` calls and is timed; settle drains the queue, untimed.
+
+class AclColumn:
+    name = "acl"
+
+    def __init__(self):
+        rt = acl.rt
+        checked("acl.init", acl.init())
+        checked("acl.rt.set_device", rt.set_device(0))
+        self.stream = checked("create_stream", rt.create_stream())[0]
+        self.other = checked("create_stream", rt.create_stream())[0]
+        # ACL_EVENT_SYNC without timing: what torch.cuda.Event() makes by default.
+        self.event = checked("create_event_with_flag", rt.create_event_with_flag(ACL_EVENT_SYNC))[0]
+        self.recorded = checked("create_event_with_flag",
+                                rt.create_event_with_flag(ACL_EVENT_SYNC))[0]
+        checked("record_event", rt.record_event(self.recorded, self.stream))
+        checked("synchronize_stream", rt.synchronize_stream(self.stream))
+        self.dev = checked("malloc", rt.malloc(4, ACL_MEM_MALLOC_HUGE_FIRST))[0]
+        self.host = checked("malloc_host", rt.malloc_host(4))[0]
+
+        stream, other, event, recorded, dev, host = (self.stream, self.other, self.event,
+                                                      self.recorded, self.dev, self.host)
+        record, wait, sync = rt.record_event, rt.stream_wait_event, rt.synchronize_stream
+        query, copy = rt.query_event_status, rt.memcpy_async
+        kind = ACL_MEMCPY_HOST_TO_DEVICE
+
+        def record_event(calls):
+            for _ in range(calls):
+                record(event, stream)
+
+        def stream_wait_event(calls):
+            for _ in range(calls):
+                wait(other, recorded)
+
+        def synchronize_stream(calls):
+            for _ in range(calls):
+                sync(stream)
+
+        def query_event(calls):
+            for _ in range(calls):
+                query(recorded)
+
+        def memcpy_async(calls):
+            for _ in range(calls):
+                copy(dev, 4, host, 4, kind, stream)
+
+        def settle():
+            sync(stream)
+            sync(other)
+
+        # One checked call of each, so the timed loops need not check.
+        checked("record_event", record(event, stream))
+        checked("stream_wait_event", wait(other, recorded))
+        checked("query_event_status", query(recorded))
+        checked("memcpy_async", copy(dev, 4, host, 4, kind, stream))
+        settle()
+        self.ops = {
+            "record event": (record_event, settle),
+            "stream wait event": (stream_wait_event, settle),
+            "synchronize stream": (synchronize_stream, None),
+            "query event": (query_event, None),
+            "memcpy async 4 B H2D": (memcpy_async, settle),
+        }
+
+    def close(self):
+        rt = acl.rt
+        checked("free", rt.free(self.dev))
+        checked("free_host", rt.free_host(self.host))
+        for event in (self.event, self.recorded):
+            checked("destroy_event", rt.destroy_event(event))
+        for stream in (self.stream, self.other):
+            checked("destroy_stream", rt.destroy_stream(stream))
+        checked("reset_device", rt.reset_device(0))
+        checked("finalize", acl.finalize())
+
+
+class TorchColumn:
+    name = "torch"
+
+    def __init__(self, torch):
+        self.torch = torch
+        stream = torch.cuda.Stream()
+        other = torch.cuda.Stream()
+        event = torch.cuda.Event()
+        recorded = torch.cuda.Event()
+        recorded.record(stream)
+        stream.synchronize()
+        dst = torch.empty(1, dtype=torch.int32, device="cuda")
+        src = torch.empty(1, dtype=torch.int32).pin_memory()
+
+        def record_event(calls):
+            for _ in range(calls):
+                event.record(stream)
+
+        def stream_wait_event(calls):
+            for _ in range(calls):
+                other.wait_event(recorded)
+
+        def synchronize_stream(calls):
+            for _ in range(calls):
+                stream.synchronize()
+
+        def query_event(calls):
+            for _ in range(calls):
+                recorded.query()
+
+        def memcpy_async(calls):
+            with torch.cuda.stream(stream):
+                for _ in range(calls):
+                    dst.copy_(src, non_blocking=True)
+
+        def settle():
+            stream.synchronize()
+            other.synchronize()
+
+        self.ops = {
+            "record event": (record_event, settle),
+            "stream wait event": (stream_wait_event, settle),
+            "synchronize stream": (synchronize_stream, None),
+            "query event": (query_event, None),
+            "memcpy async 4 B H2D": (memcpy_async, settle),
+        }
+
+
+class CudaPythonColumn:
+    name = "cuda-python"
+
+    def __init__(self, cudart):
+        def ok(what, result):
+            if int(result[0]) != 0:
+                raise RuntimeError("%s failed: %r" % (what, result[0]))
+            return result[1] if len(result) > 1 else None
+
+        ok("cudaSetDevice", cudart.cudaSetDevice(0))
+        # The values of CUDA's #defines, where the bindings do not export them.
+        flags = getattr(cudart, "cudaStreamNonBlocking", 0x1)
+        stream = ok("cudaStreamCreateWithFlags", cudart.cudaStreamCreateWithFlags(flags))
+        other = ok("cudaStreamCreateWithFlags", cudart.cudaStreamCreateWithFlags(flags))
+        no_timing = getattr(cudart, "cudaEventDisableTiming", 0x2)
+        event = ok("cudaEventCreateWithFlags", cudart.cudaEventCreateWithFlags(no_timing))
+        recorded = ok("cudaEventCreateWithFlags", cudart.cudaEventCreateWithFlags(no_timing))
+        ok("cudaEventRecord", cudart.cudaEventRecord(recorded, stream))
+        ok("cudaStreamSynchronize", cudart.cudaStreamSynchronize(stream))
+        dev = ok("cudaMalloc", cudart.cudaMalloc(4))
+        host = ok("cudaMallocHost", cudart.cudaMallocHost(4))
+        kind = cudart.cudaMemcpyKind.cudaMemcpyHostToDevice
+        record, wait = cudart.cudaEventRecord, cudart.cudaStreamWaitEvent
+        sync = cudart.cudaStreamSynchronize
+        query, copy = cudart.cudaEventQuery, cudart.cudaMemcpyAsync
+        # One checked call of each, so the timed loops need not check.
+        ok("cudaEventRecord", record(event, stream))
+        ok("cudaStreamWaitEvent", wait(other, recorded, 0))
+        ok("cudaEventQuery", query(recorded))
+        ok("cudaMemcpyAsync", copy(dev, host, 4, kind, stream))
+        ok("cudaStreamSynchronize", sync(stream))
+
+        def record_event(calls):
+            for _ in range(calls):
+                record(event, stream)
+
+        def stream_wait_event(calls):
+            for _ in range(calls):
+                wait(other, recorded, 0)
+
+        def synchronize_stream(calls):
+            for _ in range(calls):
+                sync(stream)
+
+        def query_event(calls):
+            for _ in range(calls):
+                query(recorded)
+
+        def memcpy_async(calls):
+            for _ in range(calls):
+                copy(dev, host, 4, kind, stream)
+
+        def settle():
+            sync(stream)
+            sync(other)
+
+        self.cleanup = lambda: (cudart.cudaFree(dev), cudart.cudaFreeHost(host),
+                                cudart.cudaEventDestroy(event), cudart.cudaEventDestroy(recorded),
+                                cudart.cudaStreamDestroy(stream), cudart.cudaStreamDestroy(other))
+        self.ops = {
+            "record event": (record_event, settle),
+            "stream wait event": (stream_wait_event, settle),
+            "synchronize stream": (synchronize_stream, None),
+            "query event": (query_event, None),
+            "memcpy async 4 B H2D": (memcpy_async, settle),
+        }
+
+
+def import_cudart():
+    """cuda-python's runtime bindings under their new name, else the old one."""
+    try:
+        from cuda.bindings import runtime
+        return runtime, "cuda.bindings.runtime"
+    except Exception:  # not installed, or unusable here: try the old name
+        pass
+    try:
+        from cuda import cudart
+        return cudart, "cuda.cudart"
+    except Exception:
+        return None, None
+
+
+# ---- measuring ----------------------------------------------------------------
+
+def time_batch(op, calls):
+    run, settle = op
+    start = time.perf_counter_ns()
+    run(calls)
+    elapsed = time.perf_counter_ns() - start
+    if settle:
+        settle()
+    return elapsed / calls
+
+
+def measure(columns, op_name, calls, rounds):
+    """Interleaved rounds; the column order rotates by one each round."""
+    present = [c for c in columns if op_name in c.ops]
+    samples = {c.name: [] for c in present}
+    for _ in range(WARMUP_BATCHES):
+        for column in present:
+            time_batch(column.ops[op_name], calls)
+    for r in range(rounds):
+        shift = r % len(present)
+        for column in present[shift:] + present[:shift]:
+            samples[column.name].append(time_batch(column.ops[op_name], calls))
+    return {name: summarize(values) for name, values in samples.items()}
+
+
+def distribution_version(*names):
+    """The installed version of the first of these distributions found."""
+    from importlib import metadata
+    for name in names:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return "?"
+
+
+def acl_backend():
+    get_name = acl._lib.library.aclcudaGetBackendName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = []
+    return get_name().decode()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="merge the results into this JSON file under \"python\"")
+    parser.add_argument("--rounds", type=int, default=41, help="rounds per operation")
+    parser.add_argument("--calls", type=int, default=500, help="calls per timed batch")
+    args = parser.parse_args()
+
+    acl_column = AclColumn()
+    backend = acl_backend()
+    rounds = args.rounds
+    columns = [acl_column]
+    notes = []
+    versions = {"python": platform.python_version()}
+
+    if backend == "cuda":
+        try:
+            import torch
+        except ImportError:
+            torch = None
+            notes.append("torch is not installed")
+        if torch is not None and not torch.cuda.is_available():
+            notes.append("torch sees no GPU")
+        elif torch is not None:
+            try:
+                columns.append(TorchColumn(torch))
+                versions["torch"] = "%s (CUDA %s)" % (torch.__version__, torch.version.cuda)
+            except Exception as exc:  # an optional column: say why and go on
+                notes.append("torch unusable: %s" % exc)
+        cudart, module = import_cudart()
+        if cudart is None:
+            notes.append("cuda-python is not installed")
+        else:
+            try:
+                columns.append(CudaPythonColumn(cudart))
+                versions["cuda-python"] = "%s %s" % (module, distribution_version(
+                    "cuda-bindings", "cuda-python"))
+            except Exception as exc:  # an optional column: say why and go on
+                notes.append("cuda-python unusable: %s" % exc)
+    else:
+        notes.append("backend %s: only the acl column runs" % backend)
+
+    names = [c.name for c in columns]
+    print("\nPython, ns per call (median [p10-p90] over %d interleaved rounds of %d calls); %s"
+          % (rounds, args.calls, ", ".join("%s %s" % kv for kv in versions.items())))
+    for note in notes:
+        print("  (%s)" % note)
+    header = "%-22s" % "operation" + "".join("  %9s [%-15s]" % (n, "p10-p90") for n in names)
+    if len(names) > 1:
+        header += "".join("  %11s" % ("acl/" + n) for n in names[1:])
+    print(header)
+
+    results = []
+    for op_name in acl_column.ops:
+        stats = measure(columns, op_name, args.calls, rounds)
+        line = "%-22s" % op_name
+        for name in names:
+            s = stats.get(name)
+            line += ("  %9.0f [%7.0f-%7.0f]" % (s["median_ns"], s["p10_ns"], s["p90_ns"]) if s
+                     else "  %9s %17s" % ("-", ""))
+        ratios = {}
+        for name in names[1:]:
+            if name in stats:
+                ratios[name] = stats["acl"]["median_ns"] / stats[name]["median_ns"]
+                line += "  %11.2f" % ratios[name]
+        print(line)
+        sys.stdout.flush()
+        results.append({"name": op_name, "calls_per_batch": args.calls, "rounds": rounds,
+                        "columns": stats, "acl_ratio": ratios})
+
+    for column in columns[1:]:
+        if hasattr(column, "cleanup"):
+            column.cleanup()
+    acl_column.close()
+
+    if args.json:
+        document = {}
+        if os.path.exists(args.json):
+            with open(args.json) as f:
+                document = json.load(f)
+        document["python"] = {
+            "tool": "bench_py",
+            "backend": backend,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "versions": versions,
+            "notes": notes,
+            "acl_calls": {"record event": "acl.rt.record_event",
+                          "stream wait event": "acl.rt.stream_wait_event",
+                          "synchronize stream": "acl.rt.synchronize_stream",
+                          "query event": "acl.rt.query_event_status",
+                          "memcpy async 4 B H2D": "acl.rt.memcpy_async"},
+            "per_call": results,
+        }
+        with open(args.json, "w") as f:
+            json.dump(document, f, indent=2)
+            f.write("\n")
+        print("\nJSON: %s (key \"python\")" % args.json)
+
+
+if __name__ == "__main__":
+    main()
