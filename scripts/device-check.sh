@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Verifies a release tarball on a GPU machine that cannot download anything
+# (how acl-cuda is proven on real hardware; CI has no GPU).
+#
+#   scripts/device-check.sh DIR
+#
+# DIR holds acl-cuda-*.tar.gz and the Debian packages the build needs but the
+# machine may lack (check, libsubunit0, libsubunit-dev, libjansson4,
+# libjansson-dev: `apt-get download` them on a connected machine). Results go
+# to $OUT (default ./device-out): the test summary, logs, benchmark JSON.
+# STEPS picks what runs (default "check bench sanitize").
+set -u
+dir=$(cd "${1:?usage: $0 DIR}" && pwd)
+out=${OUT:-$PWD/device-out}
+mkdir -p "$out"
+steps=${STEPS:-check bench sanitize}
+export ACLCUDA_BACKEND=cuda
+
+dep=$(mktemp -d)
+for deb in "$dir"/*.deb; do dpkg -x "$deb" "$dep"; done
+pc=$dep/usr/lib/x86_64-linux-gnu/pkgconfig
+sed -i "s|^prefix=.*|prefix=$dep/usr|" "$pc"/*.pc
+export PKG_CONFIG_PATH=$pc LD_LIBRARY_PATH=$dep/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nvcc --version | tail -1; } | tee "$out/gpu.txt"
+
+work=$(mktemp -d)
+tar xzf "$dir"/acl-cuda-*.tar.gz -C "$work" && cd "$work"/acl-cuda-* || exit 1
+./configure -q --enable-werror CPPFLAGS="-I$dep/usr/include" LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" \
+  PYTHON="$(command -v python3)" > "$out/configure.txt" 2>&1 || { tail -20 "$out/configure.txt"; exit 1; }
+make -j"$(nproc)" > "$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
+
+rc=0
+for step in $steps; do
+  case $step in
+    check)
+      timeout 600 make -j"$(nproc)" check > "$out/check.txt" 2>&1 || rc=1
+      grep -E '^(PASS|FAIL|ERROR|SKIP)|^# ' "$out/check.txt"
+      grep -h '%: Checks' tests/check/*.log
+      tail -n 2 tests/python/run-pytest.sh.log 2>/dev/null
+      tar czf "$out/logs.tgz" $(find tests -name '*.log') 2>/dev/null
+      ;;
+    bench)
+      ACLCUDA_BENCH_JSON="$out/bench-cuda.json" timeout 300 make bench > "$out/bench.txt" 2>&1 || rc=1
+      tail -n 60 "$out/bench.txt"
+      ;;
+    sanitize)
+      # compute-sanitizer memcheck over every Check suite, each in one process
+      # per test as usual (children are followed).
+      for t in tests/check/test_*; do
+        [ -x "$t" ] && [ "${t%.o}" = "$t" ] || continue
+        CK_DEFAULT_TIMEOUT=300 ACLCUDA_TEST_SRCDIR=$PWD timeout 300 compute-sanitizer --tool memcheck \
+          --target-processes all --error-exitcode 9 "$t" >> "$out/sanitize.txt" 2>&1 || rc=1
+      done
+      grep -E 'ERROR SUMMARY|%: Checks' "$out/sanitize.txt"
+      ;;
+  esac
+done
+exit $rc
