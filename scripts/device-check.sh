@@ -38,7 +38,7 @@ for step in $steps; do
       grep -E '^(PASS|FAIL|ERROR|SKIP)|^# ' "$out/check.txt"
       grep -h '%: Checks' tests/check/*.log
       tail -n 2 tests/python/run-pytest.sh.log 2>/dev/null
-      tar czf "$out/logs.tgz" $(find tests -name '*.log') 2>/dev/null
+      find tests -name '*.log' -print0 | tar czf "$out/logs.tgz" --null -T -
       ;;
     bench)
       ACLCUDA_BENCH_JSON="$out/bench-cuda.json" timeout 300 make bench > "$out/bench.txt" 2>&1 || rc=1

@@ -48,7 +48,7 @@ if [ ${#missing_py[@]} -gt 0 ]; then
   if ! "$python" -m pip install -q "${missing_py[@]}" 2>/dev/null; then
     # A Debian-managed python3 refuses pip; use its own packages instead.
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      $(printf 'python3-%s ' "${missing_py[@]}") >/dev/null
+      "${missing_py[@]/#/python3-}" >/dev/null
   fi
 fi
 
