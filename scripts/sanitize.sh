@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Runs the C test suites on the host backend under a dynamic checker:
+#   scripts/sanitize.sh asan      AddressSanitizer + UndefinedBehaviorSanitizer
+#   scripts/sanitize.sh tsan      ThreadSanitizer (the threaded suites)
+#   scripts/sanitize.sh valgrind  valgrind memcheck (definite leaks are errors)
+#   scripts/sanitize.sh fuzz      libFuzzer targets in fuzz/, FUZZ_SECONDS each (60)
+#   scripts/sanitize.sh all       the four in turn
+# Each mode builds in its own directory, _build-MODE, without CUDA. Only the
+# Check programs run: the pytest suite would need the sanitizer runtime
+# preloaded into Python. Prints one summary line per mode and exits non-zero
+# on any finding.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+export ACLCUDA_BACKEND=host
+
+say() { printf '==> %s\n' "$*"; }
+
+# The sources for a separate build directory. A tree configured in place
+# cannot host other builds, so its files (tracked or not ignored) are copied.
+source_dir() {
+  local mode=$1
+  if [ ! -f "$top/config.status" ]; then
+    [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi >/dev/null)
+    echo "$top"
+    return
+  fi
+  local copy=$top/_build-$mode.src
+  command -v git >/dev/null && git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || {
+    echo "the source tree is configured in place and is not a git checkout: run 'make distclean' first" >&2
+    exit 2
+  }
+  mkdir -p "$copy"
+  (cd "$top" && git ls-files -z --cached --others --exclude-standard |
+     grep -zv '^_build' | xargs -0 cp -u --parents -t "$copy")
+  [ -x "$copy/configure" ] || (cd "$copy" && autoreconf -fi >/dev/null)
+  echo "$copy"
+}
+
+# configure (once) and build one mode with the given compiler flags.
+build() {
+  local mode=$1 flags=$2
+  local src build
+  src=$(source_dir "$mode")
+  build=$top/_build-$mode
+  mkdir -p "$build"
+  if [ ! -f "$build/config.status" ]; then
+    say "$mode: configure"
+    (cd "$build" && "$src/configure" -q --without-cuda PYTHON=: \
+       CFLAGS="-O1 -g $flags" CXXFLAGS="-O1 -g $flags" LDFLAGS="$flags")
+  fi
+  say "$mode: make"
+  make -s -C "$build" -j"$jobs" >/dev/null
+}
+
+# The Check programs of the build, as the Makefile lists them.
+check_programs() {
+  printf 'print-checks:\n\t@echo $(CHECK_TESTS)\n' |
+    make -s -C "$1" -f Makefile -f - print-checks
+}
+
+# Runs `make check` on the given tests; on failure shows the failing logs.
+run_checks() {
+  local mode=$1 build=$2 tests=$3
+  shift 3
+  say "$mode: $(echo "$tests" | wc -w) test programs"
+  if make -s -C "$build" -j"$jobs" check TESTS="$tests" "$@" >"$build/check-output.txt" 2>&1; then
+    return 0
+  fi
+  for t in $tests; do
+    if grep -qE '^:test-result: (FAIL|ERROR)' "$build/$t.trs" 2>/dev/null; then
+      echo "---- $t.log"
+      tail -n 80 "$build/$t.log"
+    fi
+  done
+  tail -n 20 "$build/check-output.txt"
+  return 1
+}
+
+mode_asan() {
+  local build=$top/_build-asan
+  build asan "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  # Allocation failures are part of the tests: malloc must return NULL.
+  ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
+  CK_TIMEOUT_MULTIPLIER=4 \
+    run_checks asan "$build" "$(check_programs "$build")"
+}
+
+mode_tsan() {
+  local build=$top/_build-tsan
+  build tsan "-fsanitize=thread"
+  # The robustness suite forks a threaded process whose child starts
+  # threads, which TSan only allows with die_after_fork=0.
+  local tests=""
+  for t in test_storm test_event test_stream test_callback test_context test_memory test_robustness; do
+    tests="$tests tests/check/$t"
+  done
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \
+  CK_TIMEOUT_MULTIPLIER=10 ACLCUDA_STORM_ROUNDS=${ACLCUDA_STORM_ROUNDS:-60} \
+    run_checks tsan "$build" "$tests"
+}
+
+mode_valgrind() {
+  local build=$top/_build-valgrind
+  command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; return 1; }
+  build valgrind ""
+  # Check forks every test; valgrind follows forks by itself. libtool swaps
+  # its wrapper scripts for the real programs.
+  local vg="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite"
+  vg="$vg --show-leak-kinds=definite --track-origins=yes --suppressions=/dev/null"
+  CK_TIMEOUT_MULTIPLIER=20 ACLCUDA_STORM_ROUNDS=${ACLCUDA_STORM_ROUNDS:-30} \
+    run_checks valgrind "$build" "$(check_programs "$build")" \
+      LOG_COMPILER="$build/libtool --mode=execute $vg"
+}
+
+# libFuzzer targets link the library's sources directly (no CUDA), with the
+# config.h of a plain configure run.
+mode_fuzz() {
+  local build=$top/_build-fuzz seconds=${FUZZ_SECONDS:-60} src
+  command -v clang >/dev/null || { echo "clang is not installed" >&2; return 1; }
+  src=$(source_dir fuzz)
+  mkdir -p "$build"
+  if [ ! -f "$build/config.h" ]; then
+    say "fuzz: configure"
+    (cd "$build" && "$src/configure" -q --without-cuda PYTHON=: CC=clang)
+  fi
+  local lib_sources=()
+  for f in "$src"/src/*.c; do
+    [ "$(basename "$f")" = backend_cuda.c ] || lib_sources+=("$f")
+  done
+  local flags=(-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+               -I"$build" -I"$src/include" -I"$src/src")
+  local failed=0
+  for target in "$src"/fuzz/fuzz_*.c; do
+    local name corpus
+    name=$(basename "$target" .c)
+    say "fuzz: build $name"
+    clang "${flags[@]}" "$target" "${lib_sources[@]}" -o "$build/$name" -ljansson -lm -lpthread
+    corpus=$build/corpus-$name
+    mkdir -p "$corpus"
+    local dict=()
+    [ -f "$src/fuzz/$name.dict" ] && dict=(-dict="$src/fuzz/$name.dict")
+    say "fuzz: run $name for ${seconds}s"
+    if ! (cd "$build" && ASAN_OPTIONS="allocator_may_return_null=1" \
+          "./$name" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+            "${dict[@]}" "$corpus" "$src/fuzz/corpus/$name" >"$build/$name.log" 2>&1); then
+      echo "---- $name found a problem (crash input in $build):"
+      tail -n 60 "$build/$name.log"
+      failed=1
+    else
+      grep -E '^stat::number_of_executed_units' "$build/$name.log" || true
+    fi
+  done
+  return $failed
+}
+
+run_mode() {
+  local mode=$1 start status
+  start=$(date +%s)
+  if "mode_$mode"; then status=PASS; else status=FAIL; fi
+  printf 'sanitize %-8s %s in %ss\n' "$mode" "$status" "$(($(date +%s) - start))" | tee -a "$summary"
+  [ "$status" = PASS ]
+}
+
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+case "${1:-}" in
+  asan|tsan|valgrind|fuzz) modes=("$1") ;;
+  all) modes=(asan tsan valgrind fuzz) ;;
+  *) echo "usage: $0 asan|tsan|valgrind|fuzz|all" >&2; exit 2 ;;
+esac
+failed=0
+for mode in "${modes[@]}"; do
+  run_mode "$mode" || failed=1
+done
+if [ ${#modes[@]} -gt 1 ]; then
+  echo "---- summary"
+  cat "$summary"
+fi
+exit $failed
