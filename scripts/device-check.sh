@@ -30,11 +30,18 @@ tar xzf "$dir"/acl-cuda-*.tar.gz -C "$work" && cd "$work"/acl-cuda-* || exit 1
   PYTHON="$(command -v python3)" > "$out/configure.txt" 2>&1 || { tail -20 "$out/configure.txt"; exit 1; }
 make -j"$(nproc)" > "$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
 
+# Waits for every background job; fails if any failed.
+wait_all() {
+  local status=0 job
+  for job in $(jobs -p); do wait "$job" || status=1; done
+  return $status
+}
+
 rc=0
 for step in $steps; do
   case $step in
     check)
-      timeout 600 make -j"$(nproc)" check > "$out/check.txt" 2>&1 || rc=1
+      timeout 330 make -j"$(nproc)" check > "$out/check.txt" 2>&1 || rc=1
       grep -E '^(PASS|FAIL|ERROR|SKIP)|^# ' "$out/check.txt"
       grep -h '%: Checks' tests/check/*.log
       tail -n 2 tests/python/run-pytest.sh.log 2>/dev/null
@@ -45,14 +52,15 @@ for step in $steps; do
       tail -n 60 "$out/bench.txt"
       ;;
     sanitize)
-      # compute-sanitizer memcheck over every Check suite, each in one process
-      # per test as usual (children are followed).
+      # compute-sanitizer memcheck over every Check suite, the suites in
+      # parallel, each test in its own forked child as usual (followed).
       for t in tests/check/test_*; do
         [ -x "$t" ] && [ "${t%.o}" = "$t" ] || continue
-        CK_DEFAULT_TIMEOUT=300 ACLCUDA_TEST_SRCDIR=$PWD timeout 300 compute-sanitizer --tool memcheck \
-          --target-processes all --error-exitcode 9 "$t" >> "$out/sanitize.txt" 2>&1 || rc=1
+        CK_DEFAULT_TIMEOUT=240 ACLCUDA_TEST_SRCDIR=$PWD timeout 280 compute-sanitizer --tool memcheck \
+          --target-processes all --error-exitcode 9 "$t" > "$out/sanitize-${t##*/}.txt" 2>&1 &
       done
-      grep -E 'ERROR SUMMARY|%: Checks' "$out/sanitize.txt"
+      wait_all || rc=1
+      grep -E 'ERROR SUMMARY|%: Checks' "$out"/sanitize-*.txt
       ;;
   esac
 done

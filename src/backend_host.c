@@ -384,6 +384,9 @@ struct backend_stream {
     bool worker_joined; /* destroy joins it; otherwise it detaches itself */
     pthread_t worker;
     bool destroyed;
+    backend_stream *fork_next, *fork_prev; /* every stream, for the fork handlers */
+    bool orphaned_ref; /* a reference of a worker left behind in the parent by fork */
+    task *running; /* the task the worker is running, NULL between tasks */
 };
 
 /* Where an event was recorded: complete once stream->completed >= seq.
@@ -409,11 +412,91 @@ static void stream_retain(backend_stream *s)
     atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
 }
 
+/* ---- fork -----------------------------------------------------------------------
+ * A child process inherits every stream but none of the worker threads. The
+ * child handler forgets those workers, counting the task one was running as
+ * done (the child has the memory as it was at the fork), so that the next
+ * enqueue or wait starts a fresh worker. The prepare handler holds every
+ * stream lock across the fork, so that none is inherited locked. */
+static void task_free(task *t);
+
+static backend_stream *all_streams;
+static pthread_mutex_t all_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+static void init_stream_conds(backend_stream *s)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->work_cv, &attr);
+    pthread_cond_init(&s->done_cv, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&all_streams_lock);
+    for (backend_stream *s = all_streams; s; s = s->fork_next)
+        pthread_mutex_lock(&s->lock);
+}
+
+static void fork_parent(void)
+{
+    for (backend_stream *s = all_streams; s; s = s->fork_next)
+        pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&all_streams_lock);
+}
+
+static void fork_child(void)
+{
+    task *abandoned = NULL; /* the tasks the parent's workers were running */
+    for (backend_stream *s = all_streams; s; s = s->fork_next) {
+        if (s->running) {
+            s->running->next = abandoned;
+            abandoned = s->running;
+            s->running = NULL;
+        }
+        if (s->worker_running) {
+            uint64_t queued = 0;
+            for (task *t = s->head; t; t = t->next)
+                queued++;
+            s->completed = s->enqueued - queued;
+            s->worker_running = false;
+            s->worker_idle = false;
+            s->wake_at = UINT64_MAX;
+            /* The worker's reference stays: the next worker takes it over. */
+            s->orphaned_ref = true;
+        }
+        init_stream_conds(s); /* their waiters were threads of the parent */
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&all_streams_lock);
+    while (abandoned) {
+        task *t = abandoned;
+        abandoned = t->next;
+        task_free(t);
+    }
+}
+
+static void register_fork_handlers(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 static void stream_release(backend_stream *s)
 {
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
         return;
     /* The last reference: no worker, hence an empty queue, and no waiters. */
+    pthread_mutex_lock(&all_streams_lock);
+    if (s->fork_prev)
+        s->fork_prev->fork_next = s->fork_next;
+    else
+        all_streams = s->fork_next;
+    if (s->fork_next)
+        s->fork_next->fork_prev = s->fork_prev;
+    pthread_mutex_unlock(&all_streams_lock);
     pthread_cond_destroy(&s->done_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->lock);
@@ -443,6 +526,8 @@ static void mark_release(mark *m)
     free(m);
 }
 
+static aclError worker_start(backend_stream *s);
+
 /* Waits until s has completed seq. timeout_ms: negative = forever, 0 = just
  * look. Returns whether seq was reached. Takes only s's lock. */
 static bool stream_wait_seq(backend_stream *s, uint64_t seq, int32_t timeout_ms)
@@ -452,6 +537,11 @@ static bool stream_wait_seq(backend_stream *s, uint64_t seq, int32_t timeout_ms)
         deadline_after_ms(&deadline, timeout_ms);
     bool reached = true;
     pthread_mutex_lock(&s->lock);
+    /* Only after a fork can tasks wait without a worker. */
+    if (s->head && !s->worker_running && worker_start(s) != ACL_SUCCESS) {
+        pthread_mutex_unlock(&s->lock);
+        return s->completed >= seq;
+    }
     while (s->completed < seq) {
         if (timeout_ms == 0) {
             reached = false;
@@ -484,7 +574,7 @@ static int64_t monotonic_ns(void)
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
-/* Runs t on the worker and frees it; no lock is held. */
+/* Runs t on the worker; no lock is held. */
 static void task_run(task *t)
 {
     switch (t->kind) {
@@ -503,13 +593,19 @@ static void task_run(task *t)
         break;
     case TASK_WAIT:
         mark_wait(t->u.mark, -1);
-        mark_release(t->u.mark);
         break;
     case TASK_TIMESTAMP:
         t->u.mark->stamp_ns = monotonic_ns();
-        mark_release(t->u.mark);
         break;
     }
+}
+
+/* Frees a task that ran (or never will) with its mark reference. Called
+ * without stream locks: the last reference to a mark may free a stream. */
+static void task_free(task *t)
+{
+    if (t->kind == TASK_WAIT || t->kind == TASK_TIMESTAMP)
+        mark_release(t->u.mark);
     free(t);
 }
 
@@ -534,16 +630,21 @@ static void *stream_worker(void *arg)
         s->head = t->next;
         if (!s->head)
             s->tail = NULL;
+        s->running = t;
         pthread_mutex_unlock(&s->lock);
 
         task_run(t);
 
         pthread_mutex_lock(&s->lock);
+        s->running = NULL;
         s->completed++;
         if (s->completed >= s->wake_at) {
             s->wake_at = UINT64_MAX;
             pthread_cond_broadcast(&s->done_cv);
         }
+        pthread_mutex_unlock(&s->lock);
+        task_free(t);
+        pthread_mutex_lock(&s->lock);
     }
     s->worker_running = false;
     if (!s->worker_joined)
@@ -565,13 +666,19 @@ static aclError worker_start(backend_stream *s)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    stream_retain(s);
+    bool inherited_ref = s->orphaned_ref;
+    if (inherited_ref)
+        s->orphaned_ref = false;
+    else
+        stream_retain(s);
     int rc = pthread_create(&s->worker, &attr, stream_worker, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc) {
-        /* Not the last reference: the caller holds one. */
-        atomic_fetch_sub_explicit(&s->refs, 1, memory_order_relaxed);
+        if (inherited_ref)
+            s->orphaned_ref = true;
+        else /* not the last reference: the caller holds one */
+            atomic_fetch_sub_explicit(&s->refs, 1, memory_order_relaxed);
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
     }
     s->worker_running = true;
@@ -725,6 +832,13 @@ static aclError host_stream_create(int32_t dev, int32_t priority, backend_stream
     atomic_init(&s->refs, 1);
     s->dev = dev;
     s->wake_at = UINT64_MAX;
+    pthread_once(&fork_handlers_once, register_fork_handlers);
+    pthread_mutex_lock(&all_streams_lock);
+    s->fork_next = all_streams;
+    if (all_streams)
+        all_streams->fork_prev = s;
+    all_streams = s;
+    pthread_mutex_unlock(&all_streams_lock);
     *out = s;
     return ACL_SUCCESS;
 }
