@@ -8,7 +8,7 @@
 # machine may lack (check, libsubunit0, libsubunit-dev, libjansson4,
 # libjansson-dev: `apt-get download` them on a connected machine). Results go
 # to $OUT (default ./device-out): the test summary, logs, benchmark JSON.
-# STEPS picks what runs (default "check bench sanitize").
+# STEPS picks what runs (default "check bench sanitize"; also "pytest").
 set -u
 dir=$(cd "${1:?usage: $0 DIR}" && pwd)
 out=${OUT:-$PWD/device-out}
@@ -61,6 +61,13 @@ for step in $steps; do
       done
       wait_all || rc=1
       grep -E 'ERROR SUMMARY|%: Checks' "$out"/sanitize-*.txt
+      (cd "$out" && tar czf sanitize.tgz sanitize-*.txt && rm sanitize-*.txt)
+      ;;
+    pytest)
+      # The pyACL suite alone, one line per test.
+      ACLCUDA_TEST_SRCDIR=$PWD ACLCUDA_LIBRARY=$PWD/.libs/libascendcl.so PYTEST_ADDOPTS=-v \
+        timeout 300 sh tests/python/run-pytest.sh > "$out/pytest.txt" 2>&1 || rc=1
+      tail -n 5 "$out/pytest.txt"
       ;;
   esac
 done

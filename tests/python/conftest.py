@@ -27,11 +27,15 @@ DEVICE_ID = 0
 # suite: past this many seconds every thread's stack is printed and the run
 # ends with an error.
 TEST_DEADLINE_S = int(os.environ.get("ACLCUDA_TEST_DEADLINE", "120"))
+# pytest captures fd 2 during a test, and a dump written there is lost when
+# the process ends: run-pytest.sh passes the real stderr as another fd.
+_TRACEBACK_FD = os.environ.get("ACLCUDA_TEST_TRACEBACK_FD")
+_TRACEBACK_FILE = os.fdopen(int(_TRACEBACK_FD), "w") if _TRACEBACK_FD else sys.__stderr__
 
 
 @pytest.fixture(autouse=True)
 def _deadline():
-    faulthandler.dump_traceback_later(TEST_DEADLINE_S, exit=True)
+    faulthandler.dump_traceback_later(TEST_DEADLINE_S, exit=True, file=_TRACEBACK_FILE)
     yield
     faulthandler.cancel_dump_traceback_later()
 

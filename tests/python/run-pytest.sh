@@ -20,5 +20,8 @@ cd "$srcdir" || exit 1
 PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
 # The source tree may be read-only (make distcheck): no bytecode, no pytest cache.
 PYTHONDONTWRITEBYTECODE=1
-export PYTHONPATH PYTHONDONTWRITEBYTECODE
+# A test past its deadline dumps every thread's stack to fd 3, uncaptured.
+ACLCUDA_TEST_TRACEBACK_FD=3
+export PYTHONPATH PYTHONDONTWRITEBYTECODE ACLCUDA_TEST_TRACEBACK_FD
+exec 3>&2
 exec "$PYTHON" -m pytest -q -p no:cacheprovider tests/python
