@@ -377,6 +377,44 @@ START_TEST(callback_may_call_acl)
 }
 END_TEST
 
+/* The pattern of pyACL's asynchronous samples: every batch ends in a BLOCK
+ * callback that allocates pinned memory, copies its results back and frees
+ * the pinned memory again, while the main thread synchronizes the stream. */
+enum { BATCHES = 8 };
+static uint32_t *batch_device[BATCHES];
+static atomic_int batches_checked;
+
+static void copy_batch_back(void *user_data)
+{
+    int batch = (int)(intptr_t)user_data;
+    size_t bytes = WORDS * sizeof(uint32_t);
+    uint32_t *host = NULL;
+    if (aclrtMallocHost((void **)&host, bytes) != ACL_SUCCESS)
+        return;
+    bool ok = aclrtMemcpy(host, bytes, batch_device[batch], bytes, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS;
+    for (uint32_t i = 0; ok && i < WORDS; i++)
+        ok = host[i] == 0x01010101u * (uint32_t)(batch + 1);
+    if (aclrtFreeHost(host) == ACL_SUCCESS && ok)
+        atomic_fetch_add(&batches_checked, 1);
+}
+
+START_TEST(batches_copy_back_in_callbacks)
+{
+    subscribe(stream);
+    size_t bytes = WORDS * sizeof(uint32_t);
+    for (int b = 0; b < BATCHES; b++) {
+        batch_device[b] = device_words();
+        ACL_OK(aclrtMemsetAsync(batch_device[b], bytes, b + 1, bytes, stream));
+        ACL_OK(aclrtLaunchCallback(copy_batch_back, (void *)(intptr_t)b, ACL_CALLBACK_BLOCK, stream));
+    }
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ck_assert_int_eq(atomic_load(&batches_checked), BATCHES);
+    ACL_OK(aclrtUnSubscribeReport(reporter_id(), stream));
+    for (int b = 0; b < BATCHES; b++)
+        ACL_OK(aclrtFree(batch_device[b]));
+}
+END_TEST
+
 START_TEST(many_callbacks_keep_their_order)
 {
     enum { COUNT = 1000 };
@@ -686,6 +724,7 @@ static Suite *suite(void)
     tcase_add_test(behaviour, default_stream_callbacks);
     tcase_add_test(behaviour, one_thread_serves_several_streams);
     tcase_add_test(behaviour, callback_may_call_acl);
+    tcase_add_test(behaviour, batches_copy_back_in_callbacks);
     tcase_add_test(behaviour, many_callbacks_keep_their_order);
     tcase_add_test(behaviour, resubscribe_after_unsubscribe);
     tcase_add_test(behaviour, host_func_runs_in_stream_order);
