@@ -54,6 +54,7 @@ for step in $steps; do
     sanitize)
       # compute-sanitizer memcheck over every Check suite, the suites in
       # parallel, each test in its own forked child as usual (followed).
+      make -j"$(nproc)" check TESTS= > /dev/null 2>&1 || rc=1
       for t in tests/check/test_*; do
         [ -x "$t" ] && [ "${t%.o}" = "$t" ] || continue
         CK_DEFAULT_TIMEOUT=240 ACLCUDA_TEST_SRCDIR=$PWD timeout 280 compute-sanitizer --tool memcheck \

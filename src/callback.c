@@ -7,10 +7,10 @@
  * ACL_CALLBACK_BLOCK it then waits until the report thread has run the call,
  * which holds back all later work on the stream. The report thread runs posted
  * calls inside aclrtProcessReport with none of our locks held, so a callback
- * may itself call ACL (allocate, copy, free, launch more work). Frees are
- * carried out by memory.c's own thread (cudaFree and cudaFreeHost wait for
- * the device, which waits for a BLOCK callback). What a callback must not do
- * is wait for its own stream while holding it: a BLOCK callback that
+ * may itself call ACL (allocate, copy, free, launch more work); memory it
+ * frees is parked by memory.c (cudaFree and cudaFreeHost would wait for the
+ * device, which waits for a BLOCK callback). What a callback must not do is
+ * wait for its own stream while holding it: a BLOCK callback that
  * synchronises that stream or the device deadlocks, as ACL documents.
  *
  * What happens when a subscription ends with callbacks in flight. No callback

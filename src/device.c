@@ -160,8 +160,10 @@ static aclError release_device(const char *func, int32_t deviceId, bool force)
     }
     pthread_mutex_unlock(&registry_lock);
 
-    if (primary)
+    if (primary) {
         context_destroy(primary); /* waits for its streams' work first */
+        memory_device_released(phys);
+    }
     return ACL_SUCCESS;
 }
 
@@ -183,8 +185,10 @@ void device_release_all(void)
         devices[phys].primary = NULL;
         devices[phys].set_count = 0;
         pthread_mutex_unlock(&registry_lock);
-        if (primary)
+        if (primary) {
             context_destroy(primary);
+            memory_device_released(phys);
+        }
     }
 }
 

@@ -187,13 +187,112 @@ static bool policy_is_huge(uint32_t policy)
     }
 }
 
+/* ---- frees made inside callbacks (see callback_running in internal.h) -------- */
+
+/* On CUDA, cudaFree and cudaFreeHost wait for the whole device, and while
+ * they wait the driver holds a lock that cudaMalloc and cudaHostAlloc need.
+ * A callback runs while a BLOCK host function holds its stream, so a free
+ * made there (or on any thread while a callback allocates) can never finish.
+ * Memory freed inside a callback is therefore parked instead: it leaves the
+ * registry at once (for ACL it is freed), an allocation of the same size and
+ * kind reuses it without calling the backend (pyACL's samples allocate and
+ * free the same buffer in every callback), and the backend really frees it
+ * at the next free on a thread outside callbacks, when an allocation fails,
+ * or when its device is reset. */
+typedef struct parked_block {
+    void *ptr;
+    size_t size;
+    int32_t phys; /* -1: page-locked host memory */
+    struct parked_block *next;
+} parked_block;
+
+static parked_block *parked_head;
+static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* True when the free was parked; false when it must happen now. */
+static bool park_free(void *ptr, size_t size, int32_t phys)
+{
+    if (!callback_running())
+        return false;
+    parked_block *p = malloc(sizeof *p);
+    if (!p)
+        return false;
+    pthread_mutex_lock(&parked_lock);
+    *p = (parked_block){ptr, size, phys, parked_head};
+    parked_head = p;
+    pthread_mutex_unlock(&parked_lock);
+    return true;
+}
+
+/* Takes a parked block of exactly `size` bytes of the given memory; NULL
+ * when there is none. */
+static void *unpark(size_t size, int32_t phys)
+{
+    void *ptr = NULL;
+    pthread_mutex_lock(&parked_lock);
+    for (parked_block **link = &parked_head; *link; link = &(*link)->next) {
+        parked_block *p = *link;
+        if (p->size == size && p->phys == phys) {
+            ptr = p->ptr;
+            *link = p->next;
+            free(p);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&parked_lock);
+    return ptr;
+}
+
+/* Hands parked blocks to the backend: those of device `phys` (-1: host
+ * memory), or all of them when every_kind. Never inside a callback.
+ * Returns how many went back. */
+static size_t release_parked(int32_t phys, bool every_kind)
+{
+    if (callback_running())
+        return 0;
+    size_t count = 0;
+    parked_block *mine = NULL;
+    pthread_mutex_lock(&parked_lock);
+    for (parked_block **link = &parked_head; *link;) {
+        parked_block *p = *link;
+        if (every_kind || p->phys == phys) {
+            *link = p->next;
+            p->next = mine;
+            mine = p;
+        } else {
+            link = &p->next;
+        }
+    }
+    pthread_mutex_unlock(&parked_lock);
+    while (mine) {
+        parked_block *p = mine;
+        mine = p->next;
+        aclError ret = p->phys >= 0 ? backend()->free_device(p->phys, p->ptr) : backend()->free_host(p->ptr);
+        if (ret != ACL_SUCCESS)
+            ACL_LOG(LOG_ERROR, "freeing %p (freed in a callback) failed: %s", p->ptr, acl_error_text(ret));
+        free(p);
+        count++;
+    }
+    return count;
+}
+
+void memory_device_released(int32_t phys)
+{
+    release_parked(phys, false);
+    release_parked(-1, false);
+}
+
 /* Allocates `size` bytes of device memory on `phys`, reserving `padded`
  * (ACL's rounded size, which callers may rely on) and registering them. */
 static aclError device_alloc(const char *func, void **dev_ptr, size_t size, size_t padded,
                              uint32_t policy, int32_t phys, int32_t device)
 {
-    void *ptr = NULL;
-    aclError ret = backend()->malloc_device(phys, &ptr, padded);
+    void *ptr = unpark(padded, phys);
+    aclError ret = ACL_SUCCESS;
+    if (ptr == NULL && (ret = backend()->malloc_device(phys, &ptr, padded)) != ACL_SUCCESS &&
+        release_parked(phys, false) > 0) {
+        ret = backend()->malloc_device(phys, &ptr, padded);
+    }
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "cannot allocate %zu bytes (%zu requested) on device %d: %s",
                          padded, size, device, acl_error_text(ret));
@@ -324,68 +423,6 @@ ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallo
     return device_alloc(__func__, devPtr, size, padded, (uint32_t)policy, phys, device);
 }
 
-/* ---- frees made inside callbacks (see callback_running in internal.h) -------- */
-
-typedef struct deferred_free {
-    void *ptr;
-    int32_t phys; /* -1: page-locked host memory */
-    struct deferred_free *next;
-} deferred_free;
-
-static deferred_free *deferred_head;
-static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t deferred_posted = PTHREAD_COND_INITIALIZER;
-static bool deferred_thread_started;
-
-static void *release_deferred(void *unused)
-{
-    (void)unused;
-    pthread_mutex_lock(&deferred_lock);
-    for (;;) {
-        while (!deferred_head)
-            pthread_cond_wait(&deferred_posted, &deferred_lock);
-        deferred_free *d = deferred_head;
-        deferred_head = d->next;
-        pthread_mutex_unlock(&deferred_lock);
-        aclError ret = d->phys >= 0 ? backend()->free_device(d->phys, d->ptr) : backend()->free_host(d->ptr);
-        if (ret != ACL_SUCCESS)
-            ACL_LOG(LOG_ERROR, "freeing %p (released in a callback) failed: %s", d->ptr, acl_error_text(ret));
-        free(d);
-        pthread_mutex_lock(&deferred_lock);
-    }
-    return NULL;
-}
-
-/* True when the free was handed over; false when it must happen now. The
- * memory already left the registry, so ACL treats it as freed either way. */
-static bool defer_free(void *ptr, int32_t phys)
-{
-    if (!callback_running())
-        return false;
-    deferred_free *d = malloc(sizeof *d);
-    if (!d)
-        return false;
-    pthread_mutex_lock(&deferred_lock);
-    if (!deferred_thread_started) {
-        pthread_t thread;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        deferred_thread_started = pthread_create(&thread, &attr, release_deferred, NULL) == 0;
-        pthread_attr_destroy(&attr);
-        if (!deferred_thread_started) {
-            pthread_mutex_unlock(&deferred_lock);
-            free(d);
-            return false;
-        }
-    }
-    *d = (deferred_free){ptr, phys, deferred_head};
-    deferred_head = d;
-    pthread_cond_signal(&deferred_posted);
-    pthread_mutex_unlock(&deferred_lock);
-    return true;
-}
-
 /* Frees a live allocation of the given kind at exactly ptr; every other
  * pointer is refused before the backend sees it. */
 static aclError release(const char *func, void *ptr, mem_kind kind)
@@ -409,8 +446,9 @@ static aclError release(const char *func, void *ptr, mem_kind kind)
                          device ? "device memory from aclrtMalloc" : "page-locked memory from aclrtMallocHost");
     }
     int32_t phys = device ? b.phys : -1;
-    if (defer_free(ptr, phys))
+    if (park_free(ptr, b.size, phys))
         return ACL_SUCCESS;
+    (void)release_parked(-1, true);
     aclError ret = device ? backend()->free_device(phys, ptr) : backend()->free_host(ptr);
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "the backend failed to free %p (%s): %s", ptr, where(&b),
@@ -532,8 +570,12 @@ static aclError host_alloc_args(const char *func, void **host_ptr, uint64_t size
 /* Allocates and registers page-locked memory; arguments already checked. */
 static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
 {
-    void *ptr = NULL;
-    aclError ret = backend()->malloc_host(&ptr, (size_t)size);
+    void *ptr = unpark((size_t)size, -1);
+    aclError ret = ACL_SUCCESS;
+    if (ptr == NULL && (ret = backend()->malloc_host(&ptr, (size_t)size)) != ACL_SUCCESS &&
+        release_parked(-1, false) > 0) {
+        ret = backend()->malloc_host(&ptr, (size_t)size);
+    }
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "cannot allocate %llu bytes of page-locked host memory: %s",
                          (unsigned long long)size, acl_error_text(ret));
