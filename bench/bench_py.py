@@ -79,7 +79,7 @@ class AclColumn:
         stream, other, event, recorded, dev, host = (self.stream, self.other, self.event,
                                                       self.recorded, self.dev, self.host)
         record, wait, sync = rt.record_event, rt.stream_wait_event, rt.synchronize_stream
-        query, copy = rt.query_event_status, rt.memcpy_async
+        query, copy, fill = rt.query_event_status, rt.memcpy_async, rt.memset_async
         kind = ACL_MEMCPY_HOST_TO_DEVICE
 
         def record_event(calls):
@@ -102,6 +102,10 @@ class AclColumn:
             for _ in range(calls):
                 copy(dev, 4, host, 4, kind, stream)
 
+        def memset_async(calls):
+            for _ in range(calls):
+                fill(dev, 4, 0, 4, stream)
+
         def settle():
             sync(stream)
             sync(other)
@@ -111,6 +115,7 @@ class AclColumn:
         checked("stream_wait_event", wait(other, recorded))
         checked("query_event_status", query(recorded))
         checked("memcpy_async", copy(dev, 4, host, 4, kind, stream))
+        checked("memset_async", fill(dev, 4, 0, 4, stream))
         settle()
         self.ops = {
             "record event": (record_event, settle),
@@ -118,6 +123,7 @@ class AclColumn:
             "synchronize stream": (synchronize_stream, None),
             "query event": (query_event, None),
             "memcpy async 4 B H2D": (memcpy_async, settle),
+            "memset async 4 B": (memset_async, settle),
         }
 
     def close(self):
@@ -167,6 +173,11 @@ class TorchColumn:
                 for _ in range(calls):
                     dst.copy_(src, non_blocking=True)
 
+        def memset_async(calls):
+            with torch.cuda.stream(stream):
+                for _ in range(calls):
+                    dst.zero_()
+
         def settle():
             stream.synchronize()
             other.synchronize()
@@ -177,6 +188,7 @@ class TorchColumn:
             "synchronize stream": (synchronize_stream, None),
             "query event": (query_event, None),
             "memcpy async 4 B H2D": (memcpy_async, settle),
+            "memset async 4 B": (memset_async, settle),
         }
 
 
@@ -205,11 +217,13 @@ class CudaPythonColumn:
         record, wait = cudart.cudaEventRecord, cudart.cudaStreamWaitEvent
         sync = cudart.cudaStreamSynchronize
         query, copy = cudart.cudaEventQuery, cudart.cudaMemcpyAsync
+        fill = cudart.cudaMemsetAsync
         # One checked call of each, so the timed loops need not check.
         ok("cudaEventRecord", record(event, stream))
         ok("cudaStreamWaitEvent", wait(other, recorded, 0))
         ok("cudaEventQuery", query(recorded))
         ok("cudaMemcpyAsync", copy(dev, host, 4, kind, stream))
+        ok("cudaMemsetAsync", fill(dev, 0, 4, stream))
         ok("cudaStreamSynchronize", sync(stream))
 
         def record_event(calls):
@@ -232,6 +246,10 @@ class CudaPythonColumn:
             for _ in range(calls):
                 copy(dev, host, 4, kind, stream)
 
+        def memset_async(calls):
+            for _ in range(calls):
+                fill(dev, 0, 4, stream)
+
         def settle():
             sync(stream)
             sync(other)
@@ -245,6 +263,7 @@ class CudaPythonColumn:
             "synchronize stream": (synchronize_stream, None),
             "query event": (query_event, None),
             "memcpy async 4 B H2D": (memcpy_async, settle),
+            "memset async 4 B": (memset_async, settle),
         }
 
 
@@ -395,7 +414,8 @@ def main():
                           "stream wait event": "acl.rt.stream_wait_event",
                           "synchronize stream": "acl.rt.synchronize_stream",
                           "query event": "acl.rt.query_event_status",
-                          "memcpy async 4 B H2D": "acl.rt.memcpy_async"},
+                          "memcpy async 4 B H2D": "acl.rt.memcpy_async",
+                          "memset async 4 B": "acl.rt.memset_async"},
             "per_call": results,
         }
         with open(args.json, "w") as f:

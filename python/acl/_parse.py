@@ -16,9 +16,12 @@ pyACL does:
   |     the arguments after it are optional
 
 A failed conversion raises TypeError (OverflowError / ValueError where
-CPython does); it is never turned into an error code or a silent 0.
+CPython does); it is never turned into an error code or a silent 0. A
+keyword argument is refused with Python's own TypeError ("... got an
+unexpected keyword argument ..."), which costs nothing per call.
 """
 
+import ctypes
 import functools
 import operator
 
@@ -113,25 +116,10 @@ def _plural(n):
     return "argument" if n == 1 else "arguments"
 
 
-# Per letter: the test that lets a plain int through untouched (or with a
-# mask), as source text; anything else goes through the full converter.
-_FAST_PATHS = {
-    "k": ("type(a{n}) is int", "a{n} & 0xFFFFFFFFFFFFFFFF"),
-    "K": ("type(a{n}) is int", "a{n} & 0xFFFFFFFFFFFFFFFF"),
-    "i": ("type(a{n}) is int and -2147483648 <= a{n} <= 2147483647", "a{n}"),
-    "I": ("type(a{n}) is int", "a{n} & 0xFFFFFFFF"),
-    "O": ("True", "a{n}"),
-}
-
-
-def parsed(qualified_name, fmt):
-    """Decorator: the wrapped body receives its arguments converted per fmt.
-
-    The wrapper takes positional arguments only, as METH_VARARGS functions do,
-    and checks their number and types before the body runs. Calls are hot
-    (record_event, memcpy_async in loops), so for formats without optional
-    arguments the wrapper is generated with one inline test per argument and
-    builds error messages only when a check fails."""
+def _checker(qualified_name, fmt):
+    """(letters, optional letters, check) for a format: check(args) converts a
+    tuple of arguments per fmt, or raises what PyArg_ParseTuple would. It is
+    the slow path of every wrapper, so messages are built only on failure."""
     required, _, optional = fmt.partition("|")
     letters = required + optional
     unknown = set(letters) - set(_CONVERTERS)
@@ -140,50 +128,167 @@ def parsed(qualified_name, fmt):
     low, high = len(required), len(letters)
     converters = [_CONVERTERS[c] for c in letters]
 
-    def refuse(args, kwargs):
-        if kwargs:
-            raise TypeError("%s() takes no keyword arguments" % qualified_name)
+    def check(args):
         given = len(args)
-        if low == high:
-            bound = "exactly %d" % low
-        elif given < low:
-            bound = "at least %d" % low
-        else:
-            bound = "at most %d" % high
-        expected = low if given < low else high
-        raise TypeError("%s() takes %s %s (%d given)"
-                        % (qualified_name, bound, _plural(expected), given))
+        if not low <= given <= high:
+            if low == high:
+                bound = "exactly %d" % low
+            elif given < low:
+                bound = "at least %d" % low
+            else:
+                bound = "at most %d" % high
+            expected = low if given < low else high
+            raise TypeError("%s() takes %s %s (%d given)"
+                            % (qualified_name, bound, _plural(expected), given))
+        converted = []
+        for position, (convert, value) in enumerate(zip(converters, args)):
+            try:
+                converted.append(convert(value))
+            except _BadArgument as bad:
+                raise bad.exc_type("%s args parse failed: argument %d%s"
+                                   % (qualified_name, position + 1, bad.detail)) from None
+        return converted
 
-    def convert(position, value):
-        try:
-            return converters[position](value)
-        except _BadArgument as bad:
-            raise bad.exc_type("%s args parse failed: argument %d%s"
-                               % (qualified_name, position + 1, bad.detail)) from None
+    return letters, optional, check
+
+
+# Marks a parameter the caller left out: the generated wrappers declare each
+# one with this default, so that a call with too few arguments reaches the
+# slow path (and its pyACL message) instead of Python's own message.
+_MISSING = object()
+
+# Per letter: the test that lets a plain int through, and what is passed on
+# then (masked where the letter masks), as source text; None for "any
+# object". Other letters have no fast path.
+_FAST_PATHS = {
+    "k": ("type(a{n}) is int", "a{n} & 0xFFFFFFFFFFFFFFFF"),
+    "K": ("type(a{n}) is int", "a{n} & 0xFFFFFFFFFFFFFFFF"),
+    "i": ("type(a{n}) is int and -2147483648 <= a{n} <= 2147483647", "a{n}"),
+    "I": ("type(a{n}) is int", "a{n} & 0xFFFFFFFF"),
+    "O": (None, "a{n}"),
+}
+
+
+def _fast_path(letters, unmasked):
+    """(test, values): the source of the test that every argument is given
+    and passes its letter's fast test, and of the arguments passed on then
+    (letters in unmasked as given: ctypes masks or refuses them itself).
+    None when a letter has no fast path."""
+    tests, values = [], []
+    for n, letter in enumerate(letters):
+        if letter not in _FAST_PATHS:
+            return None
+        test, value = _FAST_PATHS[letter]
+        if test is None and n == len(letters) - 1:
+            # Any object passes, but the last one must be given (the
+            # earlier ones are whenever it is).
+            test = "a{n} is not _MISSING"
+        if test:
+            tests.append(test.format(n=n))
+        values.append(("a{n}" if letter in unmasked else value).format(n=n))
+    tests.append("not extra")
+    return " and ".join(tests), ", ".join(values)
+
+
+def _generate(name, letters, source_lines, scope):
+    """Defines name(a0=_MISSING, ..., /, *extra) with the given body lines,
+    which see the names of scope (all starting with "_").
+
+    Positional-only parameters with defaults make the call as cheap as a
+    Python call gets (no argument tuple or keyword dict is built); Python
+    itself refuses a keyword argument, with a TypeError."""
+    if name in scope or name == "_MISSING":
+        raise ValueError("cannot generate a wrapper named %r" % name)
+    parameters = ["a%d=_MISSING" % n for n in range(len(letters))]
+    if parameters:
+        parameters.append("/")
+    header = "def %s(%s):" % (name, ", ".join(parameters + ["*extra"]))
+    scope = dict(scope, _MISSING=_MISSING)
+    exec("\n".join([header] + ["    " + line for line in source_lines]), scope)
+    return scope[name]
+
+
+def _parameters(letters):
+    """The source of all a generated wrapper's parameters, as call arguments."""
+    return "".join("a%d, " % n for n in range(len(letters))) + "*extra"
+
+
+def _given(*args):
+    """The arguments a generated wrapper was called with, from its parameters."""
+    return tuple(arg for arg in args if arg is not _MISSING)
+
+
+def parsed(qualified_name, fmt):
+    """Decorator: the wrapped body receives its arguments converted per fmt.
+
+    The wrapper takes positional arguments only, as METH_VARARGS functions do,
+    and checks their number and types before the body runs. Calls are hot
+    (record_event, memcpy_async in loops), so the wrapper is generated with
+    one inline test per argument; anything else (another type, a wrong
+    number of arguments) goes through the full check."""
+    letters, optional, check = _checker(qualified_name, fmt)
+    # Optional arguments have no fast path: no caller of those is hot.
+    fast = None if optional else _fast_path(letters, "")
 
     def decorate(body):
-        if optional:
-            def wrapper(*args, **kwargs):
-                if kwargs or not low <= len(args) <= high:
-                    refuse(args, kwargs)
-                return body(*[convert(n, arg) for n, arg in enumerate(args)])
+        # Both paths call the body from the wrapper itself, so that the
+        # caller is always two frames up from the body (app_log and the
+        # deprecation warnings rely on it).
+        lines = ["return _body(*_check(_given(%s)))" % _parameters(letters)]
+        if fast:
+            lines[:0] = ["if %s:" % fast[0], "    return _body(%s)" % fast[1]]
+        wrapper = _generate(body.__name__, letters, lines,
+                            {"_body": body, "_check": check, "_given": _given})
+        return functools.wraps(body)(wrapper)
+
+    return decorate
+
+
+def foreign(qualified_name, fmt, function, out=None):
+    """Decorator for a function that only passes its arguments on to the C
+    function `function` (a ctypes function with argtypes): the wrapper checks
+    them per fmt and calls it directly, with no Python body in between. The
+    decorated def gives the signature and docstring; its body is not run.
+
+    With out (a ctypes type), the C function takes one more argument, a
+    pointer to a value of that type, and the result is (value, ret).
+
+    On the fast path "k" and "K" arguments are passed on unmasked: ctypes
+    masks them to the 64 bits of an integer parameter itself, and a pointer
+    parameter refuses what does not fit with ArgumentError, before the C
+    function is called; the slow path then masks them as PyArg_ParseTuple
+    does and calls again."""
+    letters, optional, check = _checker(qualified_name, fmt)
+    if optional or not set(letters) <= set("kKiI"):
+        # Other letters have no fast path, or (O) could make ctypes refuse
+        # an argument with ArgumentError instead of TypeError.
+        raise ValueError("foreign() takes formats of k, K, i and I only, not %r" % fmt)
+    fast = _fast_path(letters, "kK")
+
+    def slow(*args):
+        converted = check(_given(*args))
+        if out is None:
+            return function(*converted)
+        value = out()
+        ret = function(*converted, value)
+        return value.value, ret
+
+    def decorate(body):
+        test, values = fast
+        if out is None:
+            call = ["        return _function(%s)" % values]
         else:
-            names = ["a%d" % n for n in range(high)]
-            lines = ["def wrapper(*args, **kwargs):",
-                     "    if kwargs or len(args) != %d:" % high,
-                     "        refuse(args, kwargs)"]
-            if names:
-                lines.append("    %s, = args" % ", ".join(names))
-            converted = []
-            for n, letter in enumerate(letters):
-                test, value = _FAST_PATHS.get(letter, ("False", "a{n}"))
-                lines.append("    a{n} = {value} if {test} else convert({n}, a{n})".format(
-                    n=n, test=test.format(n=n), value=value.format(n=n)))
-                converted.append("a%d" % n)
-            lines.append("    return body(%s)" % ", ".join(converted))
-            scope = {"refuse": refuse, "convert": convert, "body": body}
-            exec("\n".join(lines), scope)
-            wrapper = scope["wrapper"]
+            # A value per call, not one shared: another thread may be inside
+            # the same C function (the GIL is released there).
+            call = ["        value = _out()",
+                    "        ret = _function(%s)" % ", ".join(filter(None, [values, "value"])),
+                    "        return value.value, ret"]
+        lines = ["if %s:" % test, "    try:"] + call + [
+            "    except _ArgumentError:",
+            "        pass",
+            "return _slow(%s)" % _parameters(letters)]
+        wrapper = _generate(body.__name__, letters, lines, {
+            "_function": function, "_out": out, "_slow": slow, "_ArgumentError": ctypes.ArgumentError})
         return functools.wraps(body)(wrapper)
 
     return decorate
@@ -197,6 +302,16 @@ def api(module, fmt, available=True):
         if not available:
             return UNAVAILABLE
         return parsed("%s.%s" % (module, body.__name__), fmt)(body)
+    return decorate
+
+
+def foreign_api(module, fmt, function, out=None):
+    """Like foreign(), naming the function module.<name>; function is None
+    when the library lacks it, and the result is UNAVAILABLE then."""
+    def decorate(body):
+        if function is None:
+            return UNAVAILABLE
+        return foreign("%s.%s" % (module, body.__name__), fmt, function, out)(body)
     return decorate
 
 

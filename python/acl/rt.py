@@ -10,7 +10,6 @@ are absent, as they would be from a pyACL build without them.
 import collections as _collections
 import itertools as _itertools
 import sys as _sys
-import threading as _threading
 import traceback as _traceback
 from ctypes import byref as _byref
 from ctypes import c_float as _c_float
@@ -25,12 +24,21 @@ from ctypes import c_void_p as _c_void_p
 from . import _lib
 from ._parse import api as _api_for
 from ._parse import drop_unavailable as _drop_unavailable
+from ._parse import foreign_api as _foreign_api_for
 
 _c = _lib.api
 
 
 def _api(fmt, *c_functions):
     return _api_for("acl.rt", fmt, _lib.has(*c_functions))
+
+
+def _foreign(fmt, c_function, out=None):
+    """For the hot calls that only pass their arguments on to c_function:
+    the wrapper calls it directly, with no Python body in between (the
+    decorated def gives the signature and docstring). With out, the result
+    is (value, ret), value being what c_function wrote to its last argument."""
+    return _foreign_api_for("acl.rt", fmt, getattr(_c, c_function, None), out)
 
 
 def _handle_out(function, *args):
@@ -352,10 +360,9 @@ def destroy_stream_force(stream, /):
     return _c.aclrtDestroyStreamForce(stream)
 
 
-@_api("k", "aclrtSynchronizeStream")
+@_foreign("k", "aclrtSynchronizeStream")
 def synchronize_stream(stream, /):
     """ret = acl.rt.synchronize_stream(stream) (other Python threads keep running)"""
-    return _c.aclrtSynchronizeStream(stream)
 
 
 @_api("ki", "aclrtSynchronizeStreamWithTimeout")
@@ -370,10 +377,9 @@ def stream_query(stream, /):
     return _value_out(_c_int, _c.aclrtStreamQuery, stream)
 
 
-@_api("kk", "aclrtStreamWaitEvent")
+@_foreign("kk", "aclrtStreamWaitEvent")
 def stream_wait_event(stream, event, /):
     """ret = acl.rt.stream_wait_event(stream, event): stream first."""
-    return _c.aclrtStreamWaitEvent(stream, event)
 
 
 @_api("kI", "aclrtSetStreamFailureMode")
@@ -484,10 +490,9 @@ def destroy_event(event, /):
     return _c.aclrtDestroyEvent(event)
 
 
-@_api("kk", "aclrtRecordEvent")
+@_foreign("kk", "aclrtRecordEvent")
 def record_event(event, stream, /):
     """ret = acl.rt.record_event(event, stream): event first."""
-    return _c.aclrtRecordEvent(event, stream)
 
 
 @_api("kk", "aclrtResetEvent")
@@ -496,16 +501,14 @@ def reset_event(event, stream, /):
     return _c.aclrtResetEvent(event, stream)
 
 
-@_api("k", "aclrtQueryEvent")
+@_foreign("k", "aclrtQueryEvent", out=_c_int)
 def query_event(event, /):
     """status, ret = acl.rt.query_event(event): 0 complete, 1 not ready (deprecated)."""
-    return _value_out(_c_int, _c.aclrtQueryEvent, event)
 
 
-@_api("k", "aclrtQueryEventStatus")
+@_foreign("k", "aclrtQueryEventStatus", out=_c_int)
 def query_event_status(event, /):
     """status, ret = acl.rt.query_event_status(event): 1 complete, 0 not ready."""
-    return _value_out(_c_int, _c.aclrtQueryEventStatus, event)
 
 
 @_api("k", "aclrtQueryEventWaitStatus")
@@ -733,10 +736,9 @@ def memcpy(dst, dest_max, src, count, kind, /):
     return _c.aclrtMemcpy(dst, dest_max, src, count, kind)
 
 
-@_api("kkkkik", "aclrtMemcpyAsync")
+@_foreign("kkkkik", "aclrtMemcpyAsync")
 def memcpy_async(dst, dest_max, src, count, kind, stream, /):
     """ret = acl.rt.memcpy_async(dst, dest_max, src, count, kind, stream)"""
-    return _c.aclrtMemcpyAsync(dst, dest_max, src, count, kind, stream)
 
 
 @_api("kkkkik", "aclrtMemcpyAsyncWithCondition")
@@ -745,10 +747,9 @@ def memcpy_async_with_condition(dst, dest_max, src, count, kind, stream, /):
     return _c.aclrtMemcpyAsyncWithCondition(dst, dest_max, src, count, kind, stream)
 
 
-@_api("kkikk", "aclrtMemsetAsync")
+@_foreign("kkikk", "aclrtMemsetAsync")
 def memset_async(dev_ptr, max_count, value, count, stream, /):
     """ret = acl.rt.memset_async(dev_ptr, max_count, value, count, stream)"""
-    return _c.aclrtMemsetAsync(dev_ptr, max_count, value, count, stream)
 
 
 @_api("kkik", "aclrtMemset")
@@ -799,10 +800,11 @@ def reduce_async(dst, src, count, kind, data_type, stream, reserve, /):
 # integer cookie as userData. The cookie indexes the (fn, user_data) pairs
 # still to run, which keeps them alive until their callback has run. ctypes
 # takes the GIL for the trampoline, so the report thread runs Python while
-# the main thread waits in synchronize_stream with the GIL released.
+# the main thread waits in synchronize_stream with the GIL released. Each
+# access to the pairs is one dict operation, atomic on its own, so they
+# need no lock (launch_callback is a hot call).
 
 _pending_callbacks = {}
-_pending_lock = _threading.Lock()
 _cookies = _itertools.count(1)
 # The most recent exceptions raised by callbacks: (callback, exception).
 _callback_errors = _collections.deque(maxlen=32)
@@ -819,8 +821,7 @@ def _report_exception(what, fn, exc):
 
 
 def _run_callback(cookie):
-    with _pending_lock:
-        entry = _pending_callbacks.pop(cookie, None)
+    entry = _pending_callbacks.pop(cookie, None)
     if entry is None:
         _sys.stderr.write("acl: callback with unknown cookie %r ignored\n" % (cookie,))
         return
@@ -832,6 +833,7 @@ def _run_callback(cookie):
 
 
 _callback_trampoline = _lib.aclrtCallback(_run_callback)
+_launch_callback = getattr(_c, "aclrtLaunchCallback", None)
 
 
 @_api("Kk", "aclrtSubscribeReport")
@@ -863,12 +865,10 @@ def launch_callback(fn, user_data, block_type, stream, /):
     if not callable(fn):
         raise TypeError("acl.rt.launch_callback() parameter must be callable")
     cookie = next(_cookies)
-    with _pending_lock:
-        _pending_callbacks[cookie] = (fn, user_data)
-    ret = _c.aclrtLaunchCallback(_callback_trampoline, cookie, block_type, stream)
+    _pending_callbacks[cookie] = (fn, user_data)
+    ret = _launch_callback(_callback_trampoline, cookie, block_type, stream)
     if ret != 0:
-        with _pending_lock:
-            _pending_callbacks.pop(cookie, None)
+        _pending_callbacks.pop(cookie, None)
     return ret
 
 

@@ -1,0 +1,183 @@
+"""The hot calls' wrappers (acl._parse.foreign and the generated fast paths
+of acl._parse.parsed) behave exactly as their slow paths: plain ints take an
+inline test, everything else the full PyArg_ParseTuple check, and both must
+give the same results, errors and frames."""
+import inspect
+import sys
+import threading
+
+import pytest
+
+import acl
+from acl import _parse
+
+ACL_EVENT_SYNC = 0x1
+ACL_CALLBACK_BLOCK = 1
+ACL_MEMCPY_HOST_TO_DEVICE = 1
+
+
+class MyInt(int):
+    """An int subclass: accepted as "k", but only through the slow path."""
+
+
+@pytest.fixture
+def recorded(stream):
+    """An event recorded on stream and complete."""
+    event, ret = acl.rt.create_event_with_flag(ACL_EVENT_SYNC)
+    assert ret == 0
+    assert acl.rt.record_event(event, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    yield event
+    acl.rt.destroy_event(event)
+
+
+def test_slow_path_arguments_give_the_fast_path_results(stream, recorded, device_memory, host_memory):
+    dev, _ = device_memory
+    host, _ = host_memory
+    rt = acl.rt
+    for convert in (int, MyInt, lambda v: v + (1 << 64), lambda v: v - (1 << 64)):
+        assert rt.record_event(convert(recorded), convert(stream)) == 0
+        assert rt.stream_wait_event(convert(stream), convert(recorded)) == 0
+        assert rt.synchronize_stream(convert(stream)) == 0
+        assert rt.query_event_status(convert(recorded)) == (1, 0)
+        assert rt.query_event(convert(recorded)) == (0, 0)
+        assert rt.memcpy_async(convert(dev), convert(4), convert(host), convert(4),
+                               ACL_MEMCPY_HOST_TO_DEVICE, convert(stream)) == 0
+        assert rt.memset_async(convert(dev), convert(4), 0, convert(4), convert(stream)) == 0
+    assert rt.synchronize_stream(stream) == 0
+
+
+def test_out_of_range_handle_on_the_fast_path_is_masked(context):
+    # 2**64 + 0 does not fit a pointer; masked, it is NULL: the default stream.
+    assert acl.rt.synchronize_stream(1 << 64) == 0
+    assert acl.rt.record_event(1 << 64, 0) != 0
+    assert acl.rt.query_event_status((1 << 64) + 1)[1] != 0
+
+
+@pytest.mark.parametrize("kind", [1 << 31, -(1 << 31) - 1])
+def test_int32_arguments_of_hot_calls_are_range_checked(context, kind):
+    with pytest.raises(OverflowError, match="argument 5"):
+        acl.rt.memcpy_async(0, 0, 0, 0, kind, 0)
+    with pytest.raises(OverflowError, match="argument 3"):
+        acl.rt.memset_async(0, 0, kind, 0, 0)
+    with pytest.raises(OverflowError, match="argument 3"):
+        acl.rt.launch_callback(print, None, kind, 0)
+
+
+@pytest.mark.parametrize("name, count", [("record_event", 2), ("stream_wait_event", 2),
+                                         ("synchronize_stream", 1), ("query_event_status", 1),
+                                         ("query_event", 1), ("memcpy_async", 6),
+                                         ("memset_async", 5), ("launch_callback", 4)])
+def test_hot_calls_check_number_kind_and_type_of_arguments(name, count):
+    function = getattr(acl.rt, name)
+    plural = "argument" if count == 1 else "arguments"
+    with pytest.raises(TypeError, match=r"exactly %d %s \(%d given\)" % (count, plural, count - 1)):
+        function(*[0] * (count - 1))
+    with pytest.raises(TypeError, match=r"exactly %d %s \(%d given\)" % (count, plural, count + 1)):
+        function(*[0] * (count + 1))
+    with pytest.raises(TypeError, match="keyword"):
+        function(*[0] * (count - 1), x=0)
+    for bad in (None, 1.0, "0", b"0"):
+        with pytest.raises(TypeError):
+            function(*[bad] * count)
+    parameters = inspect.signature(function).parameters
+    assert len(parameters) == count
+    assert all(p.kind is inspect.Parameter.POSITIONAL_ONLY for p in parameters.values())
+    assert function.__doc__.startswith(("ret = acl.rt.%s(" % name, "status, ret = acl.rt.%s(" % name))
+
+
+def test_values_out_of_concurrent_calls_do_not_mix(context, stream, recorded):
+    # Threads query a complete and a pending event at once, through the same
+    # function; each call must get its own status although the GIL is
+    # released while the C function writes it.
+    other, ret = acl.rt.create_stream()
+    assert ret == 0
+    release = threading.Event()
+    stop = threading.Event()
+
+    def report_loop():
+        acl.rt.set_context(context)
+        while not stop.is_set():
+            acl.rt.process_report(20)
+
+    reporter = threading.Thread(target=report_loop, daemon=True)
+    reporter.start()
+    assert acl.rt.subscribe_report(reporter.ident, other) == 0
+    # A blocking callback holds the stream, so an event recorded after it stays pending.
+    assert acl.rt.launch_callback(lambda _: release.wait(30), None, ACL_CALLBACK_BLOCK, other) == 0
+    pending, ret = acl.rt.create_event_with_flag(ACL_EVENT_SYNC)
+    assert ret == 0
+    assert acl.rt.record_event(pending, other) == 0
+    assert acl.rt.query_event_status(pending) == (0, 0)
+
+    failures = []
+    start = threading.Barrier(4)
+
+    def hammer(event, expected):
+        start.wait()
+        for _ in range(5000):
+            result = acl.rt.query_event_status(event)
+            if result != expected:
+                failures.append(result)
+                return
+
+    threads = [threading.Thread(target=hammer, args=(event, expected))
+               for event, expected in [(recorded, (1, 0)), (pending, (0, 0))] * 2]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns between almost any two bytecodes
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+        release.set()
+        assert acl.rt.synchronize_stream(other) == 0
+        assert acl.rt.unsubscribe_report(reporter.ident, other) == 0
+        stop.set()
+        reporter.join()
+        acl.rt.destroy_event(pending)
+        acl.rt.destroy_stream(other)
+    assert failures == []
+
+
+def test_body_is_two_frames_below_the_caller_on_both_paths():
+    frames = []
+
+    @_parse.parsed("t.where", "k")
+    def where(value, /):
+        frames.append(inspect.currentframe().f_back.f_back.f_code.co_name)
+        return value
+
+    def caller():
+        return where(5), where(MyInt(6)), where(True)
+
+    assert caller() == (5, 6, 1)
+    assert frames == ["caller"] * 3
+
+
+def test_app_log_names_its_caller(run_python):
+    code = ("import acl\n"
+            "def the_caller():\n"
+            "    acl.app_log(1, 'fast-path test line')\n"
+            "the_caller()\n")
+    completed = run_python(code, env={"ASCEND_GLOBAL_LOG_LEVEL": "0", "ASCEND_LOG_PRINT_TO_STDOUT": "1"})
+    assert completed.returncode == 0, completed.stderr
+    lines = [line for line in completed.stdout.splitlines() if "fast-path test line" in line]
+    assert lines and "the_caller (<string>:3)" in lines[0], completed.stdout
+
+
+def test_generated_wrappers_refuse_what_they_cannot_generate():
+    with pytest.raises(ValueError):
+        _parse.foreign("t.f", "s", print)  # no fast path for "s"
+    with pytest.raises(ValueError):
+        _parse.foreign("t.f", "kO", print)
+    with pytest.raises(ValueError):
+        _parse.foreign("t.f", "k|k", print)
+
+    def _body(value, /):
+        return value
+
+    with pytest.raises(ValueError):  # would shadow the body it calls
+        _parse.parsed("t._body", "k")(_body)
