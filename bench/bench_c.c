@@ -69,6 +69,15 @@ static void fail(const char *fmt, ...)
             fail("%s:%d: %s returned %d: %s", __FILE__, __LINE__, #call, (int)cuda_ok_err_,  \
                  cudaGetErrorString(cuda_ok_err_));                                          \
     } while (0)
+
+/* The raw side's streams are what aclrtCreateStream makes: non-blocking, at
+ * the device's greatest priority (ACL streams are of the highest priority). */
+static int raw_priority;
+
+static cudaError_t raw_stream_create(cudaStream_t *s)
+{
+    return cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, raw_priority);
+}
 #endif
 
 /* ---- timing and statistics -------------------------------------------------- */
@@ -260,8 +269,10 @@ static void fixture_setup(void)
 #ifdef ACLCUDA_HAVE_CUDA
     if (cfg.raw_cuda) {
         CUDA_OK(cudaSetDevice(0));
-        CUDA_OK(cudaStreamCreateWithFlags(&fx.raw_stream, cudaStreamNonBlocking));
-        CUDA_OK(cudaStreamCreateWithFlags(&fx.raw_other_stream, cudaStreamNonBlocking));
+        int least;
+        CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &raw_priority));
+        CUDA_OK(raw_stream_create(&fx.raw_stream));
+        CUDA_OK(raw_stream_create(&fx.raw_other_stream));
         CUDA_OK(cudaEventCreate(&fx.raw_event));
         CUDA_OK(cudaEventCreate(&fx.raw_recorded_event));
         CUDA_OK(cudaEventRecord(fx.raw_recorded_event, fx.raw_stream));
@@ -399,7 +410,7 @@ static void raw_stream_create_destroy(int calls)
 {
     for (int i = 0; i < calls; i++) {
         cudaStream_t s;
-        CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        CUDA_OK(raw_stream_create(&s));
         CUDA_OK(cudaStreamDestroy(s));
     }
 }
@@ -750,8 +761,7 @@ static int grow_live_handles(int target)
         }
 #ifdef ACLCUDA_HAVE_CUDA
         if (cfg.raw_cuda) {
-            cudaError_t raw =
-                cudaStreamCreateWithFlags(&extra.raw_streams[i], cudaStreamNonBlocking);
+            cudaError_t raw = raw_stream_create(&extra.raw_streams[i]);
             if (raw == cudaSuccess) {
                 raw = cudaEventCreate(&extra.raw_events[i]);
                 if (raw != cudaSuccess)

@@ -59,15 +59,17 @@ typedef struct backend_ops {
     aclError (*make_current)(int32_t dev);
 
     /* Memory. Device allocations are made on `dev`; all copies take plain
-     * pointers whose direction the caller already resolved. */
+     * pointers whose direction the caller already resolved. src_pinned: the
+     * source is page-locked memory from malloc_host. */
     aclError (*malloc_device)(int32_t dev, void **ptr, size_t size);
     aclError (*free_device)(int32_t dev, void *ptr);
     aclError (*malloc_host)(void **ptr, size_t size); /* page-locked */
     aclError (*free_host)(void *ptr);
-    aclError (*memcpy_sync)(int32_t dev, void *dst, const void *src, size_t n, copy_dir dir);
+    aclError (*memcpy_sync)(int32_t dev, void *dst, const void *src, size_t n, copy_dir dir,
+                            bool src_pinned);
     aclError (*memcpy_async)(backend_stream *s, void *dst, const void *src, size_t n, copy_dir dir);
     aclError (*memcpy2d_sync)(int32_t dev, void *dst, size_t dpitch, const void *src, size_t spitch,
-                              size_t width, size_t height, copy_dir dir);
+                              size_t width, size_t height, copy_dir dir, bool src_pinned);
     aclError (*memcpy2d_async)(backend_stream *s, void *dst, size_t dpitch, const void *src,
                                size_t spitch, size_t width, size_t height, copy_dir dir);
     aclError (*memset_sync)(int32_t dev, void *ptr, uint8_t value, size_t n, bool on_device);
@@ -87,8 +89,10 @@ typedef struct backend_ops {
      * for s itself. */
     aclError (*launch_host_func)(backend_stream *s, host_fn fn, void *arg);
 
-    /* Events. An event never recorded is complete. record captures the work
-     * queued on s so far; recording again re-captures. destroy never blocks.
+    /* Events. A new event may still carry a record from an earlier life (the
+     * cuda backend reuses destroyed events), so callers track whether it was
+     * recorded since it was created. record captures the work queued on s
+     * so far; recording again re-captures. destroy never blocks.
      * synchronize expiry returns ACL_ERROR_RT_EVENT_SYNC_TIMEOUT. elapsed
      * needs both events created with timing and completed; it returns
      * ACL_ERROR_RT_EVENT_NOT_COMPLETE while either is pending. */

@@ -291,10 +291,12 @@ static aclError check_2d(const void *dst, size_t dpitch, const void *src, size_t
     return ACL_SUCCESS;
 }
 
-static aclError host_memcpy_sync(int32_t dev, void *dst, const void *src, size_t n, copy_dir dir)
+static aclError host_memcpy_sync(int32_t dev, void *dst, const void *src, size_t n, copy_dir dir,
+                                 bool src_pinned)
 {
     (void)dev;
     (void)dir; /* every direction is a CPU copy */
+    (void)src_pinned;
     if (n == 0)
         return ACL_SUCCESS;
     if (!dst || !src)
@@ -304,10 +306,12 @@ static aclError host_memcpy_sync(int32_t dev, void *dst, const void *src, size_t
 }
 
 static aclError host_memcpy2d_sync(int32_t dev, void *dst, size_t dpitch, const void *src,
-                                   size_t spitch, size_t width, size_t height, copy_dir dir)
+                                   size_t spitch, size_t width, size_t height, copy_dir dir,
+                                   bool src_pinned)
 {
     (void)dev;
     (void)dir;
+    (void)src_pinned;
     if (width == 0 || height == 0)
         return ACL_SUCCESS;
     aclError err = check_2d(dst, dpitch, src, spitch, width);

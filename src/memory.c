@@ -783,7 +783,8 @@ ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size
         ret = check_extent(__func__, "src", src, count, &p.src);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = backend()->memcpy_sync(copy_device(&p, ctx), dst, src, count, p.dir);
+    ret = backend()->memcpy_sync(copy_device(&p, ctx), dst, src, count, p.dir,
+                                 p.src.kind == MEM_HOST_PINNED);
     if (ret != ACL_SUCCESS)
         return ACL_RAISE(ret, "copying %zu bytes from %p to %p (%s) failed: %s", count, src, dst,
                          kind_name((int)kind), acl_error_text(ret));
@@ -925,7 +926,7 @@ ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, siz
     if (ret != ACL_SUCCESS)
         return ret;
     ret = backend()->memcpy2d_sync(copy_device(&p, ctx), dst, dpitch, src, spitch, width, height,
-                                   p.dir);
+                                   p.dir, p.src.kind == MEM_HOST_PINNED);
     if (ret != ACL_SUCCESS)
         return ACL_RAISE(ret, "2D copy of %zu x %zu bytes from %p to %p (%s) failed: %s", width,
                          height, src, dst, kind_name((int)kind), acl_error_text(ret));
