@@ -486,7 +486,13 @@ static aclError cache_maintenance(const char *func, const void *dev_ptr, size_t 
         return acl_raise(func, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
     if (size == 0)
         return acl_raise(func, ACL_ERROR_INVALID_PARAM, "size is 0");
-    return ACL_SUCCESS;
+    mem_block b;
+    locate(dev_ptr, &b);
+    if (b.kind == MEM_UNKNOWN)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "%p is not in live memory allocated by ACL (never allocated or freed)",
+                         dev_ptr);
+    return check_extent(func, "devPtr", dev_ptr, size, &b);
 }
 
 ACL_EXPORT aclError aclrtMemFlush(void *devPtr, size_t size)
@@ -773,7 +779,7 @@ ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size
         return ret;
     acl_context *ctx;
     ret = context_require(__func__, &ctx);
-    if (ret != ACL_SUCCESS || dst == src)
+    if (ret != ACL_SUCCESS)
         return ret;
     copy_plan p;
     ret = plan_copy(__func__, dst, src, (int)kind, &p);
@@ -781,7 +787,7 @@ ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size
         ret = check_extent(__func__, "dst", dst, count, &p.dst);
     if (ret == ACL_SUCCESS)
         ret = check_extent(__func__, "src", src, count, &p.src);
-    if (ret != ACL_SUCCESS)
+    if (ret != ACL_SUCCESS || dst == src)
         return ret;
     ret = backend()->memcpy_sync(copy_device(&p, ctx), dst, src, count, p.dir,
                                  p.src.kind == MEM_HOST_PINNED);
@@ -805,8 +811,6 @@ static aclError copy_async(const char *func, void *dst, size_t dest_max, const v
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return acl_raise(func, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "host-to-host copies cannot be queued on a stream; use aclrtMemcpy");
-    if (dst == src)
-        return ACL_SUCCESS;
     copy_plan p;
     ret = plan_copy(func, dst, src, (int)kind, &p);
     if (ret != ACL_SUCCESS)
@@ -819,7 +823,7 @@ static aclError copy_async(const char *func, void *dst, size_t dest_max, const v
     ret = check_extent(func, "dst", dst, count, &p.dst);
     if (ret == ACL_SUCCESS)
         ret = check_extent(func, "src", src, count, &p.src);
-    if (ret != ACL_SUCCESS)
+    if (ret != ACL_SUCCESS || dst == src)
         return ret;
     ret = backend()->memcpy_async(s->bs, dst, src, count, p.dir);
     if (ret != ACL_SUCCESS)

@@ -687,6 +687,32 @@ START_TEST(test_flush_invalidate)
     ACL_FAILS_WITH(aclrtMemFlush(dev, 0), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemInvalidate(NULL, 128), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemInvalidate(dev, 0), ACL_ERROR_INVALID_PARAM);
+    /* Only live ACL memory, and only inside its allocation. */
+    char foreign[64];
+    ACL_FAILS_WITH(aclrtMemFlush(foreign, sizeof foreign), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemInvalidate(foreign, sizeof foreign), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemFlush((char *)dev + 64, 4096), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(dev));
+    ACL_FAILS_WITH(aclrtMemFlush(dev, 128), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+/* Copying a buffer onto itself moves nothing, but its size is still
+ * checked against the allocation. */
+START_TEST(test_self_copy_checks_extent)
+{
+    void *dev;
+    aclrtStream stream;
+    ACL_OK(aclrtMalloc(&dev, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtCreateStream(&stream));
+    ACL_OK(aclrtMemcpy(dev, 256, dev, 256, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    ACL_OK(aclrtMemcpyAsync(dev, 256, dev, 256, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
+    ACL_FAILS_WITH(aclrtMemcpy(dev, 1 << 20, dev, 1 << 20, ACL_MEMCPY_DEVICE_TO_DEVICE),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemcpyAsync(dev, 1 << 20, dev, 1 << 20, ACL_MEMCPY_DEFAULT, stream),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ACL_OK(aclrtDestroyStream(stream));
     ACL_OK(aclrtFree(dev));
 }
 END_TEST
@@ -915,6 +941,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_free_with_dev_sync);
     tcase_add_test(tc, test_malloc_errors);
     tcase_add_test(tc, test_flush_invalidate);
+    tcase_add_test(tc, test_self_copy_checks_extent);
     tcase_add_test(tc, test_mem_info);
     tcase_add_test(tc, test_pointer_attributes);
     tcase_add_test(tc, test_many_allocations);
