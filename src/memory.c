@@ -990,6 +990,20 @@ static aclError set_args(const char *func, const void *dev_ptr, size_t max_count
     return ACL_SUCCESS;
 }
 
+/* ACL fills device memory and host memory from its own allocators only (on
+ * Ascend anything else is undefined): anything else, a freed pointer
+ * included, is refused rather than written to. */
+static aclError locate_fill_target(const char *func, const void *dev_ptr, size_t count, mem_block *b)
+{
+    locate(dev_ptr, b);
+    if (b->kind == MEM_UNKNOWN)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "%p is not live memory from aclrtMalloc or aclrtMallocHost (never "
+                         "allocated by ACL, or already freed)",
+                         dev_ptr);
+    return check_extent(func, "devPtr", dev_ptr, count, b);
+}
+
 ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     bool nothing_to_do;
@@ -1001,8 +1015,7 @@ ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, si
     if (ret != ACL_SUCCESS)
         return ret;
     mem_block b;
-    locate(devPtr, &b);
-    ret = check_extent(__func__, "devPtr", devPtr, count, &b);
+    ret = locate_fill_target(__func__, devPtr, count, &b);
     if (ret != ACL_SUCCESS)
         return ret;
     bool on_device = b.kind == MEM_DEVICE;
@@ -1026,16 +1039,12 @@ ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t valu
     if (ret != ACL_SUCCESS || nothing_to_do)
         return ret;
     mem_block b;
-    locate(devPtr, &b);
-    ret = check_extent(__func__, "devPtr", devPtr, count, &b);
+    ret = locate_fill_target(__func__, devPtr, count, &b);
     if (ret != ACL_SUCCESS)
         return ret;
     ret = backend()->memset_async(s->bs, devPtr, (uint8_t)value, count, b.kind == MEM_DEVICE);
     if (ret != ACL_SUCCESS)
         return ACL_RAISE(ret, "queueing a %zu-byte fill at %p (%s) failed: %s", count, devPtr,
                          where(&b), acl_error_text(ret));
-    /* Pageable memory may be gone once we return: fill it before that. */
-    if (b.kind == MEM_UNKNOWN)
-        return finish_stream(__func__, s, "fill of pageable host memory");
     return ACL_SUCCESS;
 }

@@ -277,9 +277,6 @@ START_TEST(test_async_pageable_is_synchronous)
     ACL_OK(aclrtMemcpyAsync(out, n, dev, n, ACL_MEMCPY_DEVICE_TO_HOST, stream));
     check_pattern(out, n, 31);
 
-    ACL_OK(aclrtMemsetAsync(out, n, 0x3C, n, NULL));
-    check_bytes(out, n, 0x3C);
-
     memset(out, 0, n);
     ACL_OK(aclrtMemcpy2dAsync(out, 100, dev, 100, 100, 10, ACL_MEMCPY_DEVICE_TO_HOST, stream));
     fill_pattern(in, n, 31);
@@ -438,11 +435,18 @@ START_TEST(test_memset)
     check_bytes(out + 1, 3, 0xFF);
     check_bytes(pinned, n, 0x12);
 
-    /* Synchronous fills of host memory, pinned or not. */
+    /* Host memory is filled when ACL allocated it; other memory (which ACL
+     * leaves undefined, and which may be a freed device pointer) is refused. */
     ACL_OK(aclrtMemset(pinned, n, 0x34, n));
     check_bytes(pinned, n, 0x34);
-    ACL_OK(aclrtMemset(out, n, 0x256, n));
-    check_bytes(out, n, 0x56);
+    memset(out, 0x77, n);
+    ACL_FAILS_WITH(aclrtMemset(out, n, 0x256, n), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemsetAsync(out, n, 0x256, n, NULL), ACL_ERROR_INVALID_PARAM);
+    check_bytes(out, n, 0x77);
+    void *freed;
+    ACL_OK(aclrtMalloc(&freed, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtFree(freed));
+    ACL_FAILS_WITH(aclrtMemset(freed, n, 0, n), ACL_ERROR_INVALID_PARAM);
 
     ACL_OK(aclrtMemset(dev, n, 1, 0));
     ACL_OK(aclrtMemsetAsync(dev, n, 1, 0, NULL));
