@@ -66,8 +66,12 @@ aclError context_create(const char *func, int32_t device, int32_t phys, bool is_
         free(ctx);
         return err;
     }
+    if ((err = handle_register(ctx))) {
+        stream_free_context(ctx);
+        free(ctx);
+        return acl_raise(func, err, "out of host memory for the handle table");
+    }
     device_link_context(ctx);
-    handle_register(ctx);
     *out = ctx;
     return ACL_SUCCESS;
 }

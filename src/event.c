@@ -57,7 +57,12 @@ static aclError create(const char *func, aclrtEvent *out, event_flavour flavour,
     e->flags = flags;
     e->id = atomic_fetch_add(&next_event_id, 1);
     e->phys = ctx->phys;
-    handle_register(e);
+    if ((err = handle_register(e))) {
+        backend()->event_destroy(e->be);
+        free(e);
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(func, err, "out of host memory for the handle table");
+    }
     *out = e;
     return ACL_SUCCESS;
 }

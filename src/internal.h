@@ -47,9 +47,10 @@ void acl_log(int level, const char *func, const char *fmt, ...) __attribute__((f
 
 /* ---- handles (handle.c) ---------------------------------------------------
  * Every handle given to the user is one of our structs starting with a magic
- * word, and is registered in a process-wide set while alive. A lookup checks
- * membership before it touches the memory, so NULL, foreign and destroyed
- * handles are told apart from live ones without undefined behaviour. */
+ * word, and is registered in a process-wide set while alive. The set keeps
+ * each handle's magic beside it, so a lookup never touches the handle's
+ * memory: NULL, foreign and destroyed handles are told apart from live ones
+ * without undefined behaviour. Lookups take no lock. */
 
 enum {
     MAGIC_CONTEXT = 0x41434C43u, /* "ACLC" */
@@ -58,7 +59,9 @@ enum {
     MAGIC_BUFFER = 0x41434C42u,  /* "ACLB" */
 };
 
-void handle_register(void *h);
+/* Reads the magic of h, which must be set. ACL_ERROR_RT_MEMORY_ALLOCATION if
+ * the set cannot grow: h is then not registered. */
+aclError handle_register(void *h);
 void handle_unregister(void *h);
 /* h if it is a live handle whose first word is magic, else NULL. */
 void *handle_lookup(const void *h, uint32_t magic);

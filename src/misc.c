@@ -182,7 +182,11 @@ ACL_EXPORT aclDataBuffer *aclCreateDataBuffer(void *data, size_t size)
         return NULL;
     }
     *b = (aclDataBuffer){MAGIC_BUFFER, data, size};
-    handle_register(b);
+    if (handle_register(b)) {
+        free(b);
+        ACL_RAISE(ACL_ERROR_BAD_ALLOC, "out of host memory for the handle table");
+        return NULL;
+    }
     return b;
 }
 

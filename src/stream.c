@@ -47,6 +47,12 @@ aclError stream_new(const char *func, acl_context *ctx, uint32_t priority, uint3
     s->id = atomic_fetch_add(&next_stream_id, 1);
     s->flags = flags;
     s->priority = priority;
+    if ((err = handle_register(s))) {
+        be->stream_destroy(bs);
+        free(s);
+        atomic_fetch_sub(&live_streams, 1);
+        return acl_raise(func, err, "out of host memory for the handle table");
+    }
 
     pthread_mutex_lock(&registry_lock);
     s->next = ctx->streams;
@@ -54,7 +60,6 @@ aclError stream_new(const char *func, acl_context *ctx, uint32_t priority, uint3
         ctx->streams->prev = s;
     ctx->streams = s;
     pthread_mutex_unlock(&registry_lock);
-    handle_register(s);
     *out = s;
     return ACL_SUCCESS;
 }
