@@ -2,6 +2,9 @@
 # The README's two commands:
 #   scripts/quickstart.sh samples   build, then run every pyACL sample
 #   scripts/quickstart.sh test      build, then run the whole test suite
+# and, for other scripts (scripts/sanitize.sh):
+#   scripts/quickstart.sh deps [PKG...]  only install the build dependencies
+#                                        and the given Debian packages
 # Missing Debian packages (and numpy/pytest for the chosen python3) are
 # installed first, as root or through sudo. The build goes to ./_build unless
 # the source tree was configured in place. Extra configure arguments can be
@@ -10,8 +13,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-}
+extra=()
 case "$what" in
   samples|test) ;;
+  deps) shift; extra=("$@") ;;
   *) echo "usage: $0 samples|test" >&2; exit 2 ;;
 esac
 
@@ -30,7 +35,7 @@ for tool_pkg in gcc:build-essential g++:g++ make:make autoreconf:autoconf automa
                 libtoolize:libtool pkg-config:pkg-config python3:python3; do
   command -v "${tool_pkg%%:*}" >/dev/null || need+=("${tool_pkg#*:}")
 done
-for pkg in check libjansson-dev libsubunit-dev; do
+for pkg in check libjansson-dev libsubunit-dev ${extra[@]+"${extra[@]}"}; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -38,6 +43,7 @@ if [ ${#need[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+if [ "$what" = deps ]; then exit 0; fi
 
 python=$(command -v python3)
 missing_py=()
@@ -60,7 +66,7 @@ else
   build=$here/_build
   if [ ! -x configure ]; then
     say "autoreconf -fi"
-    autoreconf -fi >/dev/null
+    mkdir -p m4 && autoreconf -fi >/dev/null
   fi
   mkdir -p "$build"
 fi

@@ -7,8 +7,10 @@
 #   scripts/sanitize.sh all       the four in turn
 # Each mode builds in its own directory, _build-MODE, without CUDA. Only the
 # Check programs run: the pytest suite would need the sanitizer runtime
-# preloaded into Python. Prints one summary line per mode and exits non-zero
-# on any finding.
+# preloaded into Python. Missing tools (valgrind, clang and its libFuzzer
+# runtime, the build dependencies) are installed first through
+# `scripts/quickstart.sh deps`. Two runs in one tree take turns. Prints one
+# summary line per mode and exits non-zero on any finding.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +24,7 @@ say() { printf '==> %s\n' "$*"; }
 source_dir() {
   local mode=$1
   if [ ! -f "$top/config.status" ]; then
-    [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi >/dev/null)
+    [ -x "$top/configure" ] || (cd "$top" && mkdir -p m4 && autoreconf -fi >/dev/null)
     echo "$top"
     return
   fi
@@ -34,7 +36,7 @@ source_dir() {
   mkdir -p "$copy"
   (cd "$top" && git ls-files -z --cached --others --exclude-standard |
      grep -zv '^_build' | xargs -0 cp -u --parents -t "$copy")
-  [ -x "$copy/configure" ] || (cd "$copy" && autoreconf -fi >/dev/null)
+  [ -x "$copy/configure" ] || (cd "$copy" && mkdir -p m4 && autoreconf -fi >/dev/null)
   echo "$copy"
 }
 
@@ -162,6 +164,35 @@ mode_fuzz() {
   return "$failed"
 }
 
+# Whether clang links a libFuzzer target with the sanitizers fuzz uses.
+have_libfuzzer() {
+  local dir ok=1
+  dir=$(mktemp -d)
+  printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\n%s\n' \
+    'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
+    >"$dir/t.c"
+  if clang -fsanitize=fuzzer,address,undefined "$dir/t.c" -o "$dir/t" >/dev/null 2>&1; then ok=0; fi
+  rm -rf "$dir"
+  return "$ok"
+}
+
+# The build dependencies and what the given modes need besides, installed
+# where missing (apt, through quickstart.sh). libFuzzer's runtime is a
+# package of its own on Debian 12 (libclang-rt-dev), part of clang elsewhere.
+install_deps() {
+  local pkgs=() mode
+  for mode; do
+    case "$mode" in
+      valgrind) command -v valgrind >/dev/null || pkgs+=(valgrind) ;;
+      fuzz) command -v clang >/dev/null || pkgs+=(clang) ;;
+    esac
+  done
+  "$top/scripts/quickstart.sh" deps ${pkgs[@]+"${pkgs[@]}"}
+  case " $* " in
+    *" fuzz "*) have_libfuzzer || "$top/scripts/quickstart.sh" deps libclang-rt-dev ;;
+  esac
+}
+
 run_mode() {
   local mode=$1 start status
   start=$(date +%s)
@@ -184,6 +215,14 @@ case "${1:-}" in
   all) modes=(asan tsan valgrind fuzz) ;;
   *) echo "usage: $0 asan|tsan|valgrind|fuzz|all" >&2; exit 2 ;;
 esac
+# One run at a time in this tree: a second one would rebuild the same
+# directories under the first one's feet.
+if command -v flock >/dev/null; then
+  mkdir -p "$top/_build-sanitize"
+  exec 9>"$top/_build-sanitize/lock"
+  flock -n 9 || { say "another sanitize.sh runs in $top: waiting for it"; flock 9; }
+fi
+install_deps "${modes[@]}"
 failed=0
 for mode in "${modes[@]}"; do
   run_mode "$mode" || failed=1
