@@ -367,35 +367,41 @@ ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream
 void callback_stream_gone(acl_stream *s)
 {
     pthread_mutex_lock(&report_registry_lock);
-    report_thread *rt = subscription_take(s);
-    if (!rt) {
-        pthread_mutex_unlock(&report_registry_lock);
-        return;
+    report_thread *subscriber = subscription_take(s);
+    if (subscriber) {
+        pthread_mutex_lock(&subscriber->lock);
+        report_thread_remove_stream(subscriber, s);
+        pthread_mutex_unlock(&subscriber->lock);
     }
-    pthread_mutex_lock(&rt->lock);
-    report_thread_remove_stream(rt, s);
-    size_t pending = 0, released = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
-            if (e->stream != s)
-                continue;
-            pending++;
-            if (e->waiter && atomic_load(&e->state) == ENTRY_PENDING) {
-                e->waiter = false;
-                atomic_store_explicit(&e->state, ENTRY_RELEASED, memory_order_release);
-                released++;
+    /* Calls of s may sit at any report thread, not only at its subscriber:
+     * the thread it was subscribed to when they were posted may have been
+     * unsubscribed or replaced since, and stays known while it holds them. */
+    for (report_thread *rt = report_registry; rt; rt = rt->next) {
+        pthread_mutex_lock(&rt->lock);
+        size_t pending = 0, released = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
+                if (e->stream != s)
+                    continue;
+                pending++;
+                if (e->waiter && atomic_load(&e->state) == ENTRY_PENDING) {
+                    e->waiter = false;
+                    atomic_store_explicit(&e->state, ENTRY_RELEASED, memory_order_release);
+                    released++;
+                }
             }
         }
+        if (released)
+            pthread_cond_broadcast(&rt->finished);
+        pthread_mutex_unlock(&rt->lock);
+        if (pending)
+            ACL_LOG(LOG_WARNING,
+                    "stream %d destroyed with %zu callback(s) still at report thread %#" PRIx64
+                    "; they run in its next aclrtProcessReport",
+                    s->id, pending, rt->thread_id);
     }
-    if (released)
-        pthread_cond_broadcast(&rt->finished);
-    pthread_mutex_unlock(&rt->lock);
-    if (pending)
-        ACL_LOG(LOG_WARNING,
-                "stream %d destroyed with %zu callback(s) still at report thread %#" PRIx64
-                "; they run in its next aclrtProcessReport",
-                s->id, pending, rt->thread_id);
-    report_thread_put_locked(rt);
+    if (subscriber)
+        report_thread_put_locked(subscriber);
     pthread_mutex_unlock(&report_registry_lock);
 }
 

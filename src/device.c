@@ -185,11 +185,10 @@ void device_release_all(void)
         devices[phys].primary = NULL;
         devices[phys].set_count = 0;
         pthread_mutex_unlock(&registry_lock);
-        if (primary) {
+        if (primary)
             context_destroy(primary);
-            memory_device_released(phys);
-        }
     }
+    memory_all_released();
 }
 
 ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)

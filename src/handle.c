@@ -156,10 +156,30 @@ static table *grown(table *old)
     return t;
 }
 
+/* A child of fork() must not inherit a writer's half-done change (an odd
+ * counter its readers would wait on forever): the fork waits for writers. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&write_lock);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&write_lock);
+}
+
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+static void register_fork_handlers(void)
+{
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
 aclError handle_register(void *h)
 {
     uint32_t kind = *(const uint32_t *)h; /* the caller owns a live object */
     aclError err = ACL_SUCCESS;
+    pthread_once(&fork_handlers_once, register_fork_handlers);
     pthread_mutex_lock(&write_lock);
     table *t = atomic_load_explicit(&live_table, memory_order_relaxed);
     if (t && find_slot(t, h) < t->count)

@@ -153,8 +153,10 @@ void *event_native(aclrtEvent handle);
 
 typedef enum mem_kind { MEM_UNKNOWN = 0, MEM_DEVICE, MEM_HOST_PINNED } mem_kind;
 mem_kind memory_kind_of(const void *ptr, int32_t *phys);
-/* Device phys was reset: memory freed inside callbacks goes back now. */
+/* Device phys was reset, or every device (at aclFinalize): memory freed
+ * inside callbacks goes back now. */
 void memory_device_released(int32_t phys);
+void memory_all_released(void);
 
 /* ---- callbacks (callback.c) ---------------------------------------------------- */
 

@@ -198,7 +198,9 @@ static bool policy_is_huge(uint32_t policy)
  * kind reuses it without calling the backend (pyACL's samples allocate and
  * free the same buffer in every callback), and the backend really frees it
  * at the next free on a thread outside callbacks, when an allocation fails,
- * or when its device is reset. */
+ * or when its device is reset. A reused block is handed out without waiting
+ * for the device: aclrtFree promises no synchronisation, so work still using
+ * memory that a callback freed is the caller's bug, as on Ascend. */
 typedef struct parked_block {
     void *ptr;
     size_t size;
@@ -282,6 +284,11 @@ void memory_device_released(int32_t phys)
     release_parked(-1, false);
 }
 
+void memory_all_released(void)
+{
+    (void)release_parked(-1, true);
+}
+
 /* Allocates `size` bytes of device memory on `phys`, reserving `padded`
  * (ACL's rounded size, which callers may rely on) and registering them. */
 static aclError device_alloc(const char *func, void **dev_ptr, size_t size, size_t padded,
@@ -298,7 +305,8 @@ static aclError device_alloc(const char *func, void **dev_ptr, size_t size, size
                          padded, size, device, acl_error_text(ret));
     ret = registry_add(ptr, padded, MEM_DEVICE, phys, device, policy);
     if (ret != ACL_SUCCESS) {
-        backend()->free_device(phys, ptr);
+        if (!park_free(ptr, padded, phys))
+            backend()->free_device(phys, ptr);
         return acl_raise(func, ret, "cannot record a %zu-byte allocation on device %d", padded,
                          device);
     }
@@ -587,7 +595,8 @@ static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
                          (unsigned long long)size, acl_error_text(ret));
     ret = registry_add(ptr, (size_t)size, MEM_HOST_PINNED, -1, 0, 0);
     if (ret != ACL_SUCCESS) {
-        backend()->free_host(ptr);
+        if (!park_free(ptr, (size_t)size, -1))
+            backend()->free_host(ptr);
         return acl_raise(func, ret, "cannot record a %llu-byte host allocation",
                          (unsigned long long)size);
     }

@@ -682,6 +682,25 @@ START_TEST(destroy_stream_with_callbacks_queued)
 }
 END_TEST
 
+/* A BLOCK callback posted before an unsubscribe still holds its stream; a
+ * destroy then releases it although the stream has no subscriber left, and
+ * the callback runs in the old thread's next aclrtProcessReport. */
+START_TEST(destroy_after_unsubscribe_with_block_callback_posted)
+{
+    aclrtStream doomed;
+    ACL_OK(aclrtCreateStream(&doomed));
+    ACL_OK(aclrtSubscribeReport(self_id(), doomed));
+    ACL_OK(aclrtLaunchCallback(record, VALUE(1), ACL_CALLBACK_BLOCK, doomed));
+    /* Held by the posted callback (nobody processes it yet). */
+    ACL_FAILS_WITH(aclrtSynchronizeStreamWithTimeout(doomed, 50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    ACL_OK(aclrtUnSubscribeReport(self_id(), doomed));
+    ACL_OK(aclrtDestroyStream(doomed));
+    drain_own_queue();
+    ck_assert_uint_eq(call_count(), 1);
+    ck_assert_int_eq(calls.values[0], 1);
+}
+END_TEST
+
 static aclrtStream destroyed_from_callback;
 static aclError destroy_result;
 static size_t calls_after_destroy;
@@ -753,6 +772,7 @@ static Suite *suite(void)
     tcase_add_test(ending, unsubscribe_keeps_posted_callbacks);
     tcase_add_test(ending, unsubscribe_before_stream_reaches_callbacks);
     tcase_add_test(ending, destroy_stream_with_callbacks_queued);
+    tcase_add_test(ending, destroy_after_unsubscribe_with_block_callback_posted);
     tcase_add_test(ending, block_callback_destroys_its_stream);
     suite_add_tcase(s, ending);
     return s;
