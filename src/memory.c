@@ -25,7 +25,8 @@
 
 typedef struct mem_block {
     uintptr_t base;
-    size_t size;       /* bytes actually allocated, padding included */
+    size_t size;       /* bytes allocated for the caller, padding included */
+    size_t capacity;   /* bytes the block holds: more than size when it was reused */
     mem_kind kind;
     int32_t phys;      /* backend device; -1 for host memory */
     int32_t device;    /* user-visible device id; 0 for host memory */
@@ -54,14 +55,14 @@ static int block_compare(const void *a, const void *b)
 
 /* Records a fresh allocation. Fails only when the bookkeeping itself cannot
  * be allocated, or when the backend handed out a range we still hold. */
-static aclError registry_add(void *ptr, size_t size, mem_kind kind, int32_t phys, int32_t device,
-                             uint32_t policy)
+static aclError registry_add(void *ptr, size_t size, size_t capacity, mem_kind kind, int32_t phys,
+                             int32_t device, uint32_t policy)
 {
     mem_block *b = malloc(sizeof *b);
     if (b == NULL)
         return ACL_ERROR_BAD_ALLOC;
-    *b = (mem_block){.base = (uintptr_t)ptr, .size = size, .kind = kind, .phys = phys,
-                     .device = device, .policy = policy};
+    *b = (mem_block){.base = (uintptr_t)ptr, .size = size, .capacity = capacity, .kind = kind,
+                     .phys = phys, .device = device, .policy = policy};
     pthread_rwlock_wrlock(&alloc_tree_lock);
     void *node = tsearch(b, &alloc_tree, block_compare);
     bool inserted = node != NULL && *(mem_block **)node == b;
@@ -194,11 +195,12 @@ static bool policy_is_huge(uint32_t policy)
  * A callback runs while a BLOCK host function holds its stream, so a free
  * made there (or on any thread while a callback allocates) can never finish.
  * Memory freed inside a callback is therefore parked instead: it leaves the
- * registry at once (for ACL it is freed), an allocation of the same size and
- * kind reuses it without calling the backend (pyACL's samples allocate and
- * free the same buffer in every callback), and the backend really frees it
- * at the next free on a thread outside callbacks, when an allocation fails,
- * or when its device is reset. A reused block is handed out without waiting
+ * registry at once (for ACL it is freed), a later allocation of that kind
+ * of memory that fits in it reuses it without calling the backend (pyACL's
+ * samples allocate and free the same buffer in every callback; see obtain),
+ * and the backend really frees it at the next free on a thread outside
+ * callbacks, when an allocation fails outside callbacks, or when its device
+ * is reset or ACL is finalized. A reused block is handed out without waiting
  * for the device: aclrtFree promises no synchronisation, so work still using
  * memory that a callback freed is the caller's bug, as on Ascend. */
 typedef struct parked_block {
@@ -226,20 +228,25 @@ static bool park_free(void *ptr, size_t size, int32_t phys)
     return true;
 }
 
-/* Takes a parked block of exactly `size` bytes of the given memory; NULL
- * when there is none. */
-static void *unpark(size_t size, int32_t phys)
+/* Takes the smallest parked block of the given memory that holds `size`
+ * bytes and no more than `most`; NULL when there is none. */
+static void *unpark(size_t size, size_t most, int32_t phys, size_t *capacity)
 {
-    void *ptr = NULL;
+    parked_block **best = NULL;
     pthread_mutex_lock(&parked_lock);
     for (parked_block **link = &parked_head; *link; link = &(*link)->next) {
         parked_block *p = *link;
-        if (p->size == size && p->phys == phys) {
-            ptr = p->ptr;
-            *link = p->next;
-            free(p);
-            break;
-        }
+        if (p->phys == phys && p->size >= size && p->size <= most &&
+            (best == NULL || p->size < (*best)->size))
+            best = link;
+    }
+    void *ptr = NULL;
+    if (best) {
+        parked_block *p = *best;
+        *best = p->next;
+        ptr = p->ptr;
+        *capacity = p->size;
+        free(p);
     }
     pthread_mutex_unlock(&parked_lock);
     return ptr;
@@ -289,23 +296,42 @@ void memory_all_released(void)
     (void)release_parked(-1, true);
 }
 
+/* Gets a block of `size` bytes of device phys's memory (-1: page-locked
+ * host memory): a parked block that fits without wasting more than half of
+ * it, else a new one from the backend. When the backend is out of memory,
+ * parked memory goes back and the allocation is retried; inside a callback,
+ * where nothing can go back, any parked block large enough is taken. */
+static aclError obtain(int32_t phys, size_t size, void **ptr, size_t *capacity)
+{
+    size_t roomy = size <= SIZE_MAX / 2 ? 2 * size : SIZE_MAX;
+    if ((*ptr = unpark(size, roomy, phys, capacity)) != NULL)
+        return ACL_SUCCESS;
+    *capacity = size;
+    const backend_ops *be = backend();
+    aclError ret = phys >= 0 ? be->malloc_device(phys, ptr, size) : be->malloc_host(ptr, size);
+    if (ret == ACL_SUCCESS)
+        return ret;
+    if (release_parked(phys, false) > 0)
+        return phys >= 0 ? be->malloc_device(phys, ptr, size) : be->malloc_host(ptr, size);
+    if ((*ptr = unpark(size, SIZE_MAX, phys, capacity)) != NULL)
+        return ACL_SUCCESS;
+    return ret;
+}
+
 /* Allocates `size` bytes of device memory on `phys`, reserving `padded`
  * (ACL's rounded size, which callers may rely on) and registering them. */
 static aclError device_alloc(const char *func, void **dev_ptr, size_t size, size_t padded,
                              uint32_t policy, int32_t phys, int32_t device)
 {
-    void *ptr = unpark(padded, phys);
-    aclError ret = ACL_SUCCESS;
-    if (ptr == NULL && (ret = backend()->malloc_device(phys, &ptr, padded)) != ACL_SUCCESS &&
-        release_parked(phys, false) > 0) {
-        ret = backend()->malloc_device(phys, &ptr, padded);
-    }
+    void *ptr;
+    size_t capacity;
+    aclError ret = obtain(phys, padded, &ptr, &capacity);
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "cannot allocate %zu bytes (%zu requested) on device %d: %s",
                          padded, size, device, acl_error_text(ret));
-    ret = registry_add(ptr, padded, MEM_DEVICE, phys, device, policy);
+    ret = registry_add(ptr, padded, capacity, MEM_DEVICE, phys, device, policy);
     if (ret != ACL_SUCCESS) {
-        if (!park_free(ptr, padded, phys))
+        if (!park_free(ptr, capacity, phys))
             backend()->free_device(phys, ptr);
         return acl_raise(func, ret, "cannot record a %zu-byte allocation on device %d", padded,
                          device);
@@ -454,7 +480,7 @@ static aclError release(const char *func, void *ptr, mem_kind kind)
                          device ? "device memory from aclrtMalloc" : "page-locked memory from aclrtMallocHost");
     }
     int32_t phys = device ? b.phys : -1;
-    if (park_free(ptr, b.size, phys))
+    if (park_free(ptr, b.capacity, phys))
         return ACL_SUCCESS;
     (void)release_parked(-1, true);
     aclError ret = device ? backend()->free_device(phys, ptr) : backend()->free_host(ptr);
@@ -584,18 +610,15 @@ static aclError host_alloc_args(const char *func, void **host_ptr, uint64_t size
 /* Allocates and registers page-locked memory; arguments already checked. */
 static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
 {
-    void *ptr = unpark((size_t)size, -1);
-    aclError ret = ACL_SUCCESS;
-    if (ptr == NULL && (ret = backend()->malloc_host(&ptr, (size_t)size)) != ACL_SUCCESS &&
-        release_parked(-1, false) > 0) {
-        ret = backend()->malloc_host(&ptr, (size_t)size);
-    }
+    void *ptr;
+    size_t capacity;
+    aclError ret = obtain(-1, (size_t)size, &ptr, &capacity);
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "cannot allocate %llu bytes of page-locked host memory: %s",
                          (unsigned long long)size, acl_error_text(ret));
-    ret = registry_add(ptr, (size_t)size, MEM_HOST_PINNED, -1, 0, 0);
+    ret = registry_add(ptr, (size_t)size, capacity, MEM_HOST_PINNED, -1, 0, 0);
     if (ret != ACL_SUCCESS) {
-        if (!park_free(ptr, (size_t)size, -1))
+        if (!park_free(ptr, capacity, -1))
             backend()->free_host(ptr);
         return acl_raise(func, ret, "cannot record a %llu-byte host allocation",
                          (unsigned long long)size);

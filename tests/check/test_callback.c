@@ -78,6 +78,12 @@ static void set_up(void)
     ck_assert_int_eq(pthread_create(&reporter.thread, NULL, reporter_main, NULL), 0);
 }
 
+static void set_up_small_device(void)
+{
+    ck_assert_int_eq(setenv("ACLCUDA_HOST_DEVICE_MEMORY", "64M", 1), 0);
+    set_up();
+}
+
 static void tear_down(void)
 {
     pthread_mutex_lock(&reporter.lock);
@@ -415,6 +421,35 @@ START_TEST(batches_copy_back_in_callbacks)
 }
 END_TEST
 
+/* Memory freed inside callbacks is kept for later allocations (it cannot
+ * go back to CUDA while a BLOCK callback holds the device); callbacks that
+ * allocate buffers of varying sizes must still find room. On the host
+ * backend the device has 64 MiB here (see set_up_small_device). */
+enum { VARYING_CALLBACKS = 200 };
+static atomic_int varying_ok;
+
+static void allocate_varying(void *user_data)
+{
+    size_t bytes = ((size_t)1 << 20) + (size_t)(intptr_t)user_data * 4096;
+    void *p = NULL;
+    if (aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+        return;
+    if (aclrtMemset(p, bytes, 0x5A, bytes) == ACL_SUCCESS && aclrtFree(p) == ACL_SUCCESS)
+        atomic_fetch_add(&varying_ok, 1);
+}
+
+START_TEST(callbacks_allocate_varying_sizes)
+{
+    subscribe(stream);
+    for (int i = 0; i < VARYING_CALLBACKS; i++)
+        ACL_OK(aclrtLaunchCallback(allocate_varying, (void *)(intptr_t)((i * 7919) % 256),
+                                   ACL_CALLBACK_BLOCK, stream));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ck_assert_int_eq(atomic_load(&varying_ok), VARYING_CALLBACKS);
+    ACL_OK(aclrtUnSubscribeReport(reporter_id(), stream));
+}
+END_TEST
+
 START_TEST(many_callbacks_keep_their_order)
 {
     enum { COUNT = 1000 };
@@ -733,6 +768,11 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("callback");
+
+    TCase *small = tcase_create("small device");
+    tcase_add_checked_fixture(small, set_up_small_device, tear_down);
+    tcase_add_test(small, callbacks_allocate_varying_sizes);
+    suite_add_tcase(s, small);
 
     TCase *behaviour = tcase_create("behaviour");
     tcase_add_checked_fixture(behaviour, set_up, tear_down);
