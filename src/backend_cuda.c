@@ -51,6 +51,7 @@ struct backend_event {
     int dev;
     bool timing;
     atomic_bool exported;   /* the CUDA handle went to the application */
+    atomic_bool reused;     /* from the pool and not recorded since: may carry an old record */
     backend_event *next;    /* in its event_pool while unused */
 };
 
@@ -731,6 +732,7 @@ static aclError cuda_event_create(int32_t dev, bool timing, backend_event **out)
     event_pool *pool = pool_of(dev, timing);
     backend_event *e = pool_take(pool);
     if (e) {
+        atomic_store_explicit(&e->reused, true, memory_order_relaxed);
         *out = e;
         return ACL_SUCCESS;
     }
@@ -749,6 +751,7 @@ static aclError cuda_event_create(int32_t dev, bool timing, backend_event **out)
     e->dev = dev;
     e->timing = timing;
     atomic_init(&e->exported, false);
+    atomic_init(&e->reused, false);
     e->next = NULL;
     *out = e;
     return ACL_SUCCESS;
@@ -767,7 +770,10 @@ static aclError cuda_event_destroy(backend_event *e)
 
 static aclError cuda_event_record(backend_event *e, backend_stream *s)
 {
-    return submitted(s, cudaEventRecord(e->e, s->s));
+    aclError rc = submitted(s, cudaEventRecord(e->e, s->s));
+    if (rc == ACL_SUCCESS)
+        atomic_store_explicit(&e->reused, false, memory_order_relaxed);
+    return rc;
 }
 
 static aclError cuda_event_query(backend_event *e, bool *complete)
@@ -811,8 +817,20 @@ static void *cuda_stream_native(backend_stream *s)
     return s->s;
 }
 
+/* The application must get what a new CUDA event is (complete, no
+ * timestamp), not a pooled one still carrying an earlier owner's record:
+ * such an event is swapped for a new one first. */
 static void *cuda_event_native(backend_event *e)
 {
+    cudaEvent_t fresh;
+    if (atomic_load_explicit(&e->reused, memory_order_relaxed) &&
+        use_device_checked(e->dev) == ACL_SUCCESS &&
+        check(cudaEventCreateWithFlags(&fresh, e->timing ? cudaEventDefault : cudaEventDisableTiming)) ==
+            ACL_SUCCESS) {
+        (void)check(cudaEventDestroy(e->e));
+        e->e = fresh;
+        atomic_store_explicit(&e->reused, false, memory_order_relaxed);
+    }
     atomic_store_explicit(&e->exported, true, memory_order_relaxed);
     return e->e;
 }

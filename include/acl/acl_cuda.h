@@ -21,7 +21,9 @@ ACL_FUNC_VISIBILITY const char *aclcudaGetBackendName(void);
  * context's default stream). On the host backend *native is set to NULL. */
 ACL_FUNC_VISIBILITY aclError aclcudaGetNativeStream(aclrtStream stream, void **native);
 
-/* Stores in *native the cudaEvent_t behind event; NULL on the host backend. */
+/* Stores in *native the cudaEvent_t behind event; NULL on the host backend.
+ * ACL's status queries, waits and synchronizations follow the records made
+ * through ACL; a record made directly through CUDA is not seen by them. */
 ACL_FUNC_VISIBILITY aclError aclcudaGetNativeEvent(aclrtEvent event, void **native);
 
 #ifdef __cplusplus
