@@ -36,7 +36,7 @@
  * stream counts the work queued through this backend, and remembers the
  * count its last successful synchronize covered: when nothing was queued
  * since, synchronize and query answer without the driver. Once the CUDA
- * stream has been handed to the application (aclcudaStreamGetNative), work
+ * stream has been handed to the application (aclcudaGetNativeStream), work
  * may reach it behind our back and every synchronize asks the driver. */
 struct backend_stream {
     cudaStream_t s;
