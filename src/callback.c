@@ -92,6 +92,18 @@ static void spin_pause(unsigned i)
 #endif
 }
 
+/* Spins until *word no longer holds `value` or the clock passes end_ns. */
+static void spin_while_equal(const atomic_uint *word, unsigned value, int64_t end_ns)
+{
+    for (unsigned i = 0;; i++) {
+        if (atomic_load_explicit(word, memory_order_acquire) != value)
+            return;
+        if (i % 16 == 15 && now_ns() >= end_ns)
+            return;
+        spin_pause(i);
+    }
+}
+
 typedef struct callback_entry callback_entry;
 
 /* How many callbacks this thread is running (they may nest through
@@ -117,7 +129,7 @@ struct callback_entry {
     /* Written under rt->lock, read by the spinning waiter without it:
      * ENTRY_DONE once it ran for its waiter, ENTRY_RELEASED once its stream
      * no longer waits for it. */
-    atomic_int state;
+    atomic_uint state;
     /* Guarded by rt->lock. */
     bool waiter; /* a BLOCK host function still waits for it */
     callback_entry *next;
@@ -455,14 +467,7 @@ static void callback_reached(void *arg)
         return;
 
     /* Our reference keeps e, and through it rt, alive until we drop it. */
-    int64_t spin_end = now_ns() + BLOCK_SPIN_NS;
-    for (unsigned i = 0;; i++) {
-        if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_PENDING)
-            break;
-        if (i % 16 == 15 && now_ns() >= spin_end)
-            break;
-        spin_pause(i);
-    }
+    spin_while_equal(&e->state, ENTRY_PENDING, now_ns() + BLOCK_SPIN_NS);
     if (atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_PENDING) {
         pthread_mutex_lock(&rt->lock);
         while (atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_PENDING)
@@ -538,19 +543,6 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
 
 /* ---- processing --------------------------------------------------------------------- */
 
-/* Spins, with rt->lock released, until rt->posts moves from seen or the
- * spin ends (at spin_end_ns, or before a positive timeout expires). */
-static void report_thread_spin(report_thread *rt, unsigned seen, int64_t spin_end_ns)
-{
-    for (unsigned i = 0;; i++) {
-        if (atomic_load_explicit(&rt->posts, memory_order_relaxed) != seen)
-            return;
-        if (i % 16 == 15 && now_ns() >= spin_end_ns)
-            return;
-        spin_pause(i);
-    }
-}
-
 /* Waits for posted calls and runs those present when the wait ended (not
  * ones posted meanwhile, so that a fast producer cannot keep us here). A
  * thread that loses its last stream while waiting, even forever, is told so
@@ -579,7 +571,7 @@ static aclError report_thread_process(report_thread *rt, int32_t timeout)
                     spin_end = now + (int64_t)timeout * 1000000;
                 unsigned seen = atomic_load_explicit(&rt->posts, memory_order_relaxed);
                 pthread_mutex_unlock(&rt->lock);
-                report_thread_spin(rt, seen, spin_end);
+                spin_while_equal(&rt->posts, seen, spin_end);
                 pthread_mutex_lock(&rt->lock);
                 continue;
             }
