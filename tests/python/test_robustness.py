@@ -44,21 +44,28 @@ def outcome(fn, args):
     if not well_formed(result) and not isinstance(result, (bytes, str, float, type(None))):
         return "returned %r" % (result,)
     return None
+
+def sweep(values, skipped=()):
+    """Calls every function with one argument set to each of values, the
+    others 0, and prints the number of calls and the problems as JSON."""
+    problems, calls = [], 0
+    for name, fn in functions():
+        if name.rsplit(".", 1)[1] in skipped:
+            continue
+        for position in range(arity(fn)):
+            for value in values:
+                args = [0] * arity(fn)
+                args[position] = value
+                calls += 1
+                problem = outcome(fn, args)
+                if problem:
+                    problems.append("%s argument %d = %r: %s" % (name, position + 1, value, problem))
+    acl.get_recent_err_msg()
+    print(json.dumps({"calls": calls, "problems": problems}))
 '''
 
 WRONG_TYPES = SWEEP_PRELUDE + r'''
-BAD = [None, "x", "", 1.5, float("nan"), b"\x00", [], (), {}, object(), 1j]
-problems, calls = [], 0
-for name, fn in functions():
-    for position in range(arity(fn)):
-        for bad in BAD:
-            args = [0] * arity(fn)
-            args[position] = bad
-            calls += 1
-            problem = outcome(fn, args)
-            if problem:
-                problems.append("%s argument %d = %r: %s" % (name, position + 1, bad, problem))
-print(json.dumps({"calls": calls, "problems": problems}))
+sweep([None, "x", "", 1.5, float("nan"), b"\x00", [], (), {}, object(), 1j])
 '''
 
 # Functions left out of the integer sweep: a subscription to a thread id
@@ -66,27 +73,12 @@ print(json.dumps({"calls": calls, "problems": problems}))
 # stream by design (see test_callbacks.py for their own argument checks).
 INTEGER_SWEEP_SKIPPED = ("subscribe_report", "unsubscribe_report", "launch_callback", "process_report")
 
+# Only one argument is extreme at a time and the others are 0, so every
+# pointer with a size is NULL or has size 0: nothing raw is dereferenced.
 EXTREME_INTEGERS = SWEEP_PRELUDE + r'''
-SKIPPED = %r
-VALUES = [-1, -(1 << 31), (1 << 31) - 1, 1 << 32, 1 << 63, (1 << 64) - 1, (1 << 64) + 7,
-          1 << 200, -(1 << 200)]
 assert acl.rt.set_device(0) == 0
-problems, calls = [], 0
-for name, fn in functions():
-    if name.rsplit(".", 1)[1] in SKIPPED:
-        continue
-    # Only one argument is extreme at a time and the others are 0, so every
-    # pointer with a size is NULL or has size 0: nothing raw is dereferenced.
-    for position in range(arity(fn)):
-        for value in VALUES:
-            args = [0] * arity(fn)
-            args[position] = value
-            calls += 1
-            problem = outcome(fn, args)
-            if problem:
-                problems.append("%%s argument %%d = %%d: %%s" %% (name, position + 1, value, problem))
-acl.get_recent_err_msg()
-print(json.dumps({"calls": calls, "problems": problems}))
+sweep([-1, -(1 << 31), (1 << 31) - 1, 1 << 32, 1 << 63, (1 << 64) - 1, (1 << 64) + 7,
+       1 << 200, -(1 << 200)], skipped=%r)
 ''' % (INTEGER_SWEEP_SKIPPED,)
 
 
