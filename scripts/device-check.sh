@@ -9,6 +9,9 @@
 # libjansson-dev: `apt-get download` them on a connected machine). Results go
 # to $OUT (default ./device-out): the test summary, logs, benchmark JSON.
 # STEPS picks what runs (default "check bench sanitize"; also "pytest").
+# SANITIZE_CASES (an extended regex over "tests/check/PROGRAM<TAB>CASE")
+# narrows the sanitize step; SANITIZE_TIMEOUT_MULTIPLIER (default 10)
+# stretches Check's timeouts there.
 set -u
 dir=$(cd "${1:?usage: $0 DIR}" && pwd)
 out=${OUT:-$PWD/device-out}
@@ -52,8 +55,10 @@ for step in $steps; do
       # out-of-memory tests fail allocations on purpose: API errors are not
       # findings. Timeouts stretch for the instrumented run. Left out: the
       # fork test (its child hangs under the sanitizer) and the "concurrent"
-      # cases (a gated stream next to a running one times out there); both
-      # pass in the plain run. The header suites make no CUDA call.
+      # cases (device work that must run while a host function holds a
+      # stream: the sanitizer serialises it behind that stream and the case
+      # times out); both pass in the plain run. The header suites make no
+      # CUDA call.
       make -j"$(nproc)" check TESTS= > /dev/null 2>&1 || rc=1
       sanitize_case() { # PROGRAM CASE
         # The bad-handle table (108 tests, no state between them) runs in
@@ -71,8 +76,8 @@ for step in $steps; do
         sed -n 's/.*tcase_create("\([^"]*\)").*/\1/p' "$t" | while read -r c; do
           printf '%s\t%s\n' "${t%.c}" "$c"
         done
-      done |
-        CK_TIMEOUT_MULTIPLIER=10 CK_EXCLUDE_TAGS="fork concurrent" ACLCUDA_TEST_SRCDIR=$PWD \
+      done | grep -E "${SANITIZE_CASES:-.}" |
+        CK_TIMEOUT_MULTIPLIER=${SANITIZE_TIMEOUT_MULTIPLIER:-10} CK_EXCLUDE_TAGS="fork concurrent" ACLCUDA_TEST_SRCDIR=$PWD \
           xargs -P4 -d '\n' -n1 bash -c 'IFS=$'"'"'\t'"'"' read -r p c <<< "$1"; sanitize_case "$p" "$c" || exit 1' _ ||
         rc=1
       grep -E 'ERROR SUMMARY|%: Checks' "$out"/sanitize-*.txt
