@@ -242,6 +242,11 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
     pthread_mutex_lock(&registry_lock);
     for (acl_context *c = devices[phys].contexts; c && !err; c = c->next_on_device) {
         for (acl_stream *s = c->streams; s && !err; s = s->next) {
+            /* A marker on an idle stream would only make it look busy to
+             * the next synchronize (the cuda backend skips idle ones). */
+            bool idle;
+            if (be->stream_query(s->bs, &idle) == ACL_SUCCESS && idle)
+                continue;
             if (n == cap) {
                 backend_event **grown = realloc(marks, 2 * cap * sizeof *marks);
                 if (!grown) {
