@@ -41,6 +41,30 @@ typedef struct mem_block {
 static void *alloc_tree;
 static pthread_rwlock_t alloc_tree_lock = PTHREAD_RWLOCK_INITIALIZER;
 
+/* Every copy and fill looks up one or two pointers, usually the same ones
+ * as the thread's previous call; the read lock alone costs two atomic
+ * read-modify-writes. So each thread keeps its last hits, valid while the
+ * tree's generation, bumped under the write lock by every change, is the
+ * one they were found at. A hit is then as good as a lookup made just
+ * before any change still in progress. */
+static atomic_uint_fast64_t alloc_tree_generation = 1;
+
+enum { LOOKUP_CACHE_SIZE = 2 };
+
+typedef struct lookup_cache {
+    uint_fast64_t generation; /* 0: empty */
+    unsigned count, next;
+    mem_block blocks[LOOKUP_CACHE_SIZE];
+} lookup_cache;
+
+static _Thread_local lookup_cache tls_lookups;
+
+/* Called with the write lock held, after the change. */
+static void tree_changed(void)
+{
+    atomic_fetch_add_explicit(&alloc_tree_generation, 1, memory_order_release);
+}
+
 static int block_compare(const void *a, const void *b)
 {
     const mem_block *x = a, *y = b;
@@ -66,6 +90,8 @@ static aclError registry_add(void *ptr, size_t size, size_t capacity, mem_kind k
     pthread_rwlock_wrlock(&alloc_tree_lock);
     void *node = tsearch(b, &alloc_tree, block_compare);
     bool inserted = node != NULL && *(mem_block **)node == b;
+    if (inserted)
+        tree_changed();
     pthread_rwlock_unlock(&alloc_tree_lock);
     if (!inserted) {
         free(b);
@@ -78,6 +104,21 @@ static aclError registry_add(void *ptr, size_t size, size_t capacity, mem_kind k
  * ACL allocation (pageable host memory, or nothing at all). */
 static bool registry_find(const void *ptr, mem_block *out)
 {
+    lookup_cache *cache = &tls_lookups;
+    uint_fast64_t generation = atomic_load_explicit(&alloc_tree_generation, memory_order_acquire);
+    if (cache->generation == generation) {
+        for (unsigned i = 0; i < cache->count; i++) {
+            const mem_block *b = &cache->blocks[i];
+            if ((uintptr_t)ptr - b->base < b->size) {
+                *out = *b;
+                return true;
+            }
+        }
+    } else {
+        cache->generation = generation;
+        cache->count = 0;
+    }
+
     mem_block key = {.base = (uintptr_t)ptr, .size = 1};
     bool found = false;
     pthread_rwlock_rdlock(&alloc_tree_lock);
@@ -87,6 +128,13 @@ static bool registry_find(const void *ptr, mem_block *out)
         found = true;
     }
     pthread_rwlock_unlock(&alloc_tree_lock);
+    if (found) {
+        /* Found at generation or later: a later change invalidates it. */
+        cache->blocks[cache->next] = *out;
+        cache->next = (cache->next + 1) % LOOKUP_CACHE_SIZE;
+        if (cache->count < LOOKUP_CACHE_SIZE)
+            cache->count++;
+    }
     return found;
 }
 
@@ -107,6 +155,7 @@ static bool registry_take(const void *ptr, mem_kind kind, mem_block *out)
         if (out->base == (uintptr_t)ptr && out->kind == kind) {
             taken = *(mem_block **)node;
             tdelete(taken, &alloc_tree, block_compare);
+            tree_changed();
         }
     }
     pthread_rwlock_unlock(&alloc_tree_lock);
