@@ -38,7 +38,24 @@
  * since, synchronize and query answer without the driver. Once the CUDA
  * stream has been handed to the application (aclcudaGetNativeStream), work
  * may reach it behind our back and every synchronize asks the driver. */
+/* Creating and destroying CUDA streams and events costs microseconds in the
+ * driver, and programs make them per iteration. Destroyed ones are kept in
+ * pools, per device and flavour, and handed out again (see the stream and
+ * event sections for when one may be). The link is the first member of
+ * what is pooled. */
+typedef struct pool_link {
+    struct pool_link *next;
+    int32_t flavour; /* what a taker asks for: a stream's priority */
+} pool_link;
+
+typedef struct pool {
+    pthread_mutex_t lock;
+    pool_link *head;
+    size_t count;
+} pool;
+
 struct backend_stream {
+    pool_link link;
     cudaStream_t s;
     int dev;
     atomic_uint_fast64_t queued; /* submissions, counted after each one */
@@ -47,12 +64,12 @@ struct backend_stream {
 };
 
 struct backend_event {
+    pool_link link;
     cudaEvent_t e;
     int dev;
     bool timing;
     atomic_bool exported;   /* the CUDA handle went to the application */
     atomic_bool reused;     /* from the pool and not recorded since: may carry an old record */
-    backend_event *next;    /* in its event_pool while unused */
 };
 
 /* ---- errors ------------------------------------------------------------- */
@@ -590,15 +607,74 @@ static aclError wait_until_done(query_fn query, const void *handle, int32_t time
     }
 }
 
+/* ---- pools ------------------------------------------------------------------- */
+
+enum { POOL_DEVICES = 64 };
+
+#define POOL_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0}
+#define POOL_INIT4 POOL_INIT, POOL_INIT, POOL_INIT, POOL_INIT
+#define POOL_INIT16 POOL_INIT4, POOL_INIT4, POOL_INIT4, POOL_INIT4
+#define POOL_INIT64 POOL_INIT16, POOL_INIT16, POOL_INIT16, POOL_INIT16
+
+/* The first pooled item of the flavour, or NULL. */
+static pool_link *pool_take(pool *p, int32_t flavour)
+{
+    if (p == NULL)
+        return NULL;
+    pthread_mutex_lock(&p->lock);
+    pool_link **at = &p->head;
+    while (*at && (*at)->flavour != flavour)
+        at = &(*at)->next;
+    pool_link *taken = *at;
+    if (taken) {
+        *at = taken->next;
+        p->count--;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return taken;
+}
+
+/* False when the pool is full (or there is none): the caller destroys. */
+static bool pool_put(pool *p, pool_link *item, size_t most)
+{
+    if (p == NULL)
+        return false;
+    pthread_mutex_lock(&p->lock);
+    bool kept = p->count < most;
+    if (kept) {
+        item->next = p->head;
+        p->head = item;
+        p->count++;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return kept;
+}
+
 /* ---- streams ----------------------------------------------------------------- */
+
+/* A stream destroyed with nothing left to run, whose CUDA handle never went
+ * to the application, is as good as a new one of its priority. */
+enum { STREAM_POOL_MAX = 64 };
+
+static pool stream_pools[POOL_DEVICES] = {POOL_INIT64};
+
+static pool *stream_pool_of(int32_t dev)
+{
+    return dev >= 0 && dev < POOL_DEVICES ? &stream_pools[dev] : NULL;
+}
 
 
 static aclError cuda_stream_create(int32_t dev, int32_t priority, backend_stream **out)
 {
+    backend_stream *s = (backend_stream *)pool_take(stream_pool_of(dev), priority);
+    if (s) {
+        *out = s;
+        return ACL_SUCCESS;
+    }
     aclError rc = use_device_checked(dev);
     if (rc != ACL_SUCCESS)
         return rc;
-    backend_stream *s = malloc(sizeof *s);
+    s = malloc(sizeof *s);
     if (s == NULL)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     rc = check(cudaStreamCreateWithPriority(&s->s, cudaStreamNonBlocking, priority));
@@ -606,6 +682,7 @@ static aclError cuda_stream_create(int32_t dev, int32_t priority, backend_stream
         free(s);
         return rc;
     }
+    s->link = (pool_link){.flavour = priority};
     s->dev = dev;
     atomic_init(&s->queued, 0);
     atomic_init(&s->done, 0);
@@ -619,6 +696,9 @@ static aclError cuda_stream_create(int32_t dev, int32_t priority, backend_stream
  * caller drops its handle whatever the result. */
 static aclError cuda_stream_destroy(backend_stream *s)
 {
+    uint_fast64_t queued;
+    if (known_idle(s, &queued) && pool_put(stream_pool_of(s->dev), &s->link, STREAM_POOL_MAX))
+        return ACL_SUCCESS;
     aclError rc = check(cudaStreamDestroy(s->s));
     free(s);
     return rc;
@@ -669,68 +749,23 @@ static aclError cuda_launch_host_func(backend_stream *s, host_fn fn, void *arg)
 
 /* ---- events -------------------------------------------------------------------- */
 
-/* Creating and destroying a CUDA event costs about 0.5 us in the driver,
- * and programs make one per iteration. Destroyed events are kept, per device
- * and timing flavour, and handed out again. A reused event may still carry
- * its last record; the ACL layer tracks "never recorded" itself (see
- * backend.h). Events whose CUDA handle went to the application are not
- * reused. */
-enum { EVENT_POOL_DEVICES = 64, EVENT_POOL_MAX = 1024 };
+/* Events go back to a pool per device and timing flavour unless their CUDA
+ * handle went to the application. A reused event may still carry its last
+ * record; the ACL layer tracks "never recorded" itself (see backend.h). */
+enum { EVENT_POOL_MAX = 1024 };
 
-typedef struct event_pool {
-    pthread_mutex_t lock;
-    backend_event *head; /* linked through next */
-    size_t count;
-} event_pool;
+static pool event_pools[POOL_DEVICES * 2] = {POOL_INIT64, POOL_INIT64};
 
-#define POOL_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0}
-#define POOL_INIT4 POOL_INIT, POOL_INIT, POOL_INIT, POOL_INIT
-#define POOL_INIT16 POOL_INIT4, POOL_INIT4, POOL_INIT4, POOL_INIT4
-static event_pool event_pools[EVENT_POOL_DEVICES * 2] = {
-    POOL_INIT16, POOL_INIT16, POOL_INIT16, POOL_INIT16,
-    POOL_INIT16, POOL_INIT16, POOL_INIT16, POOL_INIT16,
-};
-
-static event_pool *pool_of(int32_t dev, bool timing)
+static pool *event_pool_of(int32_t dev, bool timing)
 {
-    return dev >= 0 && dev < EVENT_POOL_DEVICES ? &event_pools[dev * 2 + timing] : NULL;
-}
-
-static backend_event *pool_take(event_pool *pool)
-{
-    if (pool == NULL)
-        return NULL;
-    pthread_mutex_lock(&pool->lock);
-    backend_event *e = pool->head;
-    if (e) {
-        pool->head = e->next;
-        pool->count--;
-    }
-    pthread_mutex_unlock(&pool->lock);
-    return e;
-}
-
-static bool pool_put(event_pool *pool, backend_event *e)
-{
-    if (pool == NULL || atomic_load_explicit(&e->exported, memory_order_relaxed))
-        return false;
-    pthread_mutex_lock(&pool->lock);
-    bool kept = pool->count < EVENT_POOL_MAX;
-    if (kept) {
-        e->next = pool->head;
-        pool->head = e;
-        pool->count++;
-    }
-    pthread_mutex_unlock(&pool->lock);
-    return kept;
+    return dev >= 0 && dev < POOL_DEVICES ? &event_pools[dev * 2 + timing] : NULL;
 }
 
 /* No cudaEventBlockingSync: synchronize spins or yields for the lowest
  * latency, as raw CUDA does by default. */
 static aclError cuda_event_create(int32_t dev, bool timing, backend_event **out)
 {
-    event_pool *pool = pool_of(dev, timing);
-    backend_event *e = pool_take(pool);
+    backend_event *e = (backend_event *)pool_take(event_pool_of(dev, timing), 0);
     if (e) {
         atomic_store_explicit(&e->reused, true, memory_order_relaxed);
         *out = e;
@@ -752,7 +787,7 @@ static aclError cuda_event_create(int32_t dev, bool timing, backend_event **out)
     e->timing = timing;
     atomic_init(&e->exported, false);
     atomic_init(&e->reused, false);
-    e->next = NULL;
+    e->link = (pool_link){.flavour = 0};
     *out = e;
     return ACL_SUCCESS;
 }
@@ -761,7 +796,8 @@ static aclError cuda_event_create(int32_t dev, bool timing, backend_event **out)
  * return to the pool. */
 static aclError cuda_event_destroy(backend_event *e)
 {
-    if (pool_put(pool_of(e->dev, e->timing), e))
+    if (!atomic_load_explicit(&e->exported, memory_order_relaxed) &&
+        pool_put(event_pool_of(e->dev, e->timing), &e->link, EVENT_POOL_MAX))
         return ACL_SUCCESS;
     aclError rc = check(cudaEventDestroy(e->e));
     free(e);

@@ -1440,6 +1440,31 @@ START_TEST(stream_destroyed_with_work_queued)
 }
 END_TEST
 
+/* A stream made after another was destroyed with work still held never
+ * waits for that work (the cuda backend hands out only idle streams again). */
+START_TEST(new_stream_does_not_inherit_held_work)
+{
+    aclrtStream held = acltest_new_stream();
+    /* Static: nothing can wait for the destroyed stream, so the gate body
+     * may still be returning when this test has. */
+    static acltest_gate gate;
+    acltest_gate_close(&gate, held);
+    acltest_gate_wait_reached(&gate);
+    ACL_OK(aclrtDestroyStreamForce(held));
+
+    void *dev = NULL;
+    ACL_OK(aclrtMalloc(&dev, BUF_SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < 4; i++) {
+        aclrtStream fresh = acltest_new_stream();
+        ACL_OK(aclrtMemsetAsync(dev, BUF_SIZE, i, BUF_SIZE, fresh));
+        ACL_OK(aclrtSynchronizeStreamWithTimeout(fresh, 10000));
+        ACL_OK(aclrtDestroyStream(fresh));
+    }
+    acltest_gate_open(&gate);
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
 typedef struct context_destroyer {
     aclrtContext context;
     aclError result;
@@ -1772,6 +1797,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(forced, set_up, tear_down);
     tcase_set_timeout(forced, 60);
     tcase_add_test(forced, stream_destroyed_with_work_queued);
+    tcase_add_test(forced, new_stream_does_not_inherit_held_work);
     suite_add_tcase(s, forced);
 
     TCase *exhaustion = tcase_create("exhaustion");
