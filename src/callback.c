@@ -601,7 +601,6 @@ static aclError report_thread_process(report_thread *rt, int32_t timeout)
         callback_depth--;
 
         pthread_mutex_lock(&rt->lock);
-        rt->last_ran_ns = now_ns();
         /* A callback that itself processes reports pushes and pops above
          * us, so e is on top again here. */
         rt->running = e->next;
@@ -610,6 +609,7 @@ static aclError report_thread_process(report_thread *rt, int32_t timeout)
             atomic_store_explicit(&e->state, ENTRY_DONE, memory_order_release);
             pthread_cond_broadcast(&rt->finished);
         }
+        rt->last_ran_ns = now_ns(); /* after the waiter is released: off its path */
         if (atomic_fetch_sub(&e->refs, 1) == 1) {
             pthread_mutex_unlock(&rt->lock);
             callback_entry_free(e); /* never rt's last reference: we hold one */
