@@ -115,8 +115,7 @@ static bool registry_find(const void *ptr, mem_block *out)
             }
         }
     } else {
-        cache->generation = generation;
-        cache->count = 0;
+        *cache = (lookup_cache){.generation = generation};
     }
 
     mem_block key = {.base = (uintptr_t)ptr, .size = 1};

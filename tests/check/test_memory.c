@@ -119,6 +119,26 @@ START_TEST(test_malloc_alignment_and_padding)
 }
 END_TEST
 
+/* A fill is checked against the allocation at its address now, not one
+ * freed earlier at the same address (lookups are cached per thread).
+ * Blocks this large are mapped afresh by the allocator, usually where the
+ * last one was. */
+START_TEST(test_fill_checks_the_allocation_now_at_an_address)
+{
+    const size_t size = 64 * MIB;
+    for (int round = 0; round < 4; round++) {
+        void *p;
+        ACL_OK(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST));
+        ACL_OK(aclrtMemset(p, size + 32, 0xAB, size + 32));
+        ACL_OK(aclrtFree(p));
+        ACL_OK(aclrtMallocAlign32(&p, size, ACL_MEM_MALLOC_HUGE_FIRST));
+        ACL_OK(aclrtMemset(p, size, 0xAB, size));
+        ACL_FAILS_WITH(aclrtMemset(p, size + 1, 0xAB, size + 1), ACL_ERROR_INVALID_PARAM);
+        ACL_OK(aclrtFree(p));
+    }
+}
+END_TEST
+
 START_TEST(test_unaligned_offsets)
 {
     const size_t n = 1000;
@@ -929,6 +949,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_round_trip_small);
     tcase_add_test(tc, test_round_trip_large);
     tcase_add_test(tc, test_malloc_alignment_and_padding);
+    tcase_add_test(tc, test_fill_checks_the_allocation_now_at_an_address);
     tcase_add_test(tc, test_unaligned_offsets);
     tcase_add_test(tc, test_every_kind);
     tcase_add_test(tc, test_async_created_stream);
