@@ -251,7 +251,9 @@ def foreign(qualified_name, fmt, function, out=None):
     decorated def gives the signature and docstring; its body is not run.
 
     With out (a ctypes type), the C function takes one more argument, a
-    pointer to a value of that type, and the result is (value, ret).
+    pointer to a value of that type, and the result is (value, ret); value
+    is 0 when ret is not (the fast path reuses values, which may hold what
+    an earlier call wrote).
 
     On the fast path "k" and "K" arguments are passed on unmasked: ctypes
     masks them to the 64 bits of an integer parameter itself, and a pointer
@@ -271,24 +273,42 @@ def foreign(qualified_name, fmt, function, out=None):
             return function(*converted)
         value = out()
         ret = function(*converted, value)
-        return value.value, ret
+        return (0 if ret else value.value), ret
 
     def decorate(body):
         test, values = fast
+        scope = {"_function": function, "_slow": slow, "_ArgumentError": ctypes.ArgumentError}
         if out is None:
-            call = ["        return _function(%s)" % values]
+            lines = ["if %s:" % test,
+                     "    try:",
+                     "        return _function(%s)" % values,
+                     "    except _ArgumentError:",
+                     "        pass"]
         else:
-            # A value per call, not one shared: another thread may be inside
-            # the same C function (the GIL is released there).
-            call = ["        value = _out()",
-                    "        ret = _function(%s)" % ", ".join(filter(None, [values, "value"])),
-                    "        return value.value, ret"]
-        lines = ["if %s:" % test, "    try:"] + call + [
-            "    except _ArgumentError:",
-            "        pass",
-            "return _slow(%s)" % _parameters(letters)]
-        wrapper = _generate(body.__name__, letters, lines, {
-            "_function": function, "_out": out, "_slow": slow, "_ArgumentError": ctypes.ArgumentError})
+            # Making a value per call costs about 100 ns, so values are
+            # reused through a pool, each call owning the one it took until
+            # it has read it. One value shared would be written by other
+            # threads in the C function (the GIL is released there), or,
+            # were the GIL held through the call, by one that runs between
+            # its return and the read; one per thread, by a signal handler
+            # or finalizer that runs there and calls the same function. The
+            # pool holds as many values as calls were ever in flight at once.
+            pool = []
+            scope.update(_out=out, _take=pool.pop, _give=pool.append)
+            lines = ["if %s:" % test,
+                     "    try:",
+                     "        value = _take()",
+                     "    except IndexError:",
+                     "        value = _out()",
+                     "    try:",
+                     "        ret = _function(%s)" % ", ".join(filter(None, [values, "value"])),
+                     "        return (0 if ret else value.value), ret",
+                     "    except _ArgumentError:",
+                     "        pass",
+                     "    finally:",
+                     "        _give(value)"]
+        lines.append("return _slow(%s)" % _parameters(letters))
+        wrapper = _generate(body.__name__, letters, lines, scope)
         return functools.wraps(body)(wrapper)
 
     return decorate

@@ -37,7 +37,8 @@ def _foreign(fmt, c_function, out=None):
     """For the hot calls that only pass their arguments on to c_function:
     the wrapper calls it directly, with no Python body in between (the
     decorated def gives the signature and docstring). With out, the result
-    is (value, ret), value being what c_function wrote to its last argument."""
+    is (value, ret), value being what c_function wrote to its last argument
+    (0 when ret is not 0)."""
     return _foreign_api_for("acl.rt", fmt, getattr(_c, c_function, None), out)
 
 

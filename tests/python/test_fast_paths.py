@@ -2,6 +2,7 @@
 of acl._parse.parsed) behave exactly as their slow paths: plain ints take an
 inline test, everything else the full PyArg_ParseTuple check, and both must
 give the same results, errors and frames."""
+import ctypes
 import inspect
 import sys
 import threading
@@ -140,6 +141,62 @@ def test_values_out_of_concurrent_calls_do_not_mix(context, stream, recorded):
         acl.rt.destroy_event(pending)
         acl.rt.destroy_stream(other)
     assert failures == []
+
+
+def _out_wrapper(c_function):
+    """foreign()'s wrapper of c_function, a Python stand-in for a C function
+    that writes an int to its last argument."""
+    def query(handle, /):
+        """status, ret = t.query(handle)"""
+    return _parse.foreign("t.query", "k", c_function, out=ctypes.c_int)(query)
+
+
+def test_calls_in_the_c_function_at_once_each_read_their_own_value():
+    # Both calls are between writing and reading their value at once, as
+    # threads can be while the C function runs without the GIL.
+    both_inside = threading.Barrier(2, timeout=30)
+
+    def c_function(handle, status):
+        status.value = handle
+        both_inside.wait()
+        return 0
+
+    query = _out_wrapper(c_function)
+    results = {}
+
+    def call(handle):
+        results[handle] = query(handle)
+
+    for _ in range(3):  # the later rounds reuse values of the earlier ones
+        results.clear()
+        threads = [threading.Thread(target=call, args=(handle,)) for handle in (1, 2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert results == {1: (1, 0), 2: (2, 0)}
+
+
+def test_a_call_made_before_another_reads_its_value_leaves_that_value_alone():
+    # As a signal handler or a finalizer may, on the same thread, after the
+    # C function returned and before the wrapper read the value.
+    def c_function(handle, status):
+        status.value = handle
+        if handle < 3:
+            assert query(handle + 1) == (handle + 1, 0)
+        return 0
+
+    query = _out_wrapper(c_function)
+    for convert in (int, MyInt):
+        assert query(convert(1)) == (1, 0)
+
+
+def test_a_failed_call_gives_0_not_a_value_an_earlier_call_wrote(stream, recorded):
+    for convert in (int, MyInt):
+        assert acl.rt.query_event_status(convert(recorded)) == (1, 0)
+        status, ret = acl.rt.query_event_status(convert(stream))  # not an event
+        assert ret != 0
+        assert status == 0
 
 
 def test_body_is_two_frames_below_the_caller_on_both_paths():
