@@ -56,7 +56,6 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -69,14 +68,8 @@
 #define REPORT_SPIN_NS 50000
 #define REPORT_SPIN_WINDOW_NS 1000000
 /* Every how many spins a spinner yields the CPU, so that on a machine with
- * fewer cores than busy threads it does not starve the thread it waits for.
- * Where a hand-off has cores to spare (the application's, CUDA's and the
- * report thread, plus one), a spinner first spins SPIN_QUIET_NS without
- * yielding: most hand-offs land within it, and a yield is a system call
- * that delays seeing them. */
+ * fewer cores than busy threads it does not starve the thread it waits for. */
 #define SPIN_YIELD_EVERY 64
-#define SPIN_QUIET_NS 20000
-#define SPIN_QUIET_MIN_CPUS 4
 
 static int64_t now_ns(void)
 {
@@ -85,8 +78,13 @@ static int64_t now_ns(void)
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
-static void cpu_pause(void)
+/* One step of a spin-wait. */
+static void spin_pause(unsigned i)
 {
+    if (i % SPIN_YIELD_EVERY == SPIN_YIELD_EVERY - 1) {
+        sched_yield();
+        return;
+    }
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -94,33 +92,15 @@ static void cpu_pause(void)
 #endif
 }
 
-static pthread_once_t spin_quiet_once = PTHREAD_ONCE_INIT;
-static int64_t spin_quiet_ns;
-
-static void spin_quiet_probe(void)
-{
-    spin_quiet_ns = sysconf(_SC_NPROCESSORS_ONLN) >= SPIN_QUIET_MIN_CPUS ? SPIN_QUIET_NS : 0;
-}
-
 /* Spins until *word no longer holds `value` or the clock passes end_ns. */
 static void spin_while_equal(const atomic_uint *word, unsigned value, int64_t end_ns)
 {
-    pthread_once(&spin_quiet_once, spin_quiet_probe);
-    int64_t yield_from = now_ns() + spin_quiet_ns;
-    bool yielding = spin_quiet_ns == 0;
     for (unsigned i = 0;; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != value)
             return;
-        if (i % 16 == 15) {
-            int64_t now = now_ns();
-            if (now >= end_ns)
-                return;
-            yielding = now >= yield_from;
-        }
-        if (yielding && i % SPIN_YIELD_EVERY == SPIN_YIELD_EVERY - 1)
-            sched_yield();
-        else
-            cpu_pause();
+        if (i % 16 == 15 && now_ns() >= end_ns)
+            return;
+        spin_pause(i);
     }
 }
 
