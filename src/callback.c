@@ -460,11 +460,20 @@ static void callback_reached(void *arg)
         rt->head = e;
     rt->tail = e;
     rt->queued++;
+    if (!block) {
+        /* Announced under the lock: once it is released the entry may run
+         * and drop the last reference to rt. */
+        atomic_fetch_add(&rt->posts, 1);
+        pthread_cond_signal(&rt->posted);
+        pthread_mutex_unlock(&rt->lock);
+        return;
+    }
+    pthread_mutex_unlock(&rt->lock);
+    /* Announced after the unlock, so that the report thread, spinning or
+     * woken, does not find the lock still held and sleep on it; our
+     * reference to e keeps rt alive. */
     atomic_fetch_add(&rt->posts, 1);
     pthread_cond_signal(&rt->posted);
-    pthread_mutex_unlock(&rt->lock);
-    if (!block)
-        return;
 
     /* Our reference keeps e, and through it rt, alive until we drop it. */
     spin_while_equal(&e->state, ENTRY_PENDING, now_ns() + BLOCK_SPIN_NS);
