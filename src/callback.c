@@ -618,7 +618,7 @@ static aclError report_thread_process(report_thread *rt, int32_t timeout)
             atomic_store_explicit(&e->state, ENTRY_DONE, memory_order_release);
             pthread_cond_broadcast(&rt->finished);
         }
-        rt->last_ran_ns = now_ns(); /* after the waiter is released: off its path */
+        rt->last_ran_ns = now_ns(); /* after the waiter is released: off a spinning one's path */
         if (atomic_fetch_sub(&e->refs, 1) == 1) {
             pthread_mutex_unlock(&rt->lock);
             callback_entry_free(e); /* never rt's last reference: we hold one */

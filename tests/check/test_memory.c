@@ -122,12 +122,17 @@ END_TEST
 /* A fill is checked against the allocation at its address now, not one
  * freed earlier at the same address (lookups are cached per thread).
  * Blocks this large are mapped afresh by the allocator, usually where the
- * last one was. */
+ * last one was. Odd rounds look another block up first, so that the old
+ * block lands in each of the cache's slots in turn. */
 START_TEST(test_fill_checks_the_allocation_now_at_an_address)
 {
     const size_t size = 64 * MIB;
+    void *other;
+    ACL_OK(aclrtMalloc(&other, 64, ACL_MEM_MALLOC_HUGE_FIRST));
     for (int round = 0; round < 4; round++) {
         void *p;
+        if (round % 2)
+            ACL_OK(aclrtMemset(other, 64, 0, 64));
         ACL_OK(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST));
         ACL_OK(aclrtMemset(p, size + 32, 0xAB, size + 32));
         ACL_OK(aclrtFree(p));
@@ -136,6 +141,7 @@ START_TEST(test_fill_checks_the_allocation_now_at_an_address)
         ACL_FAILS_WITH(aclrtMemset(p, size + 1, 0xAB, size + 1), ACL_ERROR_INVALID_PARAM);
         ACL_OK(aclrtFree(p));
     }
+    ACL_OK(aclrtFree(other));
 }
 END_TEST
 
