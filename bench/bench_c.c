@@ -165,7 +165,7 @@ static comparison compare(const side *acl, const side *cuda, int calls, int roun
 
 /* ---- results ------------------------------------------------------------------ */
 
-typedef enum section_kind { PER_CALL, BANDWIDTH, SCALING } section_kind;
+typedef enum section_kind { PER_CALL, CALLBACK_HOPS, BANDWIDTH, SCALING } section_kind;
 
 typedef struct result {
     section_kind section;
@@ -544,14 +544,15 @@ static void print_per_call_header(const char *title, const char *first_column)
     printf("\n");
 }
 
-static void print_per_call_row(const char *label, const comparison *c)
+/* judged: the row has a target (a whole call, not a part of one). */
+static void print_per_call_row(const char *label, const comparison *c, bool judged)
 {
     printf("%-28s", label);
     print_ns(&c->acl);
     if (c->has_cuda) {
         print_ns(&c->cuda);
         printf("  %6.2f  %+7.0f  %s", c->acl.median / c->cuda.median,
-               c->acl.median - c->cuda.median, overhead_verdict(c));
+               c->acl.median - c->cuda.median, judged ? overhead_verdict(c) : "");
     }
     printf("\n");
     fflush(stdout);
@@ -572,7 +573,103 @@ static void run_per_call(void)
         comparison c = compare(&pc->acl, cuda, pc->calls, cfg.rounds);
         keep((result){.section = PER_CALL, .name = pc->name, .calls = pc->calls,
                       .rounds = cfg.rounds, .cmp = c});
-        print_per_call_row(pc->name, &c);
+        print_per_call_row(pc->name, &c, true);
+    }
+}
+
+/* ---- callback hops section ------------------------------------------------------------ */
+
+/* Where a callback round trip spends its time: from the launch call until
+ * the callback runs (on the report thread for ACL, on CUDA's own thread for
+ * raw CUDA), and from then until the synchronize returns. Timestamps from
+ * one clock on both threads; the synchronize orders the callback's store
+ * before the read. */
+static _Atomic int64_t callback_ran_ns;
+
+static void stamp_callback(void *arg)
+{
+    (void)arg;
+    atomic_store_explicit(&callback_ran_ns, now_ns(), memory_order_release);
+    callbacks_run++;
+}
+
+typedef struct hop_means {
+    double to_run, to_return;
+} hop_means;
+
+static hop_means add_hops(hop_means m, int64_t launched, int64_t returned)
+{
+    int64_t ran = atomic_load_explicit(&callback_ran_ns, memory_order_acquire);
+    return (hop_means){m.to_run + (double)(ran - launched), m.to_return + (double)(returned - ran)};
+}
+
+static hop_means acl_callback_hops(int calls)
+{
+    hop_means sum = {0, 0};
+    for (int i = 0; i < calls; i++) {
+        int64_t launched = now_ns();
+        ACL_OK(aclrtLaunchCallback(stamp_callback, NULL, ACL_CALLBACK_BLOCK, fx.callback_stream));
+        ACL_OK(aclrtSynchronizeStream(fx.callback_stream));
+        sum = add_hops(sum, launched, now_ns());
+    }
+    return (hop_means){sum.to_run / calls, sum.to_return / calls};
+}
+
+#ifdef ACLCUDA_HAVE_CUDA
+static hop_means raw_callback_hops(int calls)
+{
+    hop_means sum = {0, 0};
+    for (int i = 0; i < calls; i++) {
+        int64_t launched = now_ns();
+        CUDA_OK(cudaLaunchHostFunc(fx.raw_stream, stamp_callback, NULL));
+        CUDA_OK(cudaStreamSynchronize(fx.raw_stream));
+        sum = add_hops(sum, launched, now_ns());
+    }
+    return (hop_means){sum.to_run / calls, sum.to_return / calls};
+}
+#endif
+
+static void run_callback_hops(void)
+{
+    enum { CALLS = 32 };
+    static double acl_run[MAX_ROUNDS], acl_return[MAX_ROUNDS];
+    static double raw_run[MAX_ROUNDS], raw_return[MAX_ROUNDS];
+    for (int r = -WARMUP_BATCHES; r < cfg.rounds; r++) {
+        for (int turn = 0; turn < 2; turn++) {
+            bool acl_side = (turn == 0) == (r % 2 == 0);
+            hop_means m;
+            if (acl_side) {
+                m = acl_callback_hops(CALLS);
+            } else {
+#ifdef ACLCUDA_HAVE_CUDA
+                if (!cfg.raw_cuda)
+                    continue;
+                m = raw_callback_hops(CALLS);
+#else
+                continue;
+#endif
+            }
+            if (r < 0)
+                continue;
+            (acl_side ? acl_run : raw_run)[r] = m.to_run;
+            (acl_side ? acl_return : raw_return)[r] = m.to_return;
+        }
+    }
+    char title[200];
+    snprintf(title, sizeof title,
+             "Callback round trip by hop, ns (median [p10-p90] over %d interleaved rounds of %d "
+             "calls)",
+             cfg.rounds, CALLS);
+    print_per_call_header(title, "hop");
+    const char *const names[] = {"launch to callback", "callback to sync return"};
+    double *const acl_values[] = {acl_run, acl_return}, *const raw_values[] = {raw_run, raw_return};
+    for (int h = 0; h < 2; h++) {
+        comparison c = {.acl = summarize(acl_values[h], cfg.rounds), .has_cuda = cfg.raw_cuda};
+        if (cfg.raw_cuda)
+            c.cuda = summarize(raw_values[h], cfg.rounds);
+        keep((result){.section = CALLBACK_HOPS, .name = names[h], .calls = CALLS,
+                      .rounds = cfg.rounds, .cmp = c});
+        print_per_call_row(names[h], &c, false);
     }
 }
 
@@ -1073,7 +1170,7 @@ static void write_json(const char *path, const char *backend)
                "batches; ns per call = batch time / calls; ratio = acl / raw CUDA time; "
                "rate_ratio = acl / raw CUDA bandwidth\",\n",
             WARMUP_BATCHES);
-    static const char *const keys[] = {"per_call", "bandwidth", "scaling"};
+    static const char *const keys[] = {"per_call", "callback_hops", "bandwidth", "scaling"};
     for (int sec = PER_CALL; sec <= SCALING; sec++) {
         fprintf(f, "  \"%s\": [\n", keys[sec]);
         bool first = true;
@@ -1170,7 +1267,7 @@ int main(int argc, char **argv)
     fixture_setup();
     /* The JSON is rewritten after each section, so that a run cut short
      * keeps what it measured. */
-    void (*const sections[])(void) = {run_per_call, run_bandwidth, run_scaling};
+    void (*const sections[])(void) = {run_per_call, run_callback_hops, run_bandwidth, run_scaling};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         sections[i]();
         if (json_path)
