@@ -9,8 +9,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "acl/acl.h"
+
+/* The clock of every timeout and spin deadline, in both layers. */
+static inline int64_t monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
 
 typedef struct backend_stream backend_stream; /* opaque, per backend */
 typedef struct backend_event backend_event;   /* opaque, per backend */

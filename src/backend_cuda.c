@@ -31,13 +31,6 @@
 
 #include "backend.h"
 
-/* Synchronizing a stream costs a driver round trip (1.5 us on the H200 VM)
- * even when it is empty, and aclrtDestroyStream synchronizes. So each
- * stream counts the work queued through this backend, and remembers the
- * count its last successful synchronize covered: when nothing was queued
- * since, synchronize and query answer without the driver. Once the CUDA
- * stream has been handed to the application (aclcudaGetNativeStream), work
- * may reach it behind our back and every synchronize asks the driver. */
 /* Creating and destroying CUDA streams and events costs microseconds in the
  * driver, and programs make them per iteration. Destroyed ones are kept in
  * pools, per device and flavour, and handed out again (see the stream and
@@ -54,6 +47,13 @@ typedef struct pool {
     size_t count;
 } pool;
 
+/* Synchronizing a stream costs a driver round trip (1.5 us on the H200 VM)
+ * even when it is empty, and aclrtDestroyStream synchronizes. So each
+ * stream counts the work queued through this backend, and remembers the
+ * count its last successful synchronize covered: when nothing was queued
+ * since, synchronize and query answer without the driver. Once the CUDA
+ * stream has been handed to the application (aclcudaGetNativeStream), work
+ * may reach it behind our back and every synchronize asks the driver. */
 struct backend_stream {
     pool_link link;
     cudaStream_t s;
@@ -559,13 +559,6 @@ enum {
     POLL_MAX_NS = 1000 * 1000,    /* back-off ceiling */
 };
 
-static int64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void sleep_ns(int64_t ns)
 {
     struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
@@ -662,7 +655,6 @@ static pool *stream_pool_of(int32_t dev)
 {
     return dev >= 0 && dev < POOL_DEVICES ? &stream_pools[dev] : NULL;
 }
-
 
 static aclError cuda_stream_create(int32_t dev, int32_t priority, backend_stream **out)
 {

@@ -571,13 +571,6 @@ static bool mark_wait(const mark *m, int32_t timeout_ms)
     return stream_wait_seq(m->stream, m->seq, timeout_ms);
 }
 
-static int64_t monotonic_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
 /* Runs t on the worker; no lock is held. */
 static void task_run(task *t)
 {

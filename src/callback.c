@@ -54,7 +54,6 @@
  * so a thread that stopped spinning and sleeps is always woken. */
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -67,30 +66,6 @@
  * come in bursts, an idle report thread must not burn CPU. */
 #define REPORT_SPIN_NS 50000
 #define REPORT_SPIN_WINDOW_NS 1000000
-/* Every how many spins a spinner yields the CPU, so that on a machine with
- * fewer cores than busy threads it does not starve the thread it waits for. */
-#define SPIN_YIELD_EVERY 64
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
-/* One step of a spin-wait. */
-static void spin_pause(unsigned i)
-{
-    if (i % SPIN_YIELD_EVERY == SPIN_YIELD_EVERY - 1) {
-        sched_yield();
-        return;
-    }
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* Spins until *word no longer holds `value` or the clock passes end_ns. */
 static void spin_while_equal(const atomic_uint *word, unsigned value, int64_t end_ns)
@@ -98,9 +73,9 @@ static void spin_while_equal(const atomic_uint *word, unsigned value, int64_t en
     for (unsigned i = 0;; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != value)
             return;
-        if (i % 16 == 15 && now_ns() >= end_ns)
+        if (i % 16 == 15 && monotonic_ns() >= end_ns)
             return;
-        spin_pause(i);
+        acl_spin_step(i);
     }
 }
 
@@ -476,7 +451,7 @@ static void callback_reached(void *arg)
     pthread_cond_signal(&rt->posted);
 
     /* Our reference keeps e, and through it rt, alive until we drop it. */
-    spin_while_equal(&e->state, ENTRY_PENDING, now_ns() + BLOCK_SPIN_NS);
+    spin_while_equal(&e->state, ENTRY_PENDING, monotonic_ns() + BLOCK_SPIN_NS);
     if (atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_PENDING) {
         pthread_mutex_lock(&rt->lock);
         while (atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_PENDING)
@@ -573,7 +548,7 @@ static aclError report_thread_process(report_thread *rt, int32_t timeout)
         if (!spun && rt->last_ran_ns) {
             /* Once per call, and only within a burst of callbacks. */
             spun = true;
-            int64_t now = now_ns();
+            int64_t now = monotonic_ns();
             if (now - rt->last_ran_ns < REPORT_SPIN_WINDOW_NS) {
                 int64_t spin_end = now + REPORT_SPIN_NS;
                 if (timeout > 0 && spin_end > now + (int64_t)timeout * 1000000)
@@ -618,7 +593,8 @@ static aclError report_thread_process(report_thread *rt, int32_t timeout)
             atomic_store_explicit(&e->state, ENTRY_DONE, memory_order_release);
             pthread_cond_broadcast(&rt->finished);
         }
-        rt->last_ran_ns = now_ns(); /* after the waiter is released: off a spinning one's path */
+        /* After the waiter is released: off a spinning waiter's path. */
+        rt->last_ran_ns = monotonic_ns();
         if (atomic_fetch_sub(&e->refs, 1) == 1) {
             pthread_mutex_unlock(&rt->lock);
             callback_entry_free(e); /* never rt's last reference: we hold one */

@@ -16,7 +16,6 @@
  * probed by a reader that loaded it earlier, so it is kept (chained from the
  * new one, never freed). Doubling keeps all retired tables smaller than the
  * live one, and deletion works in place, so churn allocates nothing. */
-#include <sched.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -74,26 +73,13 @@ static void write_end(void)
     atomic_store_explicit(&seq, s + 1, memory_order_release);
 }
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* The kind of h if it is registered, else 0. */
 static uint32_t find_kind(const void *h)
 {
     for (unsigned spins = 0;; spins++) {
         size_t before = atomic_load_explicit(&seq, memory_order_acquire);
         if (before & 1) {
-            /* A writer is mid-change; it may be descheduled, so yield now and then. */
-            if (spins % 64 == 63)
-                sched_yield();
-            else
-                cpu_relax();
+            acl_spin_step(spins); /* a writer is mid-change */
             continue;
         }
         const table *t = atomic_load_explicit(&live_table, memory_order_acquire);

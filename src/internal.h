@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -16,6 +17,22 @@
 #include "backend.h"
 
 #define ACL_EXPORT __attribute__((visibility("default")))
+
+/* One step of a spin-wait, the i-th: a CPU pause, and every 64th step a
+ * yield, so that a spinner on a machine with fewer cores than busy threads
+ * does not starve the thread it waits for. */
+static inline void acl_spin_step(unsigned i)
+{
+    if (i % 64 == 63) {
+        sched_yield();
+        return;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
 
 /* ---- errors (errors.c) ------------------------------------------------ */
 

@@ -212,6 +212,20 @@ static aclError check_extent(const char *func, const char *role, const void *ptr
     return ACL_SUCCESS;
 }
 
+/* Fills and cache maintenance touch memory from ACL's own allocators only
+ * (on Ascend anything else is undefined): anything else, a freed pointer
+ * included, is refused rather than written to. */
+static aclError locate_live(const char *func, const void *ptr, size_t extent, mem_block *b)
+{
+    locate(ptr, b);
+    if (b->kind == MEM_UNKNOWN)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "%p is not live memory from aclrtMalloc or aclrtMallocHost (never "
+                         "allocated by ACL, or already freed)",
+                         ptr);
+    return check_extent(func, "devPtr", ptr, extent, b);
+}
+
 /* ---- device memory ------------------------------------------------------------ */
 
 /* The documented policy set: one of the eight page policies, optionally with
@@ -237,6 +251,19 @@ static bool policy_is_huge(uint32_t policy)
 }
 
 /* ---- frees made inside callbacks (see callback_running in internal.h) -------- */
+
+/* The backend's allocation and free of device phys's memory, or of
+ * page-locked host memory for phys -1. */
+static aclError backend_alloc(int32_t phys, void **ptr, size_t size)
+{
+    return phys >= 0 ? backend()->malloc_device(phys, ptr, size) : backend()->malloc_host(ptr, size);
+}
+
+static aclError backend_free(int32_t phys, void *ptr)
+{
+    return phys >= 0 ? backend()->free_device(phys, ptr) : backend()->free_host(ptr);
+}
+
 
 /* On CUDA, cudaFree and cudaFreeHost wait for the whole device, and while
  * they wait the driver holds a lock that cudaMalloc and cudaHostAlloc need.
@@ -324,7 +351,7 @@ static size_t release_parked(int32_t phys, bool every_kind)
     while (mine) {
         parked_block *p = mine;
         mine = p->next;
-        aclError ret = p->phys >= 0 ? backend()->free_device(p->phys, p->ptr) : backend()->free_host(p->ptr);
+        aclError ret = backend_free(p->phys, p->ptr);
         if (ret != ACL_SUCCESS)
             ACL_LOG(LOG_ERROR, "freeing %p (freed in a callback) failed: %s", p->ptr, acl_error_text(ret));
         free(p);
@@ -355,12 +382,11 @@ static aclError obtain(int32_t phys, size_t size, void **ptr, size_t *capacity)
     if ((*ptr = unpark(size, roomy, phys, capacity)) != NULL)
         return ACL_SUCCESS;
     *capacity = size;
-    const backend_ops *be = backend();
-    aclError ret = phys >= 0 ? be->malloc_device(phys, ptr, size) : be->malloc_host(ptr, size);
+    aclError ret = backend_alloc(phys, ptr, size);
     if (ret == ACL_SUCCESS)
         return ret;
     if (release_parked(phys, false) > 0)
-        return phys >= 0 ? be->malloc_device(phys, ptr, size) : be->malloc_host(ptr, size);
+        return backend_alloc(phys, ptr, size);
     if ((*ptr = unpark(size, SIZE_MAX, phys, capacity)) != NULL)
         return ACL_SUCCESS;
     return ret;
@@ -380,7 +406,7 @@ static aclError device_alloc(const char *func, void **dev_ptr, size_t size, size
     ret = registry_add(ptr, padded, capacity, MEM_DEVICE, phys, device, policy);
     if (ret != ACL_SUCCESS) {
         if (!park_free(ptr, capacity, phys))
-            backend()->free_device(phys, ptr);
+            backend_free(phys, ptr);
         return acl_raise(func, ret, "cannot record a %zu-byte allocation on device %d", padded,
                          device);
     }
@@ -531,7 +557,7 @@ static aclError release(const char *func, void *ptr, mem_kind kind)
     if (park_free(ptr, b.capacity, phys))
         return ACL_SUCCESS;
     (void)release_parked(-1, true);
-    aclError ret = device ? backend()->free_device(phys, ptr) : backend()->free_host(ptr);
+    aclError ret = backend_free(phys, ptr);
     if (ret != ACL_SUCCESS)
         return acl_raise(func, ret, "the backend failed to free %p (%s): %s", ptr, where(&b),
                          acl_error_text(ret));
@@ -569,12 +595,7 @@ static aclError cache_maintenance(const char *func, const void *dev_ptr, size_t 
     if (size == 0)
         return acl_raise(func, ACL_ERROR_INVALID_PARAM, "size is 0");
     mem_block b;
-    locate(dev_ptr, &b);
-    if (b.kind == MEM_UNKNOWN)
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                         "%p is not in live memory allocated by ACL (never allocated or freed)",
-                         dev_ptr);
-    return check_extent(func, "devPtr", dev_ptr, size, &b);
+    return locate_live(func, dev_ptr, size, &b);
 }
 
 ACL_EXPORT aclError aclrtMemFlush(void *devPtr, size_t size)
@@ -667,7 +688,7 @@ static aclError host_alloc(const char *func, void **host_ptr, uint64_t size)
     ret = registry_add(ptr, (size_t)size, capacity, MEM_HOST_PINNED, -1, 0, 0);
     if (ret != ACL_SUCCESS) {
         if (!park_free(ptr, capacity, -1))
-            backend()->free_host(ptr);
+            backend_free(-1, ptr);
         return acl_raise(func, ret, "cannot record a %llu-byte host allocation",
                          (unsigned long long)size);
     }
@@ -1070,20 +1091,6 @@ static aclError set_args(const char *func, const void *dev_ptr, size_t max_count
     return ACL_SUCCESS;
 }
 
-/* ACL fills device memory and host memory from its own allocators only (on
- * Ascend anything else is undefined): anything else, a freed pointer
- * included, is refused rather than written to. */
-static aclError locate_fill_target(const char *func, const void *dev_ptr, size_t count, mem_block *b)
-{
-    locate(dev_ptr, b);
-    if (b->kind == MEM_UNKNOWN)
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                         "%p is not live memory from aclrtMalloc or aclrtMallocHost (never "
-                         "allocated by ACL, or already freed)",
-                         dev_ptr);
-    return check_extent(func, "devPtr", dev_ptr, count, b);
-}
-
 ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     bool nothing_to_do;
@@ -1095,7 +1102,7 @@ ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, si
     if (ret != ACL_SUCCESS)
         return ret;
     mem_block b;
-    ret = locate_fill_target(__func__, devPtr, count, &b);
+    ret = locate_live(__func__, devPtr, count, &b);
     if (ret != ACL_SUCCESS)
         return ret;
     bool on_device = b.kind == MEM_DEVICE;
@@ -1119,7 +1126,7 @@ ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t valu
     if (ret != ACL_SUCCESS || nothing_to_do)
         return ret;
     mem_block b;
-    ret = locate_fill_target(__func__, devPtr, count, &b);
+    ret = locate_live(__func__, devPtr, count, &b);
     if (ret != ACL_SUCCESS)
         return ret;
     ret = backend()->memset_async(s->bs, devPtr, (uint8_t)value, count, b.kind == MEM_DEVICE);
