@@ -6,7 +6,7 @@
  * aclGetRecentErrMsg. The implemented functions are listed in
  * implemented.txt.
  */
-#include "internal.h"
+#include "api/api.h"
 
 /* A stub ignores its arguments by design. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"

@@ -1,4 +1,4 @@
-/* The public headers: every error code agrees with src/error_table.def, and
+/* The public headers: every error code agrees with src/core/error_table.def, and
  * the enum values, flag macros and structure layouts that programs (and the
  * Python bindings) depend on have AscendCL's numbers. Nothing here calls the
  * library; these are compile-time facts checked at run time. */
@@ -14,7 +14,7 @@ typedef struct code_row {
 
 #define ACL_CODE(name, value, text) {#name, (long long)(value), (long long)(name)},
 static const code_row code_rows[] = {
-#include "error_table.def"
+#include "core/error_table.def"
 };
 #undef ACL_CODE
 

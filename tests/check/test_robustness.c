@@ -17,7 +17,7 @@
 /* The table calls deprecated functions too: they are still part of the API. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-enum { BUF_SIZE = 4096, MAX_BAD = 16, GARBAGE_BYTES = 256, FORGED_BYTES = 16 };
+enum { BUF_SIZE = 4096, MAX_BAD = 16, GARBAGE_BYTES = 256 };
 
 #define ANY_ERROR ((aclError)-1)
 
@@ -140,8 +140,10 @@ static void bad_set_make(bad_set *b, handle_kind kind)
     ck_assert(b->heap_random && b->heap_forged);
     fill_random(b->heap_random, GARBAGE_BYTES, 0x5eed0002);
     fill_random(b->heap_forged, GARBAGE_BYTES, 0x5eed0003);
+    /* Handles are values, not addresses: a block holding a live handle's
+     * value, and that value with another generation, are not handles. */
     void *model[] = {b->stream, b->event, b->context, b->buffer};
-    memcpy(b->heap_forged, model[kind], FORGED_BYTES);
+    memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
 
     if (kind != KIND_STREAM) {
         bad_add(b, NULL, "NULL");
@@ -155,7 +157,8 @@ static void bad_set_make(bad_set *b, handle_kind kind)
         bad_add(b, b->buffer, "a data buffer");
     bad_add(b, b->local, "a local variable's address");
     bad_add(b, b->heap_random, "a heap block of random bytes");
-    bad_add(b, b->heap_forged, "a copy of a live handle's first bytes");
+    bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
+    bad_add(b, (void *)((uintptr_t)model[kind] ^ ((uintptr_t)1 << 40)), "a live handle's value, another generation");
     bad_add(b, (void *)(uintptr_t)16, "address 16");
     bad_add(b, (void *)(UINTPTR_MAX - 15), "the top of the address space");
     bad_add(b, destroyed_handle(kind, b->context), "a destroyed handle");
