@@ -2,7 +2,7 @@
  * acl-cuda: the AscendCL runtime API.
  *
  * Devices, contexts, streams, events, memory, callbacks and library set-up.
- * Names, values and prototypes follow AscendCL (runtime API version 1.15.0)
+ * Names, values and prototypes follow AscendCL (runtime API version 1.17.0)
  * so that unmodified Ascend programs compile against these headers.
  */
 #ifndef ACLCUDA_ACL_RT_H
@@ -14,13 +14,51 @@
 
 #include "acl_base.h"
 
+/* ---- dim3 --------------------------------------------------------------------
+ * Grid and block sizes of the SIMT kernel launches. AscendCL defines a struct
+ * dim3 of its own, which would collide with CUDA's in a program that includes
+ * both acl/acl.h and CUDA's headers. The two have the same layout (x, y, z:
+ * 32-bit unsigned; in C++ a constructor whose arguments default to 1), so
+ * these headers use CUDA's dim3 whenever they can:
+ *   - if CUDA's vector_types.h was included before (the CUDA headers came
+ *     first, or nvcc, which includes them itself), its dim3 is used;
+ *   - else, if CUDA's headers are on the include path, vector_types.h is
+ *     included here, and a CUDA header included later finds dim3 defined by
+ *     CUDA itself;
+ *   - else dim3 is defined here, as AscendCL defines it.
+ * So both orders work. A program that reaches CUDA's headers some other way
+ * than through its include path (an absolute #include path) must include them
+ * before acl/acl.h. ACLCUDA_NO_CUDA_DIM3, defined before the first ACL
+ * header, keeps CUDA's header out: this one then defines dim3 unless CUDA's
+ * is already defined. As in AscendCL, nothing is defined for the Bisheng
+ * compiler (__BISHENG_CCEC__), which has a dim3 of its own. */
+#if !defined(__BISHENG_CCEC__) && !defined(__VECTOR_TYPES_H__)
+#if !defined(ACLCUDA_NO_CUDA_DIM3) && defined(__has_include)
+#if __has_include(<vector_types.h>) && __has_include(<cuda_runtime_api.h>)
+#include <vector_types.h>
+#endif
+#endif
+#if !defined(__VECTOR_TYPES_H__)
+typedef struct dim3 {
+    uint32_t x;
+    uint32_t y;
+    uint32_t z;
+#if defined(__cplusplus) && __cplusplus >= 201103L
+    constexpr dim3(uint32_t vx = 1, uint32_t vy = 1, uint32_t vz = 1) : x(vx), y(vy), z(vz) {}
+#elif defined(__cplusplus)
+    dim3(uint32_t vx = 1, uint32_t vy = 1, uint32_t vz = 1) : x(vx), y(vy), z(vz) {}
+#endif
+} dim3;
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Version of the API these headers describe (see aclrtGetVersion). */
 #define ACL_MAJOR_VERSION 1
-#define ACL_MINOR_VERSION 15
+#define ACL_MINOR_VERSION 17
 #define ACL_PATCH_VERSION 0
 
 /* ---- flag values ---------------------------------------------------------- */

@@ -77,7 +77,7 @@ END_TEST
 START_TEST(version_macros)
 {
     ck_assert_int_eq(ACL_MAJOR_VERSION, 1);
-    ck_assert_int_eq(ACL_MINOR_VERSION, 15);
+    ck_assert_int_eq(ACL_MINOR_VERSION, 17);
     ck_assert_int_eq(ACL_PATCH_VERSION, 0);
 }
 END_TEST
@@ -288,6 +288,18 @@ START_TEST(struct_layouts)
 }
 END_TEST
 
+/* dim3: acl-cuda's own definition here, unless CUDA's headers are on the
+ * default include path (test_headers_cxx checks it beside CUDA's). */
+START_TEST(dim3_layout)
+{
+    dim3 d = {4, 2, 1};
+    ck_assert_uint_eq(sizeof(dim3), 12);
+    ck_assert_uint_eq(offsetof(dim3, z), 8);
+    ck_assert_uint_eq(sizeof d.x, 4);
+    ck_assert_uint_eq(d.x * d.y * d.z, 8);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("headers");
@@ -302,6 +314,7 @@ static Suite *suite(void)
     tcase_add_test(tc, device_enums);
     tcase_add_test(tc, base_enums);
     tcase_add_test(tc, struct_layouts);
+    tcase_add_test(tc, dim3_layout);
     suite_add_tcase(s, tc);
     return s;
 }
