@@ -127,6 +127,15 @@ extern "C" {
 #define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
 
+/* aclrtHostRegisterV2 (may be OR-ed). */
+#define ACL_HOST_REG_MAPPED 0x2UL        /* map the range into the device's address space */
+#define ACL_HOST_REG_IOMEMORY 0x4UL      /* the range is I/O memory */
+#define ACL_HOST_REG_READONLY 0x8UL      /* the device only reads it */
+#define ACL_HOST_REG_PINNED 0x10000000UL /* keep the pages resident */
+
+/* aclrtMemAllocManaged: the only flag, memory any stream may access. */
+#define ACL_RT_MEM_ATTACH_GLOBAL 0x01U
+
 #define ACL_RT_MAX_RECORD_PA_NUM_PER_DEV 20U
 #define ACL_IPC_EVENT_HANDLE_SIZE 64U
 
@@ -316,6 +325,57 @@ typedef enum aclrtMemLocationType {
     ACL_MEM_LOCATION_TYPE_MANAGED = 3,
     ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
 } aclrtMemLocationType;
+
+/* Hints of aclrtMemManagedAdvise: each SET has its UNSET. */
+typedef enum aclrtMemManagedAdviseType {
+    ACL_MEM_ADVISE_SET_READ_MOSTLY = 0,
+    ACL_MEM_ADVISE_UNSET_READ_MOSTLY = 1,
+    ACL_MEM_ADVISE_SET_PREFERRED_LOCATION = 2,
+    ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 3,
+    ACL_MEM_ADVISE_SET_ACCESSED_BY = 4,
+    ACL_MEM_ADVISE_UNSET_ACCESSED_BY = 5
+} aclrtMemManagedAdviseType;
+
+/* Where managed memory is advised to live or prefetched to. */
+typedef enum aclrtMemManagedLocationType {
+    ACL_MEM_LOCATIONTYPE_INVALID = 0,
+    ACL_MEM_LOCATIONTYPE_DEVICE = 1,
+    ACL_MEM_LOCATIONTYPE_HOST = 2,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA = 3,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT = 4
+} aclrtMemManagedLocationType;
+
+/* Attributes of a managed range read by aclrtMemManagedGetAttr(s). */
+typedef enum aclrtMemManagedRangeAttribute {
+    ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
+    ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 4,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 5,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 6,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8
+} aclrtMemManagedRangeAttribute;
+
+/* Hardware engines of aclrtHostMemMapCapabilities. */
+typedef enum aclrtHacType {
+    ACL_RT_HAC_TYPE_STARS = 0,
+    ACL_RT_HAC_TYPE_AICPU = 1,
+    ACL_RT_HAC_TYPE_AIC = 2,
+    ACL_RT_HAC_TYPE_AIV = 3,
+    ACL_RT_HAC_TYPE_PCIEDMA = 4,
+    ACL_RT_HAC_TYPE_RDMA = 5,
+    ACL_RT_HAC_TYPE_SDMA = 6,
+    ACL_RT_HAC_TYPE_DVPP = 7,
+    ACL_RT_HAC_TYPE_UDMA = 8,
+    ACL_RT_HAC_TYPE_CCU = 9
+} aclrtHacType;
+
+/* Whether an engine can reach registered host memory. */
+typedef enum aclrtHostMemMapCapability {
+    ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0,
+    ACL_RT_HOST_MEM_MAP_SUPPORTED = 1
+} aclrtHostMemMapCapability;
 
 typedef enum aclrtMemAllocationType {
     ACL_MEM_ALLOCATION_TYPE_PINNED = 0
@@ -579,6 +639,20 @@ typedef struct aclrtPtrAttributes {
     uint32_t rsv[4];
 } aclrtPtrAttributes;
 
+/* A location of managed memory (id: the device or NUMA node). */
+typedef struct aclrtMemManagedLocation {
+    aclrtMemManagedLocationType type;
+    int32_t id;
+} aclrtMemManagedLocation;
+
+/* Device memory used by one component, as aclrtGetMemUsageInfo lists it. */
+typedef struct aclrtMemUsageInfo {
+    char name[32];
+    uint64_t curMemSize;
+    uint64_t memPeakSize;
+    size_t reserved[8];
+} aclrtMemUsageInfo;
+
 typedef struct aclrtUuid {
     char bytes[16];
 } aclrtUuid;
@@ -624,6 +698,17 @@ typedef struct {
     aclrtMemLocation srcLoc;
     uint8_t rsv[16];
 } aclrtMemcpyBatchAttr;
+
+/* One operation a barrier waits for (aclrtCmoWaitBarrier). */
+typedef struct {
+    aclrtCmoType cmoType;
+    uint32_t barrierId;
+} aclrtBarrierCmoInfo;
+
+typedef struct {
+    size_t barrierNum;
+    aclrtBarrierCmoInfo cmoInfo[ACL_RT_CMO_MAX_BARRIER_NUM];
+} aclrtBarrierTaskInfo;
 
 /* A process on another server of a super node. */
 typedef struct aclrtServerPid {
@@ -958,6 +1043,11 @@ ACL_FUNC_VISIBILITY aclError aclrtCheckMemType(void **addrList, uint32_t size, u
                                                uint32_t *checkResult, uint32_t reserve);
 ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
 
+/* Device memory used by each component (up to inputNum entries; *outputNum
+ * says how many were filled). */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo,
+                                                  size_t inputNum, size_t *outputNum);
+
 /* ==== Host memory ========================================================= */
 
 /* Page-locked host memory. */
@@ -970,6 +1060,15 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
 ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
                                                void **devPtr);
 ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+
+/* Registration with ACL_HOST_REG_* flags, and the device address of a range
+ * registered as mapped (flag 0). */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+
+/* Whether an engine of deviceId can reach registered host memory. */
+ACL_FUNC_VISIBILITY aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
+                                                         aclrtHostMemMapCapability *capabilities);
 
 /* ==== Copies and fills ==================================================== */
 
@@ -1013,6 +1112,65 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destM
 ACL_FUNC_VISIBILITY aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count,
                                               aclrtReduceKind kind, aclDataType type, aclrtStream stream,
                                               void *reserve);
+
+/* Fill of N 32-bit values; memSize (bytes) must hold them. */
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+                                                 aclrtStream stream);
+
+/* Batched copies without a failure index. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                size_t *attrsIndexes, size_t numAttrs);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs,
+                                                     size_t *sizes, size_t numBatches,
+                                                     aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                                     size_t numAttrs, aclrtStream stream);
+
+/* ==== Cache maintenance =================================================== */
+
+/* Prefetch, write back, invalidate or flush a range as a stream task; with a
+ * barrier id, aclrtCmoWaitBarrier can wait for the task. */
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoType cmoType,
+                                                      uint32_t barrierId, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStream stream,
+                                                 uint32_t flag);
+
+/* The same through a descriptor prepared beforehand. */
+ACL_FUNC_VISIBILITY aclError aclrtCmoGetDescSize(size_t *size);
+ACL_FUNC_VISIBILITY aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream,
+                                                   const void *reserve);
+
+/* Flushes the current device's L2 cache; rsv must be NULL. */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceL2CacheFlush(void *rsv);
+
+/* ==== Managed (unified) memory ============================================ */
+
+/* Memory reachable from host and device at one address, migrated on demand;
+ * flag ACL_RT_MEM_ATTACH_GLOBAL. */
+ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
+
+/* Placement hints and prefetches (flags must be 0). */
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedAdvise(const void *const ptr, uint64_t size,
+                                                   aclrtMemManagedAdviseType advise,
+                                                   aclrtMemManagedLocation location);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_t size,
+                                                          aclrtMemManagedLocation location, uint32_t flags,
+                                                          aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchBatchAsync(const void **ptrs, size_t *sizes, size_t count,
+                                                               aclrtMemManagedLocation *prefetchLocs,
+                                                               size_t *prefetchLocIdxs,
+                                                               size_t numPrefetchLocs, uint64_t flags,
+                                                               aclrtStream stream);
+
+/* Attributes of a managed range: one, or several at once. */
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute, const void *ptr,
+                                                    size_t size, void *data, size_t dataSize);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes,
+                                                     size_t numAttributes, const void *ptr, size_t size,
+                                                     void **data, size_t *dataSizes);
 
 /* ==== Memory shared between processes ===================================== */
 
