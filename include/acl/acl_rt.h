@@ -124,6 +124,16 @@ extern "C" {
 #define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+
+/* Values of the ACL_RT_IPC_MEM_ATTR_ACCESS_LINK attribute (aclrtIpcMemSetAttr). */
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO 0
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS 1
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH 2
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH 3
+
+/* Link indexes of aclrtMemMapSelectedLink. */
+#define ACL_RT_MEM_LINK_IDX_0 0U /* SIO */
+#define ACL_RT_MEM_LINK_IDX_1 1U /* HCCS */
 #define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
 
@@ -261,6 +271,21 @@ typedef enum aclrtMemAttr {
     ACL_MEM_P2P_HUGE = 16,
     ACL_MEM_P2P_HUGE1G = 17
 } aclrtMemAttr;
+
+/* Page sizes and memory kinds, as fields of struct MemAttrMapping. These two
+ * enums have no typedef and their names carry no ACL prefix, as in AscendCL. */
+enum aclrtMemPgType {
+    NORMAL_PAGE_TYPE = 0U,
+    HUGE_PAGE_TYPE = 1U,
+    HUGE1G_PAGE_TYPE = 2U
+};
+
+enum aclrtMemType {
+    HBM_TYPE = 0U,
+    DDR_TYPE = 1U,
+    P2P_HBM_TYPE = 2U,
+    P2P_DDR_TYPE = 3U
+};
 
 typedef enum aclrtLastErrLevel {
     ACL_RT_THREAD_LEVEL = 0
@@ -406,6 +431,14 @@ typedef enum aclrtMemAccessFlags {
 typedef enum aclrtIpcMemAttrType {
     ACL_RT_IPC_MEM_ATTR_ACCESS_LINK = 0
 } aclrtIpcMemAttrType;
+
+/* Links a mapping may use (aclrtMemMapSetLink). */
+typedef enum aclrtMemLinkType {
+    ACL_RT_MEM_ACCESS_LINK_SIO = 0,
+    ACL_RT_MEM_ACCESS_LINK_HCCS = 1,
+    ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH = 2,
+    ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH = 3
+} aclrtMemLinkType;
 
 /* Cache maintenance operations. */
 typedef enum aclrtCmoType {
@@ -709,6 +742,38 @@ typedef struct {
     size_t barrierNum;
     aclrtBarrierCmoInfo cmoInfo[ACL_RT_CMO_MAX_BARRIER_NUM];
 } aclrtBarrierTaskInfo;
+
+/* ---- virtual memory ---- */
+
+/* What physical memory aclrtMallocPhysical creates. */
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+/* A shareable handle of ACL_MEM_SHARE_HANDLE_TYPE_FABRIC. */
+typedef struct aclrtMemFabricHandle {
+    uint8_t data[128];
+} aclrtMemFabricHandle;
+
+/* The access one location gets to a mapped range (aclrtMemSetAccess). */
+typedef struct {
+    aclrtMemAccessFlags flags;
+    aclrtMemLocation location;
+    uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
+/* How an aclrtMemAttr splits into page size, memory kind and side; not used
+ * by any function. */
+struct MemAttrMapping {
+    uint32_t pgType;
+    uint32_t memType;
+    bool isHostAlloc;
+    aclrtMemAttr memAttr;
+};
 
 /* A process on another server of a super node. */
 typedef struct aclrtServerPid {
@@ -1171,6 +1236,69 @@ ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribut
 ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes,
                                                      size_t numAttributes, const void *ptr, size_t size,
                                                      void **data, size_t *dataSizes);
+
+/* ==== Virtual memory ====================================================== */
+
+/* Address ranges: reserved (at expectPtr if possible), released. The NoUC
+ * variant reserves a range that is never backed by uncached memory. */
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment,
+                                                    void *expectPtr, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment,
+                                                              void *expectPtr, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+
+/* Physical memory, described by an aclrtPhysicalMemProp (flags must be 0). */
+ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+                                                 const aclrtPhysicalMemProp *prop, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
+                                                              aclrtMemGranularityOptions option,
+                                                              size_t *granularity);
+
+/* Mapping physical memory (from offset) into a reserved range and back; the
+ * NoAccess variant maps it without access until aclrtMemSetAccess. */
+ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                         uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapNoAccess(void *virPtr, size_t size, size_t offset,
+                                                 aclrtDrvMemHandle handle, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc,
+                                               size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag);
+
+/* The physical memory behind a mapped address, its properties, and the
+ * allocation an address belongs to (base and size). */
+ACL_FUNC_VISIBILITY aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle,
+                                                                       aclrtPhysicalMemProp *prop);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize);
+
+/* Physical memory shared with other processes: exported as a shareable handle
+ * (a uint64_t, or per aclrtMemSharedHandleType in V2), imported, and the
+ * processes allowed to import it. */
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle,
+                                                             aclrtMemHandleType handleType, uint64_t flags,
+                                                             uint64_t *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                                               aclrtMemSharedHandleType shareType,
+                                                               void *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                                               aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+                                                                 aclrtMemSharedHandleType shareType,
+                                                                 uint64_t flags, aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid,
+                                                             size_t pidNum);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+                                                               aclrtMemSharedHandleType shareType,
+                                                               int32_t *pid, size_t pidNum);
+
+/* Device memory made accessible to dstDevId in the same process, and mappings
+ * through a chosen link (ACL_RT_MEM_LINK_IDX_*, aclrtMemLinkType). */
+ACL_FUNC_VISIBILITY aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc,
+                                                     uint32_t linkIdx);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink);
 
 /* ==== Memory shared between processes ===================================== */
 
