@@ -13,6 +13,10 @@
 
 int headers_c_acl_first_failures(void);
 
+/* The SIMT launch takes dim3 by value: it is the same type as CUDA's. */
+static aclError (*volatile simt_launch)(void *, dim3, dim3, size_t, aclrtStream, aclrtLaunchKernelCfg *,
+                                        void **) = aclrtLaunchSIMTKernelWithArgsArray;
+
 int headers_c_acl_first_failures(void)
 {
     int failed = 0;
@@ -26,7 +30,7 @@ int headers_c_acl_first_failures(void)
     if (cuda_vector.z != 3 || acl_stream != NULL)
         failed++;
 #endif
-    if (ACL_MINOR_VERSION != 17)
+    if (ACL_MINOR_VERSION != 17 || simt_launch == NULL)
         failed++;
     return failed;
 }

@@ -11,6 +11,10 @@
 
 int headers_cxx_acl_first_failures();
 
+// The SIMT launch takes dim3 by value: it is the same type as CUDA's.
+static aclError (*volatile simt_launch)(void *, dim3, dim3, size_t, aclrtStream, aclrtLaunchKernelCfg *,
+                                        void **) = aclrtLaunchSIMTKernelWithArgsArray;
+
 int headers_cxx_acl_first_failures()
 {
     int failed = 0;
@@ -26,7 +30,7 @@ int headers_cxx_acl_first_failures()
     if (acl_stream != nullptr)
         failed++;
 #endif
-    if (sizeof(dim3) != 12 || ACL_MINOR_VERSION != 17)
+    if (sizeof(dim3) != 12 || ACL_MINOR_VERSION != 17 || simt_launch == nullptr)
         failed++;
     return failed;
 }
