@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "acl_base.h"
+#include "acl_rt_allocator.h"
 
 /* ---- dim3 --------------------------------------------------------------------
  * Grid and block sizes of the SIMT kernel launches. AscendCL defines a struct

@@ -13,6 +13,9 @@
  */
 #include "internal.h"
 
+/* The headers not included by acl/acl.h. */
+#include "acl/acl_rt_memory_soma.h"
+
 /* A stub ignores its arguments by design. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
