@@ -15,6 +15,7 @@
 
 /* The headers not included by acl/acl.h. */
 #include "acl/acl_rt_memory_soma.h"
+#include "acl/ops/acl_dvpp.h"
 
 /* A stub ignores its arguments by design. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
