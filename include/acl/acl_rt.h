@@ -1,9 +1,13 @@
 /*
  * acl-cuda: the AscendCL runtime API.
  *
- * Devices, contexts, streams, events, memory, callbacks and library set-up.
- * Names, values and prototypes follow AscendCL (runtime API version 1.17.0)
- * so that unmodified Ascend programs compile against these headers.
+ * Library set-up, devices, contexts, streams, events, memory (device, host,
+ * managed, virtual, shared between processes), callbacks, kernels, captured
+ * graphs (aclmdlRI), notifies, buffers and diagnostics. Names, values and
+ * prototypes follow AscendCL (runtime API version 1.17.0) so that unmodified
+ * Ascend programs compile against these headers. docs/api-coverage.md says
+ * which functions acl-cuda implements; the others fail at run time with
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
  */
 #ifndef ACLCUDA_ACL_RT_H
 #define ACLCUDA_ACL_RT_H
