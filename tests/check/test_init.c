@@ -214,7 +214,7 @@ END_TEST
 START_TEST(version_matches_macros)
 {
     ck_assert_int_eq(ACL_MAJOR_VERSION, 1);
-    ck_assert_int_eq(ACL_MINOR_VERSION, 15);
+    ck_assert_int_eq(ACL_MINOR_VERSION, 17);
     ck_assert_int_eq(ACL_PATCH_VERSION, 0);
     ACL_OK(aclInit(NULL));
     int32_t major = -1, minor = -1, patch = -1;

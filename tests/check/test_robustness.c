@@ -1,10 +1,10 @@
 /* Robustness: every public function that takes a handle or a pointer answers
  * bad ones (NULL, destroyed, another kind of handle, garbage, foreign memory)
  * with an error code and a message, never a crash. One table row per such
- * function, and a test that the table covers src/implemented.txt. Also: bad
- * calls leave queued work alone, exhausted resources are survived, and a
- * child process forked after the library started either works or fails with
- * error codes. */
+ * function, and a test that the table covers the implemented functions of
+ * the API table (src/api/api.def). Also: bad calls leave queued work alone,
+ * exhausted resources are survived, and a child process forked after the
+ * library started either works or fails with error codes. */
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -1203,35 +1203,6 @@ static const row rows[] = {
 
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
 
-/* Implemented functions without a handle or pointer parameter: nothing for
- * a row to pass them. */
-static const char *const without_pointers[] = {
-    "aclDataTypeSize",
-    "aclFinalize",
-    "aclFloat16ToFloat",
-    "aclFloatToFloat16",
-    "aclGetRecentErrMsg",
-    "aclcudaGetBackendName",
-    "aclrtCtxSetSysParamOpt",
-    "aclrtDeviceDisablePeerAccess",
-    "aclrtDeviceEnablePeerAccess",
-    "aclrtGetLastError",
-    "aclrtGetSocName",
-    "aclrtPeekAtLastError",
-    "aclrtProcessReport",
-    "aclrtResetDevice",
-    "aclrtResetDeviceForce",
-    "aclrtSetDevice",
-    "aclrtSetDeviceSatMode",
-    "aclrtSetOpExecuteTimeOut",
-    "aclrtSetOpExecuteTimeOutWithMs",
-    "aclrtSetOpWaitTimeout",
-    "aclrtSetSysParamOpt",
-    "aclrtSetTsDevice",
-    "aclrtSynchronizeDevice",
-    "aclrtSynchronizeDeviceWithTimeout",
-};
-
 /* ---- tests ------------------------------------------------------------------------------- */
 
 static void set_up(void)
@@ -1257,12 +1228,28 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
-static bool listed(const char *name, const char *const *names, size_t count)
+/* The API table (src/api/api.def): name, status and argument kinds of every
+ * public function. */
+struct api_row {
+    const char *name;
+    const char *status;
+    const char *args;
+};
+
+#define ACL_API(name, header, area, status, args, ret, params, fail) {#name, #status, #args},
+static const struct api_row api_rows[] = {
+#include "api/api.def"
+};
+#undef ACL_API
+
+enum { API_ROW_COUNT = sizeof api_rows / sizeof api_rows[0] };
+
+static const struct api_row *api_row(const char *name)
 {
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(name, names[i]) == 0)
-            return true;
-    return false;
+    for (size_t i = 0; i < API_ROW_COUNT; i++)
+        if (strcmp(name, api_rows[i].name) == 0)
+            return &api_rows[i];
+    return NULL;
 }
 
 static bool in_table(const char *name)
@@ -1273,42 +1260,32 @@ static bool in_table(const char *name)
     return false;
 }
 
-/* Every implemented function with a handle or pointer parameter has a row,
- * and every row names an implemented function. */
+/* Every implemented function with a handle or pointer parameter (args other
+ * than ARGS_NONE in the API table) has a row, and every row names an
+ * implemented function that takes one. */
 START_TEST(table_covers_implemented_functions)
 {
-    const char *srcdir = getenv("ACLCUDA_TEST_SRCDIR");
-    ck_assert_msg(srcdir != NULL, "ACLCUDA_TEST_SRCDIR is not set (make check sets it)");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/src/implemented.txt", srcdir);
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    const size_t no_pointer_count = sizeof without_pointers / sizeof without_pointers[0];
-    char line[256];
-    char *implemented[512];
-    size_t n = 0;
-    while (fgets(line, sizeof line, f) && n < 512) {
-        line[strcspn(line, " \t\r\n")] = '\0';
-        if (line[0] == '\0' || line[0] == '#')
+    size_t implemented = 0;
+    for (size_t i = 0; i < API_ROW_COUNT; i++) {
+        const struct api_row *api = &api_rows[i];
+        if (strcmp(api->status, "IMPLEMENTED") != 0)
             continue;
-        implemented[n++] = strdup(line);
-        bool skip = listed(line, without_pointers, no_pointer_count);
-        ck_assert_msg(skip || in_table(line),
-                      "%s is implemented but has no row in the robustness table (or belongs "
-                      "in without_pointers)",
-                      line);
-        ck_assert_msg(!(skip && in_table(line)), "%s has a row but is in without_pointers", line);
+        implemented++;
+        bool needs_row = strcmp(api->args, "ARGS_NONE") != 0;
+        ck_assert_msg(!needs_row || in_table(api->name),
+                      "%s is implemented and takes a handle or pointer (%s) but has no row in the "
+                      "robustness table",
+                      api->name, api->args);
+        ck_assert_msg(needs_row || !in_table(api->name),
+                      "%s has a row but its API table row says ARGS_NONE", api->name);
     }
-    fclose(f);
-    ck_assert_uint_gt(n, ROW_COUNT);
-    for (size_t i = 0; i < ROW_COUNT; i++)
-        ck_assert_msg(listed(rows[i].name, (const char *const *)implemented, n),
-                      "row %s names no function in %s", rows[i].name, path);
-    for (size_t i = 0; i < no_pointer_count; i++)
-        ck_assert_msg(listed(without_pointers[i], (const char *const *)implemented, n),
-                      "%s in without_pointers is not in %s", without_pointers[i], path);
-    for (size_t i = 0; i < n; i++)
-        free(implemented[i]);
+    ck_assert_uint_gt(implemented, ROW_COUNT);
+    for (size_t i = 0; i < ROW_COUNT; i++) {
+        const struct api_row *api = api_row(rows[i].name);
+        ck_assert_msg(api != NULL, "row %s names no function of src/api/api.def", rows[i].name);
+        ck_assert_msg(strcmp(api->status, "IMPLEMENTED") == 0,
+                      "row %s names a function that is not implemented", rows[i].name);
+    }
 }
 END_TEST
 

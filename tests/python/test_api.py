@@ -1,8 +1,9 @@
 """Every function of acl, acl.rt and acl.util called at least once with valid
 arguments, checking the shape of its result (ret last) and its ret: 0 for
 what the library implements, ACL_ERROR_RT_FEATURE_NOT_SUPPORT for its stubs
-(src/implemented.txt lists the implemented C functions)."""
+(the API table, src/api/api.def, says which C functions are implemented)."""
 import os
+import re
 import threading
 import types
 
@@ -21,11 +22,12 @@ OK, FAIL, ANY, AUTO = "ok", "fail", "any", "auto"
 
 
 def _implemented():
-    path = os.path.join(SOURCE_ROOT, "src", "implemented.txt")
+    path = os.path.join(SOURCE_ROOT, "src", "api", "api.def")
     if not os.path.exists(path):
         return None
-    with open(path) as listing:
-        return {line.strip() for line in listing if line.strip()}
+    row = re.compile(r"ACL_API\((\w+), \w+, \w+, IMPLEMENTED,")
+    with open(path) as table:
+        return {m.group(1) for m in map(row.match, table) if m}
 
 
 IMPLEMENTED = _implemented()
