@@ -303,8 +303,10 @@ def test_python_version_floor_syntax():
     import ast
     import os
     package = os.path.dirname(acl.__file__)
-    for name in os.listdir(package):
-        if name.endswith(".py"):
-            with open(os.path.join(package, name)) as source:
-                ast.parse(source.read(), name, feature_version=(3, 8))
+    sources = [os.path.join(folder, name) for folder, _, names in os.walk(package)
+               for name in names if name.endswith(".py")]
+    assert any(os.sep + "_rt" + os.sep in path for path in sources)
+    for path in sources:
+        with open(path) as source:
+            ast.parse(source.read(), path, feature_version=(3, 8))
 

@@ -1,0 +1,43 @@
+"""What the acl.rt areas share: the loaded library, the decorators that
+check arguments per pyACL's format letters, and the out-parameter helpers."""
+
+from ctypes import byref as _byref
+from ctypes import c_void_p as _c_void_p
+
+from .. import _lib
+from .._parse import api as _api_for
+from .._parse import foreign_api as _foreign_api_for
+
+
+# The foreign functions, one attribute each (absent when the library lacks it).
+c = _lib.api
+
+
+def api(fmt, *c_functions):
+    """Decorator: an acl.rt function taking arguments per fmt (see
+    acl._parse), present when the library exports every one of
+    c_functions."""
+    return _api_for("acl.rt", fmt, _lib.has(*c_functions))
+
+
+def foreign(fmt, c_function, out=None):
+    """For the hot calls that only pass their arguments on to c_function:
+    the wrapper calls it directly, with no Python body in between (the
+    decorated def gives the signature and docstring). With out, the result
+    is (value, ret), value being what c_function wrote to its last argument
+    (0 when ret is not 0)."""
+    return _foreign_api_for("acl.rt", fmt, getattr(c, c_function, None), out)
+
+
+def handle_out(function, *args):
+    """Calls function(&handle, *args) and returns (handle, ret), NULL as 0."""
+    handle = _c_void_p()
+    ret = function(_byref(handle), *args)
+    return handle.value or 0, ret
+
+
+def value_out(ctype, function, *args):
+    """Calls function(*args, &value) and returns (value, ret)."""
+    value = ctype()
+    ret = function(*args, _byref(value))
+    return value.value, ret

@@ -1,0 +1,145 @@
+"""acl.rt streams: create, destroy, synchronize, query, attributes."""
+
+from ctypes import byref as _byref
+from ctypes import c_int as _c_int
+from ctypes import c_int32 as _c_int32
+from ctypes import c_uint32 as _c_uint32
+
+from .. import _lib
+from .._module import exported as _exported
+from .common import api as _api
+from .common import c as _c
+from .common import foreign as _foreign
+from .common import handle_out as _handle_out
+from .common import value_out as _value_out
+
+
+@_api("", "aclrtCreateStream")
+def create_stream():
+    """stream, ret = acl.rt.create_stream()"""
+    return _handle_out(_c.aclrtCreateStream)
+
+
+@_api("ii", "aclrtCreateStreamWithConfig")
+def create_stream_with_config(priority, flag, /):
+    """stream, ret = acl.rt.create_stream_with_config(priority, flag)"""
+    return _handle_out(_c.aclrtCreateStreamWithConfig, priority & 0xFFFFFFFF, flag & 0xFFFFFFFF)
+
+
+@_api("k", "aclrtDestroyStream")
+def destroy_stream(stream, /):
+    """ret = acl.rt.destroy_stream(stream)"""
+    return _c.aclrtDestroyStream(stream)
+
+
+@_api("k", "aclrtDestroyStreamForce")
+def destroy_stream_force(stream, /):
+    """ret = acl.rt.destroy_stream_force(stream): without waiting for queued work."""
+    return _c.aclrtDestroyStreamForce(stream)
+
+
+@_foreign("k", "aclrtSynchronizeStream")
+def synchronize_stream(stream, /):
+    """ret = acl.rt.synchronize_stream(stream) (other Python threads keep running)"""
+
+
+@_api("ki", "aclrtSynchronizeStreamWithTimeout")
+def synchronize_stream_with_timeout(stream, timeout_ms, /):
+    """ret = acl.rt.synchronize_stream_with_timeout(stream, timeout_ms): -1 waits forever."""
+    return _c.aclrtSynchronizeStreamWithTimeout(stream, timeout_ms)
+
+
+@_api("k", "aclrtStreamQuery")
+def stream_query(stream, /):
+    """status, ret = acl.rt.stream_query(stream): 0 complete, 1 not ready."""
+    return _value_out(_c_int, _c.aclrtStreamQuery, stream)
+
+
+@_foreign("kk", "aclrtStreamWaitEvent")
+def stream_wait_event(stream, event, /):
+    """ret = acl.rt.stream_wait_event(stream, event): stream first."""
+
+
+@_api("kI", "aclrtSetStreamFailureMode")
+def set_stream_failure_mode(stream, mode, /):
+    """ret = acl.rt.set_stream_failure_mode(stream, mode): 0 continue, 1 stop."""
+    return _c.aclrtSetStreamFailureMode(stream, mode)
+
+
+@_api("kI", "aclrtSetStreamOverflowSwitch")
+def set_stream_overflow_switch(stream, flag, /):
+    """ret = acl.rt.set_stream_overflow_switch(stream, flag)"""
+    return _c.aclrtSetStreamOverflowSwitch(stream, flag)
+
+
+@_api("k", "aclrtGetStreamOverflowSwitch")
+def get_stream_overflow_switch(stream, /):
+    """flag, ret = acl.rt.get_stream_overflow_switch(stream)"""
+    return _value_out(_c_uint32, _c.aclrtGetStreamOverflowSwitch, stream)
+
+
+@_api("k", "aclrtStreamAbort")
+def stream_abort(stream, /):
+    """ret = acl.rt.stream_abort(stream)"""
+    return _c.aclrtStreamAbort(stream)
+
+
+@_api("k", "aclrtStreamGetId")
+def stream_get_id(stream, /):
+    """stream_id, ret = acl.rt.stream_get_id(stream)"""
+    return _value_out(_c_int32, _c.aclrtStreamGetId, stream)
+
+
+@_api("", "aclrtGetStreamAvailableNum")
+def get_stream_available_num():
+    """count, ret = acl.rt.get_stream_available_num()"""
+    return _value_out(_c_uint32, _c.aclrtGetStreamAvailableNum)
+
+
+_STREAM_ATTR_KEYS = {1: "failureMode", 2: "overflowSwitch", 3: "userCustomTag"}
+
+
+@_api("kiO", "aclrtSetStreamAttribute")
+def set_stream_attribute(stream, attr, value, /):
+    """ret = acl.rt.set_stream_attribute(stream, attr, value_dict)
+
+    value_dict holds "failureMode" (attr 1), "overflowSwitch" (2),
+    "userCustomTag" (3), or for other attributes "reserved" (4 ints)."""
+    if not isinstance(value, dict):
+        raise TypeError("acl.rt.set_stream_attribute() argument 3 must be dict, not %s"
+                        % type(value).__name__)
+    union = _lib.aclrtStreamAttrValue()
+    key = _STREAM_ATTR_KEYS.get(attr, "reserved")
+    if key not in value:
+        raise ValueError("acl.rt.set_stream_attribute(): attribute %d needs the key %r" % (attr, key))
+    if key == "reserved":
+        words = list(value[key])
+        if len(words) > 4:
+            raise ValueError("acl.rt.set_stream_attribute(): 'reserved' holds at most 4 ints")
+        for i, word in enumerate(words):
+            union.reserve[i] = word
+    elif key == "failureMode":
+        union.failureMode = value[key]
+    else:
+        setattr(union, key, value[key])
+    return _c.aclrtSetStreamAttribute(stream, attr, _byref(union))
+
+
+@_api("ki", "aclrtGetStreamAttribute")
+def get_stream_attribute(stream, attr, /):
+    """value_dict, ret = acl.rt.get_stream_attribute(stream, attr)"""
+    union = _lib.aclrtStreamAttrValue()
+    ret = _c.aclrtGetStreamAttribute(stream, attr, _byref(union))
+    key = _STREAM_ATTR_KEYS.get(attr, "reserved")
+    if key == "reserved":
+        return {key: list(union.reserve)}, ret
+    return {key: getattr(union, key)}, ret
+
+
+@_api("", "aclrtGetThreadLastTaskId")
+def get_thread_last_task_id():
+    """task_id, ret = acl.rt.get_thread_last_task_id()"""
+    return _value_out(_c_uint32, _c.aclrtGetThreadLastTaskId)
+
+
+__all__ = _exported(globals())
