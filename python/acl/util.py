@@ -10,6 +10,9 @@ import threading as _threading
 import traceback as _traceback
 import warnings as _warnings
 
+from ._parse import CPYTHON_ERRORS as _CPYTHON_ERRORS
+from ._parse import DEFAULT_ERROR as _DEFAULT_ERROR
+from ._parse import type_name as _type_name
 from ._parse import parsed as _parsed
 
 _ESRCH = 3     # what pthread_join answers for an unknown thread
@@ -17,9 +20,9 @@ _EDEADLK = 35  # ... and for joining oneself
 _EAGAIN = 11   # what pthread_create answers when no thread can be made
 
 
-def _api(fmt):
+def _api(fmt, error=_DEFAULT_ERROR):
     def decorate(body):
-        return _parsed("acl.util.%s" % body.__name__, fmt)(body)
+        return _parsed("acl.util.%s" % body.__name__, fmt, error)(body)
     return decorate
 
 
@@ -32,14 +35,15 @@ def _numpy():
 
 
 def _deprecated(name, replacement):
-    _warnings.warn("acl.util.%s is deprecated; use acl.util.%s instead" % (name, replacement),
+    # pyACL's text and category (Warning, not DeprecationWarning).
+    _warnings.warn("acl.util.%s will be deprecated. Please use acl.util.%s instead." % (name, replacement),
                    Warning, stacklevel=4)  # past the body and the argument-checking wrapper
 
 
-def _require_ndarray(name, array):
+def _require_ndarray(array):
     numpy = _numpy()
     if not isinstance(array, numpy.ndarray):
-        raise ValueError("acl.util.%s() needs an ndarray as argument, not %s" % (name, type(array).__name__))
+        raise ValueError("needs an ndarray as argument")  # pyACL's text
     return numpy
 
 
@@ -54,10 +58,10 @@ def numpy_to_ptr(array, /):
     """ptr = acl.util.numpy_to_ptr(ndarray): address of the array's data, no copy
     (deprecated: use bytes_to_ptr). Keep the array alive while the pointer is used."""
     _deprecated("numpy_to_ptr", "bytes_to_ptr")
-    _require_ndarray("numpy_to_ptr", array)
+    _require_ndarray(array)
     if not array.flags.c_contiguous:
-        _warnings.warn("acl.util.numpy_to_ptr: the array is not C-contiguous, its memory is not laid "
-                       "out in row order; use numpy_contiguous_to_ptr", Warning, stacklevel=3)
+        _warnings.warn("The input ndarray is discontiguous. Please use acl.util.bytes_to_ptr instead.",
+                       Warning, stacklevel=3)
     return _data_address(array)
 
 
@@ -67,7 +71,7 @@ def numpy_contiguous_to_ptr(array, /):
     C-contiguous version of the array (a copy only if needed) and that array, which
     must be kept alive while the pointer is used (deprecated: use bytes_to_ptr)."""
     _deprecated("numpy_contiguous_to_ptr", "bytes_to_ptr")
-    _require_ndarray("numpy_contiguous_to_ptr", array)
+    _require_ndarray(array)
     contiguous = array if array.flags.c_contiguous else array.copy(order="C")
     return _data_address(contiguous), contiguous
 
@@ -118,8 +122,7 @@ def bytes_to_ptr(data, /):
     buffer, no copy. Writes through it (e.g. acl.rt.memcpy into it) show in the
     object; keep it alive while the pointer is used."""
     if not isinstance(data, bytes):
-        raise ValueError("acl.util.bytes_to_ptr() needs a bytes object as argument, not %s"
-                         % type(data).__name__)
+        raise ValueError("needs an byte as argument")  # pyACL's text
     # c_char_p keeps a pointer to the object's internal buffer, not a copy.
     return _ctypes.cast(_ctypes.c_char_p(data), _ctypes.c_void_p).value
 
@@ -155,19 +158,20 @@ def _thread_body(record, function, args):
         else:
             function(args)
     except BaseException as exc:  # noqa: B036 - reported by stop_thread
-        record.errors.append("%s: %s" % (type(exc).__name__, exc))
+        # pyACL's record of it, which stop_thread raises.
+        record.errors.append("exception=%s,msg=thread call failed;" % _type_name(exc))
         _sys.stderr.write("acl: exception in the acl.util.start_thread function %r:\n" % (function,))
         _traceback.print_exception(type(exc), exc, exc.__traceback__, file=_sys.stderr)
 
 
-@_api("OO")
+@_api("OO", error=_CPYTHON_ERRORS)
 def start_thread(function, args, /):
     """thread_id, ret = acl.util.start_thread(fn, args): runs fn(args) (fn() when
     args is None) on a new thread. thread_id is its pthread id, for
     acl.rt.subscribe_report; the thread starts with no current context
     (call acl.rt.set_context in it). Join it with stop_thread."""
     if not callable(function):
-        raise TypeError("acl.util.start_thread() parameter must be callable")
+        raise TypeError("parameter must be callable")  # pyACL's text
     record = _ThreadRecord()
     # Daemon, like the raw pthread pyACL makes: it does not hold the process at exit.
     thread = _threading.Thread(target=_thread_body, args=(record, function, args),
@@ -196,6 +200,5 @@ def stop_thread(thread_id, /):
         return _ESRCH
     record.thread.join()
     if record.errors:
-        raise RuntimeError("acl.util.stop_thread: the thread function raised: %s"
-                           % "; ".join(record.errors))
+        raise RuntimeError("".join(record.errors))
     return 0

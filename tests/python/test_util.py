@@ -35,7 +35,7 @@ def test_memcpy_into_bytes(context, device_memory):
 
 @pytest.mark.parametrize("bad", [bytearray(4), "text", memoryview(b"abc"), None, 5])
 def test_bytes_to_ptr_needs_bytes(bad):
-    with pytest.raises(ValueError, match="bytes"):
+    with pytest.raises(ValueError, match="^needs an byte as argument$"):  # pyACL's text
         acl.util.bytes_to_ptr(bad)
 
 

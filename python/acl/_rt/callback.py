@@ -80,7 +80,7 @@ def launch_callback(fn, user_data, block_type, stream, /):
     fn(user_data) runs once on the thread subscribed to stream, inside its
     process_report; block_type 1 holds later work of the stream until fn returned."""
     if not callable(fn):
-        raise TypeError("acl.rt.launch_callback() parameter must be callable")
+        raise TypeError("parameter must be callable")  # pyACL's text
     cookie = next(_cookies)
     _pending_callbacks[cookie] = (fn, user_data)
     ret = _launch_callback(_callback_trampoline, cookie, block_type, stream)

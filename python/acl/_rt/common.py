@@ -6,6 +6,7 @@ from ctypes import c_void_p as _c_void_p
 
 from .. import _lib
 from .._parse import api as _api_for
+from .._parse import DEFAULT_ERROR
 from .._parse import foreign_api as _foreign_api_for
 
 
@@ -13,20 +14,21 @@ from .._parse import foreign_api as _foreign_api_for
 c = _lib.api
 
 
-def api(fmt, *c_functions):
+def api(fmt, *c_functions, error=DEFAULT_ERROR):
     """Decorator: an acl.rt function taking arguments per fmt (see
-    acl._parse), present when the library exports every one of
-    c_functions."""
-    return _api_for("acl.rt", fmt, _lib.has(*c_functions))
+    acl._parse; None: any arguments, ignored), present when the library
+    exports every one of c_functions. error: what arguments that do not
+    parse raise, pyACL's "acl.rt.<name> args parse failed" by default."""
+    return _api_for("acl.rt", fmt, _lib.has(*c_functions), error)
 
 
-def foreign(fmt, c_function, out=None):
+def foreign(fmt, c_function, out=None, error=DEFAULT_ERROR):
     """For the hot calls that only pass their arguments on to c_function:
     the wrapper calls it directly, with no Python body in between (the
     decorated def gives the signature and docstring). With out, the result
     is (value, ret), value being what c_function wrote to its last argument
     (0 when ret is not 0)."""
-    return _foreign_api_for("acl.rt", fmt, getattr(c, c_function, None), out)
+    return _foreign_api_for("acl.rt", fmt, getattr(c, c_function, None), out, error)
 
 
 def handle_out(function, *args):

@@ -29,13 +29,13 @@ def set_context(context, /):
     return _c.aclrtSetCurrentContext(context)
 
 
-@_api("", "aclrtGetCurrentContext")
+@_api(None, "aclrtGetCurrentContext")
 def get_context():
     """context, ret = acl.rt.get_context()"""
     return _handle_out(_c.aclrtGetCurrentContext)
 
 
-@_api("", "aclrtCtxGetCurrentDefaultStream")
+@_api(None, "aclrtCtxGetCurrentDefaultStream")
 def ctx_get_current_default_stream():
     """stream, ret = acl.rt.ctx_get_current_default_stream(): the handle 0 stands for."""
     return _handle_out(_c.aclrtCtxGetCurrentDefaultStream)
@@ -53,13 +53,13 @@ def ctx_get_sys_param_opt(opt, /):
     return _value_out(_c_int64, _c.aclrtCtxGetSysParamOpt, opt)
 
 
-@_api("il", "aclrtSetSysParamOpt")
+@_api("il", "aclrtSetSysParamOpt", error="{name} args parse faild")
 def set_sys_param_opt(opt, value, /):
     """ret = acl.rt.set_sys_param_opt(opt, value)"""
     return _c.aclrtSetSysParamOpt(opt, value)
 
 
-@_api("i", "aclrtGetSysParamOpt")
+@_api("i", "aclrtGetSysParamOpt", error="{name} args parse faild")
 def get_sys_param_opt(opt, /):
     """value, ret = acl.rt.get_sys_param_opt(opt)"""
     return _value_out(_c_int64, _c.aclrtGetSysParamOpt, opt)

@@ -32,19 +32,19 @@ def reset_device_force(device_id, /):
     return _c.aclrtResetDeviceForce(device_id)
 
 
-@_api("", "aclrtGetDevice")
+@_api(None, "aclrtGetDevice")
 def get_device():
     """device_id, ret = acl.rt.get_device()"""
     return _value_out(_c_int32, _c.aclrtGetDevice)
 
 
-@_api("", "aclrtGetDeviceCount")
+@_api(None, "aclrtGetDeviceCount")
 def get_device_count():
     """count, ret = acl.rt.get_device_count()"""
     return _value_out(_c_uint32, _c.aclrtGetDeviceCount)
 
 
-@_api("", "aclrtGetRunMode")
+@_api(None, "aclrtGetRunMode")
 def get_run_mode():
     """run_mode, ret = acl.rt.get_run_mode(): 0 ACL_DEVICE, 1 ACL_HOST."""
     return _value_out(_c_int, _c.aclrtGetRunMode)
@@ -56,13 +56,13 @@ def set_ts_device(ts_id, /):
     return _c.aclrtSetTsDevice(ts_id)
 
 
-@_api("", "aclrtSynchronizeDevice")
+@_api(None, "aclrtSynchronizeDevice")
 def synchronize_device():
     """ret = acl.rt.synchronize_device() (other Python threads keep running)"""
     return _c.aclrtSynchronizeDevice()
 
 
-@_api("i", "aclrtSynchronizeDeviceWithTimeout")
+@_api("i", "aclrtSynchronizeDeviceWithTimeout", error="{name} args parse failed!")
 def synchronize_device_with_timeout(timeout_ms, /):
     """ret = acl.rt.synchronize_device_with_timeout(timeout_ms): -1 waits forever."""
     return _c.aclrtSynchronizeDeviceWithTimeout(timeout_ms)
@@ -74,7 +74,7 @@ def set_device_sat_mode(mode, /):
     return _c.aclrtSetDeviceSatMode(mode)
 
 
-@_api("", "aclrtGetDeviceSatMode")
+@_api(None, "aclrtGetDeviceSatMode")
 def get_device_sat_mode():
     """mode, ret = acl.rt.get_device_sat_mode()"""
     return _value_out(_c_int, _c.aclrtGetDeviceSatMode)
@@ -108,7 +108,7 @@ def get_device_info(device_id, attr, /):
     return _value_out(_c_int64, _c.aclrtGetDeviceInfo, device_id, attr)
 
 
-@_api("", "aclrtDeviceGetStreamPriorityRange")
+@_api(None, "aclrtDeviceGetStreamPriorityRange")
 def device_get_stream_priority_range():
     """least, greatest, ret = acl.rt.device_get_stream_priority_range()"""
     least, greatest = _c_int32(), _c_int32()
@@ -140,7 +140,7 @@ def reset_device_res_limit(device_id, /):
     return _c.aclrtResetDeviceResLimit(device_id)
 
 
-@_api("II", "aclrtGetDevicesTopo")
+@_api("II", "aclrtGetDevicesTopo", error="acl.rt.reset_device_res_limit args parse failed")
 def get_devices_topo(device_id, other_device_id, /):
     """value, ret = acl.rt.get_devices_topo(dev, other_dev)
 
@@ -181,7 +181,7 @@ def device_get_uuid(device_id, /):
     return {"bytes": [b - 256 if b > 127 else b for b in raw]}, ret
 
 
-@_api("", "aclrtDeviceGetBareTgid")
+@_api(None, "aclrtDeviceGetBareTgid")
 def device_get_bare_tgid():
     """pid, ret = acl.rt.device_get_bare_tgid()"""
     return _value_out(_c_int32, _c.aclrtDeviceGetBareTgid)
@@ -215,13 +215,13 @@ def device_peer_access_status(device_id, peer_device_id, /):
     return _value_out(_c_int32, _c.aclrtDevicePeerAccessStatus, device_id, peer_device_id)
 
 
-@_api("kkk", "aclrtGetOverflowStatus")
+@_api("kkk", "aclrtGetOverflowStatus", error="{name} args parse failed!")
 def get_overflow_status(output_addr, output_size, stream, /):
     """ret = acl.rt.get_overflow_status(out_addr, out_size, stream)"""
     return _c.aclrtGetOverflowStatus(output_addr, output_size, stream)
 
 
-@_api("k", "aclrtResetOverflowStatus")
+@_api("k", "aclrtResetOverflowStatus", error="{name} args parse failed!")
 def reset_overflow_status(stream, /):
     """ret = acl.rt.reset_overflow_status(stream)"""
     return _c.aclrtResetOverflowStatus(stream)

@@ -7,6 +7,7 @@ from ctypes import c_uint32 as _c_uint32
 from ctypes import c_uint64 as _c_uint64
 
 from .._module import exported as _exported
+from .._parse import CPYTHON_ERRORS as _CPYTHON_ERRORS
 from .common import api as _api
 from .common import c as _c
 from .common import foreign as _foreign
@@ -14,7 +15,7 @@ from .common import handle_out as _handle_out
 from .common import value_out as _value_out
 
 
-@_api("", "aclrtCreateEvent")
+@_api(None, "aclrtCreateEvent")
 def create_event():
     """event, ret = acl.rt.create_event()"""
     return _handle_out(_c.aclrtCreateEvent)
@@ -71,7 +72,7 @@ def synchronize_event(event, /):
     return _c.aclrtSynchronizeEvent(event)
 
 
-@_api("ki", "aclrtSynchronizeEventWithTimeout")
+@_api("ki", "aclrtSynchronizeEventWithTimeout", error="{name} args parse failed!")
 def synchronize_event_with_timeout(event, timeout_ms, /):
     """ret = acl.rt.synchronize_event_with_timeout(event, timeout_ms): -1 waits forever."""
     return _c.aclrtSynchronizeEventWithTimeout(event, timeout_ms)
@@ -91,19 +92,19 @@ def event_get_timestamp(event, /):
     return _value_out(_c_uint64, _c.aclrtEventGetTimestamp, event)
 
 
-@_api("k", "aclrtGetEventId")
+@_api("k", "aclrtGetEventId", error=_CPYTHON_ERRORS)
 def get_event_id(event, /):
     """event_id, ret = acl.rt.get_event_id(event)"""
     return _value_out(_c_uint32, _c.aclrtGetEventId, event)
 
 
-@_api("", "aclrtGetEventAvailNum")
+@_api(None, "aclrtGetEventAvailNum")
 def get_event_avail_num():
     """count, ret = acl.rt.get_event_avail_num()"""
     return _value_out(_c_uint32, _c.aclrtGetEventAvailNum)
 
 
-@_api("I", "aclrtSetOpWaitTimeout")
+@_api("I", "aclrtSetOpWaitTimeout", error="{name} args parse failed!")
 def set_op_wait_timeout(timeout, /):
     """ret = acl.rt.set_op_wait_timeout(timeout_s)"""
     return _c.aclrtSetOpWaitTimeout(timeout)

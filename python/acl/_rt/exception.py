@@ -30,7 +30,7 @@ def set_exception_info_callback(fn=None, /):
     when a device task fails; None (or no argument) removes it."""
     global _exception_callback
     if fn is not None and not callable(fn):
-        raise TypeError("acl.rt.set_exception_info_callback() parameter must be callable")
+        raise TypeError("acl.rt.set_exception_info_callback args parse failed")  # pyACL's text
     previous = _exception_callback
     _exception_callback = fn
     ret = _c.aclrtSetExceptionInfoCallback(_no_exception_callback if fn is None else _exception_trampoline)
@@ -69,13 +69,13 @@ def get_device_id_from_exception_info(info, /):
     return _c.aclrtGetDeviceIdFromExceptionInfo(info)
 
 
-@_api("i", "aclrtPeekAtLastError")
+@_api("i", "aclrtPeekAtLastError", error="{name} args parse failed!")
 def peek_at_last_error(level, /):
     """ret = acl.rt.peek_at_last_error(level): the thread's last error code, kept."""
     return _c.aclrtPeekAtLastError(level)
 
 
-@_api("i", "aclrtGetLastError")
+@_api("i", "aclrtGetLastError", error="{name} args parse failed!")
 def get_last_error(level, /):
     """ret = acl.rt.get_last_error(level): the thread's last error code, then cleared."""
     return _c.aclrtGetLastError(level)

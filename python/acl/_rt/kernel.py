@@ -13,13 +13,13 @@ from .common import c as _c
 from .common import value_out as _value_out
 
 
-@_api("I", "aclrtSetOpExecuteTimeOut")
+@_api("I", "aclrtSetOpExecuteTimeOut", error="acl.rt.set_op_execute_timeout args parse failed!")
 def set_op_execute_time_out(timeout, /):
     """ret = acl.rt.set_op_execute_time_out(timeout_s)"""
     return _c.aclrtSetOpExecuteTimeOut(timeout)
 
 
-@_api("K", "aclrtSetOpExecuteTimeOutV2")
+@_api("K", "aclrtSetOpExecuteTimeOutV2", error="{name} args parse failed!")
 def set_op_execute_timeout_v2(timeout, /):
     """actual_timeout, ret = acl.rt.set_op_execute_timeout_v2(timeout_us)"""
     actual = _c_uint64()
@@ -27,13 +27,13 @@ def set_op_execute_timeout_v2(timeout, /):
     return actual.value, ret
 
 
-@_api("", "aclrtGetOpTimeOutInterval")
+@_api(None, "aclrtGetOpTimeOutInterval")
 def get_op_timeout_interval():
     """interval, ret = acl.rt.get_op_timeout_interval()"""
     return _value_out(_c_uint64, _c.aclrtGetOpTimeOutInterval)
 
 
-@_api("", "aclrtGetOpExecuteTimeout")
+@_api(None, "aclrtGetOpExecuteTimeout")
 def get_op_execute_timeout():
     """timeout_ms, ret = acl.rt.get_op_execute_timeout()"""
     return _value_out(_c_uint32, _c.aclrtGetOpExecuteTimeout)

@@ -62,14 +62,14 @@ def _malloc_config(where, cfg):
     return config, array
 
 
-@_api("kiO", "aclrtMallocWithCfg")
+@_api("kiO", "aclrtMallocWithCfg", error="{name} args parse failed!")
 def malloc_with_cfg(size, policy, cfg, /):
     """dev_ptr, ret = acl.rt.malloc_with_cfg(size, policy, cfg_dict)"""
     config, _keep = _malloc_config("acl.rt.malloc_with_cfg()", cfg)
     return _handle_out(_c.aclrtMallocWithCfg, size, policy, _byref(config) if config else None)
 
 
-@_api("kiO", "aclrtMallocForTaskScheduler")
+@_api("kiO", "aclrtMallocForTaskScheduler", error="{name} args parse failed!")
 def malloc_for_task_scheduler(size, policy, cfg, /):
     """dev_ptr, ret = acl.rt.malloc_for_task_scheduler(size, policy, cfg_dict)"""
     config, _keep = _malloc_config("acl.rt.malloc_for_task_scheduler()", cfg)

@@ -14,7 +14,7 @@ from .common import handle_out as _handle_out
 from .common import value_out as _value_out
 
 
-@_api("", "aclrtCreateStream")
+@_api(None, "aclrtCreateStream")
 def create_stream():
     """stream, ret = acl.rt.create_stream()"""
     return _handle_out(_c.aclrtCreateStream)
@@ -49,7 +49,7 @@ def synchronize_stream_with_timeout(stream, timeout_ms, /):
     return _c.aclrtSynchronizeStreamWithTimeout(stream, timeout_ms)
 
 
-@_api("k", "aclrtStreamQuery")
+@_api("k", "aclrtStreamQuery", error="{name} args parse failed!")
 def stream_query(stream, /):
     """status, ret = acl.rt.stream_query(stream): 0 complete, 1 not ready."""
     return _value_out(_c_int, _c.aclrtStreamQuery, stream)
@@ -60,7 +60,7 @@ def stream_wait_event(stream, event, /):
     """ret = acl.rt.stream_wait_event(stream, event): stream first."""
 
 
-@_api("kI", "aclrtSetStreamFailureMode")
+@_api("kI", "aclrtSetStreamFailureMode", error="{name} args parse failed!")
 def set_stream_failure_mode(stream, mode, /):
     """ret = acl.rt.set_stream_failure_mode(stream, mode): 0 continue, 1 stop."""
     return _c.aclrtSetStreamFailureMode(stream, mode)
@@ -90,7 +90,7 @@ def stream_get_id(stream, /):
     return _value_out(_c_int32, _c.aclrtStreamGetId, stream)
 
 
-@_api("", "aclrtGetStreamAvailableNum")
+@_api(None, "aclrtGetStreamAvailableNum")
 def get_stream_available_num():
     """count, ret = acl.rt.get_stream_available_num()"""
     return _value_out(_c_uint32, _c.aclrtGetStreamAvailableNum)
@@ -99,7 +99,7 @@ def get_stream_available_num():
 _STREAM_ATTR_KEYS = {1: "failureMode", 2: "overflowSwitch", 3: "userCustomTag"}
 
 
-@_api("kiO", "aclrtSetStreamAttribute")
+@_api("kiO", "aclrtSetStreamAttribute", error="{name} args parse failed!")
 def set_stream_attribute(stream, attr, value, /):
     """ret = acl.rt.set_stream_attribute(stream, attr, value_dict)
 
@@ -125,7 +125,7 @@ def set_stream_attribute(stream, attr, value, /):
     return _c.aclrtSetStreamAttribute(stream, attr, _byref(union))
 
 
-@_api("ki", "aclrtGetStreamAttribute")
+@_api("ki", "aclrtGetStreamAttribute", error="{name} args parse failed!")
 def get_stream_attribute(stream, attr, /):
     """value_dict, ret = acl.rt.get_stream_attribute(stream, attr)"""
     union = _lib.aclrtStreamAttrValue()
@@ -136,7 +136,7 @@ def get_stream_attribute(stream, attr, /):
     return {key: getattr(union, key)}, ret
 
 
-@_api("", "aclrtGetThreadLastTaskId")
+@_api(None, "aclrtGetThreadLastTaskId")
 def get_thread_last_task_id():
     """task_id, ret = acl.rt.get_thread_last_task_id()"""
     return _value_out(_c_uint32, _c.aclrtGetThreadLastTaskId)
