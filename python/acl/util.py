@@ -10,6 +10,7 @@ import threading as _threading
 import traceback as _traceback
 import warnings as _warnings
 
+from . import _lib
 from ._parse import CPYTHON_ERRORS as _CPYTHON_ERRORS
 from ._parse import DEFAULT_ERROR as _DEFAULT_ERROR
 from ._parse import type_name as _type_name
@@ -76,13 +77,27 @@ def numpy_contiguous_to_ptr(array, /):
     return _data_address(contiguous), contiguous
 
 
+_INTP_RANGE = 1 << 64  # a dimension is a pointer-sized int, as pyACL reads it
+
+
 def _dtype_of_number(numpy, type_number):
     for code in numpy.typecodes["All"]:
         dtype = numpy.dtype(code)
-        if dtype.num == type_number and dtype.itemsize > 0 and not dtype.hasobject:
+        if dtype.num == type_number:
+            if dtype.itemsize == 0 or dtype.hasobject:
+                raise ValueError("acl.util.ptr_to_numpy(): NumPy type %d has no fixed size of plain data"
+                                 % type_number)
             return dtype
-    raise ValueError("acl.util.ptr_to_numpy(): %d is not the number of a fixed-size NumPy type"
-                     % type_number)
+    raise ValueError("Invalid data-type for array")  # NumPy's text, which pyACL passes on
+
+
+class _Memory:
+    """What an array made by ptr_to_numpy refers to: the address alone,
+    described as NumPy's array interface. Nothing is owned."""
+    __slots__ = ("__array_interface__",)
+
+    def __init__(self, ptr, dims, dtype):
+        self.__array_interface__ = {"version": 3, "shape": dims, "typestr": dtype.str, "data": (ptr, False)}
 
 
 @_api("kOi")
@@ -93,25 +108,25 @@ def ptr_to_numpy(ptr, shape, type_number, /):
     shape is a tuple of ints; npy_type a NumPy type number (11 float32, 5 int32, ...)."""
     _deprecated("ptr_to_numpy", "ptr_to_bytes")
     numpy = _numpy()
+    # pyACL's texts: PyTuple_Size fails on what is not a tuple, PyLong_AsVoidPtr
+    # on what does not fit a pointer.
     if not isinstance(shape, tuple):
-        raise TypeError("acl.util.ptr_to_numpy() argument 2 must be tuple, not %s" % type(shape).__name__)
+        raise ValueError("shape is empty")
     dims = []
     for dim in shape:
-        if isinstance(dim, float) or not hasattr(type(dim), "__index__"):
-            raise TypeError("acl.util.ptr_to_numpy(): shape items must be int, not %s" % type(dim).__name__)
-        dims.append(dim.__index__())
-        if dims[-1] < 0:
-            raise ValueError("acl.util.ptr_to_numpy(): negative dimension %d" % dims[-1])
+        if not isinstance(dim, int):
+            raise TypeError("the second argument is not list of int")
+        if not -(_INTP_RANGE >> 1) <= dim < _INTP_RANGE:
+            raise ValueError("PyLong_AsVoidPtr failed")
+        # Read as a signed npy_intp: 2**63 and above are negative dimensions.
+        dims.append(dim - _INTP_RANGE if dim >= _INTP_RANGE >> 1 else int(dim))
     dtype = _dtype_of_number(numpy, type_number)
-    count = 1
-    for dim in dims:
-        count *= dim
-    if count == 0:
-        return numpy.empty(tuple(dims), dtype)
-    if ptr == 0:
+    if ptr == 0 and all(dim > 0 for dim in dims):
         raise ValueError("acl.util.ptr_to_numpy(): null pointer")
-    memory = (_ctypes.c_char * (count * dtype.itemsize)).from_address(ptr)
-    return numpy.frombuffer(memory, dtype, count).reshape(dims)
+    # NumPy checks the shape as for any array: a negative dimension, or a
+    # size in bytes past what an array can address, is its ValueError.
+    array = numpy.asarray(_Memory(ptr, tuple(dims), dtype))
+    return array if array.dtype.num == dtype.num else array.view(dtype)
 
 
 # ---- bytes -------------------------------------------------------------------------------
@@ -127,14 +142,33 @@ def bytes_to_ptr(data, /):
     return _ctypes.cast(_ctypes.c_char_p(data), _ctypes.c_void_p).value
 
 
+_BYTES_FAILED = "convert c pointer to bytes failed"  # pyACL's text
+_SSIZE_MAX = (1 << 63) - 1
+
+
+def _copy_out(ptr, size):
+    if _lib.bytes_from_memory is not None:
+        return _lib.bytes_from_memory(ptr, size)
+    copy = bytearray(size)
+    _ctypes.memmove((_ctypes.c_char * size).from_buffer(copy), ptr, size)
+    return bytes(copy)
+
+
 @_api("kk")
 def ptr_to_bytes(ptr, size, /):
-    """data = acl.util.ptr_to_bytes(ptr, size): a copy of size bytes of host memory."""
+    """data = acl.util.ptr_to_bytes(ptr, size): a copy of size bytes of host memory.
+
+    A size of 2**63 or more (a negative size is one, masked to 64 bits as
+    pyACL reads it) or one no bytes object can hold is pyACL's ValueError,
+    as is a NULL pointer (from which pyACL would return uninitialised bytes)."""
     if size == 0:
         return b""
-    if ptr == 0:
-        raise ValueError("acl.util.ptr_to_bytes(): null pointer")
-    return _ctypes.string_at(ptr, size)
+    if size > _SSIZE_MAX or ptr == 0:
+        raise ValueError(_BYTES_FAILED)
+    try:
+        return _copy_out(ptr, size)
+    except (MemoryError, OverflowError) as exc:
+        raise ValueError(_BYTES_FAILED) from exc
 
 
 # ---- threads ----------------------------------------------------------------------------
