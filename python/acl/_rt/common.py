@@ -43,3 +43,20 @@ def value_out(ctype, function, *args):
     value = ctype()
     ret = function(*args, _byref(value))
     return value.value, ret
+
+
+# pyACL's text when a dict value does not convert to an unsigned C integer.
+NOT_UNSIGNED = "PyLong_AsUnsignedLong failed"
+
+
+def unsigned(value, bits):
+    """value, an int of bits bits at most, for an unsigned field of a C
+    struct filled from a dict; ValueError with pyACL's text otherwise.
+
+    pyACL converts with PyLong_AsUnsignedLong, which refuses what is not an
+    int and what is outside [0, 2**64), then casts to the field's type,
+    which cuts what is wider: those are refused too (ctypes would cut them
+    the same way, silently)."""
+    if not isinstance(value, int) or not 0 <= value < (1 << bits):
+        raise ValueError(NOT_UNSIGNED)
+    return int(value)

@@ -10,6 +10,7 @@ from .._module import exported as _exported
 from .common import api as _api
 from .common import c as _c
 from .common import handle_out as _handle_out
+from .common import unsigned as _unsigned
 
 
 @_api("ki", "aclrtMalloc")
@@ -30,56 +31,92 @@ def malloc_cached(size, policy, /):
     return _handle_out(_c.aclrtMallocCached, size, policy)
 
 
-def _malloc_config(where, cfg):
-    """An aclrtMallocConfig (or None for {}) from pyACL's cfg dict:
-    {"numAttrs": n, "attrs": [{"attr": int, "value": {"moduleId"|"deviceId"|"vaFlag"|"rsv": ...}}]}."""
+# The union members of aclrtMallocAttrValue, in the order pyACL looks for
+# them, with their widths ("vaFlag" is ours: pyACL knows only the others).
+_MALLOC_VALUE_FIELDS = (("moduleId", 16), ("deviceId", 32), ("vaFlag", 32))
+_RSV_BYTES = 8
+_INT_RANGE = (-(1 << 31), (1 << 31) - 1)
+
+
+def _malloc_attribute(slot, item):
+    """Fills slot, an aclrtMallocAttribute, from one item of cfg["attrs"]:
+    {"attr": int, "value": {"moduleId" | "deviceId" | "vaFlag" | "rsv": ...}}."""
+    if not isinstance(item, dict):
+        raise TypeError("the aclrtMallocWithCfg argument is not dict")
+    attr = item.get("attr")
+    if isinstance(attr, int):  # pyACL leaves attr 0 when it is missing or not an int
+        # pyACL: PyLong_AsLong, then a cast to the C enum (an int), which
+        # would cut what is wider: refused too.
+        if not _INT_RANGE[0] <= attr <= _INT_RANGE[1]:
+            raise ValueError("PyLong_AsLong failed")
+        slot.attr = attr
+    if "value" not in item:
+        return  # pyACL leaves the value zeroed
+    value = item["value"]
+    if not isinstance(value, dict):
+        raise TypeError("the aclrtMallocAttrValue argument is not dict")
+    for key, bits in _MALLOC_VALUE_FIELDS:
+        if key in value:
+            setattr(slot.value, key, _unsigned(value[key], bits))
+            return
+    if "rsv" in value:
+        rsv = value["rsv"]
+        if not isinstance(rsv, list):  # pyACL leaves an error set and goes on
+            raise TypeError("the rsv of an aclrtMallocAttrValue must be a list")
+        for i, byte in enumerate(rsv[:_RSV_BYTES]):  # pyACL takes the first 8
+            slot.value.rsv[i] = _unsigned(byte, 8)
+        return
+    raise KeyError("No valid key found in aclrtMallocAttrValue")
+
+
+def _malloc_config(cfg):
+    """An aclrtMallocConfig (None for {}) and the array it points to, from
+    pyACL's cfg dict {"numAttrs": n, "attrs": [attribute, ...]}; every
+    check and text is pyACL's (rt/rt_memory.cpp), and numAttrs must be the
+    length of attrs, so the library reads only what is there."""
     if not isinstance(cfg, dict):
-        raise TypeError("%s: cfg must be dict, not %s" % (where, type(cfg).__name__))
+        raise TypeError("pyCfg is not dict!")
     if not cfg:
         return None, None
-    try:
-        attrs = list(cfg["attrs"])
-        count = int(cfg.get("numAttrs", len(attrs)))
-    except (KeyError, TypeError) as exc:
-        raise ValueError("%s: cfg needs an 'attrs' list (%s)" % (where, exc)) from None
-    array = (_lib.aclrtMallocAttribute * max(len(attrs), 1))()
+    if "attrs" not in cfg:
+        raise TypeError("the aclrtMallocAttrValue argument is not dict")
+    attrs = cfg["attrs"]
+    if not isinstance(attrs, list):  # pyACL's calloc of PyList_Size(attrs) = -1 items fails
+        raise TypeError("cfg.attrs malloc failed!")
+    count = cfg.get("numAttrs", 0)
+    if isinstance(count, int):  # pyACL takes 0 for a missing or non-int numAttrs
+        count = _unsigned(count, 64)
+    else:
+        count = 0
+    if count != len(attrs):
+        raise KeyError("The numAttrs inputed does not match the expected numAttrs")
+    array = (_lib.aclrtMallocAttribute * max(count, 1))()
     for slot, item in zip(array, attrs):
-        try:
-            slot.attr = item["attr"]
-            ((key, value),) = item["value"].items()
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise ValueError("%s: bad cfg attribute %r (%s)" % (where, item, exc)) from None
-        if key == "rsv":
-            for i, byte in enumerate(list(value)[:8]):
-                slot.value.rsv[i] = byte
-        elif key in ("moduleId", "deviceId", "vaFlag"):
-            setattr(slot.value, key, value)
-        else:
-            raise ValueError("%s: unknown cfg value key %r" % (where, key))
+        _malloc_attribute(slot, item)
     config = _lib.aclrtMallocConfig()
     config.attrs = array
-    config.numAttrs = min(count, len(attrs))
+    config.numAttrs = count
     return config, array
 
 
 @_api("kiO", "aclrtMallocWithCfg", error="{name} args parse failed!")
 def malloc_with_cfg(size, policy, cfg, /):
     """dev_ptr, ret = acl.rt.malloc_with_cfg(size, policy, cfg_dict)"""
-    config, _keep = _malloc_config("acl.rt.malloc_with_cfg()", cfg)
+    config, _keep = _malloc_config(cfg)
     return _handle_out(_c.aclrtMallocWithCfg, size, policy, _byref(config) if config else None)
 
 
 @_api("kiO", "aclrtMallocForTaskScheduler", error="{name} args parse failed!")
 def malloc_for_task_scheduler(size, policy, cfg, /):
     """dev_ptr, ret = acl.rt.malloc_for_task_scheduler(size, policy, cfg_dict)"""
-    config, _keep = _malloc_config("acl.rt.malloc_for_task_scheduler()", cfg)
+    config, _keep = _malloc_config(cfg)
     return _handle_out(_c.aclrtMallocForTaskScheduler, size, policy, _byref(config) if config else None)
 
 
 @_api("kO", "aclrtMallocHostWithCfg")
 def malloc_host_with_cfg(size, cfg, /):
     """host_ptr, ret = acl.rt.malloc_host_with_cfg(size, cfg_dict)"""
-    config, _keep = _malloc_config("acl.rt.malloc_host_with_cfg()", cfg)
+    config, _keep = _malloc_config(cfg)
     return _handle_out(_c.aclrtMallocHostWithCfg, size, _byref(config) if config else None)
 
 

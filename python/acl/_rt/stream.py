@@ -11,6 +11,7 @@ from .common import api as _api
 from .common import c as _c
 from .common import foreign as _foreign
 from .common import handle_out as _handle_out
+from .common import unsigned as _unsigned
 from .common import value_out as _value_out
 
 
@@ -97,6 +98,9 @@ def get_stream_available_num():
 
 
 _STREAM_ATTR_KEYS = {1: "failureMode", 2: "overflowSwitch", 3: "userCustomTag"}
+# The widths of the union members set from the value dict.
+_STREAM_ATTR_BITS = {"failureMode": 64, "overflowSwitch": 32, "userCustomTag": 32}
+_RESERVED_WORDS = 4
 
 
 @_api("kiO", "aclrtSetStreamAttribute", error="{name} args parse failed!")
@@ -104,24 +108,24 @@ def set_stream_attribute(stream, attr, value, /):
     """ret = acl.rt.set_stream_attribute(stream, attr, value_dict)
 
     value_dict holds "failureMode" (attr 1), "overflowSwitch" (2),
-    "userCustomTag" (3), or for other attributes "reserved" (4 ints)."""
+    "userCustomTag" (3), or for other attributes "reserved" (up to 4 ints).
+    As in pyACL, a missing key or a value that is not an int leaves 0, and
+    "reserved" stops at its first item that is not an int."""
     if not isinstance(value, dict):
-        raise TypeError("acl.rt.set_stream_attribute() argument 3 must be dict, not %s"
-                        % type(value).__name__)
+        raise TypeError("the aclrtStreamAttrValue argument is not dict")  # pyACL's texts
     union = _lib.aclrtStreamAttrValue()
     key = _STREAM_ATTR_KEYS.get(attr, "reserved")
-    if key not in value:
-        raise ValueError("acl.rt.set_stream_attribute(): attribute %d needs the key %r" % (attr, key))
-    if key == "reserved":
-        words = list(value[key])
-        if len(words) > 4:
-            raise ValueError("acl.rt.set_stream_attribute(): 'reserved' holds at most 4 ints")
-        for i, word in enumerate(words):
-            union.reserve[i] = word
-    elif key == "failureMode":
-        union.failureMode = value[key]
-    else:
-        setattr(union, key, value[key])
+    item = value.get(key)
+    if key != "reserved":
+        if isinstance(item, int):
+            setattr(union, key, _unsigned(item, _STREAM_ATTR_BITS[key]))
+    elif isinstance(item, list):
+        if len(item) > _RESERVED_WORDS:
+            raise ValueError("The length of reserved should be no greater than %d" % _RESERVED_WORDS)
+        for i, word in enumerate(item):
+            if not isinstance(word, int):
+                break
+            union.reserve[i] = _unsigned(word, 32)
     return _c.aclrtSetStreamAttribute(stream, attr, _byref(union))
 
 
