@@ -100,7 +100,7 @@ def _to_index(value):
             return operator.index(value)
         except TypeError:
             pass
-    return _raise(TypeError("'%s' object cannot be interpreted as an integer" % type_name(value)))
+    _raise(TypeError("'%s' object cannot be interpreted as an integer" % type_name(value)))
 
 
 def _raise(error):

@@ -238,7 +238,7 @@ C_TYPES = {"k": ctypes.c_ulong, "K": ctypes.c_ulonglong, "i": ctypes.c_int, "I":
 def _pyarg_parse_tuple(fmt, args):
     """CPython's own PyArg_ParseTuple: the converted values, or what it raised."""
     slots = [C_TYPES[letter]() for letter in fmt.replace("|", "")]
-    parse = ctypes.pythonapi.PyArg_ParseTuple
+    parse = ctypes.pythonapi["PyArg_ParseTuple"]  # a function object of our own
     parse.restype = ctypes.c_int
     try:
         parse(ctypes.py_object(tuple(args)), fmt.encode(), *[ctypes.byref(slot) for slot in slots])
