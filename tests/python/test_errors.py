@@ -111,9 +111,9 @@ def test_process_report_without_subscription(context):
 
 
 def test_launch_callback_without_subscription(context, stream):
-    before = len(acl.rt._pending_callbacks)
+    before = len(acl._rt.callback._pending_callbacks)
     assert acl.rt.launch_callback(print, None, 1, stream) == ACL_ERROR_RT_STREAM_NO_CB_REG
-    assert len(acl.rt._pending_callbacks) == before  # nothing kept for a failed launch
+    assert len(acl._rt.callback._pending_callbacks) == before  # nothing kept for a failed launch
 
 
 def test_launch_callback_bad_block_type(context, stream):
