@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
+
 #include "acl/acl.h"
 
 typedef struct backend_stream backend_stream; /* per backend */
