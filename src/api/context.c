@@ -31,12 +31,15 @@ ACL_EXPORT aclError aclrtDestroyContext(aclrtContext context)
                          "the default context of device %d is released by aclrtResetDevice, not destroyed",
                          (int)device);
     }
-    if (!object_take(&ctx->obj)) {
-        context_put(ctx);
+    bool held = context_hold(ctx); /* the teardown waits: no borrow then */
+    context_put(ctx);
+    if (!held || !object_take(&ctx->obj)) {
+        if (held)
+            context_release(ctx);
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread", context);
     }
     device_context_destroy(ctx);
-    context_put(ctx);
+    context_release(ctx);
     return ACL_SUCCESS;
 }
 

@@ -16,7 +16,7 @@ ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
     if (err)
         return err;
     current_bind(primary);
-    context_put(primary);
+    context_release(primary);
     return ACL_SUCCESS;
 }
 

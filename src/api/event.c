@@ -171,7 +171,9 @@ static aclError synchronize(const char *api, aclrtEvent event, int32_t timeout_m
     if (err)
         return err;
     err = event_synchronize(e, timeout_ms);
-    if (err == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
+    if (err == ACL_ERROR_INVALID_PARAM)
+        acl_raise(api, err, "event %u was destroyed by another thread during the call", e->id);
+    else if (err == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
         acl_raise(api, err, "event %u not complete after %d ms", e->id, (int)timeout_ms);
     else if (err)
         acl_raise(api, err, "waiting for event %u failed", e->id);

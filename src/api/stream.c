@@ -66,12 +66,18 @@ static aclError destroy(const char *api, aclrtStream stream, bool wait)
     if (err)
         return err;
     err = check_destroyable(api, s);
-    if (!err && !object_take(&s->obj))
-        err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread", stream);
-    if (!err)
-        stream_teardown(s, wait);
+    bool held = !err && stream_hold(s); /* the teardown waits: no borrow then */
     stream_put(s);
-    return err;
+    if (err)
+        return err;
+    if (!held || !object_take(&s->obj)) {
+        if (held)
+            stream_release(s);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread", stream);
+    }
+    stream_teardown(s, wait);
+    stream_release(s);
+    return ACL_SUCCESS;
 }
 
 /* Waits for the stream's queued work, as ACL's newest documentation says. */
@@ -93,7 +99,9 @@ static aclError synchronize(const char *api, aclrtStream stream, int32_t timeout
     if (err)
         return err;
     err = stream_synchronize(s, timeout_ms);
-    if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+    if (err == ACL_ERROR_INVALID_PARAM)
+        acl_raise(api, err, "stream %d was destroyed by another thread during the call", (int)s->id);
+    else if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
         acl_raise(api, err, "stream %d still busy after %d ms", (int)s->id, (int)timeout_ms);
     else if (err)
         acl_raise(api, err, "work on stream %d failed", (int)s->id);

@@ -17,6 +17,7 @@
 #ifndef ACLCUDA_BACKEND_H
 #define ACLCUDA_BACKEND_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -149,8 +150,16 @@ extern const backend_ops backend_cuda_ops;
 #endif
 
 /* The backend chosen for this process (ACLCUDA_BACKEND=cuda|host|auto),
- * selected on first use. Never NULL. */
-const backend_ops *backend(void);
+ * selected on first use. Never NULL. Every ACL call asks, so the answer
+ * is one load once chosen. */
+extern const backend_ops *_Atomic backend_in_use;
+const backend_ops *backend_choose(void);
+
+static inline const backend_ops *backend(void)
+{
+    const backend_ops *in_use = atomic_load_explicit(&backend_in_use, memory_order_acquire);
+    return in_use ? in_use : backend_choose();
+}
 /* False when ACLCUDA_BACKEND=cuda was asked for but cannot work: the
  * process then has no devices. */
 bool backend_usable(void);

@@ -3,12 +3,14 @@
  * explicit "cuda" that cannot work is not quietly replaced by host: the
  * process then sees no devices, so a GPU test run cannot pass on the CPU. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
 #include "util/log.h"
 static const backend_ops *chosen;
+const backend_ops *_Atomic backend_in_use;
 static bool chosen_usable;
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 
@@ -56,9 +58,10 @@ static void choose(void)
     chosen_usable = true;
 }
 
-const backend_ops *backend(void)
+const backend_ops *backend_choose(void)
 {
     pthread_once(&choose_once, choose);
+    atomic_store_explicit(&backend_in_use, chosen, memory_order_release);
     return chosen;
 }
 

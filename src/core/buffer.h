@@ -16,7 +16,7 @@ typedef struct acl_buffer {
 
 /* A published buffer, or NULL (out of memory). */
 acl_buffer *buffer_create(void *data, size_t size);
-/* The live buffer behind a handle, with a reference; NULL if none. */
+/* The live buffer behind a handle, borrowed (object_put); NULL if none. */
 acl_buffer *buffer_get(const void *handle);
 /* Exactly one of racing destroys succeeds. */
 bool buffer_destroy(const void *handle);

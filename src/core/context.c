@@ -30,9 +30,7 @@ aclError context_create(const char *api, int32_t device, int32_t phys, bool is_d
     acl_stream *s;
     err = stream_create(ctx, 0, 0, &s);
     if (err) {
-        context_get(ctx);
         object_take(&ctx->obj);
-        context_put(ctx);
         return acl_raise(api, err, "creating the default stream on device %d failed", (int)device);
     }
     ctx->default_stream = s;
@@ -88,10 +86,11 @@ static acl_stream **collect_streams(acl_context *ctx, bool close, bool take_out,
     for (list_node *pos = ctx->streams.next; i < n && pos != &ctx->streams;) {
         acl_stream *s = list_entry(pos, acl_stream, ctx_link);
         pos = pos->next;
-        object_get(&s->obj);
         if (take_out)
             list_remove(&s->ctx_link);
-        streams[i++] = s;
+        /* One that cannot be held is being destroyed by another thread. */
+        if (stream_hold(s))
+            streams[i++] = s;
     }
     pthread_mutex_unlock(&ctx->lock);
     *count = i;
@@ -115,23 +114,25 @@ void context_teardown(acl_context *ctx)
             acl_stream *s = list_empty(&ctx->streams)
                                 ? NULL
                                 : list_entry(ctx->streams.next, acl_stream, ctx_link);
+            bool held = false;
             if (s) {
-                object_get(&s->obj);
+                held = stream_hold(s);
                 list_remove(&s->ctx_link);
             }
             pthread_mutex_unlock(&ctx->lock);
             if (!s)
                 break;
-            if (object_take(&s->obj))
+            if (held && object_take(&s->obj))
                 stream_teardown(s, true);
-            stream_put(s);
+            if (held)
+                stream_release(s);
         }
     }
     for (size_t i = 0; i < count; i++) {
         /* A stream another thread is destroying is that thread's to finish. */
         if (object_take(&streams[i]->obj))
             stream_teardown(streams[i], true);
-        stream_put(streams[i]);
+        stream_release(streams[i]);
     }
     free(streams);
 }

@@ -32,21 +32,27 @@ struct acl_context {
     uint32_t sys_params_set;    /* bit per aclSysParamOpt */
 };
 
-static inline void context_get(acl_context *ctx)
-{
-    object_get(&ctx->obj);
-}
-
+/* Ends a borrow (handle.h). */
 static inline void context_put(acl_context *ctx)
 {
     object_put(&ctx->obj);
 }
 
+static inline bool context_hold(acl_context *ctx)
+{
+    return object_hold(&ctx->obj);
+}
+
+static inline void context_release(acl_context *ctx)
+{
+    object_release(&ctx->obj);
+}
+
 /* A published context with its default stream. Raises. */
 aclError context_create(const char *api, int32_t device, int32_t phys, bool is_default,
                         acl_context **out);
-/* The live context behind a handle, with a reference. NULL when it is
- * none (the caller raises). */
+/* The live context behind a handle, borrowed. NULL when it is none (the
+ * caller raises). */
 acl_context *context_get_handle(aclrtContext handle);
 /* Tears down a context whose handle the caller took: every stream, the
  * default one included, is taken, its work waited for, and released. */
@@ -56,8 +62,8 @@ void context_teardown(acl_context *ctx);
 bool context_link_stream(acl_context *ctx, acl_stream *s);
 void context_unlink_stream(acl_context *ctx, acl_stream *s);
 
-/* Every stream of ctx that is still live, each with a reference the
- * caller drops; *count of them. NULL with *count 0 when there are none or
+/* Every stream of ctx that is still live, each held for the caller
+ * (stream_release); *count of them. NULL with *count 0 when there are none or
  * memory ran out (then ACL_ERROR_RT_MEMORY_ALLOCATION in *err). */
 acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err);
 

@@ -28,7 +28,9 @@ acl_context *current_context(void)
     if (device < 0 || device_retain("aclInit's defaultDevice", device, &ctx) != ACL_SUCCESS)
         return NULL;
     current_bind(ctx);
-    return ctx;
+    acl_context *borrowed = context_get_handle(bound_context);
+    context_release(ctx);
+    return borrowed;
 }
 
 aclError current_context_get(const char *api, acl_context **out)

@@ -8,13 +8,13 @@
 /* Binds ctx (NULL: none) to the calling thread and makes its device the
  * thread's device for code outside the library too. */
 void current_bind(acl_context *ctx);
-/* The thread's context with a reference, or NULL. A thread with none
+/* The thread's context, borrowed (context_put), or NULL. A thread with none
  * gets aclInit's defaultDevice, when configured, as if it had set it. */
 acl_context *current_context(void);
 /* current_context() or a raised ACL_ERROR_RT_CONTEXT_NULL. */
 aclError current_context_get(const char *api, acl_context **out);
 /* The stream behind a handle, the NULL handle meaning the current
- * context's default stream, with a reference (stream_put). Raises. */
+ * context's default stream, borrowed (stream_put). Raises. */
 aclError current_stream_get(const char *api, aclrtStream handle, acl_stream **out);
 
 #endif

@@ -153,10 +153,10 @@ aclError device_retain(const char *api, int32_t device, acl_context **primary)
     device_state *ds = &devices[phys];
     pthread_mutex_lock(&devices_lock);
     acl_context *ctx = ds->primary;
-    if (ctx) {
+    if (ctx && context_hold(ctx)) /* a listed primary is live */
         ds->set_count++;
-        context_get(ctx);
-    }
+    else
+        ctx = NULL;
     pthread_mutex_unlock(&devices_lock);
     if (ctx) {
         *primary = ctx;
@@ -174,15 +174,19 @@ aclError device_retain(const char *api, int32_t device, acl_context **primary)
         list_add(&ds->contexts, &made->device_link);
     }
     ctx = ds->primary;
-    ds->set_count++;
-    context_get(ctx);
+    bool held = context_hold(ctx);
+    if (held)
+        ds->set_count++;
     pthread_mutex_unlock(&devices_lock);
     if (ctx != made) { /* another thread set the device first */
-        context_get(made);
-        object_take(&made->obj);
-        context_teardown(made);
-        context_put(made);
+        if (context_hold(made)) {
+            object_take(&made->obj);
+            context_teardown(made);
+            context_release(made);
+        }
     }
+    if (!held)
+        return acl_raise(api, ACL_ERROR_RT_CONTEXT_NULL, "device %d is being reset", (int)device);
     *primary = ctx;
     return ACL_SUCCESS;
 }
@@ -190,10 +194,11 @@ aclError device_retain(const char *api, int32_t device, acl_context **primary)
 /* Tears down a context that left its device's list. */
 static void release_context(acl_context *ctx)
 {
-    context_get(ctx);
+    if (!context_hold(ctx))
+        return;
     if (object_take(&ctx->obj))
         context_teardown(ctx);
-    context_put(ctx);
+    context_release(ctx);
 }
 
 aclError device_release(const char *api, int32_t device, bool force)
@@ -297,7 +302,7 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
             acl_stream **grown = realloc(streams, grown_cap * sizeof *grown);
             if (!grown) {
                 for (size_t i = 0; i < n; i++)
-                    stream_put(more[i]);
+                    stream_release(more[i]);
                 free(more);
                 err = ACL_ERROR_RT_MEMORY_ALLOCATION;
                 break;
@@ -328,10 +333,11 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
         err = stream_submit(streams[i], &(task){.kind = TASK_RECORD, .u.event = mark});
     }
     for (size_t i = 0; i < count; i++)
-        stream_put(streams[i]);
+        stream_release(streams[i]);
     free(streams);
 
     int64_t deadline = timeout_ms >= 0 ? monotonic_ns() + (int64_t)timeout_ms * 1000000 : 0;
+    unsigned borrowed = borrow_suspend(); /* a wait is no place for a borrow */
     for (size_t i = 0; i < marks; i++) {
         backend_event *mark = (backend_event *)(mark_mem + i * ev->size);
         if (!err) {
@@ -341,6 +347,7 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
         }
         ev->destroy(mark);
     }
+    borrow_resume(borrowed);
     free(mark_mem);
     return err;
 }

@@ -25,7 +25,8 @@ aclError device_resolve(const char *api, int32_t device, int32_t *phys);
 aclError device_props_get(const char *api, int32_t device, device_props *props, int32_t *phys);
 
 /* aclrtSetDevice: counts one more use of the device and returns its
- * primary context, made on first use, with a reference. Raises. */
+ * primary context, made on first use, held for the caller
+ * (context_release). Raises. */
 aclError device_retain(const char *api, int32_t device, acl_context **primary);
 /* aclrtResetDevice(Force): counts one use less (force: none left); at
  * none the primary context is torn down after its streams' work. Raises. */

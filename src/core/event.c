@@ -66,7 +66,7 @@ aclError event_destroy(const char *api, aclrtEvent handle)
     if (!o)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live event%s", handle,
                          handle_kind_of(handle) ? " (it is another kind of handle)" : "");
-    object_put(o); /* pending work keeps the backend's own reference */
+    object_release(o); /* pending work keeps the backend's own reference */
     return ACL_SUCCESS;
 }
 
@@ -103,7 +103,14 @@ aclError event_synchronize(acl_event *e, int32_t timeout_ms)
 {
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
         return ACL_SUCCESS;
-    return backend()->event->synchronize(event_backend(e), timeout_ms);
+    /* A wait is no place for a borrow (handle.h). */
+    if (!object_hold(&e->obj))
+        return ACL_ERROR_INVALID_PARAM;
+    unsigned borrowed = borrow_suspend();
+    aclError err = backend()->event->synchronize(event_backend(e), timeout_ms);
+    borrow_resume(borrowed);
+    object_release(&e->obj);
+    return err;
 }
 
 aclError event_elapsed(acl_event *start, acl_event *end, float *ms)

@@ -36,6 +36,7 @@ static inline backend_event *event_backend(acl_event *e)
     return (backend_event *)e->backend;
 }
 
+/* Ends a borrow (handle.h). */
 static inline void event_put(acl_event *e)
 {
     object_put(&e->obj);
@@ -44,7 +45,7 @@ static inline void event_put(acl_event *e)
 /* A published event on ctx's device. Raises. */
 aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
                       acl_event **out);
-/* The live event behind a handle, with a reference. Raises. */
+/* The live event behind a handle, borrowed (event_put). Raises. */
 aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
 /* Destroys the event behind a handle: exactly one of racing destroys wins.
  * Raises. */
@@ -54,7 +55,9 @@ aclError event_destroy(const char *api, aclrtEvent handle);
 aclError event_record(acl_event *e, acl_stream *s);
 aclError event_wait(acl_stream *s, acl_event *e);
 void event_reset(acl_event *e);
-/* Complete when never recorded (or reset). */
+/* Complete when never recorded (or reset). synchronize returns
+ * ACL_ERROR_INVALID_PARAM when another thread destroyed the event before
+ * the wait could begin. */
 aclError event_query(acl_event *e, bool *complete);
 aclError event_synchronize(acl_event *e, int32_t timeout_ms);
 aclError event_elapsed(acl_event *start, acl_event *end, float *ms);

@@ -68,9 +68,15 @@ aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
     uint_fast64_t queued;
     if ((s->flags & STREAM_DEVICE_FED_FLAGS) || known_idle(s, &queued))
         return ACL_SUCCESS;
+    /* A wait is no place for a borrow (handle.h). */
+    if (!stream_hold(s))
+        return ACL_ERROR_INVALID_PARAM;
+    unsigned borrowed = borrow_suspend();
     aclError err = backend()->stream->synchronize(stream_backend(s), timeout_ms);
+    borrow_resume(borrowed);
     if (err == ACL_SUCCESS)
         mark_done(s, queued);
+    stream_release(s);
     return err;
 }
 
@@ -105,7 +111,7 @@ static void stream_free(object *o)
     acl_stream *s = (acl_stream *)o;
     uint_fast64_t queued;
     backend()->stream->destroy(stream_backend(s), known_idle(s, &queued));
-    context_put(s->ctx);
+    context_release(s->ctx);
     free(s);
     atomic_fetch_sub(&live_streams, 1);
 }
@@ -136,20 +142,25 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_
         atomic_fetch_sub(&live_streams, 1);
         return err;
     }
+    if (!context_hold(ctx)) {
+        be->stream->destroy(stream_backend(s), true);
+        free(s);
+        atomic_fetch_sub(&live_streams, 1);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
     s->id = atomic_fetch_add(&next_stream_id, 1);
     s->flags = flags;
     s->priority = priority;
     list_init(&s->ctx_link);
-    context_get(ctx);
     s->ctx = ctx;
     if ((err = handle_publish(&s->obj, HANDLE_STREAM, stream_free))) {
         s->obj.free = stream_free;
         stream_free(&s->obj);
         return err;
     }
-    /* The caller's reference: once linked, a context teardown may take the
+    /* The caller's borrow: once linked, a context teardown may take the
      * stream at any moment. */
-    object_get(&s->obj);
+    borrow_begin();
     if (!context_link_stream(ctx, s)) {
         /* ctx is being torn down: it will not see this stream. */
         object_take(&s->obj);

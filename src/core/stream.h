@@ -97,26 +97,39 @@ typedef struct task {
 
 aclError stream_submit(acl_stream *s, const task *t);
 
-/* Makes a published stream in ctx, linked into ctx's stream list, with a
- * reference for the caller (stream_put); it holds a reference to ctx.
+/* Makes a published stream in ctx, linked into ctx's stream list and
+ * borrowed by the caller (stream_put); it holds a reference to ctx.
  * priority is ACL's 0..7. Bare codes:
  * ACL_ERROR_RT_NO_STREAM_RESOURCE at the limit, ACL_ERROR_RT_CONTEXT_NULL
  * when ctx is being torn down, else the backend's. */
 aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_stream **out);
-/* The live stream behind a (non-NULL) handle, with a reference for the
- * caller (stream_put). Raises. current_stream_get also resolves NULL. */
+/* The live stream behind a (non-NULL) handle, borrowed (stream_put).
+ * Raises. current_stream_get also resolves NULL. */
 aclError stream_get(const char *api, aclrtStream handle, acl_stream **out);
+/* Ends a borrow (handle.h). */
 static inline void stream_put(acl_stream *s)
 {
     object_put(&s->obj);
 }
-/* Tears down a stream whose handle the caller took: no new work can reach
- * it, callbacks it holds are handed over, its work is waited for when
- * wait is set, and it leaves its context. The caller then drops its
- * reference; the backend stream goes with the last one. */
+
+static inline bool stream_hold(acl_stream *s)
+{
+    return object_hold(&s->obj);
+}
+
+static inline void stream_release(acl_stream *s)
+{
+    object_release(&s->obj);
+}
+/* Tears down a stream whose handle the caller took (holding it): no new
+ * work can reach it, callbacks it holds are handed over, its work is
+ * waited for when wait is set, and it leaves its context. The caller then
+ * releases it; the backend stream goes when it is freed. */
 void stream_teardown(acl_stream *s, bool wait);
 
-/* Both return bare codes (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry). */
+/* Both return bare codes (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry;
+ * synchronize: ACL_ERROR_INVALID_PARAM when the stream was destroyed by
+ * another thread before the wait could begin). */
 aclError stream_synchronize(acl_stream *s, int32_t timeout_ms);
 aclError stream_query(acl_stream *s, bool *complete);
 /* The backend's native stream; from then on, work may bypass us. */
