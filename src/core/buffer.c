@@ -30,6 +30,6 @@ bool buffer_destroy(const void *handle)
 {
     object *o = handle_take(handle, HANDLE_BUFFER);
     if (o)
-        object_release(o);
+        object_put(o);
     return o != NULL;
 }

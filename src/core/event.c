@@ -66,7 +66,7 @@ aclError event_destroy(const char *api, aclrtEvent handle)
     if (!o)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live event%s", handle,
                          handle_kind_of(handle) ? " (it is another kind of handle)" : "");
-    object_release(o); /* pending work keeps the backend's own reference */
+    object_put(o); /* pending work keeps the backend's own reference */
     return ACL_SUCCESS;
 }
 

@@ -26,6 +26,7 @@
 
 #include "core/handle.h"
 #include "util/fork.h"
+#include "util/tls.h"
 
 enum {
     CHUNK_SHIFT = 10,
@@ -136,24 +137,22 @@ typedef struct reader {
     struct reader *next;    /* every record ever made; never unlinked */
 } reader;
 
-typedef struct retired {
-    object *obj;
-    uint64_t epoch;
-} retired;
-
 static _Atomic uint64_t global_epoch = 1;
 static _Atomic(reader *) readers;
 static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t reader_key;
 static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
 
-static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER;
-static retired *retired_list; /* under reclaim_lock */
-static size_t retired_len, retired_cap;
+static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER; /* one reclaimer at a time */
+static _Atomic(object *) retired_head; /* pushed lock-free, taken whole by the reclaimer */
 static atomic_size_t retired_waiting;
 
-static _Thread_local reader *me;
-static _Thread_local unsigned depth;
+static HOT_TLS reader *me;
+static HOT_TLS unsigned depth;
+/* Readers without a record (their thread could not get one: out of
+ * memory) are only counted; while any is inside, nothing is freed. */
+static atomic_uint unrecorded_readers;
+static HOT_TLS bool unrecorded;
 
 static void reader_exit(void *record)
 {
@@ -167,7 +166,8 @@ static void make_reader_key(void)
     pthread_key_create(&reader_key, reader_exit);
 }
 
-/* The calling thread's record, made or recycled on its first borrow. */
+/* The calling thread's record, made or recycled on its first borrow;
+ * NULL when out of memory. */
 static reader *reader_register(void)
 {
     pthread_once(&reader_key_once, make_reader_key);
@@ -177,8 +177,10 @@ static reader *reader_register(void)
         r = r->next;
     if (!r) {
         r = calloc(1, sizeof *r);
-        if (!r)
-            abort(); /* a few dozen bytes per thread, once */
+        if (!r) {
+            pthread_mutex_unlock(&readers_lock);
+            return NULL; /* the thread reads without a record this time */
+        }
         r->next = atomic_load_explicit(&readers, memory_order_relaxed);
         atomic_store_explicit(&readers, r, memory_order_release);
     }
@@ -198,16 +200,23 @@ static inline void section_enter(void)
 {
     if (depth++ == 0) {
         reader *r = me ? me : reader_register();
-        (void)atomic_exchange_explicit(&r->epoch,
-                                       atomic_load_explicit(&global_epoch, memory_order_relaxed),
-                                       memory_order_seq_cst);
+        unrecorded = !r;
+        if (r)
+            (void)atomic_exchange_explicit(&r->epoch,
+                                           atomic_load_explicit(&global_epoch, memory_order_relaxed),
+                                           memory_order_seq_cst);
+        else
+            atomic_fetch_add_explicit(&unrecorded_readers, 1, memory_order_seq_cst);
     }
 }
 
 static inline void section_exit(void)
 {
     if (--depth == 0) {
-        atomic_store_explicit(&me->epoch, 0, memory_order_release);
+        if (unrecorded)
+            atomic_fetch_sub_explicit(&unrecorded_readers, 1, memory_order_release);
+        else
+            atomic_store_explicit(&me->epoch, 0, memory_order_release);
         if (atomic_load_explicit(&retired_waiting, memory_order_relaxed))
             reclaim_try();
     }
@@ -259,6 +268,8 @@ static void free_object(object *o)
 /* The oldest epoch any reader is inside, UINT64_MAX when none is. */
 static uint64_t oldest_reader(void)
 {
+    if (atomic_load_explicit(&unrecorded_readers, memory_order_seq_cst))
+        return 0;
     uint64_t oldest = UINT64_MAX;
     for (reader *r = atomic_load_explicit(&readers, memory_order_acquire); r; r = r->next) {
         uint64_t e = atomic_load_explicit(&r->epoch, memory_order_seq_cst);
@@ -275,43 +286,57 @@ static void reclaim_try(void)
     for (;;) {
         if (pthread_mutex_trylock(&reclaim_lock))
             return; /* another thread is at it */
+        object *list = atomic_exchange_explicit(&retired_head, NULL, memory_order_acquire);
         uint64_t oldest = oldest_reader();
-        object *batch[64];
-        size_t n = 0;
-        for (size_t i = 0; i < retired_len && n < 64;) {
-            if (retired_list[i].epoch < oldest) {
-                batch[n++] = retired_list[i].obj;
-                retired_list[i] = retired_list[--retired_len];
+        object *ready = NULL, *waiting = NULL, *waiting_tail = NULL;
+        size_t freed = 0;
+        while (list) {
+            object *o = list;
+            list = o->retired_next;
+            if (o->retired_epoch < oldest) {
+                o->retired_next = ready;
+                ready = o;
+                freed++;
             } else {
-                i++;
+                o->retired_next = waiting;
+                waiting = o;
+                if (!waiting_tail)
+                    waiting_tail = o;
             }
         }
-        atomic_store_explicit(&retired_waiting, retired_len, memory_order_relaxed);
+        if (waiting) {
+            object *head = atomic_load_explicit(&retired_head, memory_order_relaxed);
+            do
+                waiting_tail->retired_next = head;
+            while (!atomic_compare_exchange_weak_explicit(&retired_head, &head, waiting,
+                                                          memory_order_release, memory_order_relaxed));
+        }
+        atomic_fetch_sub_explicit(&retired_waiting, freed, memory_order_relaxed);
         pthread_mutex_unlock(&reclaim_lock);
-        if (n == 0)
+        if (!ready)
             return;
-        for (size_t i = 0; i < n; i++)
-            free_object(batch[i]);
+        while (ready) {
+            object *o = ready;
+            ready = o->retired_next;
+            free_object(o);
+        }
     }
 }
 
-/* The handle is withdrawn and no counted reference is left. */
+/* The handle is withdrawn and no counted reference is left. A thread in a
+ * read section cannot free it yet (it may be the one still using it): its
+ * section's end will. */
 static void retire(object *o)
 {
-    uint64_t epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
-    pthread_mutex_lock(&reclaim_lock);
-    if (retired_len == retired_cap) {
-        size_t cap = retired_cap ? 2 * retired_cap : 64;
-        retired *grown = realloc(retired_list, cap * sizeof *grown);
-        if (!grown)
-            abort(); /* 16 bytes per destroyed object */
-        retired_list = grown;
-        retired_cap = cap;
-    }
-    retired_list[retired_len++] = (retired){o, epoch};
-    atomic_store_explicit(&retired_waiting, retired_len, memory_order_relaxed);
-    pthread_mutex_unlock(&reclaim_lock);
-    reclaim_try();
+    o->retired_epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
+    object *head = atomic_load_explicit(&retired_head, memory_order_relaxed);
+    do
+        o->retired_next = head;
+    while (!atomic_compare_exchange_weak_explicit(&retired_head, &head, o, memory_order_release,
+                                                  memory_order_relaxed));
+    atomic_fetch_add_explicit(&retired_waiting, 1, memory_order_relaxed);
+    if (depth == 0)
+        reclaim_try();
 }
 
 /* ---- lookups and references ----------------------------------------------------- */
@@ -389,14 +414,8 @@ bool object_take(object *o)
 object *handle_take(const void *h, handle_kind kind)
 {
     object *o = handle_get(h, kind);
-    if (!o)
-        return NULL;
-    bool held = object_hold(o);
-    object_put(o);
-    if (!held)
-        return NULL;
-    if (!object_take(o)) {
-        object_release(o);
+    if (o && !object_take(o)) {
+        object_put(o);
         return NULL;
     }
     return o;
@@ -431,6 +450,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    atomic_store_explicit(&unrecorded_readers, depth && unrecorded, memory_order_relaxed);
     for (reader *r = atomic_load_explicit(&readers, memory_order_relaxed); r; r = r->next) {
         if (r != me) {
             atomic_store_explicit(&r->epoch, 0, memory_order_relaxed);

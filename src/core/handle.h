@@ -57,7 +57,9 @@ typedef void (*object_free_fn)(object *o);
 struct object {
     uint32_t slot;
     handle_kind kind;
-    object_free_fn free; /* runs once, when the last reference is dropped */
+    object_free_fn free; /* runs once, when nothing can reach the object */
+    object *retired_next; /* handle.c's, while it waits to be freed */
+    uint64_t retired_epoch;
 };
 
 /* Gives o (kind, free set by this call) a handle holding one reference.
@@ -91,9 +93,9 @@ void object_release(object *o);
 /* Withdraws o's handle, o being borrowed or held by the caller. True for
  * exactly one caller, who then tears the object down. */
 bool object_take(object *o);
-/* handle_get + object_take: the withdrawn object, held for the caller
- * (object_release when done), or NULL when h is not live (or another
- * destroy took it first). */
+/* handle_get + object_take: the withdrawn object, still borrowed by the
+ * caller (object_put when done), or NULL when h is not live (or another
+ * destroy took it first). A teardown that blocks holds it first. */
 object *handle_take(const void *h, handle_kind kind);
 /* Whether o's handle is still live (not yet taken). */
 bool object_live(const object *o);

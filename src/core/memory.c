@@ -26,6 +26,7 @@
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/tls.h"
 
 /* ---- the registry ------------------------------------------------------------ */
 
@@ -53,7 +54,7 @@ typedef struct lookup_cache {
     mem_block blocks[LOOKUP_CACHE_SIZE];
 } lookup_cache;
 
-static _Thread_local lookup_cache tls_lookups;
+static HOT_TLS lookup_cache tls_lookups;
 
 /* Called with the write lock held, after the change. */
 static void tree_changed(void)

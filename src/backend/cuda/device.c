@@ -7,7 +7,7 @@
 
 /* ---- current device ------------------------------------------------------ */
 
-_Thread_local int cuda_tls_device = -1;
+HOT_TLS int cuda_tls_device = -1;
 
 aclError cuda_set_device(int dev)
 {
