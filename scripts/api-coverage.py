@@ -12,7 +12,9 @@ With --check it writes nothing and fails (exit 1) when:
   - docs/symbols-in-versions does not list exactly the table's names;
   - the Python package (python/acl/**.py) names a C function that is not in
     the table;
-  - a note below is about a function that is not implemented.
+  - a note below is about a function that is not implemented;
+  - an IMPLEMENTED function is not defined in src/api/<its area>.c, or an
+    UNSUPPORTED one is defined there (it must be either, not both).
 The test suite runs it with --check (tests/api-coverage.sh).
 """
 import ast
@@ -214,9 +216,28 @@ def check_consistency(rows, problems, notes):
         notes.append(f"the Python package also wraps {len(stubs_used)} not-supported functions "
                      f"(they return 207000 there too): {', '.join(stubs_used)}")
 
+    defined = api_definitions()
+    for row in rows:
+        where = defined.get(row.name)
+        if row.status == "IMPLEMENTED" and where != row.area:
+            problems.append(f"{row.name} is implemented in area {row.area!r} but defined in "
+                            f"{'src/api/' + where + '.c' if where else 'no src/api file'}")
+        elif row.status != "IMPLEMENTED" and where:
+            problems.append(f"{row.name} is defined in src/api/{where}.c but its row says {row.status}")
+
     for name in NOTES:
         if by_name.get(name) is None or by_name[name].status != "IMPLEMENTED":
             problems.append(f"a note in scripts/api-coverage.py is about {name}, which is not implemented")
+
+
+def api_definitions():
+    """{function: area} for every public function defined in src/api/<area>.c."""
+    found = {}
+    for path in sorted((ROOT / "src" / "api").glob("*.c")):
+        text = re.sub(r"\s+", " ", path.read_text())
+        for m in re.finditer(r"ACL_EXPORT [\w\s\*]+?\b(acl\w+)\s*\(", text):
+            found[m.group(1)] = path.stem
+    return found
 
 
 def main():

@@ -16,10 +16,10 @@
 /* Whether the backend in use provides an optional group of operations (a
  * NULL group means it cannot); raises ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
  * naming the backend, when it does not. */
-#define BACKEND_REQUIRE(api, group)                                                          \
-    (backend()->group ? ACL_SUCCESS                                                          \
-                      : acl_raise((api), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,                   \
-                                  "the %s backend cannot do this (no %s operations)",        \
-                                  backend()->name, #group))
+#define BACKEND_REQUIRE(api, group)                                                                \
+    (backend()->group                                                                              \
+         ? ACL_SUCCESS                                                                             \
+         : acl_raise((api), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,                                      \
+                     "the %s backend cannot do this (no %s operations)", backend()->name, #group))
 
 #endif

@@ -10,7 +10,8 @@
 
 /* ---- versions ------------------------------------------------------------- */
 
-ACL_EXPORT aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
+ACL_EXPORT aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
+                                    int32_t *patchVersion)
 {
     if (!majorVersion || !minorVersion || !patchVersion)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL output pointer");
@@ -39,7 +40,8 @@ ACL_EXPORT aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
     if (!pkgName || !versionStr)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL argument");
     if (!is_our_package(pkgName))
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "package \"%s\" is not installed (acl-cuda provides \"runtime\")",
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "package \"%s\" is not installed (acl-cuda provides \"runtime\")",
                          pkgName);
     snprintf(versionStr, ACL_PKG_VERSION_MAX_SIZE, "%s", PACKAGE_VERSION);
     return ACL_SUCCESS;
@@ -51,7 +53,8 @@ ACL_EXPORT aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
     if (!pkgName || !versionNum)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL argument");
     if (!is_our_package(pkgName))
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "package \"%s\" is not installed (acl-cuda provides \"runtime\")",
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "package \"%s\" is not installed (acl-cuda provides \"runtime\")",
                          pkgName);
     *versionNum = version_part(0) * 1000000 + version_part(1) * 10000 + version_part(2) * 100;
     return ACL_SUCCESS;
@@ -62,8 +65,8 @@ ACL_EXPORT aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackage
     if (!version)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "version is NULL");
     if (name != ACL_PKG_NAME_CANN && name != ACL_PKG_NAME_RUNTIME)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "package %d is not installed (acl-cuda provides the runtime)",
-                         (int)name);
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "package %d is not installed (acl-cuda provides the runtime)", (int)name);
     memset(version, 0, sizeof *version);
     snprintf(version->version, sizeof version->version, "%s", PACKAGE_VERSION);
     snprintf(version->majorVersion, sizeof version->majorVersion, "%d", version_part(0));
@@ -90,21 +93,27 @@ ACL_EXPORT size_t aclDataTypeSize(aclDataType dataType)
     case ACL_FLOAT4_E2M1:
     case ACL_FLOAT4_E1M2:
     case ACL_INT4:
-    case ACL_UINT1: return 1;
+    case ACL_UINT1:
+        return 1;
     case ACL_FLOAT16:
     case ACL_BF16:
     case ACL_INT16:
-    case ACL_UINT16: return 2;
+    case ACL_UINT16:
+        return 2;
     case ACL_FLOAT:
     case ACL_INT32:
     case ACL_UINT32:
-    case ACL_COMPLEX32: return 4;
+    case ACL_COMPLEX32:
+        return 4;
     case ACL_INT64:
     case ACL_UINT64:
     case ACL_DOUBLE:
-    case ACL_COMPLEX64: return 8;
-    case ACL_COMPLEX128: return 16;
-    default: return 0; /* ACL_STRING, ACL_DT_UNDEFINED and unknown types have no fixed size */
+    case ACL_COMPLEX64:
+        return 8;
+    case ACL_COMPLEX128:
+        return 16;
+    default:
+        return 0; /* ACL_STRING, ACL_DT_UNDEFINED and unknown types have no fixed size */
     }
 }
 
@@ -171,14 +180,16 @@ static acl_buffer *lookup_buffer(const char *api, const aclDataBuffer *handle)
 {
     acl_buffer *b = buffer_get(handle);
     if (!b)
-        acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live data buffer", (const void *)handle);
+        acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live data buffer",
+                  (const void *)handle);
     return b;
 }
 
 ACL_EXPORT aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)
 {
     if (!buffer_destroy(dataBuffer))
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%p is not a live data buffer", (const void *)dataBuffer);
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%p is not a live data buffer",
+                         (const void *)dataBuffer);
     return ACL_SUCCESS;
 }
 

@@ -36,9 +36,10 @@ ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
     if (ret != ACL_SUCCESS)
         return ret;
     if (blockType != ACL_CALLBACK_BLOCK && blockType != ACL_CALLBACK_NO_BLOCK)
-        ret = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                        "blockType %d is neither ACL_CALLBACK_NO_BLOCK (0) nor ACL_CALLBACK_BLOCK (1)",
-                        (int)blockType);
+        ret = ACL_RAISE(
+            ACL_ERROR_INVALID_PARAM,
+            "blockType %d is neither ACL_CALLBACK_NO_BLOCK (0) nor ACL_CALLBACK_BLOCK (1)",
+            (int)blockType);
     else if (!fn)
         ret = ACL_RAISE(ACL_ERROR_INVALID_PARAM, "fn is NULL");
     else
@@ -55,8 +56,9 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
         return ret;
     if (!fn)
         ret = ACL_RAISE(ACL_ERROR_INVALID_PARAM, "fn is NULL");
-    else if ((ret = stream_submit(s, &(task){.kind = TASK_HOST_FUNC, .u.host_func = {fn, args}})))
-        ACL_RAISE(ret, "could not queue the host function on stream %d: %s", s->id, acl_error_text(ret));
+    else
+        ret =
+            stream_submit(__func__, s, &(task){.kind = TASK_HOST_FUNC, .u.host_func = {fn, args}});
     stream_put(s);
     return ret;
 }
@@ -65,57 +67,7 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 {
     if (timeout == 0 || timeout < -1)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                         "timeout %d ms is invalid; use -1 (wait forever) or a positive value", (int)timeout);
+                         "timeout %d ms is invalid; use -1 (wait forever) or a positive value",
+                         (int)timeout);
     return callback_process(__func__, timeout);
-}
-
-/* ---- device exceptions ----------------------------------------------------------------- */
-
-/* Stored for the API's sake only: acl-cuda never raises device exceptions
- * (a failing CUDA task surfaces as an error code from the next synchronising
- * call instead), so this callback is never called. */
-static _Atomic(aclrtExceptionInfoCallback) exception_callback;
-
-ACL_EXPORT aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)
-{
-    atomic_store(&exception_callback, callback);
-    return ACL_SUCCESS;
-}
-
-/* We never hand out an aclrtExceptionInfo, so no pointer given to the
- * getters can be one of ours; we do not read through it. */
-static uint32_t exception_info_unavailable(const char *func, const aclrtExceptionInfo *info)
-{
-    if (!info)
-        acl_raise(func, ACL_ERROR_INVALID_PARAM, "info is NULL");
-    else
-        acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                  "info %p was not made by this library, which reports no device exceptions",
-                  (const void *)info);
-    return UINT32_MAX;
-}
-
-ACL_EXPORT uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info)
-{
-    return exception_info_unavailable(__func__, info);
-}
-
-ACL_EXPORT uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info)
-{
-    return exception_info_unavailable(__func__, info);
-}
-
-ACL_EXPORT uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info)
-{
-    return exception_info_unavailable(__func__, info);
-}
-
-ACL_EXPORT uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info)
-{
-    return exception_info_unavailable(__func__, info);
-}
-
-ACL_EXPORT uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info)
-{
-    return exception_info_unavailable(__func__, info);
 }

@@ -27,16 +27,18 @@ ACL_EXPORT aclError aclrtDestroyContext(aclrtContext context)
     if (ctx->is_default) {
         int32_t device = ctx->device;
         context_put(ctx);
-        return ACL_RAISE(ACL_ERROR_RT_CONTEXT_NULL,
-                         "the default context of device %d is released by aclrtResetDevice, not destroyed",
-                         (int)device);
+        return ACL_RAISE(
+            ACL_ERROR_RT_CONTEXT_NULL,
+            "the default context of device %d is released by aclrtResetDevice, not destroyed",
+            (int)device);
     }
     bool held = context_hold(ctx); /* the teardown waits: no borrow then */
     context_put(ctx);
     if (!held || !object_take(&ctx->obj)) {
         if (held)
             context_release(ctx);
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread", context);
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread",
+                         context);
     }
     device_context_destroy(ctx);
     context_release(ctx);
@@ -107,5 +109,20 @@ ACL_EXPORT aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
     bool set = context_get_param(ctx, (int)opt, value);
     context_put(ctx);
     return set ? ACL_SUCCESS
-               : ACL_RAISE(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET, "option %d was never set in this context", (int)opt);
+               : ACL_RAISE(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET,
+                           "option %d was never set in this context", (int)opt);
+}
+
+ACL_EXPORT aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active)
+{
+    if (!active)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "active is NULL");
+    int32_t phys;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (err)
+        return err;
+    if (flags)
+        *flags = 0; /* reserved */
+    *active = device_primary_active(phys);
+    return ACL_SUCCESS;
 }

@@ -9,13 +9,15 @@ ACL_EXPORT const char *aclGetRecentErrMsg(void)
 ACL_EXPORT aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
 {
     if (level != ACL_RT_THREAD_LEVEL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL", (int)level);
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL",
+                         (int)level);
     return errors_last(false);
 }
 
 ACL_EXPORT aclError aclrtGetLastError(aclrtLastErrLevel level)
 {
     if (level != ACL_RT_THREAD_LEVEL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL", (int)level);
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL",
+                         (int)level);
     return errors_last(true);
 }

@@ -33,27 +33,31 @@ static aclError check_flags(const char *api, uint32_t flag, uint32_t allowed)
                          flag, flag & ~allowed);
     const uint32_t exclusive = ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
     if ((flag & exclusive) && (flag & ~exclusive || (flag & exclusive) == exclusive))
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "ACL_EVENT_EXTERNAL and ACL_EVENT_IPC cannot be combined with other flags (0x%x)", flag);
+        return acl_raise(
+            api, ACL_ERROR_INVALID_PARAM,
+            "ACL_EVENT_EXTERNAL and ACL_EVENT_IPC cannot be combined with other flags (0x%x)",
+            flag);
     if (flag & exclusive)
         return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "%s events belong to graph capture / inter-process use, which acl-cuda does not provide",
+                         "%s events belong to graph capture / inter-process use, which acl-cuda "
+                         "does not provide",
                          flag & ACL_EVENT_IPC ? "IPC" : "external");
     return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
-    const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
-                             ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL;
+    const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS |
+                             ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL;
     aclError err = check_flags(__func__, flag, allowed);
     return err ? err : create(__func__, event, EVENT_WITH_FLAG, flag);
 }
 
 ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
-    const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
-                             ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
+    const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS |
+                             ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL |
+                             ACL_EVENT_IPC;
     aclError err = check_flags(__func__, flag, allowed);
     return err ? err : create(__func__, event, EVENT_EX, flag);
 }
@@ -90,10 +94,10 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     if (err)
         return err;
     if (s->ctx->phys != e->phys)
-        err = ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "event %u and stream %d are on different devices",
-                        e->id, (int)s->id);
-    else if ((err = event_record(e, s)))
-        ACL_RAISE(err, "recording event %u on stream %d failed", e->id, (int)s->id);
+        err = ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
+                        "event %u and stream %d are on different devices", e->id, (int)s->id);
+    else
+        err = event_record(__func__, e, s);
     put_pair(e, s);
     return err;
 }
@@ -106,8 +110,9 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     if (err)
         return err;
     if (e->flavour != EVENT_WITH_FLAG || !(e->flags & ACL_EVENT_SYNC))
-        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                        "only events made by aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset");
+        err = ACL_RAISE(
+            ACL_ERROR_INVALID_PARAM,
+            "only events made by aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset");
     else
         event_reset(e);
     put_pair(e, s);
@@ -126,8 +131,9 @@ static aclError query(const char *api, aclrtEvent event, bool ex_allowed, bool *
     if (!complete)
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "status is NULL");
     else if (!ex_allowed && e->flavour == EVENT_EX)
-        err = acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                        "events made by aclrtCreateEventExWithFlag only answer aclrtQueryEventStatus");
+        err = acl_raise(
+            api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "events made by aclrtCreateEventExWithFlag only answer aclrtQueryEventStatus");
     else if ((err = event_query(e, complete)))
         acl_raise(api, err, "querying event %u failed", e->id);
     event_put(e);
@@ -148,7 +154,8 @@ ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSt
     bool complete;
     aclError err = query(__func__, event, true, status ? &complete : NULL);
     if (!err)
-        *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        *status =
+            complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return err;
 }
 
@@ -189,7 +196,8 @@ ACL_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
     if (timeout < -1)
-        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0", (int)timeout);
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0",
+                         (int)timeout);
     return synchronize(__func__, event, timeout);
 }
 
@@ -231,9 +239,10 @@ static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event
         return err;
     if (!(e->flags & ACL_EVENT_SYNC))
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                        "event %u was created without ACL_EVENT_SYNC and cannot be waited for", e->id);
-    else if ((err = event_wait(s, e)))
-        acl_raise(api, err, "stream %d cannot wait for event %u", (int)s->id, e->id);
+                        "event %u was created without ACL_EVENT_SYNC and cannot be waited for",
+                        e->id);
+    else
+        err = event_wait(api, s, e);
     put_pair(e, s);
     return err;
 }
@@ -245,7 +254,8 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 
 /* The wait itself cannot expire on either backend (CUDA has no timed
  * stream waits); 0 means "never" in ACL too. */
-ACL_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+ACL_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
+                                                    int32_t timeout)
 {
     if (timeout < 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeout %d s must be >= 0", (int)timeout);

@@ -19,28 +19,30 @@ ACL_EXPORT aclError aclFinalizeReference(uint64_t *refCount)
     return init_finalize_reference(__func__, refCount);
 }
 
-ACL_EXPORT aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc,
-                                            void *userData)
+ACL_EXPORT aclError aclInitCallbackRegister(aclRegisterCallbackType type,
+                                            aclInitCallbackFunc cbFunc, void *userData)
 {
     if (!cbFunc)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "cbFunc is NULL");
     return init_callback_register(__func__, type, cbFunc, userData);
 }
 
-ACL_EXPORT aclError aclInitCallbackUnRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc)
+ACL_EXPORT aclError aclInitCallbackUnRegister(aclRegisterCallbackType type,
+                                              aclInitCallbackFunc cbFunc)
 {
     return init_callback_unregister(__func__, type, cbFunc);
 }
 
-ACL_EXPORT aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc,
-                                                void *userData)
+ACL_EXPORT aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type,
+                                                aclFinalizeCallbackFunc cbFunc, void *userData)
 {
     if (!cbFunc)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "cbFunc is NULL");
     return finalize_callback_register(__func__, type, cbFunc, userData);
 }
 
-ACL_EXPORT aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc)
+ACL_EXPORT aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
+                                                  aclFinalizeCallbackFunc cbFunc)
 {
     return finalize_callback_unregister(__func__, type, cbFunc);
 }

@@ -39,8 +39,8 @@ static aclError device_alloc_args(const char *func, void **dev_ptr, size_t size,
                          (unsigned)policy);
     size_t extra = align32_only ? 0 : 32;
     if (size > SIZE_MAX - 31 - extra)
-        return acl_raise(func, ACL_ERROR_RT_MEMORY_ALLOCATION,
-                         "size %zu cannot be allocated", size);
+        return acl_raise(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "size %zu cannot be allocated",
+                         size);
     *padded = ALIGN_UP(size, 32) + extra;
     return ACL_SUCCESS;
 }
@@ -80,8 +80,8 @@ ACL_EXPORT aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMalloc
 /* Reads an aclrtMallocConfig. A device id attribute picks the device
  * (instead of the current context's); module ids and VA flags only matter
  * to Ascend's memory accounting and are accepted. */
-static aclError malloc_config_read(const char *func, const aclrtMallocConfig *cfg,
-                                   bool *has_device, int32_t *device)
+static aclError malloc_config_read(const char *func, const aclrtMallocConfig *cfg, bool *has_device,
+                                   int32_t *device)
 {
     *has_device = false;
     if (cfg == NULL)
@@ -104,8 +104,8 @@ static aclError malloc_config_read(const char *func, const aclrtMallocConfig *cf
             *device = (int32_t)a->value.deviceId;
             break;
         default:
-            return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                             "cfg attribute %zu has unknown type %d", i, (int)a->attr);
+            return acl_raise(func, ACL_ERROR_INVALID_PARAM, "cfg attribute %zu has unknown type %d",
+                             i, (int)a->attr);
         }
     }
     return ACL_SUCCESS;
@@ -154,8 +154,9 @@ ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
         b.base == (uintptr_t)devPtr) {
         aclError ret = device_synchronize(b.phys, -1);
         if (ret != ACL_SUCCESS)
-            return ACL_RAISE(ret, "synchronising device %d before freeing %p failed; the memory "
-                                  "was not freed",
+            return ACL_RAISE(ret,
+                             "synchronising device %d before freeing %p failed; the memory "
+                             "was not freed",
                              b.device, devPtr);
     }
     return memory_free(__func__, devPtr, MEM_DEVICE);
@@ -204,7 +205,8 @@ ACL_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeBytes, size_t
     size_t free_bytes = 0, total_bytes = 0;
     ret = backend()->device->mem_info(phys, &free_bytes, &total_bytes);
     if (ret != ACL_SUCCESS)
-        return ACL_RAISE(ret, "cannot read the memory of device %d: %s", device, acl_error_text(ret));
+        return ACL_RAISE(ret, "cannot read the memory of device %d: %s", device,
+                         acl_error_text(ret));
     *freeBytes = free_bytes;
     *totalBytes = total_bytes;
     return ACL_SUCCESS;
@@ -247,8 +249,8 @@ static aclError host_alloc_args(const char *func, void **host_ptr, uint64_t size
     if (size == 0)
         return acl_raise(func, ACL_ERROR_INVALID_PARAM, "size is 0");
     if (size > SIZE_MAX)
-        return acl_raise(func, ACL_ERROR_RT_MEMORY_ALLOCATION,
-                         "size %llu cannot be allocated", (unsigned long long)size);
+        return acl_raise(func, ACL_ERROR_RT_MEMORY_ALLOCATION, "size %llu cannot be allocated",
+                         (unsigned long long)size);
     return ACL_SUCCESS;
 }
 
@@ -297,8 +299,9 @@ ACL_EXPORT aclError aclrtFreeHostWithDevSync(void *hostPtr)
                 continue;
             aclError ret = device_synchronize(phys, -1);
             if (ret != ACL_SUCCESS)
-                return ACL_RAISE(ret, "synchronising device %d before freeing %p failed; the "
-                                      "memory was not freed",
+                return ACL_RAISE(ret,
+                                 "synchronising device %d before freeing %p failed; the "
+                                 "memory was not freed",
                                  device, hostPtr);
         }
     }
@@ -419,8 +422,8 @@ ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, siz
                                   size_t width, size_t height, aclrtMemcpyKind kind)
 {
     bool nothing_to_do;
-    aclError ret = copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, false,
-                               &nothing_to_do);
+    aclError ret =
+        copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, false, &nothing_to_do);
     if (ret != ACL_SUCCESS || nothing_to_do)
         return ret;
     acl_context *ctx;
@@ -437,8 +440,8 @@ ACL_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src
                                        aclrtStream stream)
 {
     bool nothing_to_do;
-    aclError ret = copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, true,
-                               &nothing_to_do);
+    aclError ret =
+        copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, true, &nothing_to_do);
     if (ret != ACL_SUCCESS)
         return ret;
     acl_stream *s;

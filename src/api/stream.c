@@ -14,7 +14,8 @@ static aclError check_destroyable(const char *api, acl_stream *s)
         context_put(current);
     if (!ours)
         return acl_raise(api, ACL_ERROR_RT_STREAM_CONTEXT,
-                         "stream %d belongs to another context than the thread's current one", (int)s->id);
+                         "stream %d belongs to another context than the thread's current one",
+                         (int)s->id);
     return ACL_SUCCESS;
 }
 
@@ -27,7 +28,8 @@ static aclError create(const char *api, aclrtStream *stream, uint32_t priority, 
     const uint32_t known = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT |
                            ACL_STREAM_HUGE | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
     if (flag & ~known)
-        ACL_LOG(LOG_WARNING, "unknown stream flags 0x%x ignored: a plain stream is made", flag & ~known);
+        ACL_LOG(LOG_WARNING, "unknown stream flags 0x%x ignored: a plain stream is made",
+                flag & ~known);
     acl_context *ctx;
     aclError err = current_context_get(api, &ctx);
     if (err)
@@ -52,7 +54,8 @@ ACL_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
     return create(__func__, stream, 0, 0);
 }
 
-ACL_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+ACL_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
+                                                uint32_t flag)
 {
     return create(__func__, stream, priority, flag);
 }
@@ -73,7 +76,8 @@ static aclError destroy(const char *api, aclrtStream stream, bool wait)
     if (!held || !object_take(&s->obj)) {
         if (held)
             stream_release(s);
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread", stream);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread",
+                         stream);
     }
     stream_teardown(s, wait);
     stream_release(s);
@@ -100,7 +104,8 @@ static aclError synchronize(const char *api, aclrtStream stream, int32_t timeout
         return err;
     err = stream_synchronize(s, timeout_ms);
     if (err == ACL_ERROR_INVALID_PARAM)
-        acl_raise(api, err, "stream %d was destroyed by another thread during the call", (int)s->id);
+        acl_raise(api, err, "stream %d was destroyed by another thread during the call",
+                  (int)s->id);
     else if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
         acl_raise(api, err, "stream %d still busy after %d ms", (int)s->id, (int)timeout_ms);
     else if (err)
@@ -117,7 +122,8 @@ ACL_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     if (timeout < -1)
-        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0", (int)timeout);
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0",
+                         (int)timeout);
     return synchronize(__func__, stream, timeout);
 }
 
@@ -172,7 +178,8 @@ static aclError set_attribute(const char *api, aclrtStream stream, aclrtStreamAt
 {
     switch (attr) {
     case ACL_STREAM_ATTR_FAILURE_MODE:
-        if (value->failureMode != ACL_CONTINUE_ON_FAILURE && value->failureMode != ACL_STOP_ON_FAILURE)
+        if (value->failureMode != ACL_CONTINUE_ON_FAILURE &&
+            value->failureMode != ACL_STOP_ON_FAILURE)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                              "failure mode %llu is not CONTINUE (0) or STOP (1)",
                              (unsigned long long)value->failureMode);
@@ -196,10 +203,18 @@ static aclError set_attribute(const char *api, aclrtStream stream, aclrtStreamAt
     if (err)
         return err;
     switch (attr) {
-    case ACL_STREAM_ATTR_FAILURE_MODE: s->failure_mode = value->failureMode; break;
-    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: s->overflow_switch = value->overflowSwitch; break;
-    case ACL_STREAM_ATTR_USER_CUSTOM_TAG: s->user_custom_tag = value->userCustomTag; break;
-    default: s->cache_op_info = value->cacheOpInfoSwitch; break;
+    case ACL_STREAM_ATTR_FAILURE_MODE:
+        s->failure_mode = value->failureMode;
+        break;
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
+        s->overflow_switch = value->overflowSwitch;
+        break;
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
+        s->user_custom_tag = value->userCustomTag;
+        break;
+    default:
+        s->cache_op_info = value->cacheOpInfoSwitch;
+        break;
     }
     stream_put(s);
     return ACL_SUCCESS;
@@ -248,15 +263,53 @@ ACL_EXPORT aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr 
     if (err)
         return err;
     switch (stmAttrType) {
-    case ACL_STREAM_ATTR_FAILURE_MODE: value->failureMode = s->failure_mode; break;
-    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: value->overflowSwitch = s->overflow_switch; break;
-    case ACL_STREAM_ATTR_USER_CUSTOM_TAG: value->userCustomTag = s->user_custom_tag; break;
-    case ACL_STREAM_ATTR_CACHE_OP_INFO: value->cacheOpInfoSwitch = s->cache_op_info; break;
-    case ACL_STREAM_ATTR_PRIORITY: value->streamPriority = s->priority; break;
+    case ACL_STREAM_ATTR_FAILURE_MODE:
+        value->failureMode = s->failure_mode;
+        break;
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
+        value->overflowSwitch = s->overflow_switch;
+        break;
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
+        value->userCustomTag = s->user_custom_tag;
+        break;
+    case ACL_STREAM_ATTR_CACHE_OP_INFO:
+        value->cacheOpInfoSwitch = s->cache_op_info;
+        break;
+    case ACL_STREAM_ATTR_PRIORITY:
+        value->streamPriority = s->priority;
+        break;
     default:
         err = ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown stream attribute %d", (int)stmAttrType);
         break;
     }
     stream_put(s);
     return err;
+}
+
+/* The priority (ACL's 0..7) and the ACL_STREAM_* flags the stream was
+ * created with; the default stream has 0 and 0. */
+ACL_EXPORT aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    if (!priority)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "priority is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    *priority = s->priority;
+    stream_put(s);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    if (!flags)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flags is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    *flags = s->flags;
+    stream_put(s);
+    return ACL_SUCCESS;
 }

@@ -25,15 +25,15 @@
 
 #define ACL_API_IMPLEMENTED(name, ret, params, fail) ret name params;
 
-#define ACL_API_UNSUPPORTED(name, ret, params, fail)                                       \
-    ret name params;                                                                       \
-    ACL_EXPORT ret name params                                                             \
-    {                                                                                      \
-        (void)acl_unsupported(__func__);                                                   \
-        return fail;                                                                       \
+#define ACL_API_UNSUPPORTED(name, ret, params, fail)                                               \
+    ret name params;                                                                               \
+    ACL_EXPORT ret name params                                                                     \
+    {                                                                                              \
+        (void)acl_unsupported(__func__);                                                           \
+        return fail;                                                                               \
     }
 
-#define ACL_API(name, header, area, status, args, ret, params, fail)                       \
+#define ACL_API(name, header, area, status, args, ret, params, fail)                               \
     ACL_API_##status(name, ret, params, fail)
 
 #include "api.def"

@@ -38,10 +38,10 @@ typedef enum copy_dir {
 
 /* What aclrtGetDeviceInfo, aclrtGetSocName and friends report. */
 typedef struct device_props {
-    char name[256];            /* e.g. "NVIDIA H200" */
+    char name[256]; /* e.g. "NVIDIA H200" */
     uint8_t uuid[16];
     size_t total_mem;
-    int64_t multiprocessors;   /* "AI cores" */
+    int64_t multiprocessors; /* "AI cores" */
     int64_t warp_size;
     int64_t max_threads_per_block;
     int64_t max_threads_per_mp;

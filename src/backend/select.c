@@ -41,7 +41,8 @@ static void choose(void)
     if (!strcmp(want, "cuda")) {
         chosen = &backend_cuda_ops;
         chosen_usable = false;
-        ACL_LOG(LOG_ERROR, "ACLCUDA_BACKEND=cuda but no usable GPU (error %d): no devices", (int)probe);
+        ACL_LOG(LOG_ERROR, "ACLCUDA_BACKEND=cuda but no usable GPU (error %d): no devices",
+                (int)probe);
         return;
     }
     ACL_LOG(LOG_INFO, "no usable GPU (error %d); backend host", (int)probe);

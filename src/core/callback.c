@@ -96,7 +96,7 @@ struct callback_entry {
     aclrtCallback fn;
     void *user_data;
     int32_t stream_id; /* identity only: the stream may be gone before we run */
-    report_thread *rt;        /* holds one reference until the entry is freed */
+    report_thread *rt; /* holds one reference until the entry is freed */
     bool block;
     /* The report thread's side holds one reference, a waiting BLOCK host
      * function another; the last one frees the entry. */
@@ -123,7 +123,7 @@ struct report_thread {
     callback_entry *head, *tail;
     size_t queued;
     callback_entry *running; /* entries being run, innermost first */
-    int32_t *stream_ids; /* the streams it serves */
+    int32_t *stream_ids;     /* the streams it serves */
     size_t nstreams, stream_cap;
     int32_t phys; /* their device, valid while nstreams > 0 */
 };
@@ -138,7 +138,10 @@ enum { SUBSCRIPTION_STRIPES = 16 };
 #define STRIPE_INIT PTHREAD_MUTEX_INITIALIZER
 #define STRIPE_INIT4 STRIPE_INIT, STRIPE_INIT, STRIPE_INIT, STRIPE_INIT
 static pthread_mutex_t subscription_locks[SUBSCRIPTION_STRIPES] = {
-    STRIPE_INIT4, STRIPE_INIT4, STRIPE_INIT4, STRIPE_INIT4,
+    STRIPE_INIT4,
+    STRIPE_INIT4,
+    STRIPE_INIT4,
+    STRIPE_INIT4,
 };
 
 static pthread_mutex_t *subscription_lock(const acl_stream *s)
@@ -323,7 +326,8 @@ aclError callback_unsubscribe(const char *api, uint64_t threadId, acl_stream *s)
     report_thread *current = atomic_load(&s->subscriber);
     if (!current) {
         pthread_mutex_unlock(&report_registry_lock);
-        return acl_raise(api, ACL_ERROR_RT_STREAM_NO_CB_REG, "stream %d has no report thread", s->id);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NO_CB_REG, "stream %d has no report thread",
+                         s->id);
     }
     if (current->thread_id != threadId) {
         uint64_t owner = current->thread_id;
@@ -452,7 +456,8 @@ static void callback_reached(void *arg)
     callback_entry_put(e);
 }
 
-aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data, bool block)
+aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data,
+                         bool block)
 {
     callback_entry *e = malloc(sizeof *e);
     if (!e)
@@ -479,14 +484,11 @@ aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void 
         .refs = 1,
         .state = ENTRY_PENDING,
     };
-    aclError ret = stream_submit(s, &(task){.kind = TASK_HOST_FUNC,
-                                            .u.host_func = {.fn = callback_reached, .arg = e}});
-    if (ret != ACL_SUCCESS) {
+    aclError ret = stream_submit(
+        api, s, &(task){.kind = TASK_HOST_FUNC, .u.host_func = {.fn = callback_reached, .arg = e}});
+    if (ret != ACL_SUCCESS)
         callback_entry_free(e);
-        return acl_raise(api, ret, "could not queue the callback on stream %d: %s", s->id,
-                         acl_error_text(ret));
-    }
-    return ACL_SUCCESS;
+    return ret;
 }
 
 /* ---- processing --------------------------------------------------------------------- */

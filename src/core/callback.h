@@ -18,7 +18,8 @@ bool callback_running(void);
 
 aclError callback_subscribe(const char *api, uint64_t thread_id, acl_stream *s);
 aclError callback_unsubscribe(const char *api, uint64_t thread_id, acl_stream *s);
-aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data, bool block);
+aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data,
+                         bool block);
 /* aclrtProcessReport for the calling thread; timeout -1 or > 0 ms. */
 aclError callback_process(const char *api, int32_t timeout);
 

@@ -75,8 +75,7 @@ static acl_stream **collect_streams(acl_context *ctx, bool close, bool take_out,
     if (close)
         ctx->closing = true;
     size_t n = 0;
-    list_for_each(pos, &ctx->streams)
-        n++;
+    list_for_each(pos, &ctx->streams) n++;
     acl_stream **streams = n ? malloc(n * sizeof *streams) : NULL;
     if (n && !streams) {
         *err = ACL_ERROR_RT_MEMORY_ALLOCATION;

@@ -16,20 +16,20 @@ enum { SYS_PARAM_COUNT = 4 };
 
 struct acl_context {
     object obj;
-    int32_t device;    /* user-visible id */
-    int32_t phys;      /* backend device index */
-    bool is_default;   /* the device's primary context, made by SetDevice */
+    int32_t device;  /* user-visible id */
+    int32_t phys;    /* backend device index */
+    bool is_default; /* the device's primary context, made by SetDevice */
     /* The default stream: its handle, which is how the NULL stream is
      * resolved (a lookup that fails once the context is torn down), and
      * its address, for identity only (never dereferenced through here). */
     aclrtStream default_handle;
     const acl_stream *default_stream;
-    list_node device_link;      /* in the device's list, under device.c's lock */
-    pthread_mutex_t lock;       /* streams, closing, the parameters */
-    list_node streams;          /* every stream, the default one included */
-    bool closing;               /* torn down: no stream may join */
+    list_node device_link; /* in the device's list, under device.c's lock */
+    pthread_mutex_t lock;  /* streams, closing, the parameters */
+    list_node streams;     /* every stream, the default one included */
+    bool closing;          /* torn down: no stream may join */
     int64_t sys_params[SYS_PARAM_COUNT];
-    uint32_t sys_params_set;    /* bit per aclSysParamOpt */
+    uint32_t sys_params_set; /* bit per aclSysParamOpt */
 };
 
 /* Ends a borrow (handle.h). */

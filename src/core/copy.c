@@ -60,8 +60,8 @@ static aclError plan_copy(const char *api, void *dst, const void *src, int kind,
     }
     if (wanted != actual)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%s contradicts the pointers: dst %p is %s, src %p is %s",
-                         kind_name(kind), dst, memory_where(&p->dst), src, memory_where(&p->src));
+                         "%s contradicts the pointers: dst %p is %s, src %p is %s", kind_name(kind),
+                         dst, memory_where(&p->dst), src, memory_where(&p->src));
     p->dir = actual;
     return ACL_SUCCESS;
 }
@@ -136,11 +136,11 @@ aclError copy_async(const char *api, acl_stream *s, void *dst, const void *src, 
         ret = memory_check_extent(api, "src", src, count, &p.src);
     if (ret != ACL_SUCCESS || dst == src)
         return ret;
-    ret = stream_submit(s, &(task){.kind = TASK_COPY,
-                                   .u.copy = {.dst = dst, .src = src, .n = count, .dir = p.dir}});
+    ret = stream_submit(
+        api, s,
+        &(task){.kind = TASK_COPY, .u.copy = {.dst = dst, .src = src, .n = count, .dir = p.dir}});
     if (ret != ACL_SUCCESS)
-        return acl_raise(api, ret, "queueing a %zu-byte copy from %p to %p (%s) failed: %s", count,
-                         src, dst, kind_name((int)kind), acl_error_text(ret));
+        return ret;
     if (copy_must_finish(&p, (int)kind))
         return finish_stream(api, s, "copy through pageable or staged host memory");
     return ACL_SUCCESS;
@@ -205,14 +205,17 @@ aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, 
                          "dst %p and src %p are both host memory: host-to-host copies cannot be "
                          "queued on a stream; use aclrtMemcpy2d",
                          dst, src);
-    ret = stream_submit(s, &(task){.kind = TASK_COPY_2D,
-                                   .u.copy_2d = {.dst = dst, .dpitch = dpitch, .src = src,
-                                                 .spitch = spitch, .width = width,
-                                                 .height = height, .dir = p.dir}});
+    ret = stream_submit(api, s,
+                        &(task){.kind = TASK_COPY_2D,
+                                .u.copy_2d = {.dst = dst,
+                                              .dpitch = dpitch,
+                                              .src = src,
+                                              .spitch = spitch,
+                                              .width = width,
+                                              .height = height,
+                                              .dir = p.dir}});
     if (ret != ACL_SUCCESS)
-        return acl_raise(api, ret,
-                         "queueing a 2D copy of %zu x %zu bytes from %p to %p (%s) failed: %s",
-                         width, height, src, dst, kind_name((int)kind), acl_error_text(ret));
+        return ret;
     if (copy_must_finish(&p, (int)kind))
         return finish_stream(api, s, "2D copy through pageable host memory");
     return ACL_SUCCESS;
@@ -239,11 +242,11 @@ aclError fill_async(const char *api, acl_stream *s, void *ptr, int32_t value, si
     aclError ret = memory_locate_live(api, ptr, count, &b);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = stream_submit(s, &(task){.kind = TASK_FILL,
-                                   .u.fill = {.ptr = ptr, .n = count, .value = (uint8_t)value,
-                                              .on_device = b.kind == MEM_DEVICE}});
-    if (ret != ACL_SUCCESS)
-        return acl_raise(api, ret, "queueing a %zu-byte fill at %p (%s) failed: %s", count, ptr,
-                         memory_where(&b), acl_error_text(ret));
-    return ACL_SUCCESS;
+    ret = stream_submit(api, s,
+                        &(task){.kind = TASK_FILL,
+                                .u.fill = {.ptr = ptr,
+                                           .n = count,
+                                           .value = (uint8_t)value,
+                                           .on_device = b.kind == MEM_DEVICE}});
+    return ret;
 }

@@ -6,10 +6,9 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/init.h"
-#include "util/tls.h"
 
-static HOT_TLS aclrtContext bound_context;
-static HOT_TLS aclrtStream bound_default_stream;
+static _Thread_local aclrtContext bound_context;
+static _Thread_local aclrtStream bound_default_stream;
 
 void current_bind(acl_context *ctx)
 {

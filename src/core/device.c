@@ -1,4 +1,5 @@
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,9 @@ static device_state devices[MAX_DEVICES];
 
 static int32_t visible_phys[MAX_DEVICES];
 static int32_t visible_count;
+/* Why ASCEND_RT_VISIBLE_DEVICES left fewer devices than it names, for
+ * messages; empty when it did not. */
+static char visible_problem[192];
 static int32_t present_count;
 static pthread_once_t visible_once = PTHREAD_ONCE_INIT;
 
@@ -71,12 +75,29 @@ static void visible_init(void)
         visible_count = present;
         return;
     }
+    const char *whole = spec;
     int32_t last = -1;
-    while (*spec && visible_count < present) {
+    while (*spec) {
         char *end;
         long id = strtol(spec, &end, 10);
-        if (end == spec || (*end != ',' && *end != '\0') || id <= last || id >= present)
+        const char *why = NULL;
+        if (end == spec || (*end != ',' && *end != '\0'))
+            why = "is not a decimal device id";
+        else if (id < 0)
+            why = "is negative";
+        else if (id >= present)
+            why =
+                present == 1 ? "is beyond the one device present" : "is beyond the devices present";
+        else if (id <= last)
+            why = "does not ascend (ids are listed in ascending order)";
+        if (why) {
+            int len = (int)strcspn(spec, ",");
+            snprintf(visible_problem, sizeof visible_problem,
+                     "ASCEND_RT_VISIBLE_DEVICES=%s: \"%.*s\" %s, so it and the ids after it are "
+                     "ignored",
+                     whole, len, spec, why);
             break;
+        }
         visible_phys[visible_count++] = (int32_t)id;
         last = (int32_t)id;
         spec = *end ? end + 1 : end;
@@ -124,8 +145,9 @@ aclError device_resolve(const char *api, int32_t device, int32_t *phys)
                          "device %d: the %s backend has no usable device", (int)device,
                          backend()->name);
     return acl_raise(api, ACL_ERROR_RT_INVALID_DEVICEID,
-                     "device %d does not exist (%d visible device%s)", (int)device,
-                     (int)device_visible_count(), device_visible_count() == 1 ? "" : "s");
+                     "device %d does not exist (%d visible device%s%s%s)", (int)device,
+                     (int)device_visible_count(), device_visible_count() == 1 ? "" : "s",
+                     visible_problem[0] ? "; " : "", visible_problem);
 }
 
 aclError device_props_get(const char *api, int32_t device, device_props *props, int32_t *phys_out)
@@ -292,7 +314,8 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
     aclError err = ACL_SUCCESS;
 
     pthread_mutex_lock(&devices_lock);
-    list_for_each(pos, &devices[phys].contexts) {
+    list_for_each(pos, &devices[phys].contexts)
+    {
         size_t n;
         acl_stream **more = context_streams(list_entry(pos, acl_context, device_link), &n, &err);
         if (err)
@@ -330,7 +353,7 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
         if (err)
             break;
         marks++;
-        err = stream_submit(streams[i], &(task){.kind = TASK_RECORD, .u.event = mark});
+        err = stream_submit(NULL, streams[i], &(task){.kind = TASK_RECORD, .u.event = mark});
     }
     for (size_t i = 0; i < count; i++)
         stream_release(streams[i]);

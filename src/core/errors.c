@@ -144,8 +144,8 @@ aclError acl_raise(const char *api, aclError code, const char *fmt, ...)
 
     const char *name = acl_error_name(code);
     char line[1024];
-    int n = snprintf(line, sizeof line, "%s failed with %s (%d): %s", api,
-                     name ? name : "error", (int)code, detail);
+    int n = snprintf(line, sizeof line, "%s failed with %s (%d): %s", api, name ? name : "error",
+                     (int)code, detail);
     size_t len = n < 0 ? 0 : ((size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 
     thread_last_error = code;

@@ -22,7 +22,8 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
     const backend_event_ops *ops = backend()->event;
     if (atomic_fetch_add(&live_events, 1) >= EVENT_LIMIT) {
         atomic_fetch_sub(&live_events, 1);
-        return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already", EVENT_LIMIT);
+        return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already",
+                         EVENT_LIMIT);
     }
     acl_event *e = calloc(1, sizeof *e + ops->size);
     if (!e) {
@@ -70,19 +71,19 @@ aclError event_destroy(const char *api, aclrtEvent handle)
     return ACL_SUCCESS;
 }
 
-aclError event_record(acl_event *e, acl_stream *s)
+aclError event_record(const char *api, acl_event *e, acl_stream *s)
 {
-    aclError err = stream_submit(s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
+    aclError err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
     if (err == ACL_SUCCESS)
         atomic_store_explicit(&e->recorded, true, memory_order_release);
     return err;
 }
 
-aclError event_wait(acl_stream *s, acl_event *e)
+aclError event_wait(const char *api, acl_stream *s, acl_event *e)
 {
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
         return ACL_SUCCESS; /* nothing captured: nothing to wait for */
-    return stream_submit(s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e)});
+    return stream_submit(api, s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e)});
 }
 
 void event_reset(acl_event *e)
@@ -93,7 +94,10 @@ void event_reset(acl_event *e)
 aclError event_query(acl_event *e, bool *complete)
 {
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire)) {
-        *complete = true;
+        /* CANN: an event from aclrtCreateEvent or aclrtCreateEventWithFlag
+         * is not ready until its first record (or after a reset); one from
+         * aclrtCreateEventExWithFlag reports complete. */
+        *complete = e->flavour == EVENT_EX;
         return ACL_SUCCESS;
     }
     return backend()->event->query(event_backend(e), complete);

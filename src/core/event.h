@@ -5,9 +5,10 @@
  *  - aclrtCreateEventExWithFlag: like WithFlag, but without reset, QueryEvent
  *    or QueryEventWaitStatus.
  * A record captures the work queued so far; recording again re-captures and
- * later waits use the latest record. A reset returns the event to "never
- * recorded": later waits on it do not wait and queries report it complete,
- * until it is recorded again. */
+ * later waits use the latest record. Until its first record an event
+ * reports not ready, except an ExWithFlag one, which reports complete, as
+ * in CANN. A reset returns the event to "never recorded": later waits on it
+ * do not wait and queries report it not ready, until it is recorded again. */
 #ifndef ACLCUDA_CORE_EVENT_H
 #define ACLCUDA_CORE_EVENT_H
 
@@ -27,7 +28,7 @@ typedef struct acl_event {
     uint32_t flags;
     uint32_t id;
     int32_t phys;
-    atomic_bool recorded; /* since creation or the last reset */
+    atomic_bool recorded;                 /* since creation or the last reset */
     _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
 } acl_event;
 
@@ -51,11 +52,12 @@ aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
  * Raises. */
 aclError event_destroy(const char *api, aclrtEvent handle);
 
-/* Bare codes. record and wait go through stream_submit. */
-aclError event_record(acl_event *e, acl_stream *s);
-aclError event_wait(acl_stream *s, acl_event *e);
+/* record and wait go through stream_submit and raise. */
+aclError event_record(const char *api, acl_event *e, acl_stream *s);
+aclError event_wait(const char *api, acl_stream *s, acl_event *e);
 void event_reset(acl_event *e);
-/* Complete when never recorded (or reset). synchronize returns
+/* Not ready when never recorded or reset (EX events: complete);
+ * synchronize of such an event returns at once. synchronize returns
  * ACL_ERROR_INVALID_PARAM when another thread destroyed the event before
  * the wait could begin. */
 aclError event_query(acl_event *e, bool *complete);

@@ -26,7 +26,6 @@
 
 #include "core/handle.h"
 #include "util/fork.h"
-#include "util/tls.h"
 
 enum {
     CHUNK_SHIFT = 10,
@@ -126,7 +125,8 @@ void *handle_of(const object *o)
 {
     const slot *s = slot_at(o->slot);
     uint32_t generation = (uint32_t)(atomic_load_explicit(&s->word, memory_order_relaxed) >> 32);
-    return (void *)(uintptr_t)((uint64_t)generation << 32 | (uint64_t)o->slot << 8 | (uint64_t)o->kind);
+    return (void *)(uintptr_t)((uint64_t)generation << 32 | (uint64_t)o->slot << 8 |
+                               (uint64_t)o->kind);
 }
 
 /* ---- read sections and reclamation --------------------------------------------- */
@@ -147,12 +147,19 @@ static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER; /* one reclaime
 static _Atomic(object *) retired_head; /* pushed lock-free, taken whole by the reclaimer */
 static atomic_size_t retired_waiting;
 
-static HOT_TLS reader *me;
-static HOT_TLS unsigned depth;
 /* Readers without a record (their thread could not get one: out of
  * memory) are only counted; while any is inside, nothing is freed. */
 static atomic_uint unrecorded_readers;
-static HOT_TLS bool unrecorded;
+
+/* The calling thread's side, in one thread-local so that a section's start
+ * or end finds it with one address computation. */
+typedef struct thread_reader {
+    reader *me;      /* its record, NULL until its first borrow */
+    unsigned depth;  /* nested borrows */
+    bool unrecorded; /* the current section is counted, not recorded */
+} thread_reader;
+
+static _Thread_local thread_reader tr;
 
 static void reader_exit(void *record)
 {
@@ -187,7 +194,7 @@ static reader *reader_register(void)
     atomic_store_explicit(&r->used, true, memory_order_relaxed);
     pthread_mutex_unlock(&readers_lock);
     pthread_setspecific(reader_key, r);
-    me = r;
+    tr.me = r;
     return r;
 }
 
@@ -198,13 +205,14 @@ static void reclaim_try(void);
  * this thread can reach. */
 static inline void section_enter(void)
 {
-    if (depth++ == 0) {
-        reader *r = me ? me : reader_register();
-        unrecorded = !r;
+    thread_reader *t = &tr;
+    if (t->depth++ == 0) {
+        reader *r = t->me ? t->me : reader_register();
+        t->unrecorded = !r;
         if (r)
-            (void)atomic_exchange_explicit(&r->epoch,
-                                           atomic_load_explicit(&global_epoch, memory_order_relaxed),
-                                           memory_order_seq_cst);
+            (void)atomic_exchange_explicit(
+                &r->epoch, atomic_load_explicit(&global_epoch, memory_order_relaxed),
+                memory_order_seq_cst);
         else
             atomic_fetch_add_explicit(&unrecorded_readers, 1, memory_order_seq_cst);
     }
@@ -212,11 +220,12 @@ static inline void section_enter(void)
 
 static inline void section_exit(void)
 {
-    if (--depth == 0) {
-        if (unrecorded)
+    thread_reader *t = &tr;
+    if (--t->depth == 0) {
+        if (t->unrecorded)
             atomic_fetch_sub_explicit(&unrecorded_readers, 1, memory_order_release);
         else
-            atomic_store_explicit(&me->epoch, 0, memory_order_release);
+            atomic_store_explicit(&t->me->epoch, 0, memory_order_release);
         if (atomic_load_explicit(&retired_waiting, memory_order_relaxed))
             reclaim_try();
     }
@@ -229,9 +238,9 @@ void borrow_begin(void)
 
 unsigned borrow_suspend(void)
 {
-    unsigned saved = depth;
+    unsigned saved = tr.depth;
     if (saved) {
-        depth = 1;
+        tr.depth = 1;
         section_exit();
     }
     return saved;
@@ -241,7 +250,7 @@ void borrow_resume(unsigned saved)
 {
     if (saved) {
         section_enter();
-        depth = saved;
+        tr.depth = saved;
     }
 }
 
@@ -308,8 +317,8 @@ static void reclaim_try(void)
             object *head = atomic_load_explicit(&retired_head, memory_order_relaxed);
             do
                 waiting_tail->retired_next = head;
-            while (!atomic_compare_exchange_weak_explicit(&retired_head, &head, waiting,
-                                                          memory_order_release, memory_order_relaxed));
+            while (!atomic_compare_exchange_weak_explicit(
+                &retired_head, &head, waiting, memory_order_release, memory_order_relaxed));
         }
         atomic_fetch_sub_explicit(&retired_waiting, freed, memory_order_relaxed);
         pthread_mutex_unlock(&reclaim_lock);
@@ -335,7 +344,7 @@ static void retire(object *o)
     while (!atomic_compare_exchange_weak_explicit(&retired_head, &head, o, memory_order_release,
                                                   memory_order_relaxed));
     atomic_fetch_add_explicit(&retired_waiting, 1, memory_order_relaxed);
-    if (depth == 0)
+    if (tr.depth == 0)
         reclaim_try();
 }
 
@@ -384,8 +393,8 @@ bool object_hold(object *o)
     do {
         if ((w & WORD_COUNT_MASK) == 0 || (w & WORD_REFS_MASK) == WORD_REFS_MASK)
             return false;
-    } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, w + WORD_REF, memory_order_acquire,
-                                                    memory_order_relaxed));
+    } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, w + WORD_REF,
+                                                    memory_order_acquire, memory_order_relaxed));
     return true;
 }
 
@@ -404,8 +413,8 @@ bool object_take(object *o)
     do {
         if (!(w & WORD_LIVE))
             return false;
-    } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, w & ~WORD_LIVE, memory_order_acq_rel,
-                                                    memory_order_relaxed));
+    } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, w & ~WORD_LIVE,
+                                                    memory_order_acq_rel, memory_order_relaxed));
     if (((w & ~WORD_LIVE) & WORD_COUNT_MASK) == 0)
         retire(o);
     return true;
@@ -450,9 +459,9 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-    atomic_store_explicit(&unrecorded_readers, depth && unrecorded, memory_order_relaxed);
+    atomic_store_explicit(&unrecorded_readers, tr.depth && tr.unrecorded, memory_order_relaxed);
     for (reader *r = atomic_load_explicit(&readers, memory_order_relaxed); r; r = r->next) {
-        if (r != me) {
+        if (r != tr.me) {
             atomic_store_explicit(&r->epoch, 0, memory_order_relaxed);
             atomic_store_explicit(&r->used, false, memory_order_relaxed);
         }

@@ -57,7 +57,7 @@ typedef void (*object_free_fn)(object *o);
 struct object {
     uint32_t slot;
     handle_kind kind;
-    object_free_fn free; /* runs once, when nothing can reach the object */
+    object_free_fn free;  /* runs once, when nothing can reach the object */
     object *retired_next; /* handle.c's, while it waits to be freed */
     uint64_t retired_epoch;
 };

@@ -19,8 +19,10 @@
 #include "util/fork.h"
 #include "util/log.h"
 
-/* ACL caps configuration nesting at 10 levels of objects and 10 of arrays. */
-enum { MAX_JSON_DEPTH = 10, MAX_CALLBACKS = 32 };
+/* ACL caps configuration nesting at 10 levels of objects and 10 of arrays.
+ * CANN documents no size limit for the file; a configuration is a few
+ * hundred bytes, and 10 MiB bounds what a wrong path can make us read. */
+enum { MAX_JSON_DEPTH = 10, MAX_CALLBACKS = 32, MAX_CONFIG_BYTES = 10 << 20 };
 
 typedef struct init_callback {
     aclRegisterCallbackType type;
@@ -34,16 +36,19 @@ typedef struct finalize_callback {
     void *user_data;
 } finalize_callback;
 
+static pthread_mutex_t init_serial = PTHREAD_MUTEX_INITIALIZER; /* taken before init_lock */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void fork_prepare(void)
 {
+    pthread_mutex_lock(&init_serial);
     pthread_mutex_lock(&init_lock);
 }
 
 static void fork_done(void)
 {
     pthread_mutex_unlock(&init_lock);
+    pthread_mutex_unlock(&init_serial);
 }
 
 __attribute__((constructor)) static void init_fork_register(void)
@@ -76,17 +81,14 @@ static bool too_deep(const json_t *v, int objects, int arrays)
             return true;
         const char *key;
         json_t *child;
-        json_object_foreach((json_t *)v, key, child)
-            if (too_deep(child, objects, arrays))
-                return true;
+        json_object_foreach((json_t *)v, key,
+                            child) if (too_deep(child, objects, arrays)) return true;
     } else if (json_is_array(v)) {
         if (++arrays > MAX_JSON_DEPTH)
             return true;
         size_t i;
         json_t *child;
-        json_array_foreach(v, i, child)
-            if (too_deep(child, objects, arrays))
-                return true;
+        json_array_foreach(v, i, child) if (too_deep(child, objects, arrays)) return true;
     }
     return false;
 }
@@ -113,21 +115,35 @@ static bool json_int_like(const json_t *v, long long *out)
 
 static aclError read_file(const char *api, const char *path, config *cfg)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return acl_raise(api, ACL_ERROR_INVALID_FILE, "cannot open config file %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return acl_raise(api, ACL_ERROR_INVALID_FILE, "config path %s is not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return acl_raise(api, ACL_ERROR_INVALID_FILE, "cannot open config file %s: %s", path, strerror(errno));
-    char *text = malloc((size_t)st.st_size + 1);
-    size_t len = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
+        return acl_raise(api, ACL_ERROR_INVALID_FILE, "cannot open config file %s: %s", path,
+                         strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return acl_raise(api, ACL_ERROR_INVALID_FILE, "config path %s is not a regular file", path);
+    }
+    if (st.st_size > MAX_CONFIG_BYTES) {
+        fclose(f);
+        return acl_raise(api, ACL_ERROR_INVALID_FILE_SIZE,
+                         "config file %s has %lld bytes; a configuration has at most %d", path,
+                         (long long)st.st_size, MAX_CONFIG_BYTES);
+    }
+    /* Reading one byte more than fstat said tells a file that grew since. */
+    size_t size = (size_t)st.st_size;
+    char *text = malloc(size + 2);
+    size_t len = text ? fread(text, 1, size + 1, f) : 0;
     bool failed = !text || ferror(f);
     fclose(f);
     if (failed) {
         free(text);
         return acl_raise(api, ACL_ERROR_INVALID_FILE, "cannot read config file %s", path);
+    }
+    if (len > size) {
+        free(text);
+        return acl_raise(api, ACL_ERROR_INVALID_FILE_SIZE, "config file %s grew while it was read",
+                         path);
     }
     text[len] = '\0';
     cfg->text = text;
@@ -144,23 +160,28 @@ static aclError parse_config(const char *api, const char *path, config *cfg)
     json_error_t jerr;
     json_t *root = json_loadb(cfg->text, cfg->text_len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
-        return acl_raise(api, ACL_ERROR_PARSE_FILE, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+        return acl_raise(api, ACL_ERROR_PARSE_FILE, "%s:%d:%d: %s", path, jerr.line, jerr.column,
+                         jerr.text);
     if (!json_is_object(root)) {
         json_decref(root);
-        return acl_raise(api, ACL_ERROR_PARSE_FILE, "%s: the configuration must be a JSON object", path);
+        return acl_raise(api, ACL_ERROR_PARSE_FILE, "%s: the configuration must be a JSON object",
+                         path);
     }
     if (too_deep(root, 0, 0)) {
         json_decref(root);
-        return acl_raise(api, ACL_ERROR_PARSE_FILE, "%s: nesting deeper than %d levels", path, MAX_JSON_DEPTH);
+        return acl_raise(api, ACL_ERROR_PARSE_FILE, "%s: nesting deeper than %d levels", path,
+                         MAX_JSON_DEPTH);
     }
 
     const char *key;
     json_t *value;
-    json_object_foreach(root, key, value) {
+    json_object_foreach(root, key, value)
+    {
         long long n;
         if (!strcmp(key, "err_msg_mode")) {
             if (!json_int_like(value, &n) || (n != 0 && n != 1)) {
-                err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s: err_msg_mode must be \"0\" or \"1\"", path);
+                err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                "%s: err_msg_mode must be \"0\" or \"1\"", path);
                 break;
             }
             cfg->process_errors = n == 1;
@@ -201,30 +222,44 @@ aclError init_acquire(const char *api, const char *configPath)
         }
     }
 
+    /* One aclInit or aclFinalize at a time, so that a first aclInit whose
+     * callbacks fail can leave nothing behind. */
+    pthread_mutex_lock(&init_serial);
     pthread_mutex_lock(&init_lock);
-    bool first = init_count++ == 0;
+    bool first = init_count == 0;
+    init_callback callbacks[MAX_CALLBACKS];
+    size_t callback_count = first ? init_callback_count : 0;
+    memcpy(callbacks, init_callbacks, callback_count * sizeof *callbacks);
     if (first) {
         errors_set_process_mode(cfg.process_errors);
         atomic_store(&default_device, cfg.default_device);
     }
-    init_callback callbacks[MAX_CALLBACKS];
-    size_t callback_count = first ? init_callback_count : 0;
-    memcpy(callbacks, init_callbacks, callback_count * sizeof *callbacks);
     pthread_mutex_unlock(&init_lock);
 
     aclError err = ACL_SUCCESS;
     for (size_t i = 0; i < callback_count && !err; i++) {
         err = callbacks[i].fn(cfg.text ? cfg.text : "", cfg.text_len, callbacks[i].user_data);
         if (err)
-            acl_raise(api, err, "the init callback of module %d failed", (int)callbacks[i].type);
+            acl_raise(api, err, "the init callback of module %d failed; ACL is not initialised",
+                      (int)callbacks[i].type);
     }
     free(cfg.text);
+    pthread_mutex_lock(&init_lock);
+    if (err) {
+        errors_set_process_mode(false);
+        atomic_store(&default_device, -1);
+    } else {
+        init_count++;
+    }
+    uint64_t count = init_count;
+    pthread_mutex_unlock(&init_lock);
+    pthread_mutex_unlock(&init_serial);
     if (err)
         return err;
     if (!first)
         return acl_raise(api, ACL_ERROR_REPEAT_INITIALIZE,
                          "aclInit was already called (harmless: the reference count is now %llu)",
-                         (unsigned long long)init_count);
+                         (unsigned long long)count);
     ACL_LOG(LOG_INFO, "initialised; backend %s", backend()->name);
     return ACL_SUCCESS;
 }
@@ -239,7 +274,8 @@ static void teardown(void)
     for (size_t i = 0; i < count; i++) {
         aclError err = callbacks[i].fn(callbacks[i].user_data);
         if (err)
-            ACL_LOG(LOG_WARNING, "finalize callback of module %d returned %d", (int)callbacks[i].type, (int)err);
+            ACL_LOG(LOG_WARNING, "finalize callback of module %d returned %d",
+                    (int)callbacks[i].type, (int)err);
     }
     device_release_all();
     errors_set_process_mode(false);
@@ -253,7 +289,8 @@ aclError init_finalize(const char *api)
     init_count = 0;
     pthread_mutex_unlock(&init_lock);
     if (was == 0)
-        return acl_raise(api, ACL_ERROR_REPEAT_FINALIZE, "aclInit has not been called, or aclFinalize already ran");
+        return acl_raise(api, ACL_ERROR_REPEAT_FINALIZE,
+                         "aclInit has not been called, or aclFinalize already ran");
     teardown();
     return ACL_SUCCESS;
 }
@@ -274,8 +311,8 @@ aclError init_finalize_reference(const char *api, uint64_t *refCount)
     return ACL_SUCCESS;
 }
 
-aclError init_callback_register(const char *api, aclRegisterCallbackType type, aclInitCallbackFunc cbFunc,
-                               void *userData)
+aclError init_callback_register(const char *api, aclRegisterCallbackType type,
+                                aclInitCallbackFunc cbFunc, void *userData)
 {
     pthread_mutex_lock(&init_lock);
     aclError err = ACL_SUCCESS;
@@ -287,7 +324,8 @@ aclError init_callback_register(const char *api, aclRegisterCallbackType type, a
     return err ? acl_raise(api, err, "at most %d init callbacks", MAX_CALLBACKS) : ACL_SUCCESS;
 }
 
-aclError init_callback_unregister(const char *api, aclRegisterCallbackType type, aclInitCallbackFunc cbFunc)
+aclError init_callback_unregister(const char *api, aclRegisterCallbackType type,
+                                  aclInitCallbackFunc cbFunc)
 {
     pthread_mutex_lock(&init_lock);
     bool found = false;
@@ -299,11 +337,12 @@ aclError init_callback_unregister(const char *api, aclRegisterCallbackType type,
         }
     }
     pthread_mutex_unlock(&init_lock);
-    return found ? ACL_SUCCESS : acl_raise(api, ACL_ERROR_INVALID_PARAM, "callback is not registered");
+    return found ? ACL_SUCCESS
+                 : acl_raise(api, ACL_ERROR_INVALID_PARAM, "callback is not registered");
 }
 
 aclError finalize_callback_register(const char *api, aclRegisterCallbackType type,
-                                   aclFinalizeCallbackFunc cbFunc, void *userData)
+                                    aclFinalizeCallbackFunc cbFunc, void *userData)
 {
     pthread_mutex_lock(&init_lock);
     aclError err = ACL_SUCCESS;
@@ -316,7 +355,7 @@ aclError finalize_callback_register(const char *api, aclRegisterCallbackType typ
 }
 
 aclError finalize_callback_unregister(const char *api, aclRegisterCallbackType type,
-                                     aclFinalizeCallbackFunc cbFunc)
+                                      aclFinalizeCallbackFunc cbFunc)
 {
     pthread_mutex_lock(&init_lock);
     bool found = false;
@@ -328,5 +367,6 @@ aclError finalize_callback_unregister(const char *api, aclRegisterCallbackType t
         }
     }
     pthread_mutex_unlock(&init_lock);
-    return found ? ACL_SUCCESS : acl_raise(api, ACL_ERROR_INVALID_PARAM, "callback is not registered");
+    return found ? ACL_SUCCESS
+                 : acl_raise(api, ACL_ERROR_INVALID_PARAM, "callback is not registered");
 }

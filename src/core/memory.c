@@ -26,22 +26,22 @@
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
-#include "util/tls.h"
 
 /* ---- the registry ------------------------------------------------------------ */
 
 /* A balanced search tree (glibc's tsearch is a red-black tree) of
  * non-overlapping blocks. Two blocks compare equal when their ranges
  * overlap, so looking up a one-byte block finds the allocation containing
- * that byte in O(log n). tfind does not modify the tree, so lookups share a
- * read lock. */
+ * that byte in O(log n). One mutex guards it: a read-write lock cannot be
+ * handed to a forked child (it remembers its writer's thread id), and
+ * lookups rarely reach the tree (below). */
 static void *alloc_tree;
-static pthread_rwlock_t alloc_tree_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t alloc_tree_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Every copy and fill looks up one or two pointers, usually the same ones
- * as the thread's previous call; the read lock alone costs two atomic
+ * as the thread's previous call; the lock alone costs two atomic
  * read-modify-writes. So each thread keeps its last hits, valid while the
- * tree's generation, bumped under the write lock by every change, is the
+ * tree's generation, bumped under the lock by every change, is the
  * one they were found at. A hit is then as good as a lookup made just
  * before any change still in progress. */
 static atomic_uint_fast64_t alloc_tree_generation = 1;
@@ -54,7 +54,7 @@ typedef struct lookup_cache {
     mem_block blocks[LOOKUP_CACHE_SIZE];
 } lookup_cache;
 
-static HOT_TLS lookup_cache tls_lookups;
+static _Thread_local lookup_cache tls_lookups;
 
 /* Called with the write lock held, after the change. */
 static void tree_changed(void)
@@ -82,14 +82,19 @@ static aclError registry_add(void *ptr, size_t size, size_t capacity, mem_kind k
     mem_block *b = malloc(sizeof *b);
     if (b == NULL)
         return ACL_ERROR_BAD_ALLOC;
-    *b = (mem_block){.base = (uintptr_t)ptr, .size = size, .capacity = capacity, .kind = kind,
-                     .phys = phys, .device = device, .policy = policy};
-    pthread_rwlock_wrlock(&alloc_tree_lock);
+    *b = (mem_block){.base = (uintptr_t)ptr,
+                     .size = size,
+                     .capacity = capacity,
+                     .kind = kind,
+                     .phys = phys,
+                     .device = device,
+                     .policy = policy};
+    pthread_mutex_lock(&alloc_tree_lock);
     void *node = tsearch(b, &alloc_tree, block_compare);
     bool inserted = node != NULL && *(mem_block **)node == b;
     if (inserted)
         tree_changed();
-    pthread_rwlock_unlock(&alloc_tree_lock);
+    pthread_mutex_unlock(&alloc_tree_lock);
     if (!inserted) {
         free(b);
         return node == NULL ? ACL_ERROR_BAD_ALLOC : ACL_ERROR_RT_INTERNAL_ERROR;
@@ -117,13 +122,13 @@ bool registry_find(const void *ptr, mem_block *out)
 
     mem_block key = {.base = (uintptr_t)ptr, .size = 1};
     bool found = false;
-    pthread_rwlock_rdlock(&alloc_tree_lock);
+    pthread_mutex_lock(&alloc_tree_lock);
     void *node = tfind(&key, &alloc_tree, block_compare);
     if (node != NULL) {
         *out = **(mem_block **)node;
         found = true;
     }
-    pthread_rwlock_unlock(&alloc_tree_lock);
+    pthread_mutex_unlock(&alloc_tree_lock);
     if (found) {
         /* Found at generation or later: a later change invalidates it. */
         cache->blocks[cache->next] = *out;
@@ -142,7 +147,7 @@ static bool registry_take(const void *ptr, mem_kind kind, mem_block *out)
 {
     mem_block key = {.base = (uintptr_t)ptr, .size = 1};
     mem_block *taken = NULL;
-    pthread_rwlock_wrlock(&alloc_tree_lock);
+    pthread_mutex_lock(&alloc_tree_lock);
     void *node = tfind(&key, &alloc_tree, block_compare);
     if (node == NULL) {
         *out = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
@@ -154,7 +159,7 @@ static bool registry_take(const void *ptr, mem_kind kind, mem_block *out)
             tree_changed();
         }
     }
-    pthread_rwlock_unlock(&alloc_tree_lock);
+    pthread_mutex_unlock(&alloc_tree_lock);
     free(taken);
     return taken != NULL;
 }
@@ -229,14 +234,15 @@ bool memory_policy_is_huge(uint32_t policy)
  * page-locked host memory for phys -1. */
 static aclError backend_alloc(int32_t phys, void **ptr, size_t size)
 {
-    return phys >= 0 ? backend()->memory->malloc_device(phys, ptr, size) : backend()->memory->malloc_host(ptr, size);
+    return phys >= 0 ? backend()->memory->malloc_device(phys, ptr, size)
+                     : backend()->memory->malloc_host(ptr, size);
 }
 
 static aclError backend_free(int32_t phys, void *ptr)
 {
-    return phys >= 0 ? backend()->memory->free_device(phys, ptr) : backend()->memory->free_host(ptr);
+    return phys >= 0 ? backend()->memory->free_device(phys, ptr)
+                     : backend()->memory->free_host(ptr);
 }
-
 
 /* On CUDA, cudaFree and cudaFreeHost wait for the whole device, and while
  * they wait the driver holds a lock that cudaMalloc and cudaHostAlloc need.
@@ -326,7 +332,8 @@ static size_t release_parked(int32_t phys, bool every_kind)
         mine = p->next;
         aclError ret = backend_free(p->phys, p->ptr);
         if (ret != ACL_SUCCESS)
-            ACL_LOG(LOG_ERROR, "freeing %p (freed in a callback) failed: %s", p->ptr, acl_error_text(ret));
+            ACL_LOG(LOG_ERROR, "freeing %p (freed in a callback) failed: %s", p->ptr,
+                    acl_error_text(ret));
         free(p);
         count++;
     }
@@ -395,27 +402,19 @@ aclError memory_alloc_device(const char *api, void **dev_ptr, size_t size, size_
 
 static void fork_prepare(void)
 {
-    pthread_rwlock_wrlock(&alloc_tree_lock);
+    pthread_mutex_lock(&alloc_tree_lock);
     pthread_mutex_lock(&parked_lock);
 }
 
-static void fork_parent(void)
+static void fork_done(void)
 {
     pthread_mutex_unlock(&parked_lock);
-    pthread_rwlock_unlock(&alloc_tree_lock);
-}
-
-/* A read-write lock remembers its writer's thread id, which the child's
- * thread does not have: the child makes the lock anew instead. */
-static void fork_child(void)
-{
-    pthread_mutex_unlock(&parked_lock);
-    pthread_rwlock_init(&alloc_tree_lock, NULL);
+    pthread_mutex_unlock(&alloc_tree_lock);
 }
 
 __attribute__((constructor)) static void memory_init(void)
 {
-    fork_register(FORK_RANK_MEMORY, fork_prepare, fork_parent, fork_child);
+    fork_register(FORK_RANK_MEMORY, fork_prepare, fork_done, fork_done);
     lifecycle_observe(LIFECYCLE_DEVICE_RELEASED, device_released);
     lifecycle_observe(LIFECYCLE_FINALIZED, all_released);
 }
@@ -437,10 +436,12 @@ aclError memory_free(const char *api, void *ptr, mem_kind kind)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                              "%p lies %zu bytes inside a %zu-byte allocation (%s) at %p; only "
                              "the address returned by the allocation can be freed",
-                             ptr, (size_t)((uintptr_t)ptr - b.base), b.size, memory_where(&b), (void *)b.base);
+                             ptr, (size_t)((uintptr_t)ptr - b.base), b.size, memory_where(&b),
+                             (void *)b.base);
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not live %s (never allocated by ACL or already freed)", ptr,
-                         device ? "device memory from aclrtMalloc" : "page-locked memory from aclrtMallocHost");
+                         device ? "device memory from aclrtMalloc"
+                                : "page-locked memory from aclrtMallocHost");
     }
     int32_t phys = device ? b.phys : -1;
     if (park_free(ptr, b.capacity, phys))
@@ -470,9 +471,7 @@ aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size)
         return acl_raise(api, ret, "cannot record a %llu-byte host allocation",
                          (unsigned long long)size);
     }
-    ACL_LOG(LOG_DEBUG, "%p: %llu bytes of page-locked host memory", ptr,
-            (unsigned long long)size);
+    ACL_LOG(LOG_DEBUG, "%p: %llu bytes of page-locked host memory", ptr, (unsigned long long)size);
     *host_ptr = ptr;
     return ACL_SUCCESS;
 }
-

@@ -21,7 +21,7 @@
 
 #include "acl/acl.h"
 
-#define ALIGN_UP(n, a) (((n) + ((a) - 1)) / (a) * (a))
+#define ALIGN_UP(n, a) (((n) + ((a)-1)) / (a) * (a))
 
 typedef enum mem_kind { MEM_UNKNOWN = 0, MEM_DEVICE, MEM_HOST_PINNED } mem_kind;
 

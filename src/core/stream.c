@@ -10,8 +10,61 @@ enum { STREAM_LIMIT = 65536 };
 static atomic_int next_stream_id;
 static atomic_int live_streams;
 
-aclError stream_submit(acl_stream *s, const task *t)
+static const char *task_name(task_kind kind)
 {
+    switch (kind) {
+    case TASK_COPY:
+        return "a copy";
+    case TASK_COPY_2D:
+        return "a 2D copy";
+    case TASK_FILL:
+        return "a fill";
+    case TASK_RECORD:
+        return "an event record";
+    case TASK_WAIT:
+        return "an event wait";
+    case TASK_HOST_FUNC:
+        return "a host function";
+    }
+    return "a task";
+}
+
+/* The failure of t on s, described for aclGetRecentErrMsg. */
+static aclError submit_failed(const char *api, const acl_stream *s, const task *t, aclError err)
+{
+    if (!api)
+        return err;
+    switch (t->kind) {
+    case TASK_COPY:
+        return acl_raise(api, err, "queueing a %zu-byte copy from %p to %p on stream %d failed: %s",
+                         t->u.copy.n, t->u.copy.src, t->u.copy.dst, (int)s->id,
+                         acl_error_text(err));
+    case TASK_COPY_2D:
+        return acl_raise(
+            api, err, "queueing a 2D copy of %zu x %zu bytes from %p to %p on stream %d failed: %s",
+            t->u.copy_2d.width, t->u.copy_2d.height, t->u.copy_2d.src, t->u.copy_2d.dst, (int)s->id,
+            acl_error_text(err));
+    case TASK_FILL:
+        return acl_raise(api, err, "queueing a %zu-byte fill at %p on stream %d failed: %s",
+                         t->u.fill.n, t->u.fill.ptr, (int)s->id, acl_error_text(err));
+    default:
+        return acl_raise(api, err, "queueing %s on stream %d failed: %s", task_name(t->kind),
+                         (int)s->id, acl_error_text(err));
+    }
+}
+
+aclError stream_submit(const char *api, acl_stream *s, const task *t)
+{
+    if (__builtin_expect(s->flags & STREAM_DEVICE_FED_FLAGS, 0)) {
+        if (!api)
+            return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        return acl_raise(
+            api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "stream %d was created with flags 0x%x (persistent, CPU-scheduled or "
+            "device-only): only the device feeds it and synchronizing it does not wait, "
+            "so %s queued from the host is refused",
+            (int)s->id, s->flags, task_name(t->kind));
+    }
     const backend_stream_ops *ops = backend()->stream;
     backend_stream *bs = stream_backend(s);
     aclError err;
@@ -25,7 +78,8 @@ aclError stream_submit(acl_stream *s, const task *t)
                                   t->u.copy_2d.dir);
         break;
     case TASK_FILL:
-        err = ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n, t->u.fill.on_device);
+        err =
+            ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n, t->u.fill.on_device);
         break;
     case TASK_RECORD:
         err = ops->record(bs, t->u.event);
@@ -43,7 +97,7 @@ aclError stream_submit(acl_stream *s, const task *t)
     /* Counted after the call: a synchronize that read the count before
      * this store began before the call returned, and need not cover it. */
     atomic_fetch_add_explicit(&s->queued, 1, memory_order_release);
-    return err;
+    return __builtin_expect(err == ACL_SUCCESS, 1) ? err : submit_failed(api, s, t, err);
 }
 
 /* True when everything counted so far is known complete. */
@@ -57,9 +111,9 @@ static bool known_idle(acl_stream *s, uint_fast64_t *queued)
 static void mark_done(acl_stream *s, uint_fast64_t queued)
 {
     uint_fast64_t seen = atomic_load_explicit(&s->done, memory_order_relaxed);
-    while (seen < queued && !atomic_compare_exchange_weak_explicit(&s->done, &seen, queued,
-                                                                   memory_order_release,
-                                                                   memory_order_relaxed))
+    while (seen < queued &&
+           !atomic_compare_exchange_weak_explicit(&s->done, &seen, queued, memory_order_release,
+                                                  memory_order_relaxed))
         ;
 }
 

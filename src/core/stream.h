@@ -24,7 +24,7 @@ struct report_thread;
 
 /* Flags whose streams are only fed by the device: synchronising them
  * returns at once, as ACL documents. */
-#define STREAM_DEVICE_FED_FLAGS \
+#define STREAM_DEVICE_FED_FLAGS                                                                    \
     (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
 
 typedef struct acl_stream {
@@ -95,7 +95,12 @@ typedef struct task {
     } u;
 } task;
 
-aclError stream_submit(acl_stream *s, const task *t);
+/* Queues t on s. Raises every failure, naming api, unless api is NULL:
+ * the backend's, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT for a stream only
+ * the device feeds (STREAM_DEVICE_FED_FLAGS: CANN documents that
+ * synchronizing such a stream returns at once, so work queued from the
+ * host would be waited for by nothing). */
+aclError stream_submit(const char *api, acl_stream *s, const task *t);
 
 /* Makes a published stream in ctx, linked into ctx's stream list and
  * borrowed by the caller (stream_put); it holds a reference to ctx.

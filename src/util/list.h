@@ -10,8 +10,11 @@ typedef struct list_node {
     struct list_node *prev, *next;
 } list_node;
 
-#define LIST_INIT(name) {&(name), &(name)}
-#define list_entry(node, type, member) ((type *)((char *)(node) - offsetof(type, member)))
+#define LIST_INIT(name)                                                                            \
+    {                                                                                              \
+        &(name), &(name)                                                                           \
+    }
+#define list_entry(node, type, member) ((type *)((char *)(node)-offsetof(type, member)))
 #define list_for_each(pos, head) for (list_node *pos = (head)->next; pos != (head); pos = pos->next)
 
 static inline void list_init(list_node *n)

@@ -80,10 +80,10 @@ void acl_vlog(int level, const char *func, const char *fmt, va_list ap)
     char body[1024];
     vsnprintf(body, sizeof body, fmt, ap);
     /* One fprintf per line keeps lines whole when threads log together. */
-    fprintf(log_stream, "[%s] ASCENDCL(%d,%ld) %04d-%02d-%02d-%02d:%02d:%02d.%03ld acl-cuda %s: %s\n",
-            names[level], (int)getpid(), (long)syscall(SYS_gettid), tm.tm_year + 1900,
-            tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-            now.tv_nsec / 1000000, func, body);
+    fprintf(
+        log_stream, "[%s] ASCENDCL(%d,%ld) %04d-%02d-%02d-%02d:%02d:%02d.%03ld acl-cuda %s: %s\n",
+        names[level], (int)getpid(), (long)syscall(SYS_gettid), tm.tm_year + 1900, tm.tm_mon + 1,
+        tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, now.tv_nsec / 1000000, func, body);
     fflush(log_stream);
 }
 

@@ -1015,6 +1015,20 @@ ROW(aclrtStreamGetId)
     REJECTS(aclrtStreamGetId(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL id");
 }
 
+ROW(aclrtStreamGetPriority)
+{
+    uint32_t value;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtStreamGetPriority(h, &value));
+    REJECTS(aclrtStreamGetPriority(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL priority");
+}
+
+ROW(aclrtStreamGetFlags)
+{
+    uint32_t value;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtStreamGetFlags(h, &value));
+    REJECTS(aclrtStreamGetFlags(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL flags");
+}
+
 ROW(aclrtStreamQuery)
 {
     aclrtStreamStatus status;
@@ -1186,7 +1200,9 @@ static const row rows[] = {
     ROW_ENTRY(aclrtSetStreamAttribute),
     ROW_ENTRY(aclrtSetStreamFailureMode),
     ROW_ENTRY(aclrtSetStreamOverflowSwitch),
+    ROW_ENTRY(aclrtStreamGetFlags),
     ROW_ENTRY(aclrtStreamGetId),
+    ROW_ENTRY(aclrtStreamGetPriority),
     ROW_ENTRY(aclrtStreamQuery),
     ROW_ENTRY(aclrtStreamWaitEvent),
     ROW_ENTRY(aclrtStreamWaitEventWithTimeout),

@@ -9,7 +9,6 @@
 #include <cuda_runtime_api.h>
 
 #include "backend/backend.h"
-#include "util/tls.h"
 
 /* The backend's part of a core stream. Once the CUDA stream has been handed
  * to the application (native()), work may reach it behind our back, so it
@@ -55,7 +54,7 @@ static inline aclError check(cudaError_t err)
  * and synchronize never switch: CUDA accepts them from any current device. */
 
 /* The device this thread last made current through this backend, -1 unknown. */
-extern HOT_TLS int cuda_tls_device;
+extern _Thread_local int cuda_tls_device;
 
 aclError cuda_set_device(int dev);
 /* Slow paths (creation, allocation, sync copies): also right after the

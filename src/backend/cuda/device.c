@@ -7,7 +7,7 @@
 
 /* ---- current device ------------------------------------------------------ */
 
-HOT_TLS int cuda_tls_device = -1;
+_Thread_local int cuda_tls_device = -1;
 
 aclError cuda_set_device(int dev)
 {
@@ -201,7 +201,6 @@ static aclError cuda_disable_peer(int32_t dev, int32_t peer)
         return rc;
     return check(cudaDeviceDisablePeerAccess(peer));
 }
-
 
 const backend_device_ops cuda_device_ops = {
     .probe = cuda_probe,

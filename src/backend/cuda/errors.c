@@ -74,4 +74,3 @@ aclError from_cuda(cudaError_t err)
         return ACL_ERROR_RT_INTERNAL_ERROR;
     }
 }
-

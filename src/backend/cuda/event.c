@@ -83,7 +83,8 @@ static void *cuda_event_native(backend_event *e)
 {
     cudaEvent_t fresh;
     if (atomic_load_explicit(&e->reused, memory_order_relaxed) &&
-        use_device_checked(e->dev) == ACL_SUCCESS && check(make_event(&fresh, e->timing)) == ACL_SUCCESS) {
+        use_device_checked(e->dev) == ACL_SUCCESS &&
+        check(make_event(&fresh, e->timing)) == ACL_SUCCESS) {
         (void)check(cudaEventDestroy(e->e));
         e->e = fresh;
         atomic_store_explicit(&e->reused, false, memory_order_relaxed);

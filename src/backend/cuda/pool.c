@@ -19,7 +19,10 @@ struct handle_pool {
     size_t count, cap;
 };
 
-#define POOL_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
+#define POOL_INIT                                                                                  \
+    {                                                                                              \
+        PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0                                                      \
+    }
 #define POOL_INIT4 POOL_INIT, POOL_INIT, POOL_INIT, POOL_INIT
 #define POOL_INIT16 POOL_INIT4, POOL_INIT4, POOL_INIT4, POOL_INIT4
 #define POOL_INIT64 POOL_INIT16, POOL_INIT16, POOL_INIT16, POOL_INIT16

@@ -107,7 +107,8 @@ static aclError cuda_memcpy2d_async(backend_stream *s, void *dst, size_t dpitch,
     aclError rc = use_device(s->dev);
     if (rc != ACL_SUCCESS)
         return rc;
-    return check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, memcpy_kind(dir), s->s));
+    return check(
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, memcpy_kind(dir), s->s));
 }
 
 /* A memset of host memory in stream order: CUDA's memset functions only

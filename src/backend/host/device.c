@@ -40,12 +40,26 @@ static size_t parse_memory_size(const char *text)
         return DEFAULT_DEVICE_MEMORY;
     unsigned shift = 0;
     switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    case 't': case 'T': shift = 40; break;
-    default: return DEFAULT_DEVICE_MEMORY;
+    case '\0':
+        break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        break;
+    default:
+        return DEFAULT_DEVICE_MEMORY;
     }
     if (shift && end[1] != '\0')
         return DEFAULT_DEVICE_MEMORY;
@@ -100,7 +114,7 @@ static aclError host_device_props(int32_t dev, device_props *props)
     /* A fixed UUID per index: "acl-host" in RFC 9562 version 8 ("custom")
      * layout, the index in the last two bytes. */
     static const uint8_t uuid_base[16] = {0x61, 0x63, 0x6c, 0x2d, 0x68, 0x6f, 0x83, 0x74,
-                                          0x80, 0, 0, 0, 0, 0, 0, 0};
+                                          0x80, 0,    0,    0,    0,    0,    0,    0};
     memcpy(props->uuid, uuid_base, sizeof props->uuid);
     props->uuid[14] = (uint8_t)(dev >> 8);
     props->uuid[15] = (uint8_t)dev;

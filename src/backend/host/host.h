@@ -35,7 +35,8 @@ extern _Atomic size_t host_device_used[HOST_MAX_DEVICES];
 
 void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
                   size_t height);
-aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch, size_t width);
+aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width);
 
 /* ---- streams, tasks and marks (stream.c) ---- */
 

@@ -86,14 +86,13 @@ static aclError host_free_host(void *ptr)
 }
 
 void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
-                    size_t height)
+                  size_t height)
 {
     for (size_t row = 0; row < height; row++)
         memmove(dst + row * dpitch, src + row * spitch, width);
 }
 
-aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch,
-                         size_t width)
+aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch, size_t width)
 {
     if (!dst || !src || dpitch < width || spitch < width)
         return ACL_ERROR_RT_PARAM_INVALID;

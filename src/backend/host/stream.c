@@ -73,7 +73,7 @@ struct host_stream {
     bool destroyed;
     host_stream *fork_next, *fork_prev; /* every stream, for the fork handlers */
     bool orphaned_ref; /* a reference of a worker left behind in the parent by fork */
-    task *running; /* the task the worker is running, NULL between tasks */
+    task *running;     /* the task the worker is running, NULL between tasks */
 };
 
 static void stream_retain(host_stream *s)
