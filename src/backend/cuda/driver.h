@@ -1,0 +1,39 @@
+/* The CUDA driver API, reached without linking libcuda: the library must
+ * load where no driver is installed (and then fall back to the host
+ * backend), so driver functions are looked up at run time through cudart's
+ * cudaGetDriverEntryPointByVersion, once, on first use.
+ *
+ * To use a driver function, add a line to DRIVER_FUNCTIONS:
+ *     X(name, version)
+ * where version is the CUDA version (1000 * major + 10 * minor) whose
+ * signature the code uses (cudaTypedefs.h names each signature
+ * PFN_<name>_v<version>). Then call it as drv.name(...), after checking
+ * driver_ready() (or driver_require()). */
+#ifndef ACLCUDA_BACKEND_CUDA_DRIVER_H
+#define ACLCUDA_BACKEND_CUDA_DRIVER_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "acl/acl.h"
+
+#define DRIVER_FUNCTIONS(X)                                                                        \
+    X(cuGetErrorName, 6000)                                                                        \
+    X(cuCtxGetCurrent, 4000)
+
+typedef struct driver_table {
+#define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;
+    DRIVER_FUNCTIONS(DRIVER_MEMBER)
+#undef DRIVER_MEMBER
+} driver_table;
+
+/* Filled by driver_ready(); a function the driver lacks stays NULL. */
+extern driver_table drv;
+
+/* Looks the functions up (once). False when the driver cannot be reached. */
+bool driver_ready(void);
+/* The ACL code of a driver result; clears nothing (the driver API keeps no
+ * per-thread last error). */
+aclError from_cu(CUresult result);
+
+#endif
