@@ -1015,7 +1015,8 @@ typedef struct {
     uint32_t value;
 } aclrtCntNotifyRecordInfo;
 
-/* timeout in ms; isClear resets the value once the wait is satisfied. */
+/* timeout in seconds, 0 waits forever; isClear resets the value once the wait
+ * is satisfied. */
 typedef struct {
     aclrtCntNotifyWaitMode mode;
     uint32_t value;
@@ -1945,8 +1946,8 @@ ACL_FUNC_VISIBILITY aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
 /* ==== Notifies ============================================================ */
 
 /* Notifies: light signals between streams (flag must be 0). Record sets it in
- * stream order; a wait (timeout in ms) blocks a stream until it is set, then
- * resets it. */
+ * stream order; a wait (timeout in seconds, 0 = forever) blocks a stream
+ * until it is set, then resets it. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify);
 ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);

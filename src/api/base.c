@@ -1,12 +1,14 @@
 /* The base helpers (acl_base_rt.h and acl_rt.h): versions, data type
  * sizes and half floats, data buffers, and the application log. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
 #include "core/buffer.h"
+#include "core/device.h"
 
 /* ---- versions ------------------------------------------------------------- */
 
@@ -248,4 +250,72 @@ ACL_EXPORT void aclAppLog(aclLogLevel logLevel, const char *func, const char *fi
     va_start(ap, fmt);
     acl_vlog(level, where, fmt, ap);
     va_end(ap);
+}
+
+/* ---- what the software stack provides (aclCannAttr) ---------------------------------------
+ * INF_NAN: floating-point overflow gives inf and NaN, on every backend
+ * (IEEE arithmetic; see aclrtSetDeviceSatMode). BF16: the devices compute
+ * in bfloat16: CUDA devices of compute capability 8.0 on, every visible
+ * one; the host backend runs no device arithmetic. JIT_COMPILE: CANN's
+ * just-in-time compilation of operators, which acl-cuda does not have. */
+
+static bool cann_attribute(aclCannAttr attr)
+{
+    switch (attr) {
+    case ACL_CANN_ATTR_INF_NAN:
+        return true;
+    case ACL_CANN_ATTR_BF16: {
+        int32_t count = device_visible_count();
+        for (int32_t d = 0; d < count; d++) {
+            device_props p;
+            int32_t phys;
+            if (device_to_phys(d, &phys) || backend()->device->props(phys, &p) || p.cc_major < 8)
+                return false;
+        }
+        return count > 0;
+    }
+    default:
+        return false;
+    }
+}
+
+static const aclCannAttr all_cann_attributes[] = {ACL_CANN_ATTR_INF_NAN, ACL_CANN_ATTR_BF16,
+                                                  ACL_CANN_ATTR_JIT_COMPILE};
+enum { CANN_ATTRIBUTE_COUNT = sizeof all_cann_attributes / sizeof all_cann_attributes[0] };
+
+static aclCannAttr supported_attributes[CANN_ATTRIBUTE_COUNT];
+static size_t supported_count;
+static pthread_once_t supported_once = PTHREAD_ONCE_INIT;
+
+static void supported_fill(void)
+{
+    for (size_t i = 0; i < CANN_ATTRIBUTE_COUNT; i++)
+        if (cann_attribute(all_cann_attributes[i]))
+            supported_attributes[supported_count++] = all_cann_attributes[i];
+}
+
+/* The list lives until the process ends, as ACL documents. */
+ACL_EXPORT aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num)
+{
+    if (!cannAttrList)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "cannAttrList is NULL");
+    if (!num)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "num is NULL");
+    pthread_once(&supported_once, supported_fill);
+    *cannAttrList = supported_attributes;
+    *num = supported_count;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    bool known = false;
+    for (size_t i = 0; i < CANN_ATTRIBUTE_COUNT; i++)
+        known |= all_cann_attributes[i] == cannAttr;
+    if (!known)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclCannAttr %d", (int)cannAttr);
+    *value = cann_attribute(cannAttr) ? 1 : 0;
+    return ACL_SUCCESS;
 }

@@ -126,3 +126,13 @@ ACL_EXPORT aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, i
     *active = device_primary_active(phys);
     return ACL_SUCCESS;
 }
+
+/* Refused as the rest of the overflow family (api/device.c): a GPU keeps no
+ * floating-point overflow status, so there is no address to give. */
+ACL_EXPORT aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr)
+{
+    (void)overflowAddr;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "a GPU keeps no floating-point overflow status: overflow gives inf or NaN "
+                     "in the results (INFNAN mode)");
+}

@@ -2,32 +2,51 @@
  * queries, id translation, peer access, process-level parameters and the
  * operator timeouts. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "api/api.h"
 #include "core/current.h"
 #include "core/device.h"
+#include "core/reslimit.h"
+#include "core/statecb.h"
 
+static void apply_limits(int32_t phys);
+
+/* Device-state callbacks (aclrtRegDeviceStateCallback) run before and after
+ * each set and reset, with the user's device id. */
 ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 {
+    statecb_device(deviceId, ACL_RT_DEVICE_STATE_SET_PRE);
     acl_context *primary;
     aclError err = device_retain(__func__, deviceId, &primary);
     if (err)
         return err;
+    apply_limits(primary->phys);
     current_bind(primary);
     context_release(primary);
+    statecb_device(deviceId, ACL_RT_DEVICE_STATE_SET_POST);
     return ACL_SUCCESS;
+}
+
+static aclError reset(const char *api, int32_t deviceId, bool force)
+{
+    statecb_device(deviceId, ACL_RT_DEVICE_STATE_RESET_PRE);
+    aclError err = device_release(api, deviceId, force);
+    if (!err)
+        statecb_device(deviceId, ACL_RT_DEVICE_STATE_RESET_POST);
+    return err;
 }
 
 ACL_EXPORT aclError aclrtResetDevice(int32_t deviceId)
 {
-    return device_release(__func__, deviceId, false);
+    return reset(__func__, deviceId, false);
 }
 
 ACL_EXPORT aclError aclrtResetDeviceForce(int32_t deviceId)
 {
-    return device_release(__func__, deviceId, true);
+    return reset(__func__, deviceId, true);
 }
 
 ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
@@ -275,6 +294,10 @@ ACL_EXPORT aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
     if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "overflow mode %d is not SATURATION or INFNAN",
                          (int)mode);
+    if (mode == ACL_RT_OVERFLOW_MODE_SATURATION)
+        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "a GPU's floating-point arithmetic does not saturate: overflow gives inf "
+                         "or NaN (ACL_RT_OVERFLOW_MODE_INFNAN, the mode in use)");
     atomic_store(&sat_mode, (int)mode);
     return ACL_SUCCESS;
 }
@@ -451,4 +474,399 @@ ACL_EXPORT aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
      * its default, 0, as CANN documents. */
     (void)device_get_param((int)opt, value);
     return ACL_SUCCESS;
+}
+
+/* ---- PCI addresses and id translation ---------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len)
+{
+    if (!pciBusId)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pciBusId is NULL");
+    if (len < 13)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "len %d: the buffer needs 13 bytes (dddd:bb:dd.f and a NUL)", (int)len);
+    device_props p;
+    aclError err = device_props_get(__func__, deviceId, &p, NULL);
+    if (err)
+        return err;
+    snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.0", (unsigned)p.pci_domain & 0xffffu,
+             (unsigned)p.pci_bus & 0xffu, (unsigned)p.pci_device & 0x1fu);
+    return ACL_SUCCESS;
+}
+
+/* "domain:bus:device.function", or "bus:device.function" (domain 0), in
+ * hexadecimal. */
+static bool parse_pci(const char *text, unsigned *domain, unsigned *bus, unsigned *dev)
+{
+    unsigned fn;
+    int used = 0;
+    if (sscanf(text, "%x:%x:%x.%x%n", domain, bus, dev, &fn, &used) == 4 && text[used] == '\0')
+        return true;
+    used = 0;
+    *domain = 0;
+    return sscanf(text, "%x:%x.%x%n", bus, dev, &fn, &used) == 3 && text[used] == '\0';
+}
+
+ACL_EXPORT aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId)
+{
+    if (!pciBusId)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pciBusId is NULL");
+    if (!deviceId)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "deviceId is NULL");
+    unsigned domain, bus, dev;
+    if (strnlen(pciBusId, 64) == 64 || !parse_pci(pciBusId, &domain, &bus, &dev))
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "\"%.64s\" is not a PCI address (domain:bus:device.function)", pciBusId);
+    int32_t count = device_visible_count();
+    for (int32_t d = 0; d < count; d++) {
+        device_props p;
+        int32_t phys;
+        if (device_to_phys(d, &phys) || backend()->device->props(phys, &p))
+            continue;
+        if ((unsigned)p.pci_domain == domain && (unsigned)p.pci_bus == bus &&
+            (unsigned)p.pci_device == dev) {
+            *deviceId = d;
+            return ACL_SUCCESS;
+        }
+    }
+    return ACL_RAISE(ACL_ERROR_RT_INVALID_DEVICEID, "no visible device is at %s", pciBusId);
+}
+
+ACL_EXPORT aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId)
+{
+    return user_to_logic(__func__, userDevId, phyDevId);
+}
+
+ACL_EXPORT aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId)
+{
+    return logic_to_user(__func__, phyDevId, userDevId);
+}
+
+/* ---- limits (aclrtDeviceSetLimit) ------------------------------------------------------------
+ * Process-wide, as in ACL: kept here and applied to every device set so
+ * far and to each device when it is set (aclrtSetDevice). CUDA has the
+ * SIMT ones (the per-thread stack, the printf buffer); Ascend's SIMD and
+ * divergence stacks have no counterpart. */
+
+enum { LIMIT_COUNT = ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE + 1 };
+static _Atomic size_t limit_values[LIMIT_COUNT];
+
+static aclError device_limit_of(const char *api, aclrtDeviceLimit limit, device_limit *out)
+{
+    switch (limit) {
+    case ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE:
+        *out = DEVICE_LIMIT_STACK_SIZE;
+        return ACL_SUCCESS;
+    case ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE:
+        *out = DEVICE_LIMIT_PRINTF_FIFO;
+        return ACL_SUCCESS;
+    case ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE:
+    case ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE:
+    case ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE:
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "limit %d sizes an Ascend core's SIMD or divergence stack, which a GPU "
+                         "does not have",
+                         (int)limit);
+    default:
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "unknown aclrtDeviceLimit %d", (int)limit);
+    }
+}
+
+/* Applies the limits set so far to a device (on aclrtSetDevice). */
+static void apply_limits(int32_t phys)
+{
+    const backend_device_ops *ops = backend()->device;
+    if (!ops->set_limit)
+        return;
+    size_t stack = atomic_load(&limit_values[ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE]);
+    size_t fifo = atomic_load(&limit_values[ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE]);
+    if (stack && ops->set_limit(phys, DEVICE_LIMIT_STACK_SIZE, stack))
+        ACL_LOG(LOG_WARNING, "device %d: the SIMT stack size of %zu bytes could not be applied",
+                (int)phys, stack);
+    if (fifo && ops->set_limit(phys, DEVICE_LIMIT_PRINTF_FIFO, fifo))
+        ACL_LOG(LOG_WARNING, "device %d: the printf buffer of %zu bytes could not be applied",
+                (int)phys, fifo);
+}
+
+ACL_EXPORT aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value)
+{
+    device_limit which;
+    aclError err = device_limit_of(__func__, limit, &which);
+    if (err)
+        return err;
+    if (which == DEVICE_LIMIT_STACK_SIZE) {
+        if (value == 0)
+            return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "a stack size of 0 bytes");
+        value = (value + 127) / 128 * 128;
+    } else {
+        value = (value + 7) / 8 * 8;
+        if (value < (1u << 20) || value > (64u << 20))
+            return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                             "printf buffer of %zu bytes: 1 MiB to 64 MiB are allowed", value);
+    }
+    const backend_device_ops *ops = backend()->device;
+    if (!ops->set_limit)
+        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the %s backend has no device limits",
+                         backend()->name);
+    atomic_store(&limit_values[limit], value);
+    int32_t count = device_visible_count();
+    for (int32_t d = 0; d < count; d++) {
+        int32_t phys;
+        if (device_to_phys(d, &phys) == ACL_SUCCESS && device_primary_active(phys) &&
+            (err = ops->set_limit(phys, which, value)))
+            return ACL_RAISE(err, "applying the limit to device %d failed", (int)d);
+    }
+    return ACL_SUCCESS;
+}
+
+/* What was set (even if no device was set since), else device 0's value. */
+ACL_EXPORT aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    device_limit which;
+    aclError err = device_limit_of(__func__, limit, &which);
+    if (err)
+        return err;
+    size_t set = atomic_load(&limit_values[limit]);
+    if (set) {
+        *value = set;
+        return ACL_SUCCESS;
+    }
+    const backend_device_ops *ops = backend()->device;
+    if (!ops->get_limit)
+        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the %s backend has no device limits",
+                         backend()->name);
+    int32_t phys;
+    err = device_resolve(__func__, 0, &phys);
+    if (err)
+        return err;
+    err = ops->get_limit(phys, which, value);
+    return err ? ACL_RAISE(err, "reading the limit of device 0 failed") : ACL_SUCCESS;
+}
+
+/* ---- atomic operations ------------------------------------------------------------------- */
+
+static aclError check_atomic_ops(const char *api, uint32_t *caps, const aclrtAtomicOperation *ops,
+                                 uint32_t count)
+{
+    if (!caps)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "capabilities is NULL");
+    if (!ops)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "operations is NULL");
+    if (count == 0)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "count is 0");
+    for (uint32_t i = 0; i < count; i++) {
+        int op = (int)ops[i];
+        bool known =
+            (op >= 0 && op < ATOMIC_OPERATION_COUNT) ||
+            (op >= ACL_RT_ATOMIC_OPERATION_DMA_ADD && op <= ACL_RT_ATOMIC_OPERATION_DMA_MAX) ||
+            (op >= ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_ADD &&
+             op <= ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH);
+        if (!known)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "operations[%u] = %d is not an aclrtAtomicOperation", i, op);
+    }
+    return ACL_SUCCESS;
+}
+
+/* Ascend's DMA and SIMD operations have no GPU counterpart: no capability. */
+static aclError atomic_caps(const char *api, uint32_t *caps, const aclrtAtomicOperation *ops,
+                            uint32_t count, int32_t device, int32_t peer_device, bool to_peer)
+{
+    aclError err = check_atomic_ops(api, caps, ops, count);
+    int32_t phys, peer = -1;
+    if (!err)
+        err = device_resolve(api, device, &phys);
+    if (!err && to_peer)
+        err = device_resolve(api, peer_device, &peer);
+    if (err)
+        return err;
+    if (to_peer && peer == phys)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "a device is not its own peer (%d)",
+                         (int)device);
+    const backend_device_ops *bops = backend()->device;
+    if (!bops->atomic_caps)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend cannot report atomic capabilities", backend()->name);
+    _Static_assert(sizeof(aclrtAtomicOperation) == sizeof(int), "enum size");
+    err = bops->atomic_caps(phys, peer, (const int *)ops, caps, count);
+    return err ? acl_raise(api, err, "querying atomic capabilities of device %d failed",
+                           (int)device)
+               : ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities,
+                                                         const aclrtAtomicOperation *operations,
+                                                         const uint32_t count, int32_t deviceId)
+{
+    return atomic_caps(__func__, capabilities, operations, count, deviceId, -1, false);
+}
+
+ACL_EXPORT aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities,
+                                                        const aclrtAtomicOperation *operations,
+                                                        const uint32_t count, int32_t srcDeviceId,
+                                                        int32_t dstDeviceId)
+{
+    return atomic_caps(__func__, capabilities, operations, count, srcDeviceId, dstDeviceId, true);
+}
+
+/* ---- topology ------------------------------------------------------------------------------
+ * NVLink is reported as HCCS (Huawei's device-to-device link, its
+ * counterpart); PCIe paths as ACL names them. */
+ACL_EXPORT aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    int32_t a, b;
+    aclError err = device_resolve(__func__, (int32_t)deviceId, &a);
+    if (!err)
+        err = device_resolve(__func__, (int32_t)otherDeviceId, &b);
+    if (err)
+        return err;
+    if (a == b)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "device %u and itself are not linked", deviceId);
+    const backend_device_ops *ops = backend()->device;
+    if (!ops->link)
+        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend does not know its topology", backend()->name);
+    device_link link;
+    err = ops->link(a, b, &link);
+    if (err)
+        return ACL_RAISE(err, "reading the link between devices %u and %u failed", deviceId,
+                         otherDeviceId);
+    switch (link) {
+    case DEVICE_LINK_NVLINK:
+        *value = ACL_RT_DEVS_TOPOLOGY_HCCS;
+        break;
+    case DEVICE_LINK_PCIE_SWITCH:
+        *value = ACL_RT_DEVS_TOPOLOGY_PIX;
+        break;
+    case DEVICE_LINK_HOST_BRIDGE:
+        *value = ACL_RT_DEVS_TOPOLOGY_PHB;
+        break;
+    default:
+        *value = ACL_RT_DEVS_TOPOLOGY_SYS;
+        break;
+    }
+    return ACL_SUCCESS;
+}
+
+/* ---- state callbacks, task abort ------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtRegDeviceStateCallback(const char *regName,
+                                                aclrtDeviceStateCallback callback, void *args)
+{
+    return statecb_register(__func__, STATECB_DEVICE, regName, (void (*)(void))callback, args);
+}
+
+/* ---- resource limits (core/reslimit.h) ------------------------------------------------------- */
+
+static aclError res_args(const char *api, int32_t deviceId, aclrtDevResLimitType type,
+                         int32_t *phys)
+{
+    if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "type %d is not ACL_RT_DEV_RES_CUBE_CORE or ACL_RT_DEV_RES_VECTOR_CORE",
+                         (int)type);
+    return device_resolve(api, deviceId, phys);
+}
+
+ACL_EXPORT aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
+                                           uint32_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    int32_t phys;
+    aclError err = res_args(__func__, deviceId, type, &phys);
+    if (!err && (err = reslimit_device_get(phys, (int)type, value)))
+        ACL_RAISE(err, "reading the cores of device %d failed", (int)deviceId);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
+                                           uint32_t value)
+{
+    int32_t phys;
+    aclError err = res_args(__func__, deviceId, type, &phys);
+    if (err)
+        return err;
+    uint32_t hardware;
+    if ((err = reslimit_hardware(phys, &hardware)))
+        return ACL_RAISE(err, "reading the cores of device %d failed", (int)deviceId);
+    if (value == 0 || value > hardware)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%u cores: device %d has 1 to %u", value,
+                         (int)deviceId, hardware);
+    reslimit_device_set(phys, (int)type, value);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtResetDeviceResLimit(int32_t deviceId)
+{
+    int32_t phys;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (err)
+        return err;
+    for (int t = 0; t < RES_LIMIT_TYPES; t++)
+        reslimit_device_set(phys, t, 0);
+    return ACL_SUCCESS;
+}
+
+/* ---- floating-point overflow status --------------------------------------------------------
+ * Refused, all of them, and so is turning the stream switch on and the
+ * saturation mode: a GPU's floating-point arithmetic is IEEE's, overflow
+ * gives inf or NaN in the results (ACL's INFNAN mode, the default), and
+ * there is no overflow status register to read or reset. */
+
+static aclError no_overflow_status(const char *api)
+{
+    return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "a GPU keeps no floating-point overflow status: overflow gives inf or NaN "
+                     "in the results (INFNAN mode), which is where to look for it");
+}
+
+ACL_EXPORT aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream)
+{
+    (void)outputAddr;
+    (void)outputSize;
+    (void)stream;
+    return no_overflow_status(__func__);
+}
+
+ACL_EXPORT aclError aclrtResetOverflowStatus(aclrtStream stream)
+{
+    (void)stream;
+    return no_overflow_status(__func__);
+}
+
+ACL_EXPORT aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outputSize,
+                                                aclrtStream stream)
+{
+    (void)outputAddr;
+    (void)outputSize;
+    (void)stream;
+    return no_overflow_status(__func__);
+}
+
+ACL_EXPORT aclError aclrtResetFloatOverflowStatus(aclrtStream stream)
+{
+    (void)stream;
+    return no_overflow_status(__func__);
+}
+
+ACL_EXPORT aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t outputSize,
+                                                   uint32_t checkMode, aclrtStream stream)
+{
+    (void)outputAddr;
+    (void)outputSize;
+    (void)checkMode;
+    (void)stream;
+    return no_overflow_status(__func__);
+}
+
+ACL_EXPORT aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode, aclrtStream stream)
+{
+    (void)checkMode;
+    (void)stream;
+    return no_overflow_status(__func__);
 }

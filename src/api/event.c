@@ -294,3 +294,91 @@ ACL_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
         ACL_LOG(LOG_DEBUG, "op wait timeout of %u s is not enforced", timeout);
     return ACL_SUCCESS;
 }
+
+/* ACL_EVENT_RECORD_EXTERNAL and ACL_EVENT_WAIT_EXTERNAL belong to graph
+ * capture: for an event of aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) on a
+ * stream being captured. No stream is captured here, so they are refused
+ * as CANN refuses them outside a capture. */
+static aclError check_external(const char *api, acl_event *e, acl_stream *s)
+{
+    if (e->flavour != EVENT_EX || e->flags != ACL_EVENT_SYNC)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "an external record or wait needs an event of "
+                         "aclrtCreateEventExWithFlag(ACL_EVENT_SYNC); event %u is not one",
+                         e->id);
+    return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                     "an external record or wait needs a stream being captured; stream %d is not",
+                     (int)s->id);
+}
+
+ACL_EXPORT aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)
+{
+    if (flag != ACL_EVENT_RECORD_DEFAULT && flag != ACL_EVENT_RECORD_EXTERNAL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "flag %u is not ACL_EVENT_RECORD_DEFAULT or ACL_EVENT_RECORD_EXTERNAL",
+                         flag);
+    acl_event *e;
+    acl_stream *s;
+    aclError err = get_pair(__func__, event, stream, &e, &s);
+    if (err)
+        return err;
+    if (flag == ACL_EVENT_RECORD_EXTERNAL)
+        err = check_external(__func__, e, s);
+    else if (s->ctx->phys != e->phys)
+        err = ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
+                        "event %u and stream %d are on different devices", e->id, (int)s->id);
+    else
+        err = event_record(__func__, e, s);
+    put_pair(e, s);
+    return err;
+}
+
+/* timeout: seconds, 0 = never; as for aclrtStreamWaitEventWithTimeout,
+ * the wait itself is not timed. */
+ACL_EXPORT aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event,
+                                                 uint32_t timeout, uint32_t flag)
+{
+    if (flag != ACL_EVENT_WAIT_DEFAULT && flag != ACL_EVENT_WAIT_EXTERNAL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "flag %u is not ACL_EVENT_WAIT_DEFAULT or ACL_EVENT_WAIT_EXTERNAL", flag);
+    if (flag == ACL_EVENT_WAIT_EXTERNAL && timeout != 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "an external wait takes timeout 0, not %u",
+                         timeout);
+    if (flag == ACL_EVENT_WAIT_DEFAULT) {
+        if (timeout > 0)
+            ACL_LOG(LOG_DEBUG, "stream wait timeout of %u s is not enforced", timeout);
+        return wait_event(__func__, stream, event);
+    }
+    acl_event *e;
+    acl_stream *s;
+    aclError err = get_pair(__func__, event, stream, &e, &s);
+    if (err)
+        return err;
+    err = check_external(__func__, e, s);
+    put_pair(e, s);
+    return err;
+}
+
+/* Microseconds of CLOCK_MONOTONIC (time since the host booted) at which the
+ * event's latest record completed; the event must time (aclrtCreateEvent
+ * or ACL_EVENT_TIME_LINE) and its record be complete. */
+ACL_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    acl_event *e;
+    aclError err = event_get(__func__, event, &e);
+    if (err)
+        return err;
+    if (!timestamp)
+        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timestamp is NULL");
+    else if (!(e->flags & ACL_EVENT_TIME_LINE))
+        err = ACL_RAISE(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                        "event %u does not time (aclrtCreateEvent or ACL_EVENT_TIME_LINE)", e->id);
+    else if (!atomic_load(&e->recorded))
+        err = ACL_RAISE(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "event %u was never recorded", e->id);
+    else if ((err = event_timestamp(e, timestamp)) == ACL_ERROR_RT_EVENT_NOT_COMPLETE)
+        ACL_RAISE(err, "event %u has not completed yet: synchronize first", e->id);
+    else if (err)
+        ACL_RAISE(err, "reading the time of event %u failed", e->id);
+    event_put(e);
+    return err;
+}

@@ -1,7 +1,11 @@
-/* Kernels (acl_rt.h): for now the operator execution timeouts. */
+/* Kernels (acl_rt.h): for now the operator execution timeouts and the
+ * architecture check. */
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "api/api.h"
+#include "core/device.h"
 
 /* ---- operator execution timeouts --------------------------------------------------
  * Ascend aborts operators that run too long. No operator runs on acl-cuda's
@@ -55,5 +59,35 @@ ACL_EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
     if (!interval)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "interval is NULL");
     *interval = OP_TIMEOUT_INTERVAL_US;
+    return ACL_SUCCESS;
+}
+
+/* ---- architecture compatibility -----------------------------------------------------------
+ * Whether code built for socVersion runs on this machine's device 0 (the
+ * device aclrtGetSocName names): its exact name (what aclrtGetSocName
+ * returns), or on CUDA an architecture: "sm_XY" machine code runs on a
+ * device of major X and minor Y or more, "compute_XY" PTX on any device of
+ * X.Y or more (the driver compiles it). */
+ACL_EXPORT aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible)
+{
+    if (!socVersion)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "socVersion is NULL");
+    if (!canCompatible)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "canCompatible is NULL");
+    device_props p;
+    aclError err = device_props_get(__func__, 0, &p, NULL);
+    if (err)
+        return err;
+    bool compatible = strncmp(socVersion, p.name, sizeof p.name) == 0;
+    unsigned arch;
+    int used = 0;
+    int device_arch = p.cc_major * 10 + p.cc_minor;
+    if (!compatible && p.cc_major > 0 && sscanf(socVersion, "sm_%u%n", &arch, &used) == 1 &&
+        socVersion[used] == '\0')
+        compatible = (int)arch / 10 == p.cc_major && (int)arch % 10 <= p.cc_minor;
+    else if (!compatible && p.cc_major > 0 &&
+             sscanf(socVersion, "compute_%u%n", &arch, &used) == 1 && socVersion[used] == '\0')
+        compatible = (int)arch <= device_arch;
+    *canCompatible = compatible ? 1 : 0;
     return ACL_SUCCESS;
 }

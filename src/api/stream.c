@@ -1,6 +1,11 @@
 /* Streams (acl_rt.h). */
+#include <string.h>
+
 #include "api/api.h"
 #include "core/current.h"
+#include "core/reslimit.h"
+#include "core/statecb.h"
+#include "core/stream_config.h"
 
 /* A non-NULL stream handle of the thread's current context, for destroy. */
 static aclError check_destroyable(const char *api, acl_stream *s)
@@ -108,6 +113,13 @@ static aclError synchronize(const char *api, aclrtStream stream, int32_t timeout
                   (int)s->id);
     else if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
         acl_raise(api, err, "stream %d still busy after %d ms", (int)s->id, (int)timeout_ms);
+    else if (err == ACL_ERROR_RT_TASK_TIMEOUT)
+        acl_raise(api, err,
+                  "a notify wait queued on stream %d timed out (aclrtWaitAndResetNotify or "
+                  "aclrtCntNotifyWaitWithTimeout); the stream went on past it",
+                  (int)s->id);
+    else if (err == ACL_ERROR_RT_STREAM_ABORT)
+        acl_raise(api, err, "stream %d was aborted during the wait", (int)s->id);
     else if (err)
         acl_raise(api, err, "work on stream %d failed", (int)s->id);
     stream_put(s);
@@ -188,6 +200,12 @@ static aclError set_attribute(const char *api, aclrtStream stream, aclrtStreamAt
         if (value->overflowSwitch > 1)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM, "overflow switch %u is not 0 or 1",
                              value->overflowSwitch);
+        /* As aclrtGetOverflowStatus and its family (api/device.c): there is
+         * no overflow status to check on a GPU. */
+        if (value->overflowSwitch == 1)
+            return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                             "a GPU keeps no floating-point overflow status to check: overflow "
+                             "gives inf or NaN in the results (INFNAN mode)");
         break;
     case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
     case ACL_STREAM_ATTR_CACHE_OP_INFO:
@@ -312,4 +330,296 @@ ACL_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
     *flags = s->flags;
     stream_put(s);
     return ACL_SUCCESS;
+}
+
+/* ---- configurations and aclrtCreateStreamV2 --------------------------------------- */
+
+ACL_EXPORT aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
+{
+    stream_config *c = stream_config_create();
+    if (!c) {
+        ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+        return NULL;
+    }
+    return handle_of(&c->obj);
+}
+
+ACL_EXPORT aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)
+{
+    if (!handle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    if (!stream_config_destroy(handle))
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "%p is not a live handle of aclrtCreateStreamConfigHandle",
+                         (void *)handle);
+    return ACL_SUCCESS;
+}
+
+/* Reads an unsigned option of 4 or 8 bytes. */
+static bool read_unsigned(const void *value, size_t size, uint64_t *out)
+{
+    if (size == sizeof(uint32_t)) {
+        uint32_t v;
+        memcpy(&v, value, sizeof v);
+        *out = v;
+        return true;
+    }
+    if (size == sizeof(uint64_t)) {
+        memcpy(out, value, sizeof *out);
+        return true;
+    }
+    return false;
+}
+
+ACL_EXPORT aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle,
+                                            aclrtStreamConfigAttr attr, const void *attrValue,
+                                            size_t valueSize)
+{
+    if (!handle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    if (!attrValue)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "attrValue is NULL");
+    uint64_t number = 0;
+    void *pointer = NULL;
+    switch (attr) {
+    case ACL_RT_STREAM_WORK_ADDR_PTR:
+        if (valueSize != sizeof(void *))
+            return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                             "ACL_RT_STREAM_WORK_ADDR_PTR takes the address of a pointer "
+                             "(valueSize %zu, not %zu)",
+                             valueSize, sizeof(void *));
+        memcpy(&pointer, attrValue, sizeof pointer);
+        break;
+    case ACL_RT_STREAM_WORK_SIZE:
+    case ACL_RT_STREAM_FLAG:
+    case ACL_RT_STREAM_PRIORITY:
+        if (!read_unsigned(attrValue, valueSize, &number))
+            return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                             "attribute %d takes a 4- or 8-byte integer (valueSize %zu)", (int)attr,
+                             valueSize);
+        break;
+    default:
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclrtStreamConfigAttr %d", (int)attr);
+    }
+    if (attr == ACL_RT_STREAM_PRIORITY && number > 7)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "priority %llu is outside 0..7",
+                         (unsigned long long)number);
+    if (attr == ACL_RT_STREAM_FLAG && number > UINT32_MAX)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flag 0x%llx is not an ACL_STREAM_* flag set",
+                         (unsigned long long)number);
+    stream_config *c = stream_config_get(handle);
+    if (!c)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "%p is not a live handle of aclrtCreateStreamConfigHandle",
+                         (void *)handle);
+    switch (attr) {
+    case ACL_RT_STREAM_WORK_ADDR_PTR:
+        c->work_ptr = pointer;
+        break;
+    case ACL_RT_STREAM_WORK_SIZE:
+        c->work_size = (size_t)number;
+        break;
+    case ACL_RT_STREAM_FLAG:
+        c->flags = (uint32_t)number;
+        break;
+    default:
+        c->priority = (uint32_t)number;
+        break;
+    }
+    object_put(&c->obj);
+    return ACL_SUCCESS;
+}
+
+/* The work address and size are for Ascend's task scheduler; a CUDA stream
+ * needs no workspace, so they are accepted and unused. */
+ACL_EXPORT aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle)
+{
+    if (!stream)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stream is NULL");
+    if (!handle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    stream_config *c = stream_config_get(handle);
+    if (!c)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "%p is not a live handle of aclrtCreateStreamConfigHandle",
+                         (const void *)handle);
+    uint32_t priority = c->priority, flags = c->flags;
+    object_put(&c->obj);
+    return create(__func__, stream, priority, flags);
+}
+
+/* ---- abort, stop, persistent tasks ---------------------------------------------------- */
+
+/* What becomes of the work queued so far is up to the backend (the host
+ * backend cancels what has not started but host functions; CUDA keeps
+ * running it on the stream it swaps out, see docs/backends.md); either way
+ * the stream owes nothing queued before the call and takes new work. */
+ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = stream_abort(s);
+    if (err == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+        ACL_RAISE(err,
+                  "stream %d cannot be aborted on the %s backend: its native stream went to the "
+                  "application (aclcudaGetNativeStream), which may still queue work on it",
+                  (int)s->id, backend()->name);
+    else if (err)
+        ACL_RAISE(err, "aborting stream %d failed", (int)s->id);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtStreamStop(aclrtStream stream)
+{
+    (void)stream;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "a CUDA device cannot stop a running kernel or hold a stream's queued work "
+                     "in place; aclrtStreamAbort moves a stream past its queued work");
+}
+
+/* Persistent streams take no work from the host here (see stream_submit),
+ * so there is never a task to clean. */
+ACL_EXPORT aclError aclrtPersistentTaskClean(aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    if (!(s->flags & ACL_STREAM_PERSISTENT))
+        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                        "stream %d was not created with ACL_STREAM_PERSISTENT", (int)s->id);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtRegStreamStateCallback(const char *regName,
+                                                aclrtStreamStateCallback callback, void *args)
+{
+    return statecb_register(__func__, STATECB_STREAM, regName, (void (*)(void))callback, args);
+}
+
+ACL_EXPORT aclError aclrtGetThreadLastTaskId(uint32_t *taskId)
+{
+    if (!taskId)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "taskId is NULL");
+    *taskId = stream_thread_last_task();
+    return ACL_SUCCESS;
+}
+
+/* ---- resource limits (core/reslimit.h) ------------------------------------------------- */
+
+static aclError check_res_type(const char *api, aclrtDevResLimitType type)
+{
+    if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "type %d is not ACL_RT_DEV_RES_CUBE_CORE or ACL_RT_DEV_RES_VECTOR_CORE",
+                         (int)type);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type,
+                                           uint32_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    aclError err = check_res_type(__func__, type);
+    if (err)
+        return err;
+    acl_stream *s;
+    err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = reslimit_stream_get(s, (int)type, value);
+    if (err)
+        ACL_RAISE(err, "reading the cores of stream %d's device failed", (int)s->id);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type,
+                                           uint32_t value)
+{
+    aclError err = check_res_type(__func__, type);
+    if (err)
+        return err;
+    acl_stream *s;
+    err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    uint32_t hardware;
+    err = reslimit_hardware(s->ctx->phys, &hardware);
+    if (err)
+        ACL_RAISE(err, "reading the cores of stream %d's device failed", (int)s->id);
+    else if (value == 0 || value > hardware)
+        err =
+            ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%u cores: the device has 1 to %u", value, hardware);
+    else
+        atomic_store(&s->res_limit[type], value);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtResetStreamResLimit(aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    for (int i = 0; i < RES_LIMIT_TYPES; i++)
+        atomic_store(&s->res_limit[i], 0);
+    stream_put(s);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    reslimit_thread_use(handle_of(&s->obj));
+    stream_put(s);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    if (reslimit_thread_stream() == handle_of(&s->obj))
+        reslimit_thread_use(NULL);
+    stream_put(s);
+    return ACL_SUCCESS;
+}
+
+/* The stream this thread uses, if it is still live and on the current
+ * context's device, else the current device's process-level limit. */
+ACL_EXPORT aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    aclError err = check_res_type(__func__, type);
+    if (err)
+        return err;
+    acl_context *ctx;
+    err = current_context_get(__func__, &ctx);
+    if (err)
+        return err;
+    aclrtStream used = reslimit_thread_stream();
+    acl_stream *s = used ? (acl_stream *)handle_get(used, HANDLE_STREAM) : NULL;
+    if (s && s->ctx->phys == ctx->phys)
+        err = reslimit_stream_get(s, (int)type, value);
+    else
+        err = reslimit_device_get(ctx->phys, (int)type, value);
+    if (s)
+        stream_put(s);
+    if (err)
+        ACL_RAISE(err, "reading the cores of device %d failed", (int)ctx->device);
+    context_put(ctx);
+    return err;
 }

@@ -28,6 +28,7 @@
 
 typedef struct backend_stream backend_stream; /* per backend */
 typedef struct backend_event backend_event;   /* per backend */
+typedef struct backend_notify backend_notify; /* per backend */
 
 typedef enum copy_dir {
     COPY_HOST_TO_HOST,
@@ -51,7 +52,27 @@ typedef struct device_props {
     int64_t max_block[3];
     int32_t pci_bus, pci_device, pci_domain;
     int32_t least_priority, greatest_priority; /* numerically: greatest < least */
+    int32_t cc_major, cc_minor;                /* compute capability; 0.0 on the host backend */
+    int32_t copy_engines;                      /* engines that copy while kernels run */
 } device_props;
+
+/* Per-device limits of aclrtDeviceSetLimit the backend can apply. */
+typedef enum device_limit {
+    DEVICE_LIMIT_STACK_SIZE,  /* bytes of stack per thread */
+    DEVICE_LIMIT_PRINTF_FIFO, /* bytes of the device printf buffer */
+} device_limit;
+
+/* How two devices are linked (aclrtGetDevicesTopo). */
+typedef enum device_link {
+    DEVICE_LINK_NVLINK,      /* a direct high-speed link (NVLink) */
+    DEVICE_LINK_PCIE_SWITCH, /* below a common PCIe switch */
+    DEVICE_LINK_HOST_BRIDGE, /* through a PCIe host bridge (one CPU socket) */
+    DEVICE_LINK_SYSTEM,      /* across CPU sockets */
+} device_link;
+
+/* Atomic operations of aclrtDeviceGet*AtomicCapabilities, numbered as
+ * ACL (and CUDA) number them; capability bits are ACL's. */
+enum { ATOMIC_OPERATION_COUNT = 13 };
 
 typedef void (*host_fn)(void *arg);
 
@@ -70,6 +91,15 @@ typedef struct backend_device_ops {
     /* Makes dev the calling thread's device for code outside this library
      * too (a CUDA program launching its own kernels on our streams). */
     aclError (*make_current)(int32_t dev);
+    /* aclrtDeviceSetLimit / GetLimit, applied to dev. NULL: none. */
+    aclError (*set_limit)(int32_t dev, device_limit limit, size_t value);
+    aclError (*get_limit)(int32_t dev, device_limit limit, size_t *value);
+    /* For each operation (0 .. ATOMIC_OPERATION_COUNT-1), ACL's capability
+     * bits, between dev and the host (peer < 0) or dev and peer. */
+    aclError (*atomic_caps)(int32_t dev, int32_t peer, const int *ops, uint32_t *caps,
+                            uint32_t count);
+    /* How dev and peer (dev != peer) are linked. */
+    aclError (*link)(int32_t dev, int32_t peer, device_link *link);
 } backend_device_ops;
 
 /* Allocation and the synchronous copies. All copies take plain pointers
@@ -117,6 +147,16 @@ typedef struct backend_stream_ops {
     aclError (*record)(backend_stream *s, backend_event *e);
     aclError (*wait)(backend_stream *s, backend_event *e);
     aclError (*host_func)(backend_stream *s, host_fn fn, void *arg);
+    /* Stream memory operations on a 64-bit word: a write (ordered after
+     * earlier work), and a wait until the word compares true with value
+     * (cmp: ACL_STREAM_WAIT_VALUE_GEQ, EQ, AND or NOR). */
+    aclError (*value_write)(backend_stream *s, void *addr, uint64_t value);
+    aclError (*value_wait)(backend_stream *s, void *addr, uint64_t value, uint32_t cmp);
+
+    /* Not stream-ordered. abort: the stream no longer owes anything queued
+     * so far (backends say what becomes of it) and stays usable; work
+     * queued afterwards runs normally. NULL: cannot. */
+    aclError (*abort)(backend_stream *s);
 } backend_stream_ops;
 
 /* Events. A new event may still carry a record from an earlier life (the
@@ -134,7 +174,54 @@ typedef struct backend_event_ops {
     aclError (*elapsed)(backend_event *start, backend_event *end, float *ms);
     /* The native object (cudaEvent_t), NULL where the backend has none. */
     void *(*native)(backend_event *e);
+    /* When e's latest record completed, in microseconds of the backend's
+     * clock (CLOCK_MONOTONIC on both). Timing events only;
+     * ACL_ERROR_RT_EVENT_NOT_COMPLETE while pending. */
+    aclError (*timestamp)(backend_event *e, uint64_t *us);
 } backend_event_ops;
+
+/* Notifies: a flag word (plain notifies: a record sets it, a wait waits for
+ * it and clears it) or a 32-bit counter (counting notifies), in memory the
+ * device reads. Like events, they live inside the core's objects (`size`
+ * bytes). A queued wait whose timeout (seconds, 0: none) expires lets its
+ * stream go on, and the stream's next synchronize reports
+ * ACL_ERROR_RT_TASK_TIMEOUT. record, wait, count and count_wait are
+ * stream-ordered and called by stream_submit only. Shared notifies: the
+ * host backend keeps its word at `word` (memory shared between
+ * processes); the cuda backend describes its device word in `blob`
+ * (NOTIFY_BLOB_SIZE bytes), which open() in another process maps. */
+enum { NOTIFY_BLOB_SIZE = 128 };
+typedef struct backend_notify_ops {
+    size_t size;
+    aclError (*create)(backend_notify *n, int32_t dev);
+    void (*destroy)(backend_notify *n);
+    /* Clears it now, from the host. */
+    aclError (*reset)(backend_notify *n);
+    aclError (*record)(backend_stream *s, backend_notify *n);
+    aclError (*wait)(backend_stream *s, backend_notify *n, uint32_t timeout_s);
+    /* Counting: mode and cmp are ACL's aclrtCntNotifyRecordMode and
+     * aclrtCntNotifyWaitMode; clear resets the value once the wait ends. */
+    aclError (*count)(backend_stream *s, backend_notify *n, uint32_t mode, uint32_t value);
+    aclError (*count_wait)(backend_stream *s, backend_notify *n, uint32_t cmp, uint32_t value,
+                           uint32_t timeout_s, bool clear);
+    aclError (*share)(backend_notify *n, _Atomic uint32_t *word, void *blob);
+    aclError (*open)(backend_notify *n, int32_t dev, _Atomic uint32_t *word, const void *blob,
+                     bool peer_access);
+} backend_notify_ops;
+
+/* Diagnostics: profiling marks and process snapshots. */
+typedef struct backend_diag_ops {
+    /* A mark on the profiler's timeline (NVTX on cuda); NULL where no
+     * profiler can see one. */
+    void (*mark)(const char *text, uint64_t payload);
+    /* Process snapshots of pid (the calling process): stop device work
+     * and API calls, save device state to the host, restore it, resume.
+     * NULL: the backend cannot. */
+    aclError (*snapshot_lock)(int pid);
+    aclError (*snapshot_backup)(int pid);
+    aclError (*snapshot_restore)(int pid);
+    aclError (*snapshot_unlock)(int pid);
+} backend_diag_ops;
 
 typedef struct backend_ops {
     const char *name; /* "cuda" or "host" */
@@ -142,6 +229,8 @@ typedef struct backend_ops {
     const backend_memory_ops *memory;
     const backend_stream_ops *stream;
     const backend_event_ops *event;
+    const backend_notify_ops *notify;
+    const backend_diag_ops *diag;
 } backend_ops;
 
 extern const backend_ops backend_host_ops;

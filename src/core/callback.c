@@ -1,6 +1,14 @@
 /* Stream callbacks: report threads, aclrtLaunchCallback, aclrtLaunchHostFunc,
  * and the device-exception callback API.
  *
+ * Two channels share this machinery: aclrtSubscribeReport threads run
+ * aclrtLaunchCallback's callbacks in aclrtProcessReport, and
+ * aclrtSubscribeHostFunc threads run aclrtLaunchHostFunc's functions in
+ * aclrtProcessHostFunc (always blocking: later work waits for the
+ * function, as aclrtLaunchHostFunc documents). Each channel has its own
+ * registry and its own subscriber field per stream; what follows holds for
+ * both.
+ *
  * How a callback travels. aclrtLaunchCallback queues a backend host function
  * on the stream. When the stream reaches it, that function posts the call to
  * the queue of the report thread subscribed to the stream; for
@@ -111,7 +119,8 @@ struct callback_entry {
 };
 
 struct report_thread {
-    uint64_t thread_id;  /* pthread_self() of the thread, as ACL passes it */
+    uint64_t thread_id; /* pthread_self() of the thread, as ACL passes it */
+    callback_channel channel;
     atomic_int refs;     /* subscribed streams, entries, running ProcessReports */
     report_thread *next; /* report_registry, under report_registry_lock */
 
@@ -129,7 +138,18 @@ struct report_thread {
 };
 
 static pthread_mutex_t report_registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static report_thread *report_registry;
+/* One registry per channel: a thread may serve both, as two records. */
+static report_thread *report_registries[CHANNEL_COUNT];
+
+/* What a channel's messages call its functions. */
+static const char *const subscribe_name[CHANNEL_COUNT] = {"aclrtSubscribeReport",
+                                                          "aclrtSubscribeHostFunc"};
+
+/* The stream's subscriber field of a channel. */
+static _Atomic(report_thread *) *subscriber_of(acl_stream *s, callback_channel channel)
+{
+    return channel == CHANNEL_REPORT ? &s->subscriber : &s->host_func_subscriber;
+}
 
 /* Stripes of locks for the streams' subscriber fields: a launch reads the
  * field and takes a reference on the report thread atomically with respect
@@ -152,15 +172,15 @@ static pthread_mutex_t *subscription_lock(const acl_stream *s)
 
 /* ---- report thread records -------------------------------------------------- */
 
-static report_thread *registry_find(uint64_t thread_id)
+static report_thread *registry_find(callback_channel channel, uint64_t thread_id)
 {
-    for (report_thread *rt = report_registry; rt; rt = rt->next)
+    for (report_thread *rt = report_registries[channel]; rt; rt = rt->next)
         if (rt->thread_id == thread_id)
             return rt;
     return NULL;
 }
 
-static report_thread *report_thread_new(uint64_t thread_id)
+static report_thread *report_thread_new(callback_channel channel, uint64_t thread_id)
 {
     report_thread *rt = calloc(1, sizeof *rt);
     if (!rt)
@@ -173,6 +193,7 @@ static report_thread *report_thread_new(uint64_t thread_id)
     pthread_cond_init(&rt->finished, NULL);
     pthread_condattr_destroy(&attr);
     rt->thread_id = thread_id;
+    rt->channel = channel;
     atomic_init(&rt->refs, 0);
     rt->phys = -1;
     return rt;
@@ -194,7 +215,7 @@ static void report_thread_put_locked(report_thread *rt)
 {
     if (atomic_fetch_sub(&rt->refs, 1) != 1)
         return;
-    for (report_thread **p = &report_registry; *p; p = &(*p)->next) {
+    for (report_thread **p = &report_registries[rt->channel]; *p; p = &(*p)->next) {
         if (*p == rt) {
             *p = rt->next;
             break;
@@ -259,29 +280,31 @@ static void report_thread_remove_stream(report_thread *rt, const acl_stream *s)
 
 /* Clears s's subscriber field and returns its report thread (with the
  * stream's reference, which the caller drops), or NULL. */
-static report_thread *subscription_take(acl_stream *s)
+static report_thread *subscription_take(acl_stream *s, callback_channel channel)
 {
     pthread_mutex_t *stripe = subscription_lock(s);
     pthread_mutex_lock(stripe);
-    report_thread *rt = atomic_exchange(&s->subscriber, NULL);
+    report_thread *rt = atomic_exchange(subscriber_of(s, channel), NULL);
     pthread_mutex_unlock(stripe);
     return rt;
 }
 
 /* ---- subscription --------------------------------------------------------------- */
 
-aclError callback_subscribe(const char *api, uint64_t threadId, acl_stream *s)
+aclError callback_subscribe(const char *api, callback_channel channel, uint64_t threadId,
+                            acl_stream *s)
 {
     pthread_mutex_lock(&report_registry_lock);
-    if (atomic_load(&s->subscriber)) {
+    if (atomic_load(subscriber_of(s, channel))) {
         pthread_mutex_unlock(&report_registry_lock);
         return acl_raise(api, ACL_ERROR_RT_STREAM_SUBSCRIBE,
-                         "stream %d already has a report thread; unsubscribe it first", s->id);
+                         "stream %d already has a thread (%s); unsubscribe it first", s->id,
+                         subscribe_name[channel]);
     }
-    report_thread *rt = registry_find(threadId);
+    report_thread *rt = registry_find(channel, threadId);
     bool created = false;
     if (!rt) {
-        rt = report_thread_new(threadId);
+        rt = report_thread_new(channel, threadId);
         if (!rt) {
             pthread_mutex_unlock(&report_registry_lock);
             return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
@@ -307,27 +330,28 @@ aclError callback_subscribe(const char *api, uint64_t threadId, acl_stream *s)
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
     }
     if (created) {
-        rt->next = report_registry;
-        report_registry = rt;
+        rt->next = report_registries[channel];
+        report_registries[channel] = rt;
     }
     atomic_fetch_add(&rt->refs, 1); /* the stream's reference */
 
     pthread_mutex_t *stripe = subscription_lock(s);
     pthread_mutex_lock(stripe);
-    atomic_store(&s->subscriber, rt);
+    atomic_store(subscriber_of(s, channel), rt);
     pthread_mutex_unlock(stripe);
     pthread_mutex_unlock(&report_registry_lock);
     return ACL_SUCCESS;
 }
 
-aclError callback_unsubscribe(const char *api, uint64_t threadId, acl_stream *s)
+aclError callback_unsubscribe(const char *api, callback_channel channel, uint64_t threadId,
+                              acl_stream *s)
 {
     pthread_mutex_lock(&report_registry_lock);
-    report_thread *current = atomic_load(&s->subscriber);
+    report_thread *current = atomic_load(subscriber_of(s, channel));
     if (!current) {
         pthread_mutex_unlock(&report_registry_lock);
-        return acl_raise(api, ACL_ERROR_RT_STREAM_NO_CB_REG, "stream %d has no report thread",
-                         s->id);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NO_CB_REG, "stream %d has no thread of %s", s->id,
+                         subscribe_name[channel]);
     }
     if (current->thread_id != threadId) {
         uint64_t owner = current->thread_id;
@@ -336,7 +360,7 @@ aclError callback_unsubscribe(const char *api, uint64_t threadId, acl_stream *s)
                          "stream %d is served by thread %#" PRIx64 ", not by thread %#" PRIx64,
                          s->id, owner, threadId);
     }
-    report_thread *rt = subscription_take(s);
+    report_thread *rt = subscription_take(s, channel);
     pthread_mutex_lock(&rt->lock);
     report_thread_remove_stream(rt, s);
     pthread_mutex_unlock(&rt->lock);
@@ -349,41 +373,45 @@ static void stream_gone(void *subject)
 {
     acl_stream *s = subject;
     pthread_mutex_lock(&report_registry_lock);
-    report_thread *subscriber = subscription_take(s);
-    if (subscriber) {
-        pthread_mutex_lock(&subscriber->lock);
-        report_thread_remove_stream(subscriber, s);
-        pthread_mutex_unlock(&subscriber->lock);
-    }
-    /* Calls of s may sit at any report thread, not only at its subscriber:
-     * the thread it was subscribed to when they were posted may have been
-     * unsubscribed or replaced since, and stays known while it holds them. */
-    for (report_thread *rt = report_registry; rt; rt = rt->next) {
-        pthread_mutex_lock(&rt->lock);
-        size_t pending = 0, released = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
-                if (e->stream_id != s->id)
-                    continue;
-                pending++;
-                if (e->waiter && atomic_load(&e->state) == ENTRY_PENDING) {
-                    e->waiter = false;
-                    atomic_store_explicit(&e->state, ENTRY_RELEASED, memory_order_release);
-                    released++;
+    for (int channel = 0; channel < CHANNEL_COUNT; channel++) {
+        report_thread *subscriber = subscription_take(s, (callback_channel)channel);
+        if (subscriber) {
+            pthread_mutex_lock(&subscriber->lock);
+            report_thread_remove_stream(subscriber, s);
+            pthread_mutex_unlock(&subscriber->lock);
+        }
+        /* Calls of s may sit at any report thread, not only at its
+         * subscriber: the thread it was subscribed to when they were posted
+         * may have been unsubscribed or replaced since, and stays known
+         * while it holds them. */
+        for (report_thread *rt = report_registries[channel]; rt; rt = rt->next) {
+            pthread_mutex_lock(&rt->lock);
+            size_t pending = 0, released = 0;
+            for (int pass = 0; pass < 2; pass++) {
+                for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
+                    if (e->stream_id != s->id)
+                        continue;
+                    pending++;
+                    if (e->waiter && atomic_load(&e->state) == ENTRY_PENDING) {
+                        e->waiter = false;
+                        atomic_store_explicit(&e->state, ENTRY_RELEASED, memory_order_release);
+                        released++;
+                    }
                 }
             }
+            if (released)
+                pthread_cond_broadcast(&rt->finished);
+            pthread_mutex_unlock(&rt->lock);
+            if (pending)
+                ACL_LOG(LOG_WARNING,
+                        "stream %d destroyed with %zu call(s) still at thread %#" PRIx64
+                        "; they run in its next %s",
+                        s->id, pending, rt->thread_id,
+                        channel == CHANNEL_REPORT ? "aclrtProcessReport" : "aclrtProcessHostFunc");
         }
-        if (released)
-            pthread_cond_broadcast(&rt->finished);
-        pthread_mutex_unlock(&rt->lock);
-        if (pending)
-            ACL_LOG(LOG_WARNING,
-                    "stream %d destroyed with %zu callback(s) still at report thread %#" PRIx64
-                    "; they run in its next aclrtProcessReport",
-                    s->id, pending, rt->thread_id);
+        if (subscriber)
+            report_thread_put_locked(subscriber);
     }
-    if (subscriber)
-        report_thread_put_locked(subscriber);
     pthread_mutex_unlock(&report_registry_lock);
 }
 
@@ -456,8 +484,8 @@ static void callback_reached(void *arg)
     callback_entry_put(e);
 }
 
-aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data,
-                         bool block)
+aclError callback_launch(const char *api, callback_channel channel, acl_stream *s, aclrtCallback fn,
+                         void *user_data, bool block)
 {
     callback_entry *e = malloc(sizeof *e);
     if (!e)
@@ -465,14 +493,15 @@ aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void 
 
     pthread_mutex_t *stripe = subscription_lock(s);
     pthread_mutex_lock(stripe);
-    report_thread *rt = atomic_load(&s->subscriber);
+    report_thread *rt = atomic_load(subscriber_of(s, channel));
     if (rt)
         atomic_fetch_add(&rt->refs, 1); /* safe: the stream holds one */
     pthread_mutex_unlock(stripe);
     if (!rt) {
         free(e);
         return acl_raise(api, ACL_ERROR_RT_STREAM_NO_CB_REG,
-                         "stream %d has no report thread; call aclrtSubscribeReport first", s->id);
+                         "stream %d has no thread to run it; call %s first", s->id,
+                         subscribe_name[channel]);
     }
 
     *e = (callback_entry){
@@ -571,18 +600,23 @@ static aclError report_thread_process(const char *api, report_thread *rt, int32_
     return ACL_SUCCESS;
 }
 
-aclError callback_process(const char *api, int32_t timeout)
+bool callback_has_subscriber(acl_stream *s, callback_channel channel)
+{
+    return atomic_load_explicit(subscriber_of(s, channel), memory_order_relaxed) != NULL;
+}
+
+aclError callback_process(const char *api, callback_channel channel, int32_t timeout)
 {
     uint64_t self = (uint64_t)pthread_self();
     pthread_mutex_lock(&report_registry_lock);
-    report_thread *rt = registry_find(self);
+    report_thread *rt = registry_find(channel, self);
     if (rt)
         atomic_fetch_add(&rt->refs, 1);
     pthread_mutex_unlock(&report_registry_lock);
     if (!rt)
         return acl_raise(api, ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                         "thread %#" PRIx64 " serves no stream; call aclrtSubscribeReport first",
-                         self);
+                         "thread %#" PRIx64 " serves no stream; call %s first", self,
+                         subscribe_name[channel]);
     aclError ret = report_thread_process(api, rt, timeout);
     report_thread_put(rt);
     return ret;
@@ -595,14 +629,16 @@ static void fork_prepare(void)
     pthread_mutex_lock(&report_registry_lock);
     for (int i = 0; i < SUBSCRIPTION_STRIPES; i++)
         pthread_mutex_lock(&subscription_locks[i]);
-    for (report_thread *rt = report_registry; rt; rt = rt->next)
-        pthread_mutex_lock(&rt->lock);
+    for (int channel = 0; channel < CHANNEL_COUNT; channel++)
+        for (report_thread *rt = report_registries[channel]; rt; rt = rt->next)
+            pthread_mutex_lock(&rt->lock);
 }
 
 static void fork_done(void)
 {
-    for (report_thread *rt = report_registry; rt; rt = rt->next)
-        pthread_mutex_unlock(&rt->lock);
+    for (int channel = CHANNEL_COUNT - 1; channel >= 0; channel--)
+        for (report_thread *rt = report_registries[channel]; rt; rt = rt->next)
+            pthread_mutex_unlock(&rt->lock);
     for (int i = SUBSCRIPTION_STRIPES - 1; i >= 0; i--)
         pthread_mutex_unlock(&subscription_locks[i]);
     pthread_mutex_unlock(&report_registry_lock);

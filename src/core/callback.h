@@ -16,11 +16,20 @@
  * callback queued behind it) has run. */
 bool callback_running(void);
 
-aclError callback_subscribe(const char *api, uint64_t thread_id, acl_stream *s);
-aclError callback_unsubscribe(const char *api, uint64_t thread_id, acl_stream *s);
-aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data,
-                         bool block);
-/* aclrtProcessReport for the calling thread; timeout -1 or > 0 ms. */
-aclError callback_process(const char *api, int32_t timeout);
+/* Report threads (aclrtSubscribeReport, aclrtLaunchCallback) or host
+ * function threads (aclrtSubscribeHostFunc, aclrtLaunchHostFunc). */
+typedef enum callback_channel { CHANNEL_REPORT, CHANNEL_HOST_FUNC, CHANNEL_COUNT } callback_channel;
+
+aclError callback_subscribe(const char *api, callback_channel channel, uint64_t thread_id,
+                            acl_stream *s);
+aclError callback_unsubscribe(const char *api, callback_channel channel, uint64_t thread_id,
+                              acl_stream *s);
+aclError callback_launch(const char *api, callback_channel channel, acl_stream *s, aclrtCallback fn,
+                         void *user_data, bool block);
+/* Whether a thread of the channel serves s now (a hint: it may change). */
+bool callback_has_subscriber(acl_stream *s, callback_channel channel);
+/* aclrtProcessReport / aclrtProcessHostFunc for the calling thread;
+ * timeout -1 or > 0 ms. */
+aclError callback_process(const char *api, callback_channel channel, int32_t timeout);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/device.h"
+#include "core/exception.h"
 #include "core/errors.h"
 #include "core/lifecycle.h"
 #include "util/clock.h"
@@ -306,13 +307,13 @@ void device_context_destroy(acl_context *ctx)
  * backend event, then waits for the marks with no lock held, so streams
  * may come and go (and callbacks may run ACL calls) while we wait, and work
  * queued after the call is not waited for. */
-aclError device_synchronize(int32_t phys, int32_t timeout_ms)
+/* Every stream of every context of the device, each held (stream_release),
+ * in a block the caller frees. */
+static acl_stream **device_streams(int32_t phys, size_t *count_out, aclError *err_out)
 {
-    const backend_event_ops *ev = backend()->event;
-    size_t count = 0, cap = 0, marks = 0;
+    size_t count = 0, cap = 0;
     acl_stream **streams = NULL;
     aclError err = ACL_SUCCESS;
-
     pthread_mutex_lock(&devices_lock);
     list_for_each(pos, &devices[phys].contexts)
     {
@@ -338,6 +339,32 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
         free(more);
     }
     pthread_mutex_unlock(&devices_lock);
+    *count_out = count;
+    *err_out = err;
+    return streams;
+}
+
+aclError device_abort(int32_t phys)
+{
+    size_t count;
+    aclError err;
+    acl_stream **streams = device_streams(phys, &count, &err);
+    for (size_t i = 0; i < count; i++) {
+        aclError one = stream_abort(streams[i]);
+        if (one && !err)
+            err = one;
+        stream_release(streams[i]);
+    }
+    free(streams);
+    return err;
+}
+
+aclError device_synchronize(int32_t phys, int32_t timeout_ms)
+{
+    const backend_event_ops *ev = backend()->event;
+    size_t count, marks = 0;
+    aclError err;
+    acl_stream **streams = device_streams(phys, &count, &err);
 
     /* The marks, one per busy stream, in one block. */
     unsigned char *mark_mem = !err && count ? calloc(count, ev->size) : NULL;
@@ -372,6 +399,8 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
     }
     borrow_resume(borrowed);
     free(mark_mem);
+    if (exception_is_device_fault(err))
+        exception_report(phys, device_from_phys(phys), -1, 0, err);
     return err;
 }
 

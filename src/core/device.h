@@ -43,6 +43,9 @@ void device_context_destroy(acl_context *ctx);
 /* Waits for the work queued on every stream of the device (all contexts)
  * before the call. Bare codes: ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry. */
 aclError device_synchronize(int32_t phys, int32_t timeout_ms);
+/* aclrtDeviceTaskAbort: stream_abort on every stream of the device (all
+ * contexts). The first failure, after trying all. */
+aclError device_abort(int32_t phys);
 
 /* Process-wide aclSysParamOpt values (per-context ones are in context.h).
  * get says whether the option was ever set; unset options read as 0. */

@@ -1,6 +1,8 @@
 #include <stdlib.h>
 
+#include "core/device.h"
 #include "core/errors.h"
+#include "core/exception.h"
 #include "core/event.h"
 
 enum { EVENT_LIMIT = 1 << 20 };
@@ -114,12 +116,22 @@ aclError event_synchronize(acl_event *e, int32_t timeout_ms)
     aclError err = backend()->event->synchronize(event_backend(e), timeout_ms);
     borrow_resume(borrowed);
     object_release(&e->obj);
+    if (exception_is_device_fault(err))
+        exception_report(e->phys, device_from_phys(e->phys), -1, 0, err);
     return err;
 }
 
 aclError event_elapsed(acl_event *start, acl_event *end, float *ms)
 {
     return backend()->event->elapsed(event_backend(start), event_backend(end), ms);
+}
+
+aclError event_timestamp(acl_event *e, uint64_t *us)
+{
+    const backend_event_ops *ops = backend()->event;
+    if (!ops->timestamp)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    return ops->timestamp(event_backend(e), us);
 }
 
 void *event_native(acl_event *e)

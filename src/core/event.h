@@ -63,6 +63,9 @@ void event_reset(acl_event *e);
 aclError event_query(acl_event *e, bool *complete);
 aclError event_synchronize(acl_event *e, int32_t timeout_ms);
 aclError event_elapsed(acl_event *start, acl_event *end, float *ms);
+/* Microseconds (CLOCK_MONOTONIC) at which the latest record completed;
+ * bare codes (ACL_ERROR_RT_EVENT_NOT_COMPLETE while pending). */
+aclError event_timestamp(acl_event *e, uint64_t *us);
 /* The backend's native event; from then on it is never recycled. */
 void *event_native(acl_event *e);
 

@@ -47,6 +47,10 @@ typedef enum handle_kind {
     HANDLE_STREAM,
     HANDLE_EVENT,
     HANDLE_BUFFER,
+    HANDLE_NOTIFY,
+    HANDLE_CNT_NOTIFY,
+    HANDLE_STREAM_CONFIG,
+    HANDLE_GROUP_INFO,
     HANDLE_KIND_COUNT
 } handle_kind;
 

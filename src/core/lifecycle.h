@@ -6,6 +6,9 @@
 #define ACLCUDA_CORE_LIFECYCLE_H
 
 typedef enum lifecycle_event {
+    /* subject: a stream just made (default streams included), live and
+     * borrowed by its creator. */
+    LIFECYCLE_STREAM_MADE,
     /* subject: the acl_stream being torn down (its handle already gone). */
     LIFECYCLE_STREAM_GONE,
     /* subject: the device's backend index as an intptr_t; its default

@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/errors.h"
+#include "core/exception.h"
 #include "core/lifecycle.h"
 #include "core/stream.h"
 
@@ -9,6 +10,13 @@ enum { STREAM_LIMIT = 65536 };
 
 static atomic_int next_stream_id;
 static atomic_int live_streams;
+/* aclrtGetThreadLastTaskId. */
+static _Thread_local uint32_t thread_last_task;
+
+uint32_t stream_thread_last_task(void)
+{
+    return thread_last_task;
+}
 
 static const char *task_name(task_kind kind)
 {
@@ -25,6 +33,18 @@ static const char *task_name(task_kind kind)
         return "an event wait";
     case TASK_HOST_FUNC:
         return "a host function";
+    case TASK_VALUE_WRITE:
+        return "a value write";
+    case TASK_VALUE_WAIT:
+        return "a value wait";
+    case TASK_NOTIFY_RECORD:
+        return "a notify record";
+    case TASK_NOTIFY_WAIT:
+        return "a notify wait";
+    case TASK_CNT_NOTIFY_RECORD:
+        return "a counting notify record";
+    case TASK_CNT_NOTIFY_WAIT:
+        return "a counting notify wait";
     }
     return "a task";
 }
@@ -47,6 +67,10 @@ static aclError submit_failed(const char *api, const acl_stream *s, const task *
     case TASK_FILL:
         return acl_raise(api, err, "queueing a %zu-byte fill at %p on stream %d failed: %s",
                          t->u.fill.n, t->u.fill.ptr, (int)s->id, acl_error_text(err));
+    case TASK_VALUE_WRITE:
+    case TASK_VALUE_WAIT:
+        return acl_raise(api, err, "queueing %s at %p on stream %d failed: %s", task_name(t->kind),
+                         t->u.value.addr, (int)s->id, acl_error_text(err));
     default:
         return acl_raise(api, err, "queueing %s on stream %d failed: %s", task_name(t->kind),
                          (int)s->id, acl_error_text(err));
@@ -90,13 +114,35 @@ aclError stream_submit(const char *api, acl_stream *s, const task *t)
     case TASK_HOST_FUNC:
         err = ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
         break;
+    case TASK_VALUE_WRITE:
+        err = ops->value_write(bs, t->u.value.addr, t->u.value.value);
+        break;
+    case TASK_VALUE_WAIT:
+        err = ops->value_wait(bs, t->u.value.addr, t->u.value.value, t->u.value.cmp);
+        break;
+    case TASK_NOTIFY_RECORD:
+        err = backend()->notify->record(bs, t->u.notify.notify);
+        break;
+    case TASK_NOTIFY_WAIT:
+        err = backend()->notify->wait(bs, t->u.notify.notify, t->u.notify.timeout_s);
+        break;
+    case TASK_CNT_NOTIFY_RECORD:
+        err = backend()->notify->count(bs, t->u.notify.notify, t->u.notify.mode, t->u.notify.value);
+        break;
+    case TASK_CNT_NOTIFY_WAIT:
+        err = backend()->notify->count_wait(bs, t->u.notify.notify, t->u.notify.mode,
+                                            t->u.notify.value, t->u.notify.timeout_s,
+                                            t->u.notify.clear);
+        break;
     default:
         err = ACL_ERROR_RT_INTERNAL_ERROR;
         break;
     }
     /* Counted after the call: a synchronize that read the count before
      * this store began before the call returned, and need not cover it. */
-    atomic_fetch_add_explicit(&s->queued, 1, memory_order_release);
+    uint_fast64_t seq = atomic_fetch_add_explicit(&s->queued, 1, memory_order_release) + 1;
+    if (s != s->ctx->default_stream)
+        thread_last_task = (uint32_t)seq;
     return __builtin_expect(err == ACL_SUCCESS, 1) ? err : submit_failed(api, s, t, err);
 }
 
@@ -130,6 +176,8 @@ aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
     borrow_resume(borrowed);
     if (err == ACL_SUCCESS)
         mark_done(s, queued);
+    else if (exception_is_device_fault(err))
+        exception_report(s->ctx->phys, s->ctx->device, s->id, (uint32_t)queued, err);
     stream_release(s);
     return err;
 }
@@ -151,6 +199,19 @@ void *stream_native(acl_stream *s)
 {
     atomic_store_explicit(&s->exported, true, memory_order_relaxed);
     return backend()->stream->native(stream_backend(s));
+}
+
+aclError stream_abort(acl_stream *s)
+{
+    const backend_stream_ops *ops = backend()->stream;
+    if (!ops->abort)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    /* Everything counted before the abort is settled by it. */
+    uint_fast64_t queued = atomic_load_explicit(&s->queued, memory_order_acquire);
+    aclError err = ops->abort(stream_backend(s));
+    if (err == ACL_SUCCESS)
+        mark_done(s, queued);
+    return err;
 }
 
 uint32_t stream_available(void)
@@ -221,6 +282,7 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_
         stream_put(s);
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
+    lifecycle_notify(LIFECYCLE_STREAM_MADE, s);
     *out = s;
     return ACL_SUCCESS;
 }

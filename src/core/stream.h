@@ -39,7 +39,8 @@ typedef struct acl_stream {
     uint32_t overflow_switch;
     uint32_t user_custom_tag;
     uint32_t cache_op_info;
-    _Atomic(struct report_thread *) subscriber; /* owned by callback.c */
+    _Atomic(struct report_thread *) subscriber;           /* owned by callback.c */
+    _Atomic(struct report_thread *) host_func_subscriber; /* owned by callback.c */
     /* Work submitted, counted after each submission, and the count a
      * synchronize or query last saw complete. Once the native stream went
      * to the application (exported), work may reach it behind our back and
@@ -47,6 +48,8 @@ typedef struct acl_stream {
     atomic_uint_fast64_t queued;
     atomic_uint_fast64_t done;
     atomic_bool exported;
+    /* aclrtSetStreamResLimit per aclrtDevResLimitType, 0 when not set. */
+    _Atomic uint32_t res_limit[2];
     _Alignas(16) unsigned char backend[]; /* the backend's stream, in place */
 } acl_stream;
 
@@ -62,6 +65,12 @@ typedef enum task_kind {
     TASK_RECORD,
     TASK_WAIT,
     TASK_HOST_FUNC,
+    TASK_VALUE_WRITE,
+    TASK_VALUE_WAIT,
+    TASK_NOTIFY_RECORD,
+    TASK_NOTIFY_WAIT,
+    TASK_CNT_NOTIFY_RECORD,
+    TASK_CNT_NOTIFY_WAIT,
 } task_kind;
 
 /* One piece of stream-ordered work, built on the caller's stack. */
@@ -92,6 +101,18 @@ typedef struct task {
             host_fn fn;
             void *arg;
         } host_func;
+        struct {
+            void *addr;
+            uint64_t value;
+            uint32_t cmp; /* TASK_VALUE_WAIT: ACL_STREAM_WAIT_VALUE_* */
+        } value;
+        struct {
+            backend_notify *notify;
+            uint32_t mode;      /* counting: record mode or wait comparison */
+            uint32_t value;     /* counting */
+            uint32_t timeout_s; /* waits; 0: none */
+            bool clear;         /* counting waits */
+        } notify;
     } u;
 } task;
 
@@ -142,5 +163,15 @@ void *stream_native(acl_stream *s);
 
 /* How many more streams may be made. */
 uint32_t stream_available(void);
+
+/* aclrtStreamAbort: what is queued on s is no longer owed (backend.h says
+ * what becomes of it), the stream stays usable, and its idle bookkeeping
+ * says so. Bare codes (the backend's; ACL_ERROR_RT_FEATURE_NOT_SUPPORT when
+ * it cannot). */
+aclError stream_abort(acl_stream *s);
+
+/* The task id of the calling thread's last submission on a stream it
+ * created (not a default stream): its sequence number on that stream. */
+uint32_t stream_thread_last_task(void);
 
 #endif

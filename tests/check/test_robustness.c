@@ -17,7 +17,7 @@
 /* The table calls deprecated functions too: they are still part of the API. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-enum { BUF_SIZE = 4096, MAX_BAD = 16, GARBAGE_BYTES = 256 };
+enum { BUF_SIZE = 4096, MAX_BAD = 20, GARBAGE_BYTES = 256, NOTIFY_KEY_BYTES = 65 };
 
 #define ANY_ERROR ((aclError)-1)
 
@@ -70,7 +70,16 @@ static void check_rejected(aclError ret, aclError code, const char *call, const 
 
 /* ---- bad handles ----------------------------------------------------------------- */
 
-typedef enum handle_kind { KIND_STREAM, KIND_EVENT, KIND_CONTEXT, KIND_BUFFER } handle_kind;
+typedef enum handle_kind {
+    KIND_STREAM,
+    KIND_EVENT,
+    KIND_CONTEXT,
+    KIND_BUFFER,
+    KIND_NOTIFY,
+    KIND_CNT_NOTIFY,
+    KIND_STREAM_CONFIG,
+    KIND_GROUP_INFO,
+} handle_kind;
 
 /* Handles that are not live handles of one kind, with what each one is. The
  * set lives in the caller's frame: `local` is a local variable's address. */
@@ -82,6 +91,10 @@ typedef struct bad_set {
     aclrtEvent event;
     aclrtContext context;
     aclDataBuffer *buffer;
+    aclrtNotify notify;
+    aclrtCntNotify cnt_notify;
+    aclrtStreamConfigHandle *config;
+    aclrtGroupInfo *group;
     unsigned char local[GARBAGE_BYTES];
     unsigned char *heap_random;
     unsigned char *heap_forged; /* starts like a live handle of the wanted kind */
@@ -119,6 +132,24 @@ static void *destroyed_handle(handle_kind kind, aclrtContext current)
         ck_assert_ptr_nonnull(h);
         ACL_OK(aclDestroyDataBuffer(h));
         break;
+    case KIND_NOTIFY:
+        ACL_OK(aclrtCreateNotify(&h, 0));
+        ACL_OK(aclrtDestroyNotify(h));
+        break;
+    case KIND_CNT_NOTIFY:
+        ACL_OK(aclrtCntNotifyCreate(&h, 0));
+        ACL_OK(aclrtCntNotifyDestroy(h));
+        break;
+    case KIND_STREAM_CONFIG:
+        h = aclrtCreateStreamConfigHandle();
+        ck_assert_ptr_nonnull(h);
+        ACL_OK(aclrtDestroyStreamConfigHandle(h));
+        break;
+    case KIND_GROUP_INFO:
+        h = aclrtCreateGroupInfo();
+        ck_assert_ptr_nonnull(h);
+        ACL_OK(aclrtDestroyGroupInfo(h));
+        break;
     }
     return h;
 }
@@ -133,6 +164,11 @@ static void bad_set_make(bad_set *b, handle_kind kind)
     ACL_OK(aclrtGetCurrentContext(&b->context));
     b->buffer = aclCreateDataBuffer(NULL, 0);
     ck_assert_ptr_nonnull(b->buffer);
+    ACL_OK(aclrtCreateNotify(&b->notify, 0));
+    ACL_OK(aclrtCntNotifyCreate(&b->cnt_notify, 0));
+    b->config = aclrtCreateStreamConfigHandle();
+    b->group = aclrtCreateGroupInfo();
+    ck_assert(b->config && b->group);
 
     fill_random(b->local, sizeof b->local, 0x5eed0001);
     b->heap_random = malloc(GARBAGE_BYTES);
@@ -142,7 +178,8 @@ static void bad_set_make(bad_set *b, handle_kind kind)
     fill_random(b->heap_forged, GARBAGE_BYTES, 0x5eed0003);
     /* Handles are values, not addresses: a block holding a live handle's
      * value, and that value with another generation, are not handles. */
-    void *model[] = {b->stream, b->event, b->context, b->buffer};
+    void *model[] = {b->stream,     b->event,      b->context, b->buffer,
+                     b->notify,     b->cnt_notify, b->config,  b->group};
     memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
 
     if (kind != KIND_STREAM) {
@@ -155,6 +192,12 @@ static void bad_set_make(bad_set *b, handle_kind kind)
         bad_add(b, b->context, "a context");
     if (kind != KIND_BUFFER)
         bad_add(b, b->buffer, "a data buffer");
+    if (kind != KIND_NOTIFY)
+        bad_add(b, b->notify, "a notify");
+    if (kind != KIND_CNT_NOTIFY)
+        bad_add(b, b->cnt_notify, "a counting notify");
+    if (kind >= KIND_NOTIFY && kind != KIND_STREAM_CONFIG)
+        bad_add(b, b->config, "a stream configuration");
     bad_add(b, b->local, "a local variable's address");
     bad_add(b, b->heap_random, "a heap block of random bytes");
     bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
@@ -169,6 +212,10 @@ static void bad_set_free(bad_set *b)
     ACL_OK(aclrtDestroyStream(b->stream));
     ACL_OK(aclrtDestroyEvent(b->event));
     ACL_OK(aclDestroyDataBuffer(b->buffer));
+    ACL_OK(aclrtDestroyNotify(b->notify));
+    ACL_OK(aclrtCntNotifyDestroy(b->cnt_notify));
+    ACL_OK(aclrtDestroyStreamConfigHandle(b->config));
+    ACL_OK(aclrtDestroyGroupInfo(b->group));
     free(b->heap_random);
     free(b->heap_forged);
 }
@@ -758,7 +805,7 @@ ROW(aclrtGetStreamOverflowSwitch)
 
 ROW(aclrtSetStreamOverflowSwitch)
 {
-    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtSetStreamOverflowSwitch(h, 1));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtSetStreamOverflowSwitch(h, 0));
 }
 
 ROW(aclrtSetStreamFailureMode)
@@ -1097,6 +1144,569 @@ ROW(aclsysGetVersionStr)
     REJECTS(aclsysGetVersionStr(name, NULL), ACL_ERROR_INVALID_PARAM, "a NULL versionStr");
 }
 
+/* ---- rows of the streams, notifies, devices and diagnostics of issue 17 ---------------- */
+
+static void state_callback_noop(aclrtStream stream, aclrtStreamState state, void *args)
+{
+    (void)stream;
+    (void)state;
+    (void)args;
+}
+
+static void exception_noop(aclrtExceptionInfo *info)
+{
+    (void)info;
+}
+
+static uint32_t snapshot_noop(int32_t device, void *args)
+{
+    (void)device;
+    (void)args;
+    return 0;
+}
+
+/* Words a value write or wait must refuse: not ACL memory, misaligned,
+ * running past the end of an allocation, freed. */
+static void check_bad_words(aclError (*op)(void *, uint64_t, uint32_t, aclrtStream))
+{
+    unsigned char *dev = NULL, *freed = NULL;
+    ACL_OK(aclrtMalloc((void **)&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&freed, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtFree(freed));
+    uint64_t local[4];
+    uint64_t *heap = malloc(64);
+    ck_assert_ptr_nonnull(heap);
+    void *bad[] = {NULL,     heap,      local, (void *)(uintptr_t)16, (void *)(UINTPTR_MAX - 15),
+                   dev + 4,  freed};
+    const char *what[] = {"NULL", "malloc'd memory", "a local variable", "address 16",
+                          "the top of the address space", "a misaligned device address",
+                          "freed device memory"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        REJECTS(op(bad[i], 1, 0, NULL), ACL_ERROR_INVALID_PARAM, what[i]);
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, op(dev, 1, 0, h));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    ACL_OK(aclrtFree(dev));
+    free(heap);
+}
+
+ROW(aclrtValueWrite)
+{
+    check_bad_words(aclrtValueWrite);
+}
+
+ROW(aclrtValueWait)
+{
+    check_bad_words(aclrtValueWait);
+}
+
+ROW(aclrtCreateNotify)
+{
+    REJECTS(aclrtCreateNotify(NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL notify");
+}
+
+ROW(aclrtDestroyNotify)
+{
+    FOR_EACH_BAD(KIND_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtDestroyNotify(h));
+}
+
+ROW(aclrtRecordNotify)
+{
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    FOR_EACH_BAD(KIND_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtRecordNotify(h, NULL));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtRecordNotify(n, h));
+    ACL_OK(aclrtDestroyNotify(n));
+}
+
+ROW(aclrtWaitAndResetNotify)
+{
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    FOR_EACH_BAD(KIND_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtWaitAndResetNotify(h, NULL, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtWaitAndResetNotify(n, h, 0));
+    ACL_OK(aclrtDestroyNotify(n));
+}
+
+ROW(aclrtGetNotifyId)
+{
+    uint32_t id;
+    FOR_EACH_BAD(KIND_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtGetNotifyId(h, &id));
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    REJECTS(aclrtGetNotifyId(n, NULL), ACL_ERROR_INVALID_PARAM, "a NULL id");
+    ACL_OK(aclrtDestroyNotify(n));
+}
+
+ROW(aclrtNotifyBatchReset)
+{
+    REJECTS(aclrtNotifyBatchReset(NULL, 1), ACL_ERROR_INVALID_PARAM, "a NULL array");
+    aclrtNotify list[2];
+    ACL_OK(aclrtCreateNotify(&list[0], 0));
+    REJECTS(aclrtNotifyBatchReset(list, 0), ACL_ERROR_INVALID_PARAM, "num 0");
+    FOR_EACH_BAD(KIND_NOTIFY, h, ACL_ERROR_INVALID_PARAM,
+                 (list[1] = h, aclrtNotifyBatchReset(list, 2)));
+    ACL_OK(aclrtDestroyNotify(list[0]));
+}
+
+ROW(aclrtNotifyGetExportKey)
+{
+    char key[NOTIFY_KEY_BYTES];
+    FOR_EACH_BAD(KIND_NOTIFY, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtNotifyGetExportKey(h, key, sizeof key, 0));
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    REJECTS(aclrtNotifyGetExportKey(n, NULL, sizeof key, 0), ACL_ERROR_INVALID_PARAM, "a NULL key");
+    REJECTS(aclrtNotifyGetExportKey(n, key, 8, 0), ACL_ERROR_INVALID_PARAM, "an 8-byte key buffer");
+    REJECTS(aclrtNotifyGetExportKey(n, key, sizeof key, 1), ACL_ERROR_INVALID_PARAM,
+            "an unknown flag");
+    ACL_OK(aclrtDestroyNotify(n));
+}
+
+ROW(aclrtNotifyImportByKey)
+{
+    aclrtNotify n;
+    REJECTS(aclrtNotifyImportByKey(NULL, "aclnotify-1-1", 0), ACL_ERROR_INVALID_PARAM,
+            "a NULL notify");
+    REJECTS(aclrtNotifyImportByKey(&n, NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL key");
+    char junk[GARBAGE_BYTES];
+    fill_random(junk, sizeof junk, 0x5eed0006);
+    junk[sizeof junk - 1] = '\0';
+    const char *keys[] = {"", "aclnotify-", "aclnotify-1-1/../../x", "../../etc/passwd",
+                          "aclnotify-999999999-4000000000", junk};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        REJECTS(aclrtNotifyImportByKey(&n, keys[i], 0), ACL_ERROR_INVALID_PARAM, "a bad key");
+}
+
+ROW(aclrtNotifySetImportPid)
+{
+    int32_t pid = (int32_t)getpid();
+    FOR_EACH_BAD(KIND_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPid(h, &pid, 1));
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    REJECTS(aclrtNotifySetImportPid(n, NULL, 1), ACL_ERROR_INVALID_PARAM, "a NULL pid list");
+    REJECTS(aclrtNotifySetImportPid(n, &pid, 1), ACL_ERROR_INVALID_PARAM, "a notify not exported");
+    ACL_OK(aclrtDestroyNotify(n));
+}
+
+ROW(aclrtCntNotifyCreate)
+{
+    REJECTS(aclrtCntNotifyCreate(NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL notify");
+}
+
+ROW(aclrtCntNotifyDestroy)
+{
+    FOR_EACH_BAD(KIND_CNT_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtCntNotifyDestroy(h));
+}
+
+ROW(aclrtCntNotifyRecord)
+{
+    aclrtCntNotifyRecordInfo info = {ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE, 1};
+    FOR_EACH_BAD(KIND_CNT_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtCntNotifyRecord(h, NULL, &info));
+    aclrtCntNotify n;
+    ACL_OK(aclrtCntNotifyCreate(&n, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtCntNotifyRecord(n, h, &info));
+    REJECTS(aclrtCntNotifyRecord(n, NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL info");
+    ACL_OK(aclrtCntNotifyDestroy(n));
+}
+
+ROW(aclrtCntNotifyWaitWithTimeout)
+{
+    aclrtCntNotifyWaitInfo info = {.mode = ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE};
+    FOR_EACH_BAD(KIND_CNT_NOTIFY, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCntNotifyWaitWithTimeout(h, NULL, &info));
+    aclrtCntNotify n;
+    ACL_OK(aclrtCntNotifyCreate(&n, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtCntNotifyWaitWithTimeout(n, h, &info));
+    REJECTS(aclrtCntNotifyWaitWithTimeout(n, NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL info");
+    ACL_OK(aclrtCntNotifyDestroy(n));
+}
+
+ROW(aclrtCntNotifyReset)
+{
+    FOR_EACH_BAD(KIND_CNT_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtCntNotifyReset(h, NULL));
+    aclrtCntNotify n;
+    ACL_OK(aclrtCntNotifyCreate(&n, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtCntNotifyReset(n, h));
+    ACL_OK(aclrtCntNotifyDestroy(n));
+}
+
+ROW(aclrtCntNotifyGetId)
+{
+    uint32_t id;
+    FOR_EACH_BAD(KIND_CNT_NOTIFY, h, ACL_ERROR_INVALID_PARAM, aclrtCntNotifyGetId(h, &id));
+    aclrtCntNotify n;
+    ACL_OK(aclrtCntNotifyCreate(&n, 0));
+    REJECTS(aclrtCntNotifyGetId(n, NULL), ACL_ERROR_INVALID_PARAM, "a NULL id");
+    ACL_OK(aclrtCntNotifyDestroy(n));
+}
+
+ROW(aclrtDestroyStreamConfigHandle)
+{
+    FOR_EACH_BAD(KIND_STREAM_CONFIG, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtDestroyStreamConfigHandle((aclrtStreamConfigHandle *)h));
+}
+
+ROW(aclrtSetStreamConfigOpt)
+{
+    uint32_t priority = 1;
+    FOR_EACH_BAD(KIND_STREAM_CONFIG, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtSetStreamConfigOpt((aclrtStreamConfigHandle *)h, ACL_RT_STREAM_PRIORITY,
+                                         &priority, sizeof priority));
+    aclrtStreamConfigHandle *c = aclrtCreateStreamConfigHandle();
+    ck_assert_ptr_nonnull(c);
+    REJECTS(aclrtSetStreamConfigOpt(c, ACL_RT_STREAM_PRIORITY, NULL, sizeof priority),
+            ACL_ERROR_INVALID_PARAM, "a NULL value");
+    REJECTS(aclrtSetStreamConfigOpt(c, ACL_RT_STREAM_PRIORITY, &priority, 3),
+            ACL_ERROR_INVALID_PARAM, "a 3-byte value");
+    ACL_OK(aclrtDestroyStreamConfigHandle(c));
+}
+
+ROW(aclrtCreateStreamV2)
+{
+    aclrtStream s;
+    FOR_EACH_BAD(KIND_STREAM_CONFIG, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCreateStreamV2(&s, (aclrtStreamConfigHandle *)h));
+    aclrtStreamConfigHandle *c = aclrtCreateStreamConfigHandle();
+    ck_assert_ptr_nonnull(c);
+    REJECTS(aclrtCreateStreamV2(NULL, c), ACL_ERROR_INVALID_PARAM, "a NULL stream");
+    ACL_OK(aclrtDestroyStreamConfigHandle(c));
+}
+
+ROW(aclrtStreamAbort)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtStreamAbort(h));
+}
+
+ROW(aclrtPersistentTaskClean)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtPersistentTaskClean(h));
+}
+
+ROW(aclrtRegStreamStateCallback)
+{
+    REJECTS(aclrtRegStreamStateCallback(NULL, state_callback_noop, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL name");
+    REJECTS(aclrtRegStreamStateCallback("", state_callback_noop, NULL), ACL_ERROR_INVALID_PARAM,
+            "an empty name");
+}
+
+ROW(aclrtGetThreadLastTaskId)
+{
+    REJECTS(aclrtGetThreadLastTaskId(NULL), ACL_ERROR_INVALID_PARAM, "a NULL id");
+}
+
+ROW(aclrtGetStreamResLimit)
+{
+    uint32_t value;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtGetStreamResLimit(h, ACL_RT_DEV_RES_CUBE_CORE, &value));
+    REJECTS(aclrtGetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtSetStreamResLimit)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtSetStreamResLimit(h, ACL_RT_DEV_RES_CUBE_CORE, 1));
+}
+
+ROW(aclrtResetStreamResLimit)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtResetStreamResLimit(h));
+}
+
+ROW(aclrtUseStreamResInCurrentThread)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtUseStreamResInCurrentThread(h));
+}
+
+ROW(aclrtUnuseStreamResInCurrentThread)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtUnuseStreamResInCurrentThread(h));
+}
+
+ROW(aclrtGetResInCurrentThread)
+{
+    REJECTS(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtRecordEventWithFlag)
+{
+    aclrtEvent e = new_event(ACL_EVENT_SYNC);
+    FOR_EACH_BAD(KIND_EVENT, h, ACL_ERROR_INVALID_PARAM, aclrtRecordEventWithFlag(h, NULL, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtRecordEventWithFlag(e, h, 0));
+    ACL_OK(aclrtDestroyEvent(e));
+}
+
+ROW(aclrtStreamWaitEventWithFlag)
+{
+    aclrtEvent e = new_event(ACL_EVENT_SYNC);
+    ACL_OK(aclrtRecordEvent(e, NULL));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEventWithFlag(h, e, 0, 0));
+    FOR_EACH_BAD(KIND_EVENT, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtStreamWaitEventWithFlag(NULL, h, 0, 0));
+    ACL_OK(aclrtDestroyEvent(e));
+}
+
+ROW(aclrtEventGetTimestamp)
+{
+    uint64_t t;
+    FOR_EACH_BAD(KIND_EVENT, h, ACL_ERROR_INVALID_PARAM, aclrtEventGetTimestamp(h, &t));
+    aclrtEvent e = new_event(ACL_EVENT_TIME_LINE);
+    REJECTS(aclrtEventGetTimestamp(e, NULL), ACL_ERROR_INVALID_PARAM, "a NULL timestamp");
+    ACL_OK(aclrtDestroyEvent(e));
+}
+
+ROW(aclrtSubscribeHostFunc)
+{
+    uint64_t self = (uint64_t)pthread_self();
+    REJECTS(aclrtSubscribeHostFunc(self, NULL), ACL_ERROR_INVALID_PARAM, "the default stream");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtSubscribeHostFunc(self, h));
+}
+
+ROW(aclrtUnSubscribeHostFunc)
+{
+    uint64_t self = (uint64_t)pthread_self();
+    REJECTS(aclrtUnSubscribeHostFunc(self, NULL), ACL_ERROR_INVALID_PARAM, "the default stream");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtUnSubscribeHostFunc(self, h));
+}
+
+ROW(aclrtGetDevicesTopo)
+{
+    REJECTS(aclrtGetDevicesTopo(0, 0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL value");
+}
+
+ROW(aclrtRegDeviceStateCallback)
+{
+    REJECTS(aclrtRegDeviceStateCallback(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL name");
+}
+
+ROW(aclrtGetUserDevIdByPhyDevId)
+{
+    REJECTS(aclrtGetUserDevIdByPhyDevId(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclrtGetPhyDevIdByUserDevId)
+{
+    REJECTS(aclrtGetPhyDevIdByUserDevId(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclrtDeviceGetPCIBusId)
+{
+    char id[16];
+    REJECTS(aclrtDeviceGetPCIBusId(0, NULL, sizeof id), ACL_ERROR_INVALID_PARAM, "a NULL buffer");
+    REJECTS(aclrtDeviceGetPCIBusId(0, id, 12), ACL_ERROR_INVALID_PARAM, "a 12-byte buffer");
+}
+
+ROW(aclrtDeviceGetByPCIBusId)
+{
+    int32_t device;
+    REJECTS(aclrtDeviceGetByPCIBusId(NULL, &device), ACL_ERROR_INVALID_PARAM, "a NULL address");
+    REJECTS(aclrtDeviceGetByPCIBusId("0000:00:00.0", NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL device");
+    REJECTS(aclrtDeviceGetByPCIBusId("not a bus id", &device), ACL_ERROR_INVALID_PARAM,
+            "text that is no address");
+}
+
+ROW(aclrtDeviceGetHostAtomicCapabilities)
+{
+    uint32_t caps[1];
+    aclrtAtomicOperation ops[1] = {ACL_RT_ATOMIC_OPERATION_INTEGER_ADD};
+    aclrtAtomicOperation bad[1] = {(aclrtAtomicOperation)17};
+    REJECTS(aclrtDeviceGetHostAtomicCapabilities(NULL, ops, 1, 0), ACL_ERROR_INVALID_PARAM,
+            "NULL capabilities");
+    REJECTS(aclrtDeviceGetHostAtomicCapabilities(caps, NULL, 1, 0), ACL_ERROR_INVALID_PARAM,
+            "NULL operations");
+    REJECTS(aclrtDeviceGetHostAtomicCapabilities(caps, bad, 1, 0), ACL_ERROR_INVALID_PARAM,
+            "an unknown operation");
+}
+
+ROW(aclrtDeviceGetP2PAtomicCapabilities)
+{
+    uint32_t caps[1];
+    aclrtAtomicOperation ops[1] = {ACL_RT_ATOMIC_OPERATION_INTEGER_ADD};
+    REJECTS(aclrtDeviceGetP2PAtomicCapabilities(NULL, ops, 1, 0, 1), ACL_ERROR_INVALID_PARAM,
+            "NULL capabilities");
+    REJECTS(aclrtDeviceGetP2PAtomicCapabilities(caps, NULL, 1, 0, 1), ACL_ERROR_INVALID_PARAM,
+            "NULL operations");
+}
+
+ROW(aclrtGetDeviceResLimit)
+{
+    REJECTS(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtDeviceGetLimit)
+{
+    REJECTS(aclrtDeviceGetLimit(ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtGetGroupCount)
+{
+    REJECTS(aclrtGetGroupCount(NULL), ACL_ERROR_INVALID_PARAM, "a NULL count");
+}
+
+ROW(aclrtDestroyGroupInfo)
+{
+    FOR_EACH_BAD(KIND_GROUP_INFO, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtDestroyGroupInfo((aclrtGroupInfo *)h));
+}
+
+ROW(aclrtGetAllGroupInfo)
+{
+    FOR_EACH_BAD(KIND_GROUP_INFO, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtGetAllGroupInfo((aclrtGroupInfo *)h));
+}
+
+ROW(aclrtGetGroupInfoDetail)
+{
+    int32_t value;
+    size_t size;
+    FOR_EACH_BAD(KIND_GROUP_INFO, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtGetGroupInfoDetail((aclrtGroupInfo *)h, 0, ACL_GROUP_AICORE_INT, &value,
+                                         sizeof value, &size));
+    aclrtGroupInfo *g = aclrtCreateGroupInfo();
+    ck_assert_ptr_nonnull(g);
+    ACL_OK(aclrtGetAllGroupInfo(g));
+    REJECTS(aclrtGetGroupInfoDetail(g, 0, ACL_GROUP_AICORE_INT, NULL, sizeof value, &size),
+            ACL_ERROR_INVALID_PARAM, "a NULL value");
+    REJECTS(aclrtGetGroupInfoDetail(g, 0, ACL_GROUP_AICORE_INT, &value, sizeof value, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL size");
+    REJECTS(aclrtGetGroupInfoDetail(g, 0, ACL_GROUP_AICORE_INT, &value, 2, &size),
+            ACL_ERROR_INVALID_PARAM, "a 2-byte value");
+    ACL_OK(aclrtDestroyGroupInfo(g));
+}
+
+ROW(aclrtExceptionInfoCallbackRegister)
+{
+    REJECTS(aclrtExceptionInfoCallbackRegister(NULL), ACL_ERROR_INVALID_PARAM, "a NULL callback");
+}
+
+ROW(aclrtExceptionInfoCallbackUnregister)
+{
+    REJECTS(aclrtExceptionInfoCallbackUnregister(NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL callback");
+    ACL_OK(aclrtExceptionInfoCallbackUnregister(exception_noop)); /* never registered: no-op */
+}
+
+ROW(aclrtGetArgsFromExceptionInfo)
+{
+    unsigned char local[GARBAGE_BYTES];
+    fill_random(local, sizeof local, 0x5eed0007);
+    void *args;
+    uint32_t len;
+    REJECTS(aclrtGetArgsFromExceptionInfo(NULL, &args, &len), ACL_ERROR_INVALID_PARAM, "NULL");
+    REJECTS(aclrtGetArgsFromExceptionInfo((const aclrtExceptionInfo *)local, &args, &len),
+            ACL_ERROR_INVALID_PARAM, "a local variable");
+    REJECTS(aclrtGetArgsFromExceptionInfo((const aclrtExceptionInfo *)local, NULL, &len),
+            ACL_ERROR_INVALID_PARAM, "a NULL args pointer");
+}
+
+ROW(aclrtGetFuncHandleFromExceptionInfo)
+{
+    unsigned char local[GARBAGE_BYTES];
+    fill_random(local, sizeof local, 0x5eed0008);
+    aclrtFuncHandle f;
+    REJECTS(aclrtGetFuncHandleFromExceptionInfo(NULL, &f), ACL_ERROR_INVALID_PARAM, "NULL");
+    REJECTS(aclrtGetFuncHandleFromExceptionInfo((const aclrtExceptionInfo *)local, &f),
+            ACL_ERROR_INVALID_PARAM, "a local variable");
+    REJECTS(aclrtGetFuncHandleFromExceptionInfo((const aclrtExceptionInfo *)local, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL func");
+}
+
+ROW(aclrtCheckArchCompatibility)
+{
+    int32_t ok;
+    REJECTS(aclrtCheckArchCompatibility(NULL, &ok), ACL_ERROR_INVALID_PARAM, "a NULL version");
+    REJECTS(aclrtCheckArchCompatibility("sm_90", NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclGetCannAttributeList)
+{
+    const aclCannAttr *list;
+    size_t num;
+    REJECTS(aclGetCannAttributeList(NULL, &num), ACL_ERROR_INVALID_PARAM, "a NULL list");
+    REJECTS(aclGetCannAttributeList(&list, NULL), ACL_ERROR_INVALID_PARAM, "a NULL count");
+}
+
+ROW(aclGetCannAttribute)
+{
+    REJECTS(aclGetCannAttribute(ACL_CANN_ATTR_BF16, NULL), ACL_ERROR_INVALID_PARAM, "a NULL value");
+}
+
+ROW(aclrtGetErrorVerbose)
+{
+    REJECTS(aclrtGetErrorVerbose(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL info");
+}
+
+ROW(aclrtRepairError)
+{
+    REJECTS(aclrtRepairError(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL info");
+}
+
+ROW(aclrtSetDeviceTaskAbortCallback)
+{
+    REJECTS(aclrtSetDeviceTaskAbortCallback(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL name");
+}
+
+ROW(aclrtSnapShotProcessLock)
+{
+    unsigned char local[8];
+    REJECTS(aclrtSnapShotProcessLock((int)getpid(), local), ACL_ERROR_INVALID_PARAM,
+            "a reserve pointer");
+}
+
+ROW(aclrtSnapShotProcessUnlock)
+{
+    unsigned char local[8];
+    REJECTS(aclrtSnapShotProcessUnlock((int)getpid(), local), ACL_ERROR_INVALID_PARAM,
+            "a reserve pointer");
+}
+
+ROW(aclrtSnapShotProcessBackup)
+{
+    aclrtSnapShotBackupArgs args = {0};
+    REJECTS(aclrtSnapShotProcessBackup((int)getpid(), &args), ACL_ERROR_INVALID_PARAM,
+            "arguments (must be NULL)");
+}
+
+ROW(aclrtSnapShotProcessRestore)
+{
+    aclrtSnapShotRestoreArgs args = {0};
+    REJECTS(aclrtSnapShotProcessRestore((int)getpid(), &args), ACL_ERROR_INVALID_PARAM,
+            "arguments (must be NULL)");
+}
+
+ROW(aclrtSnapShotCallbackRegister)
+{
+    REJECTS(aclrtSnapShotCallbackRegister(ACL_RT_SNAPSHOT_LOCK_PRE, NULL, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL callback");
+    REJECTS(aclrtSnapShotCallbackRegister((aclrtSnapShotStage)99, snapshot_noop, NULL),
+            ACL_ERROR_INVALID_PARAM, "an unknown stage");
+}
+
+ROW(aclrtSnapShotCallbackUnregister)
+{
+    REJECTS(aclrtSnapShotCallbackUnregister(ACL_RT_SNAPSHOT_LOCK_PRE, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL callback");
+    REJECTS(aclrtSnapShotCallbackUnregister(ACL_RT_SNAPSHOT_LOCK_PRE, snapshot_noop),
+            ACL_ERROR_INVALID_PARAM, "a callback never registered");
+}
+
+ROW(aclrtProfTrace)
+{
+    unsigned char data[18] = {1, 2, 3};
+    REJECTS(aclrtProfTrace(NULL, 4, NULL), ACL_ERROR_INVALID_PARAM, "NULL data");
+    REJECTS(aclrtProfTrace((void *)(uintptr_t)16, 4, NULL), ACL_ERROR_INVALID_PARAM,
+            "address 16");
+    REJECTS(aclrtProfTrace(data, 19, NULL), ACL_ERROR_INVALID_PARAM, "19 bytes");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtProfTrace(data, 4, h));
+}
+
 typedef struct row {
     const char *name;
     void (*run)(void);
@@ -1215,6 +1825,72 @@ static const row rows[] = {
     ROW_ENTRY(aclsysGetCANNVersion),
     ROW_ENTRY(aclsysGetVersionNum),
     ROW_ENTRY(aclsysGetVersionStr),
+    ROW_ENTRY(aclrtValueWrite),
+    ROW_ENTRY(aclrtValueWait),
+    ROW_ENTRY(aclrtCreateNotify),
+    ROW_ENTRY(aclrtDestroyNotify),
+    ROW_ENTRY(aclrtRecordNotify),
+    ROW_ENTRY(aclrtWaitAndResetNotify),
+    ROW_ENTRY(aclrtGetNotifyId),
+    ROW_ENTRY(aclrtNotifyBatchReset),
+    ROW_ENTRY(aclrtNotifyGetExportKey),
+    ROW_ENTRY(aclrtNotifyImportByKey),
+    ROW_ENTRY(aclrtNotifySetImportPid),
+    ROW_ENTRY(aclrtCntNotifyCreate),
+    ROW_ENTRY(aclrtCntNotifyDestroy),
+    ROW_ENTRY(aclrtCntNotifyRecord),
+    ROW_ENTRY(aclrtCntNotifyWaitWithTimeout),
+    ROW_ENTRY(aclrtCntNotifyReset),
+    ROW_ENTRY(aclrtCntNotifyGetId),
+    ROW_ENTRY(aclrtDestroyStreamConfigHandle),
+    ROW_ENTRY(aclrtSetStreamConfigOpt),
+    ROW_ENTRY(aclrtCreateStreamV2),
+    ROW_ENTRY(aclrtStreamAbort),
+    ROW_ENTRY(aclrtPersistentTaskClean),
+    ROW_ENTRY(aclrtRegStreamStateCallback),
+    ROW_ENTRY(aclrtGetThreadLastTaskId),
+    ROW_ENTRY(aclrtGetStreamResLimit),
+    ROW_ENTRY(aclrtSetStreamResLimit),
+    ROW_ENTRY(aclrtResetStreamResLimit),
+    ROW_ENTRY(aclrtUseStreamResInCurrentThread),
+    ROW_ENTRY(aclrtUnuseStreamResInCurrentThread),
+    ROW_ENTRY(aclrtGetResInCurrentThread),
+    ROW_ENTRY(aclrtRecordEventWithFlag),
+    ROW_ENTRY(aclrtStreamWaitEventWithFlag),
+    ROW_ENTRY(aclrtEventGetTimestamp),
+    ROW_ENTRY(aclrtSubscribeHostFunc),
+    ROW_ENTRY(aclrtUnSubscribeHostFunc),
+    ROW_ENTRY(aclrtGetDevicesTopo),
+    ROW_ENTRY(aclrtRegDeviceStateCallback),
+    ROW_ENTRY(aclrtGetUserDevIdByPhyDevId),
+    ROW_ENTRY(aclrtGetPhyDevIdByUserDevId),
+    ROW_ENTRY(aclrtDeviceGetPCIBusId),
+    ROW_ENTRY(aclrtDeviceGetByPCIBusId),
+    ROW_ENTRY(aclrtDeviceGetHostAtomicCapabilities),
+    ROW_ENTRY(aclrtDeviceGetP2PAtomicCapabilities),
+    ROW_ENTRY(aclrtGetDeviceResLimit),
+    ROW_ENTRY(aclrtDeviceGetLimit),
+    ROW_ENTRY(aclrtGetGroupCount),
+    ROW_ENTRY(aclrtDestroyGroupInfo),
+    ROW_ENTRY(aclrtGetAllGroupInfo),
+    ROW_ENTRY(aclrtGetGroupInfoDetail),
+    ROW_ENTRY(aclrtExceptionInfoCallbackRegister),
+    ROW_ENTRY(aclrtExceptionInfoCallbackUnregister),
+    ROW_ENTRY(aclrtGetArgsFromExceptionInfo),
+    ROW_ENTRY(aclrtGetFuncHandleFromExceptionInfo),
+    ROW_ENTRY(aclrtCheckArchCompatibility),
+    ROW_ENTRY(aclGetCannAttributeList),
+    ROW_ENTRY(aclGetCannAttribute),
+    ROW_ENTRY(aclrtGetErrorVerbose),
+    ROW_ENTRY(aclrtRepairError),
+    ROW_ENTRY(aclrtSetDeviceTaskAbortCallback),
+    ROW_ENTRY(aclrtSnapShotProcessLock),
+    ROW_ENTRY(aclrtSnapShotProcessUnlock),
+    ROW_ENTRY(aclrtSnapShotProcessBackup),
+    ROW_ENTRY(aclrtSnapShotProcessRestore),
+    ROW_ENTRY(aclrtSnapShotCallbackRegister),
+    ROW_ENTRY(aclrtSnapShotCallbackUnregister),
+    ROW_ENTRY(aclrtProfTrace),
 };
 
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };

@@ -18,15 +18,28 @@ struct backend_stream {
     int dev;
     int priority;
     atomic_bool exported;
+    /* The CUDA stream an abort swapped out, still running what was queued
+     * on it; destroyed at the next abort or with the stream, so that a
+     * thread that read `s` just before the swap never uses a destroyed
+     * stream. */
+    cudaStream_t retired;
+    /* Where device code of this stream reports a failure (a notify wait
+     * that timed out): a word of mapped host memory (memops.c), taken on
+     * first use; synchronize reports and clears it. */
+    _Atomic(uint32_t *) fault;
 };
 
 struct backend_event {
     cudaEvent_t e;
     int dev;
     bool timing;
-    atomic_bool exported; /* the CUDA handle went to the application */
-    atomic_bool reused;   /* recycled and not recorded since: may carry an old record */
+    atomic_bool exported;      /* the CUDA handle went to the application */
+    atomic_bool reused;        /* recycled and not recorded since: may carry an old record */
+    _Atomic int64_t record_ns; /* timing events: host time of the latest record */
 };
+
+/* Timestamps of timing events (event.c): called by record. */
+void cuda_event_recorded(backend_event *e);
 
 /* ---- errors (errors.c) ---- */
 
@@ -93,11 +106,29 @@ void *pool_take(handle_pool *p, int flavour);
 /* False when the pool is full (or p is NULL): the caller destroys. */
 bool pool_put(handle_pool *p, void *handle, int flavour, size_t most);
 
+/* ---- stream memory operations and notifies (memops.c, notify.c) ---- */
+
+/* Whether the driver's stream memory operations work on dev: 32-bit ones
+ * (need64: 64-bit ones too; need_nor: ACL_STREAM_WAIT_VALUE_NOR). Bare
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT when not. */
+aclError cuda_memops_ready(int dev, bool need64, bool need_nor);
+/* The stream's fault word (device address), taken on first use. */
+aclError cuda_stream_fault_word(backend_stream *s, uint32_t **word);
+/* Returns a stream's fault word to the pool (destroy). */
+void cuda_stream_fault_release(backend_stream *s);
+/* The failure device code left in the stream's fault word, cleared; 0 when
+ * none. */
+aclError cuda_stream_fault_take(backend_stream *s);
+aclError cuda_value_write(backend_stream *s, void *addr, uint64_t value);
+aclError cuda_value_wait(backend_stream *s, void *addr, uint64_t value, uint32_t cmp);
+
 /* ---- the groups of operations, one per file ---- */
 
 extern const backend_device_ops cuda_device_ops;
 extern const backend_memory_ops cuda_memory_ops;
 extern const backend_stream_ops cuda_stream_ops;
 extern const backend_event_ops cuda_event_ops;
+extern const backend_notify_ops cuda_notify_ops;
+extern const backend_diag_ops cuda_diag_ops;
 
 #endif

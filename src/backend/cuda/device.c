@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda.h"
+#include "util/pci.h"
 
 /* ---- current device ------------------------------------------------------ */
 
@@ -139,6 +140,9 @@ static aclError query_props(int dev, device_props *p)
     p->pci_domain = cp.pciDomainID;
     p->least_priority = least;
     p->greatest_priority = greatest;
+    p->cc_major = cp.major;
+    p->cc_minor = cp.minor;
+    p->copy_engines = cp.asyncEngineCount;
     return ACL_SUCCESS;
 }
 
@@ -202,6 +206,114 @@ static aclError cuda_disable_peer(int32_t dev, int32_t peer)
     return check(cudaDeviceDisablePeerAccess(peer));
 }
 
+static enum cudaLimit cuda_limit(device_limit limit)
+{
+    return limit == DEVICE_LIMIT_STACK_SIZE ? cudaLimitStackSize : cudaLimitPrintfFifoSize;
+}
+
+static aclError cuda_set_limit(int32_t dev, device_limit limit, size_t value)
+{
+    aclError rc = use_device_checked(dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return check(cudaDeviceSetLimit(cuda_limit(limit), value));
+}
+
+static aclError cuda_get_limit(int32_t dev, device_limit limit, size_t *value)
+{
+    aclError rc = use_device_checked(dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return check(cudaDeviceGetLimit(value, cuda_limit(limit)));
+}
+
+/* CUDA numbers the operations as ACL does (0..12) but lays out the
+ * capability bits differently: ACL has 8- and 16-bit scalars where CUDA has
+ * none. */
+static uint32_t acl_capability(unsigned cuda)
+{
+    static const struct {
+        unsigned cuda;
+        uint32_t acl;
+    } bits[] = {
+        {cudaAtomicCapabilitySigned, ACL_RT_ATOMIC_CAPABILITY_SIGNED},
+        {cudaAtomicCapabilityUnsigned, ACL_RT_ATOMIC_CAPABILITY_UNSIGNED},
+        {cudaAtomicCapabilityReduction, ACL_RT_ATOMIC_CAPABILITY_REDUCTION},
+        {cudaAtomicCapabilityScalar32, ACL_RT_ATOMIC_CAPABILITY_SCALAR32},
+        {cudaAtomicCapabilityScalar64, ACL_RT_ATOMIC_CAPABILITY_SCALAR64},
+        {cudaAtomicCapabilityScalar128, ACL_RT_ATOMIC_CAPABILITY_SCALAR128},
+        {cudaAtomicCapabilityVector32x4, ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4},
+    };
+    uint32_t acl = 0;
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (cuda & bits[i].cuda)
+            acl |= bits[i].acl;
+    return acl;
+}
+
+static aclError cuda_atomic_caps(int32_t dev, int32_t peer, const int *ops, uint32_t *caps,
+                                 uint32_t count)
+{
+    enum cudaAtomicOperation *cuda_ops = malloc((count ? count : 1) * sizeof *cuda_ops);
+    unsigned *cuda_caps = malloc((count ? count : 1) * sizeof *cuda_caps);
+    aclError rc = cuda_ops && cuda_caps ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;
+    /* Operations CUDA does not know (ACL's DMA and SIMD ones) are asked as
+     * an addition and answered with no capability. */
+    for (uint32_t i = 0; rc == ACL_SUCCESS && i < count; i++)
+        cuda_ops[i] = ops[i] >= 0 && ops[i] < ATOMIC_OPERATION_COUNT
+                          ? (enum cudaAtomicOperation)ops[i]
+                          : cudaAtomicOperationIntegerAdd;
+    if (rc == ACL_SUCCESS)
+        rc = check(peer < 0
+                       ? cudaDeviceGetHostAtomicCapabilities(cuda_caps, cuda_ops, count, dev)
+                       : cudaDeviceGetP2PAtomicCapabilities(cuda_caps, cuda_ops, count, dev, peer));
+    for (uint32_t i = 0; rc == ACL_SUCCESS && i < count; i++)
+        caps[i] = ops[i] >= 0 && ops[i] < ATOMIC_OPERATION_COUNT ? acl_capability(cuda_caps[i]) : 0;
+    free(cuda_ops);
+    free(cuda_caps);
+    return rc;
+}
+
+/* NVLink is told by native peer atomics, which PCIe peer access lacks; a
+ * PCIe path by where the two devices meet in the PCIe tree. */
+static aclError cuda_link(int32_t dev, int32_t peer, device_link *link)
+{
+    int access = 0, atomics = 0;
+    aclError rc =
+        check(cudaDeviceGetP2PAttribute(&access, cudaDevP2PAttrAccessSupported, dev, peer));
+    if (rc == ACL_SUCCESS)
+        rc = check(
+            cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, dev, peer));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (access && atomics) {
+        *link = DEVICE_LINK_NVLINK;
+        return ACL_SUCCESS;
+    }
+    char a[32], b[32];
+    rc = check(cudaDeviceGetPCIBusId(a, sizeof a, dev));
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaDeviceGetPCIBusId(b, sizeof b, peer));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    for (char *c = a; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c); /* sysfs is lower case */
+    for (char *c = b; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+    switch (pci_meeting_point(a, b)) {
+    case PCI_MEET_SWITCH:
+        *link = DEVICE_LINK_PCIE_SWITCH;
+        break;
+    case PCI_MEET_SYSTEM:
+        *link = DEVICE_LINK_SYSTEM;
+        break;
+    default: /* unknown: the host bridge is the one link every pair has */
+        *link = DEVICE_LINK_HOST_BRIDGE;
+        break;
+    }
+    return ACL_SUCCESS;
+}
+
 const backend_device_ops cuda_device_ops = {
     .probe = cuda_probe,
     .count = cuda_device_count,
@@ -211,4 +323,8 @@ const backend_device_ops cuda_device_ops = {
     .enable_peer = cuda_enable_peer,
     .disable_peer = cuda_disable_peer,
     .make_current = cuda_make_current,
+    .set_limit = cuda_set_limit,
+    .get_limit = cuda_get_limit,
+    .atomic_caps = cuda_atomic_caps,
+    .link = cuda_link,
 };

@@ -19,7 +19,20 @@
 
 #define DRIVER_FUNCTIONS(X)                                                                        \
     X(cuGetErrorName, 6000)                                                                        \
-    X(cuCtxGetCurrent, 4000)
+    X(cuCtxGetCurrent, 4000)                                                                       \
+    X(cuDeviceGet, 2000)                                                                           \
+    X(cuDeviceGetAttribute, 2000)                                                                  \
+    X(cuStreamWriteValue32, 11070)                                                                 \
+    X(cuStreamWriteValue64, 11070)                                                                 \
+    X(cuStreamWaitValue64, 11070)                                                                  \
+    X(cuStreamBatchMemOp, 11070)                                                                   \
+    X(cuModuleLoadData, 2000)                                                                      \
+    X(cuModuleGetFunction, 2000)                                                                   \
+    X(cuLaunchKernel, 4000)                                                                        \
+    X(cuCheckpointProcessLock, 12080)                                                              \
+    X(cuCheckpointProcessCheckpoint, 12080)                                                        \
+    X(cuCheckpointProcessRestore, 12080)                                                           \
+    X(cuCheckpointProcessUnlock, 12080)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

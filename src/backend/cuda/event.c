@@ -2,7 +2,10 @@
  * and timing flavour unless their CUDA handle went to the application; a
  * recycled event may still carry its last record, which the core tracks
  * itself (see backend.h). */
+#include <stdlib.h>
+
 #include "backend/cuda/cuda.h"
+#include "util/clock.h"
 
 enum { EVENT_POOL_MAX = 1024 };
 
@@ -23,6 +26,7 @@ static aclError cuda_event_create(backend_event *e, int32_t dev, bool timing)
     e->dev = dev;
     e->timing = timing;
     atomic_init(&e->exported, false);
+    atomic_init(&e->record_ns, 0);
     e->e = pool_take(cuda_event_pool(dev, timing), 0);
     atomic_init(&e->reused, e->e != NULL);
     if (e->e)
@@ -76,6 +80,125 @@ static aclError cuda_event_elapsed(backend_event *start, backend_event *end, flo
     return check(err);
 }
 
+/* ---- timestamps -------------------------------------------------------------
+ * CUDA gives no event an absolute time, only differences between two
+ * timing events. So each device keeps anchors: timing events recorded
+ * where the host clock was read just before and just after (the anchor's
+ * time is taken as the middle), the first when the device's first timing
+ * event is recorded, later ones when a timestamp is asked for and the
+ * newest anchor is more than ANCHOR_REFRESH_NS old. An event's time is
+ * that of the newest anchor recorded before it, plus cudaEventElapsedTime
+ * between the two: kept within seconds, so that the float milliseconds
+ * keep microsecond precision. */
+enum { ANCHOR_DEVICES = 64 };
+#define ANCHOR_REFRESH_NS (10LL * 1000000000)
+
+typedef struct anchor {
+    cudaEvent_t e;
+    int64_t ns;
+} anchor;
+
+typedef struct anchor_list {
+    pthread_mutex_t lock;
+    atomic_bool any;
+    anchor *list;
+    size_t count, cap;
+} anchor_list;
+
+static anchor_list anchors[ANCHOR_DEVICES];
+
+__attribute__((constructor)) static void anchors_init(void)
+{
+    for (int i = 0; i < ANCHOR_DEVICES; i++)
+        pthread_mutex_init(&anchors[i].lock, NULL);
+}
+
+/* With a->lock held. */
+static aclError anchor_add(anchor_list *a, int dev)
+{
+    if (a->count == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 16;
+        anchor *grown = realloc(a->list, cap * sizeof *grown);
+        if (!grown)
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        a->list = grown;
+        a->cap = cap;
+    }
+    cudaEvent_t e;
+    aclError rc = use_device_checked(dev);
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaEventCreateWithFlags(&e, cudaEventDefault));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    /* On the legacy stream, which holds nothing of ours: the record is
+     * executed at once. */
+    int64_t before = monotonic_ns();
+    rc = check(cudaEventRecord(e, cudaStreamLegacy));
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaEventSynchronize(e));
+    int64_t after = monotonic_ns();
+    if (rc != ACL_SUCCESS) {
+        (void)check(cudaEventDestroy(e));
+        return rc;
+    }
+    a->list[a->count++] = (anchor){.e = e, .ns = before + (after - before) / 2};
+    atomic_store_explicit(&a->any, true, memory_order_release);
+    return ACL_SUCCESS;
+}
+
+void cuda_event_recorded(backend_event *e)
+{
+    atomic_store_explicit(&e->record_ns, monotonic_ns(), memory_order_relaxed);
+    if (e->dev < 0 || e->dev >= ANCHOR_DEVICES)
+        return;
+    anchor_list *a = &anchors[e->dev];
+    if (atomic_load_explicit(&a->any, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&a->lock);
+    if (a->count == 0)
+        (void)anchor_add(a, e->dev); /* without one, timestamps report the failure */
+    pthread_mutex_unlock(&a->lock);
+}
+
+static aclError cuda_event_timestamp(backend_event *e, uint64_t *us)
+{
+    if (!e->timing)
+        return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
+    if (e->dev < 0 || e->dev >= ANCHOR_DEVICES)
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    cudaError_t q = cudaEventQuery(e->e);
+    if (q == cudaErrorNotReady)
+        return ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+    if (q != cudaSuccess)
+        return check(q);
+    anchor_list *a = &anchors[e->dev];
+    int64_t recorded = atomic_load_explicit(&e->record_ns, memory_order_relaxed);
+    pthread_mutex_lock(&a->lock);
+    aclError rc = ACL_SUCCESS;
+    if (a->count == 0 || monotonic_ns() - a->list[a->count - 1].ns > ANCHOR_REFRESH_NS)
+        rc = anchor_add(a, e->dev);
+    anchor base = {0};
+    if (a->count > 0) {
+        base = a->list[0];
+        for (size_t i = a->count; i-- > 0;) {
+            if (a->list[i].ns <= recorded) {
+                base = a->list[i];
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (!base.e)
+        return rc != ACL_SUCCESS ? rc : ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
+    float ms;
+    rc = check(cudaEventElapsedTime(&ms, base.e, e->e));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    int64_t ns = base.ns + (int64_t)((double)ms * 1e6);
+    *us = ns > 0 ? (uint64_t)ns / 1000 : 0;
+    return ACL_SUCCESS;
+}
+
 /* The application must get what a new CUDA event is (complete, no
  * timestamp), not a recycled one still carrying an earlier owner's record:
  * such an event is swapped for a new one first. */
@@ -101,4 +224,5 @@ const backend_event_ops cuda_event_ops = {
     .synchronize = cuda_event_synchronize,
     .elapsed = cuda_event_elapsed,
     .native = cuda_event_native,
+    .timestamp = cuda_event_timestamp,
 };

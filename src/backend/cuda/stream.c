@@ -48,6 +48,8 @@ static aclError cuda_stream_create(backend_stream *s, int32_t dev, int32_t prior
     s->dev = dev;
     s->priority = priority;
     atomic_init(&s->exported, false);
+    s->retired = NULL;
+    atomic_init(&s->fault, NULL);
     s->s = pool_take(cuda_stream_pool(dev), priority);
     if (s->s)
         return ACL_SUCCESS;
@@ -61,17 +63,25 @@ static aclError cuda_stream_create(backend_stream *s, int32_t dev, int32_t prior
  * recorded on the stream stay valid. */
 static void cuda_stream_destroy(backend_stream *s, bool idle)
 {
+    cuda_stream_fault_release(s);
+    if (s->retired)
+        (void)check(cudaStreamDestroy(s->retired));
     if (idle && !atomic_load_explicit(&s->exported, memory_order_relaxed) &&
         pool_put(cuda_stream_pool(s->dev), s->s, s->priority, STREAM_POOL_MAX))
         return;
     (void)check(cudaStreamDestroy(s->s));
 }
 
+/* A failure that device code reported in the stream's fault word (a notify
+ * wait that timed out) is reported once the stream is done. */
 static aclError cuda_stream_synchronize(backend_stream *s, int32_t timeout_ms)
 {
+    aclError rc;
     if (timeout_ms < 0)
-        return check(cudaStreamSynchronize(s->s));
-    return cuda_wait_until_done(query_stream, s->s, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+        rc = check(cudaStreamSynchronize(s->s));
+    else
+        rc = cuda_wait_until_done(query_stream, s->s, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    return rc == ACL_SUCCESS ? cuda_stream_fault_take(s) : rc;
 }
 
 static aclError cuda_stream_query(backend_stream *s, bool *complete)
@@ -148,8 +158,11 @@ static aclError cuda_memset_async(backend_stream *s, void *ptr, uint8_t value, s
 static aclError cuda_record(backend_stream *s, backend_event *e)
 {
     aclError rc = check(cudaEventRecord(e->e, s->s));
-    if (rc == ACL_SUCCESS)
+    if (rc == ACL_SUCCESS) {
         atomic_store_explicit(&e->reused, false, memory_order_relaxed);
+        if (e->timing)
+            cuda_event_recorded(e);
+    }
     return rc;
 }
 
@@ -166,6 +179,31 @@ static aclError cuda_host_func(backend_stream *s, host_fn fn, void *arg)
     return check(cudaLaunchHostFunc(s->s, fn, arg));
 }
 
+/* CUDA cannot take back work once queued. So the ACL stream moves on to a
+ * fresh CUDA stream of its priority, and the old one is retired: what was
+ * queued there still runs (or, for a wait that is never satisfied, stays
+ * pending), but the ACL stream no longer waits for it. Events recorded
+ * there stay valid. A stream whose CUDA handle went to the application
+ * (aclcudaGetNativeStream) cannot be swapped. */
+static aclError cuda_stream_abort(backend_stream *s)
+{
+    if (atomic_load_explicit(&s->exported, memory_order_relaxed))
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    aclError rc = use_device_checked(s->dev);
+    cudaStream_t fresh;
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaStreamCreateWithPriority(&fresh, cudaStreamNonBlocking, s->priority));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    cudaStream_t old = s->s;
+    s->s = fresh;
+    if (s->retired)
+        (void)check(cudaStreamDestroy(s->retired));
+    s->retired = old; /* destroyed at the next abort or with the stream */
+    (void)cuda_stream_fault_take(s);
+    return ACL_SUCCESS;
+}
+
 const backend_stream_ops cuda_stream_ops = {
     .size = sizeof(backend_stream),
     .create = cuda_stream_create,
@@ -179,4 +217,7 @@ const backend_stream_ops cuda_stream_ops = {
     .record = cuda_record,
     .wait = cuda_wait,
     .host_func = cuda_host_func,
+    .value_write = cuda_value_write,
+    .value_wait = cuda_value_wait,
+    .abort = cuda_stream_abort,
 };

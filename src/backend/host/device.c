@@ -132,9 +132,12 @@ static aclError host_device_props(int32_t dev, device_props *props)
     props->max_block[0] = 1024;
     props->max_block[1] = 1024;
     props->max_block[2] = 64;
+    /* Distinct PCI addresses, so that devices can be found by them:
+     * device numbers 0..31 on each bus. */
     props->pci_domain = 0;
-    props->pci_bus = 0;
-    props->pci_device = dev;
+    props->pci_bus = dev >> 5;
+    props->pci_device = dev & 31;
+    props->copy_engines = 1;
     /* One priority level: every stream runs on its own thread anyway. */
     props->least_priority = 0;
     props->greatest_priority = 0;
@@ -177,6 +180,57 @@ static aclError host_set_peer(int32_t dev, int32_t peer)
     return ACL_SUCCESS;
 }
 
+/* Limits are kept and reported back; no code runs on a host device that
+ * would use them (kernels, when they come, run as plain C functions). */
+static _Atomic size_t host_limits[2] = {1024, 1 << 20};
+
+static aclError host_set_limit(int32_t dev, device_limit limit, size_t value)
+{
+    if (!host_device_valid(dev))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    atomic_store(&host_limits[limit], value);
+    return ACL_SUCCESS;
+}
+
+static aclError host_get_limit(int32_t dev, device_limit limit, size_t *value)
+{
+    if (!host_device_valid(dev))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    *value = atomic_load(&host_limits[limit]);
+    return ACL_SUCCESS;
+}
+
+/* "Device" memory is the CPU's: the host reaches it with the CPU's own
+ * atomics, lock-free on 32- and 64-bit integers (floating-point ones by a
+ * compare-and-swap loop), and so do the other host devices. */
+static aclError host_atomic_caps(int32_t dev, int32_t peer, const int *ops, uint32_t *caps,
+                                 uint32_t count)
+{
+    if (!host_device_valid(dev) || (peer >= 0 && !host_device_valid(peer)))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    const uint32_t integer = ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_UNSIGNED |
+                             ACL_RT_ATOMIC_CAPABILITY_SCALAR32 | ACL_RT_ATOMIC_CAPABILITY_SCALAR64;
+    for (uint32_t i = 0; i < count; i++) {
+        if (ops[i] < 0 || ops[i] >= ATOMIC_OPERATION_COUNT)
+            caps[i] = 0;
+        else if (ops[i] >= ACL_RT_ATOMIC_OPERATION_FLOAT_ADD)
+            caps[i] = ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR32 |
+                      ACL_RT_ATOMIC_CAPABILITY_SCALAR64;
+        else
+            caps[i] = integer;
+    }
+    return ACL_SUCCESS;
+}
+
+/* Host devices are one process's memory: as close as two devices get. */
+static aclError host_link(int32_t dev, int32_t peer, device_link *link)
+{
+    if (!host_device_valid(dev) || !host_device_valid(peer))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    *link = DEVICE_LINK_NVLINK;
+    return ACL_SUCCESS;
+}
+
 const backend_device_ops host_device_ops = {
     .probe = host_probe,
     .count = host_device_count,
@@ -186,4 +240,8 @@ const backend_device_ops host_device_ops = {
     .enable_peer = host_set_peer,
     .disable_peer = host_set_peer,
     .make_current = host_make_current,
+    .set_limit = host_set_limit,
+    .get_limit = host_get_limit,
+    .atomic_caps = host_atomic_caps,
+    .link = host_link,
 };

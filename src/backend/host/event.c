@@ -132,6 +132,22 @@ static aclError host_event_elapsed(backend_event *start, backend_event *end, flo
     return err;
 }
 
+static aclError host_event_timestamp(backend_event *e, uint64_t *us)
+{
+    if (!e->timing)
+        return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
+    mark *m = event_mark(e);
+    aclError err = ACL_SUCCESS;
+    if (!m)
+        err = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID; /* never recorded */
+    else if (!mark_wait(m, 0))
+        err = ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+    else
+        *us = (uint64_t)m->stamp_ns / 1000;
+    mark_release(m);
+    return err;
+}
+
 static void *host_event_native(backend_event *e)
 {
     (void)e;
@@ -146,4 +162,5 @@ const backend_event_ops host_event_ops = {
     .synchronize = host_event_synchronize,
     .elapsed = host_event_elapsed,
     .native = host_event_native,
+    .timestamp = host_event_timestamp,
 };

@@ -76,6 +76,10 @@ typedef enum task_kind {
     TASK_HOST_FN,
     TASK_WAIT,      /* until a mark on another stream is complete */
     TASK_TIMESTAMP, /* stamps a timing event's mark */
+    TASK_VALUE_WRITE,
+    TASK_VALUE_WAIT, /* until a 64-bit word compares true */
+    TASK_WORD,       /* a notify record */
+    TASK_WORD_WAIT,  /* a notify wait */
 } task_kind;
 
 typedef struct task task;
@@ -101,11 +105,58 @@ bool mark_wait(const mark *m, int32_t timeout_ms);
 aclError host_record(backend_stream *bs, backend_event *e);
 aclError host_wait(backend_stream *bs, backend_event *e);
 
+/* ---- words that tasks wait on (watch.c) ----
+ * Value waits and notify waits watch a word in memory. Workers that change
+ * such a word call host_watch_changed(), which wakes the watchers at once;
+ * stores the library does not see (the application's, another process's)
+ * are noticed by polling, within WATCH_POLL_MAX_NS. */
+enum { WATCH_POLL_MAX_NS = 1000 * 1000 };
+typedef enum watch_result { WATCH_READY, WATCH_TIMEOUT, WATCH_ABORTED } watch_result;
+void host_watch_changed(void);
+/* Waits until ready(ctx), deadline_ns (monotonic_ns; < 0: none) or until
+ * *abort_gen differs from gen. */
+watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns,
+                        const atomic_uint *abort_gen, unsigned gen);
+
+/* ---- notifies (notify.c) ---- */
+
+/* A notify's word, reference counted: queued tasks outlive a destroy. */
+typedef struct host_word {
+    atomic_int refs;
+    _Atomic(_Atomic uint32_t *) word; /* &own, or memory shared with other processes */
+    _Atomic uint32_t own;
+} host_word;
+
+struct backend_notify {
+    host_word *w;
+};
+
+/* What a notify task does to its word. */
+typedef struct word_op {
+    host_word *w; /* a reference, held by the task */
+    bool wait;    /* a wait, else a record */
+    bool counting;
+    bool clear;
+    uint32_t mode; /* counting: record mode or wait comparison */
+    uint32_t value;
+    uint32_t timeout_s;
+} word_op;
+
+void host_word_release(host_word *w);
+/* A record: changes the word (the caller then calls host_watch_changed). */
+void host_word_apply(const word_op *op);
+/* A wait's test: true once satisfied, the word then cleared as asked. */
+bool host_word_ready(void *op);
+/* Queues op on s (stream.c); the task takes op->w's reference. */
+aclError host_enqueue_word_op(host_stream *s, const word_op *op);
+
 /* ---- the groups of operations, one per file ---- */
 
 extern const backend_device_ops host_device_ops;
 extern const backend_memory_ops host_memory_ops;
 extern const backend_stream_ops host_stream_ops;
 extern const backend_event_ops host_event_ops;
+extern const backend_notify_ops host_notify_ops;
+extern const backend_diag_ops host_diag_ops;
 
 #endif

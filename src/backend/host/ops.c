@@ -7,4 +7,6 @@ const backend_ops backend_host_ops = {
     .memory = &host_memory_ops,
     .stream = &host_stream_ops,
     .event = &host_event_ops,
+    .notify = &host_notify_ops,
+    .diag = &host_diag_ops,
 };

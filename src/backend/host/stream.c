@@ -31,6 +31,7 @@ enum {
 struct task {
     struct task *next;
     task_kind kind;
+    bool cancelled; /* by an abort: skipped when its turn comes */
     union {
         struct {
             void *dst;
@@ -52,6 +53,12 @@ struct task {
             void *arg;
         } call;
         mark *mark; /* TASK_WAIT, TASK_TIMESTAMP: one reference */
+        struct {
+            _Atomic uint64_t *addr;
+            uint64_t value;
+            uint32_t cmp;
+        } value;
+        word_op word; /* TASK_WORD, TASK_WORD_WAIT: holds a reference to word.w */
     } u;
 };
 
@@ -71,6 +78,11 @@ struct host_stream {
     bool worker_joined; /* destroy joins it; otherwise it detaches itself */
     pthread_t worker;
     bool destroyed;
+    /* Bumped by every abort; tasks that wait give up when it changes. */
+    atomic_uint abort_gen;
+    /* The first failure of a task (a wait that timed out) since the last
+     * synchronize, which reports and clears it. Under lock. */
+    aclError failed;
     host_stream *fork_next, *fork_prev; /* every stream, for the fork handlers */
     bool orphaned_ref; /* a reference of a worker left behind in the parent by fork */
     task *running;     /* the task the worker is running, NULL between tasks */
@@ -235,9 +247,45 @@ bool mark_wait(const mark *m, int32_t timeout_ms)
     return stream_wait_seq(m->stream, m->seq, timeout_ms);
 }
 
-/* Runs t on the worker; no lock is held. */
-static void task_run(task *t)
+/* Whether a 64-bit word compares true (ACL_STREAM_WAIT_VALUE_*). */
+static bool value_ready(void *arg)
 {
+    const task *t = arg;
+    uint64_t now = atomic_load_explicit(t->u.value.addr, memory_order_acquire);
+    uint64_t v = t->u.value.value;
+    switch (t->u.value.cmp) {
+    case ACL_STREAM_WAIT_VALUE_GEQ:
+        return (int64_t)(now - v) >= 0;
+    case ACL_STREAM_WAIT_VALUE_EQ:
+        return now == v;
+    case ACL_STREAM_WAIT_VALUE_AND:
+        return (now & v) != 0;
+    default: /* ACL_STREAM_WAIT_VALUE_NOR */
+        return ~(now | v) != 0;
+    }
+}
+
+static void stream_fail(host_stream *s, aclError err)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->failed == ACL_SUCCESS)
+        s->failed = err;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* An event wait, given up when the stream is aborted. */
+static void wait_mark(host_stream *s, const mark *m, unsigned gen)
+{
+    enum { ABORT_CHECK_MS = 10 };
+    while (!mark_wait(m, ABORT_CHECK_MS))
+        if (atomic_load_explicit(&s->abort_gen, memory_order_acquire) != gen)
+            return;
+}
+
+/* Runs t on the worker of s; no lock is held. */
+static void task_run(host_stream *s, task *t)
+{
+    unsigned gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire);
     switch (t->kind) {
     case TASK_COPY:
         memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.n);
@@ -253,11 +301,32 @@ static void task_run(task *t)
         t->u.call.fn(t->u.call.arg);
         break;
     case TASK_WAIT:
-        mark_wait(t->u.mark, -1);
+        wait_mark(s, t->u.mark, gen);
         break;
     case TASK_TIMESTAMP:
         t->u.mark->stamp_ns = monotonic_ns();
         break;
+    case TASK_VALUE_WRITE:
+        atomic_store_explicit(t->u.value.addr, t->u.value.value, memory_order_release);
+        host_watch_changed();
+        break;
+    case TASK_VALUE_WAIT:
+        (void)host_watch(value_ready, t, -1, &s->abort_gen, gen);
+        break;
+    case TASK_WORD:
+        host_word_apply(&t->u.word);
+        host_watch_changed();
+        break;
+    case TASK_WORD_WAIT: {
+        int64_t deadline = -1;
+        if (t->u.word.timeout_s)
+            deadline = monotonic_ns() + (int64_t)t->u.word.timeout_s * 1000000000;
+        if (host_watch(host_word_ready, &t->u.word, deadline, &s->abort_gen, gen) == WATCH_TIMEOUT)
+            stream_fail(s, ACL_ERROR_RT_TASK_TIMEOUT);
+        else if (t->u.word.clear || !t->u.word.counting)
+            host_watch_changed(); /* the word was cleared */
+        break;
+    }
     }
 }
 
@@ -267,6 +336,8 @@ static void task_free(task *t)
 {
     if (t->kind == TASK_WAIT || t->kind == TASK_TIMESTAMP)
         mark_release(t->u.mark);
+    else if (t->kind == TASK_WORD || t->kind == TASK_WORD_WAIT)
+        host_word_release(t->u.word.w);
     free(t);
 }
 
@@ -294,7 +365,8 @@ static void *stream_worker(void *arg)
         s->running = t;
         pthread_mutex_unlock(&s->lock);
 
-        task_run(t);
+        if (!t->cancelled)
+            task_run(s, t);
 
         pthread_mutex_lock(&s->lock);
         s->running = NULL;
@@ -373,8 +445,10 @@ aclError stream_enqueue(host_stream *s, task *t, mark *m)
 task *task_new(task_kind kind)
 {
     task *t = malloc(sizeof *t);
-    if (t)
+    if (t) {
         t->kind = kind;
+        t->cancelled = false;
+    }
     return t;
 }
 
@@ -480,6 +554,59 @@ static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
     return submit(bs->impl, t);
 }
 
+static aclError host_value_write(backend_stream *bs, void *addr, uint64_t value)
+{
+    task *t = task_new(TASK_VALUE_WRITE);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.value.addr = addr;
+    t->u.value.value = value;
+    t->u.value.cmp = 0;
+    return submit(bs->impl, t);
+}
+
+static aclError host_value_wait(backend_stream *bs, void *addr, uint64_t value, uint32_t cmp)
+{
+    task *t = task_new(TASK_VALUE_WAIT);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.value.addr = addr;
+    t->u.value.value = value;
+    t->u.value.cmp = cmp;
+    return submit(bs->impl, t);
+}
+
+aclError host_enqueue_word_op(host_stream *s, const word_op *op)
+{
+    task *t = task_new(op->wait ? TASK_WORD_WAIT : TASK_WORD);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.word = *op;
+    aclError err = stream_enqueue(s, t, NULL);
+    if (err != ACL_SUCCESS)
+        free(t); /* the reference stays the caller's */
+    return err;
+}
+
+/* Tasks not yet started are cancelled, except host functions (and through
+ * them callbacks), which still run: they own what they were given (a
+ * callback's entry, a Python object) and may be waited for. A running wait
+ * gives up; a running copy or host function finishes. Cancelled tasks
+ * still count as done, in their turn, so event marks stay ordered. */
+static aclError host_stream_abort(backend_stream *bs)
+{
+    host_stream *s = bs->impl;
+    pthread_mutex_lock(&s->lock);
+    for (task *t = s->head; t; t = t->next)
+        if (t->kind != TASK_HOST_FN)
+            t->cancelled = true;
+    s->failed = ACL_SUCCESS;
+    atomic_fetch_add_explicit(&s->abort_gen, 1, memory_order_release);
+    pthread_mutex_unlock(&s->lock);
+    host_watch_changed(); /* running value and notify waits look again */
+    return ACL_SUCCESS;
+}
+
 static aclError host_stream_create(backend_stream *bs, int32_t dev, int32_t priority)
 {
     (void)priority; /* one level only, see device.c */
@@ -539,13 +666,25 @@ static void host_stream_destroy(backend_stream *bs, bool idle)
     stream_release(s);
 }
 
+/* A failure of a task is reported once, by the synchronize that covers it;
+ * an abort during the wait ends it with ACL_ERROR_RT_STREAM_ABORT, as ACL
+ * documents. */
 static aclError host_stream_synchronize(backend_stream *bs, int32_t timeout_ms)
 {
     host_stream *s = bs->impl;
+    unsigned gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire);
     pthread_mutex_lock(&s->lock);
     uint64_t target = s->enqueued;
     pthread_mutex_unlock(&s->lock);
-    return stream_wait_seq(s, target, timeout_ms) ? ACL_SUCCESS : ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    if (!stream_wait_seq(s, target, timeout_ms))
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    if (atomic_load_explicit(&s->abort_gen, memory_order_acquire) != gen)
+        return ACL_ERROR_RT_STREAM_ABORT;
+    pthread_mutex_lock(&s->lock);
+    aclError failed = s->failed;
+    s->failed = ACL_SUCCESS;
+    pthread_mutex_unlock(&s->lock);
+    return failed;
 }
 
 static aclError host_stream_query(backend_stream *bs, bool *complete)
@@ -576,4 +715,7 @@ const backend_stream_ops host_stream_ops = {
     .record = host_record,
     .wait = host_wait,
     .host_func = host_host_func,
+    .value_write = host_value_write,
+    .value_wait = host_value_wait,
+    .abort = host_stream_abort,
 };

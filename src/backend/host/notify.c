@@ -1,0 +1,182 @@
+/* The host backend's notifies: a 32-bit word in process memory (or, once
+ * shared, in memory shared with other processes), changed by record tasks
+ * and watched by wait tasks on the stream workers (watch.c). A plain
+ * notify's word is a flag: a record sets it to 1, a wait waits for 1 and
+ * takes it back to 0 in one compare-and-swap, so that of two waiters only
+ * one consumes a record. A counting notify's word is its count. */
+#include <stdlib.h>
+
+#include "backend/host/host.h"
+
+static host_word *word_new(void)
+{
+    host_word *w = malloc(sizeof *w);
+    if (!w)
+        return NULL;
+    atomic_init(&w->refs, 1);
+    atomic_init(&w->own, 0);
+    atomic_init(&w->word, &w->own);
+    return w;
+}
+
+static void word_retain(host_word *w)
+{
+    atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
+}
+
+void host_word_release(host_word *w)
+{
+    if (w && atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) == 1)
+        free(w);
+}
+
+void host_word_apply(const word_op *op)
+{
+    _Atomic uint32_t *word = atomic_load_explicit(&op->w->word, memory_order_acquire);
+    if (!op->counting) {
+        atomic_store_explicit(word, 1, memory_order_release);
+        return;
+    }
+    switch (op->mode) {
+    case ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE:
+        atomic_fetch_add_explicit(word, op->value, memory_order_acq_rel);
+        break;
+    case ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE:
+        atomic_fetch_or_explicit(word, op->value, memory_order_acq_rel);
+        break;
+    case ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE:
+        atomic_fetch_and_explicit(word, op->value, memory_order_acq_rel);
+        break;
+    default: /* ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE */
+        atomic_store_explicit(word, op->value, memory_order_release);
+        break;
+    }
+}
+
+static bool count_matches(uint32_t now, uint32_t cmp, uint32_t value)
+{
+    switch (cmp) {
+    case ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE:
+        return now < value;
+    case ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE:
+        return now == value;
+    case ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE:
+        return now > value;
+    case ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE:
+        return now >= value;
+    default: /* ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE */
+        return (now & value) == value;
+    }
+}
+
+bool host_word_ready(void *arg)
+{
+    const word_op *op = arg;
+    _Atomic uint32_t *word = atomic_load_explicit(&op->w->word, memory_order_acquire);
+    if (!op->counting) {
+        uint32_t set = 1;
+        return atomic_compare_exchange_strong_explicit(word, &set, 0, memory_order_acq_rel,
+                                                       memory_order_acquire);
+    }
+    uint32_t now = atomic_load_explicit(word, memory_order_acquire);
+    if (!count_matches(now, op->mode, op->value))
+        return false;
+    /* Cleared only if nothing changed it since it was tested. */
+    if (op->clear)
+        (void)atomic_compare_exchange_strong_explicit(word, &now, 0, memory_order_acq_rel,
+                                                      memory_order_relaxed);
+    return true;
+}
+
+static aclError host_notify_create(backend_notify *n, int32_t dev)
+{
+    if (!host_device_valid(dev))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    n->w = word_new();
+    return n->w ? ACL_SUCCESS : ACL_ERROR_RT_NO_NOTIFY_RESOURCE;
+}
+
+/* Queued tasks keep their own references to the word. */
+static void host_notify_destroy(backend_notify *n)
+{
+    host_word_release(n->w);
+}
+
+static aclError host_notify_reset(backend_notify *n)
+{
+    atomic_store_explicit(atomic_load(&n->w->word), 0, memory_order_release);
+    host_watch_changed();
+    return ACL_SUCCESS;
+}
+
+static aclError enqueue(backend_stream *bs, const word_op *op)
+{
+    word_retain(op->w);
+    aclError err = host_enqueue_word_op(bs->impl, op);
+    if (err != ACL_SUCCESS)
+        host_word_release(op->w);
+    return err;
+}
+
+static aclError host_notify_record(backend_stream *bs, backend_notify *n)
+{
+    return enqueue(bs, &(word_op){.w = n->w});
+}
+
+static aclError host_notify_wait(backend_stream *bs, backend_notify *n, uint32_t timeout_s)
+{
+    return enqueue(bs, &(word_op){.w = n->w, .wait = true, .timeout_s = timeout_s});
+}
+
+static aclError host_notify_count(backend_stream *bs, backend_notify *n, uint32_t mode,
+                                  uint32_t value)
+{
+    return enqueue(bs, &(word_op){.w = n->w, .counting = true, .mode = mode, .value = value});
+}
+
+static aclError host_notify_count_wait(backend_stream *bs, backend_notify *n, uint32_t cmp,
+                                       uint32_t value, uint32_t timeout_s, bool clear)
+{
+    return enqueue(bs, &(word_op){.w = n->w,
+                                  .wait = true,
+                                  .counting = true,
+                                  .clear = clear,
+                                  .mode = cmp,
+                                  .value = value,
+                                  .timeout_s = timeout_s});
+}
+
+/* From now on the word lives in `word`, memory shared with other
+ * processes; tasks already queued follow it, as they read w->word when they
+ * run. */
+static aclError host_notify_share(backend_notify *n, _Atomic uint32_t *word, void *blob)
+{
+    (void)blob; /* the shared word is the whole description */
+    atomic_store(word, atomic_load(atomic_load(&n->w->word)));
+    atomic_store(&n->w->word, word);
+    return ACL_SUCCESS;
+}
+
+static aclError host_notify_open(backend_notify *n, int32_t dev, _Atomic uint32_t *word,
+                                 const void *blob, bool peer_access)
+{
+    (void)blob;
+    (void)peer_access; /* every host device reaches all memory */
+    aclError err = host_notify_create(n, dev);
+    if (err == ACL_SUCCESS)
+        atomic_store(&n->w->word, word);
+    return err;
+}
+
+const backend_notify_ops host_notify_ops = {
+    .size = sizeof(backend_notify),
+    .create = host_notify_create,
+    .destroy = host_notify_destroy,
+    .reset = host_notify_reset,
+    .record = host_notify_record,
+    .wait = host_notify_wait,
+    .count = host_notify_count,
+    .count_wait = host_notify_count_wait,
+    .share = host_notify_share,
+    .open = host_notify_open,
+};
