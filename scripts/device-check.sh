@@ -7,8 +7,12 @@
 # DIR holds acl-cuda-*.tar.gz and the Debian packages the build needs but the
 # machine may lack (check, libsubunit0, libsubunit-dev, libjansson4,
 # libjansson-dev: `apt-get download` them on a connected machine). Results go
-# to $OUT (default ./device-out): the test summary, logs, benchmark JSON.
-# STEPS picks what runs (default "check bench sanitize"; also "pytest").
+# to $OUT (default ./device-out): the test summary, logs, benchmark JSON,
+# the compatibility suite's results.
+# STEPS picks what runs (default "check compat bench sanitize"; also
+# "pytest"). "compat" installs the build into a prefix under the work
+# directory and runs the compatibility suite out of tree against it, as an
+# Ascend team would (docs/compat-suite.md).
 # SANITIZE_CASES (an extended regex over "tests/DIR/PROGRAM<TAB>CASE")
 # narrows the sanitize step; SANITIZE_TIMEOUT_MULTIPLIER (default 10)
 # stretches Check's timeouts there.
@@ -16,7 +20,7 @@ set -u
 dir=$(cd "${1:?usage: $0 DIR}" && pwd)
 out=${OUT:-$PWD/device-out}
 mkdir -p "$out"
-steps=${STEPS:-check bench sanitize}
+steps=${STEPS:-check compat bench sanitize}
 export ACLCUDA_BACKEND=cuda
 
 dep=$(mktemp -d)
@@ -29,8 +33,10 @@ export PKG_CONFIG_PATH=$pc LD_LIBRARY_PATH=$dep/usr/lib/x86_64-linux-gnu${LD_LIB
 
 work=$(mktemp -d)
 tar xzf "$dir"/acl-cuda-*.tar.gz -C "$work" && cd "$work"/acl-cuda-* || exit 1
-./configure -q --enable-werror CPPFLAGS="-I$dep/usr/include" LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" \
-  PYTHON="$(command -v python3)" > "$out/configure.txt" 2>&1 || { tail -20 "$out/configure.txt"; exit 1; }
+prefix=$work/prefix
+./configure -q --enable-werror --prefix="$prefix" CPPFLAGS="-I$dep/usr/include" \
+  LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" PYTHON="$(command -v python3)" > "$out/configure.txt" 2>&1 ||
+  { tail -20 "$out/configure.txt"; exit 1; }
 make -j"$(nproc)" > "$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
 
 rc=0
@@ -42,6 +48,20 @@ for step in $steps; do
       grep -h '%: Checks' tests/compat/*.log tests/compat/ext/*.log tests/check/*.log
       tail -n 2 tests/compat/python/run-pytest.sh.log tests/python/run-pytest.sh.log 2>/dev/null
       find tests -name '*.log' -print0 | tar czf "$out/logs.tgz" --null -T -
+      ;;
+    compat)
+      # The installed suite against the installed library, headers and
+      # package, built in a directory of its own: no path into the tarball
+      # tree. One GPU: the two-device cases report themselves skipped.
+      make install > "$out/install.txt" 2>&1 || { tail -20 "$out/install.txt"; rc=1; continue; }
+      mkdir -p "$work/compat" && (
+        cd "$work/compat" &&
+          "$prefix/share/acl-cuda/compat/configure" --with-acl="$prefix" --enable-extensions \
+            PYTHON="$(command -v python3)" > "$out/compat-configure.txt" 2>&1 &&
+          make -s > "$out/compat-build.txt" 2>&1 &&
+          timeout 600 make -s check RESULTS="$out/compat" > "$out/compat.txt" 2>&1
+      ) || rc=1
+      cat "$out/compat.txt" 2>/dev/null || tail -20 "$out"/compat-*.txt
       ;;
     bench)
       ACLCUDA_BENCH_JSON="$out/bench-cuda.json" timeout 300 make bench > "$out/bench.txt" 2>&1 || rc=1
