@@ -1,18 +1,42 @@
 #!/usr/bin/env python3
-"""Generates docs/api-coverage.md from the headers and src/unsupported.c.
+"""The API table's generated files and checks.
 
-Every function declared in include/acl/*.h is either implemented or one of
-the stubs in src/unsupported.c that fail with ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
-With --check, compares the generated text with the checked-in file and checks
-that src/implemented.txt and the stubs split the declarations exactly; exits
-non-zero on any difference (the test suite runs it that way).
+src/api/api.def has one row per public function (see its head comment).
+Without arguments this script writes, from the table:
+  docs/api-coverage.md   every declared function and whether it is implemented
+  tests/abi/exports.txt  the names libascendcl.so must export (sorted)
+With --check it writes nothing and fails (exit 1) when:
+  - either generated file differs from what the table gives;
+  - a function declared in include/acl/**.h has no row, or more than one, or
+    a row names the wrong header, or a row names no declared function;
+  - docs/symbols-in-versions does not list exactly the table's names;
+  - the Python package (python/acl/**.py) names a C function that is not in
+    the table;
+  - a note below is about a function that is not implemented.
+The test suite runs it with --check (tests/api-coverage.sh).
 """
+import ast
 import pathlib
 import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-HEADERS = ["acl_base_rt.h", "acl_rt.h", "acl_cuda.h"]
+TABLE = ROOT / "src" / "api" / "api.def"
+INCLUDE = ROOT / "include" / "acl"
+DOC = ROOT / "docs" / "api-coverage.md"
+EXPORTS = ROOT / "tests" / "abi" / "exports.txt"
+VERSIONS = ROOT / "docs" / "symbols-in-versions"
+PYTHON = ROOT / "python" / "acl"
+
+# The order of the headers in the doc, and where each one lives under include/.
+HEADERS = {
+    "acl_base_rt": "acl/acl_base_rt.h",
+    "acl_rt": "acl/acl_rt.h",
+    "acl_rt_allocator": "acl/acl_rt_allocator.h",
+    "acl_rt_memory_soma": "acl/acl_rt_memory_soma.h",
+    "acl_dvpp": "acl/ops/acl_dvpp.h",
+    "acl_cuda": "acl/acl_cuda.h",
+}
 
 # What a user should know about an implemented function beyond its docs.
 NOTES = {
@@ -34,74 +58,178 @@ NOTES = {
     "aclrtMemInvalidate": "validates; memory is coherent on both backends",
 }
 
-DECL = re.compile(r"ACL_FUNC_VISIBILITY\s+(?:ACL_DEPRECATED(?:_MESSAGE\([^)]*\))?\s+)?[\w\s\*]+?\b(acl\w+)\s*\(")
+STATUSES = ("IMPLEMENTED", "UNSUPPORTED")
+ARGS = ("ARGS_NONE", "ARGS_PTR", "ARGS_HANDLE", "ARGS_HANDLE_PTR")
+ROW = re.compile(r"^ACL_API\((\w+), (\w+), (\w+), (\w+), (\w+), ([^(),]+?), (\(.*\)), ([^(),]+)\)$")
+DECL = re.compile(r"ACL_FUNC_VISIBILITY\s+[^;{}()]*?\b(acl\w+)\s*\(")
+# A C function name as the Python package spells it: acl, an optional prefix, a capital.
+C_NAME = re.compile(r"acl(?:rt|sys|mdl|cuda|dvpp|op)?[A-Z]\w*")
+
+
+class Row:
+    def __init__(self, match, line_no):
+        (self.name, self.header, self.area, self.status, self.args, self.ret, self.params,
+         self.fail) = match.groups()
+        self.line = line_no
+
+
+def read_table(problems):
+    rows = []
+    for n, line in enumerate(TABLE.read_text().splitlines(), 1):
+        if not line.startswith("ACL_API"):
+            continue
+        m = ROW.match(line)
+        if not m:
+            problems.append(f"api.def:{n}: not a row of the expected shape: {line[:80]}")
+            continue
+        row = Row(m, n)
+        if row.status not in STATUSES:
+            problems.append(f"api.def:{n}: {row.name}: status {row.status}")
+        if row.args not in ARGS:
+            problems.append(f"api.def:{n}: {row.name}: args {row.args}")
+        if row.header not in HEADERS:
+            problems.append(f"api.def:{n}: {row.name}: unknown header {row.header}")
+        rows.append(row)
+    return rows
 
 
 def declared():
-    names = []
-    for header in HEADERS:
-        text = (ROOT / "include" / "acl" / header).read_text()
-        text = re.sub(r"\s+", " ", text)
+    """(name, header identifier) of every function the public headers declare."""
+    found = []
+    for path in sorted(INCLUDE.rglob("*.h")):
+        text = path.read_text()
+        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+        text = re.sub(r"//[^\n]*", " ", text)
         for m in DECL.finditer(text):
-            names.append((m.group(1), header))
+            found.append((m.group(1), path.stem))
+    return found
+
+
+def python_names():
+    """Names of C functions the Python package uses: attribute accesses and
+    string constants spelled like one, less the package's own definitions
+    (its ctypes structures carry the C type names)."""
+    used, defined = {}, set()
+    for path in sorted(PYTHON.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+                defined.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+            elif isinstance(node, ast.Attribute) and C_NAME.fullmatch(node.attr):
+                used.setdefault(node.attr, path.relative_to(ROOT))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and C_NAME.fullmatch(node.value):
+                used.setdefault(node.value, path.relative_to(ROOT))
+    return {name: where for name, where in used.items() if name not in defined}
+
+
+def versions_listed():
+    names = []
+    for line in VERSIONS.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            names.append(line.split()[0])
     return names
 
 
-def stubs():
-    text = (ROOT / "src" / "unsupported.c").read_text()
-    return set(re.findall(r"^UNSUPPORTED(?:_RETURNING)?\((?:[^,]+,\s*)?(acl\w+),", text, re.M))
-
-
-def implemented():
-    return {line.strip() for line in (ROOT / "src" / "implemented.txt").read_text().splitlines() if line.strip()}
-
-
-def render(decls, stubbed):
-    done = sum(1 for name, _ in decls if name not in stubbed)
+def render(rows):
+    done = sum(1 for r in rows if r.status == "IMPLEMENTED")
     lines = [
         "# API coverage",
         "",
-        "Generated by `scripts/api-coverage.py` from the headers and `src/unsupported.c`;",
+        "Generated by `scripts/api-coverage.py` from the API table `src/api/api.def`;",
         "the test suite fails when this file is out of date. **implemented** functions follow",
         "ACL's documented behaviour on every backend; **not supported** ones exist so that",
         "programs link, and fail with `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (207000) and a message",
         "naming the function in `aclGetRecentErrMsg`.",
         "",
-        f"{done} of {len(decls)} declared functions are implemented.",
+        f"{done} of {len(rows)} declared functions are implemented.",
         "",
+        "| header | declared | implemented |",
+        "|---|---|---|",
     ]
-    for header in HEADERS:
-        rows = [(n, h) for n, h in decls if h == header]
-        lines += [f"## `acl/{header}`", "", "| function | status | notes |", "|---|---|---|"]
-        for name, _ in rows:
-            status = "not supported" if name in stubbed else "implemented"
-            lines.append(f"| `{name}` | {status} | {NOTES.get(name, '')} |")
+    for header, path in HEADERS.items():
+        mine = [r for r in rows if r.header == header]
+        if mine:
+            impl = sum(1 for r in mine if r.status == "IMPLEMENTED")
+            lines.append(f"| `{path}` | {len(mine)} | {impl} |")
+    lines.append("")
+    for header, path in HEADERS.items():
+        mine = [r for r in rows if r.header == header]
+        if not mine:
+            continue
+        lines += [f"## `{path}`", "", "| function | status | notes |", "|---|---|---|"]
+        for r in mine:
+            status = "implemented" if r.status == "IMPLEMENTED" else "not supported"
+            lines.append(f"| `{r.name}` | {status} | {NOTES.get(r.name, '')} |")
         lines.append("")
     return "\n".join(lines)
 
 
-def main():
+def exports_text(rows):
+    return "".join(name + "\n" for name in sorted(r.name for r in rows))
+
+
+def check_consistency(rows, problems, notes):
+    by_name = {}
+    for r in rows:
+        if r.name in by_name:
+            problems.append(f"api.def:{r.line}: {r.name} has a second row (first at line {by_name[r.name].line})")
+        by_name.setdefault(r.name, r)
+
     decls = declared()
-    stubbed = stubs()
-    names = [n for n, _ in decls]
-    problems = []
-    dupes = {n for n in names if names.count(n) > 1}
+    seen = {}
+    for name, header in decls:
+        if name in seen:
+            problems.append(f"{name} is declared twice (in {seen[name]}.h and {header}.h)")
+        seen.setdefault(name, header)
+        row = by_name.get(name)
+        if row is None:
+            problems.append(f"{name} is declared in {header}.h but has no row in api.def")
+        elif row.header != header:
+            problems.append(f"api.def:{row.line}: {name} is declared in {header}.h, the row says {row.header}")
+    for r in rows:
+        if r.name not in seen:
+            problems.append(f"api.def:{r.line}: {r.name} is declared in no public header")
+
+    listed = versions_listed()
+    dupes = sorted({n for n in listed if listed.count(n) > 1})
     if dupes:
-        problems.append(f"declared twice: {sorted(dupes)}")
-    impl = implemented()
-    if impl & stubbed:
-        problems.append(f"both implemented and stubbed: {sorted(impl & stubbed)}")
-    if set(names) != impl | stubbed:
-        problems.append(f"declared but neither implemented nor stubbed: {sorted(set(names) - impl - stubbed)}")
-        problems.append(f"implemented or stubbed but not declared: {sorted((impl | stubbed) - set(names))}")
-    for note in NOTES:
-        if note not in impl:
-            problems.append(f"note for a function that is not implemented: {note}")
-    text = render(decls, stubbed)
-    target = ROOT / "docs" / "api-coverage.md"
+        problems.append(f"docs/symbols-in-versions lists twice: {dupes}")
+    if set(listed) - set(by_name):
+        problems.append(f"docs/symbols-in-versions lists names with no row: {sorted(set(listed) - set(by_name))}")
+    if set(by_name) - set(listed):
+        problems.append("docs/symbols-in-versions lacks (give each the version that will first ship it): "
+                        f"{sorted(set(by_name) - set(listed))}")
+
+    stubs_used = []
+    for name, where in sorted(python_names().items()):
+        row = by_name.get(name)
+        if row is None:
+            problems.append(f"{where} names {name}, which is not in api.def")
+        elif row.status != "IMPLEMENTED":
+            stubs_used.append(name)
+    if stubs_used:
+        notes.append(f"the Python package also wraps {len(stubs_used)} not-supported functions "
+                     f"(they return 207000 there too): {', '.join(stubs_used)}")
+
+    for name in NOTES:
+        if by_name.get(name) is None or by_name[name].status != "IMPLEMENTED":
+            problems.append(f"a note in scripts/api-coverage.py is about {name}, which is not implemented")
+
+
+def main():
+    problems, notes = [], []
+    rows = read_table(problems)
+    check_consistency(rows, problems, notes)
+    generated = {DOC: render(rows), EXPORTS: exports_text(rows)}
     if "--check" in sys.argv:
-        if not target.exists() or target.read_text() != text:
-            problems.append("docs/api-coverage.md is out of date: run scripts/api-coverage.py")
+        for path, text in generated.items():
+            if not path.exists() or path.read_text() != text:
+                problems.append(f"{path.relative_to(ROOT)} is out of date: run scripts/api-coverage.py")
+        for note in notes:
+            print("note:", note)
         for p in problems:
             print("FAIL:", p)
         print(f"{0 if problems else 1} passed, {1 if problems else 0} failed")
@@ -109,8 +237,11 @@ def main():
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 1
-    target.write_text(text)
-    print(f"wrote {target.relative_to(ROOT)}: {len(names)} functions, {len(stubbed)} not supported")
+    for path, text in generated.items():
+        path.write_text(text)
+    unsupported = sum(1 for r in rows if r.status != "IMPLEMENTED")
+    print(f"wrote {DOC.relative_to(ROOT)} and {EXPORTS.relative_to(ROOT)}: "
+          f"{len(rows)} functions, {unsupported} not supported")
     return 0
 
 

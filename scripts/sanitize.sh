@@ -102,7 +102,7 @@ mode_tsan() {
   local tests=""
   for t in compat/test_event compat/test_stream compat/test_callback compat/test_context \
            compat/test_memory check/test_storm check/test_robustness check/test_callback_ending \
-           check/test_memory_registry; do
+           check/test_memory_registry check/test_lifecycle; do
     tests="$tests tests/$t"
   done
   TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \
@@ -118,7 +118,7 @@ mode_valgrind() {
   # its wrapper scripts for the real programs.
   local vg="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite"
   vg="$vg --show-leak-kinds=definite --track-origins=yes --suppressions=/dev/null"
-  CK_TIMEOUT_MULTIPLIER=20 \
+  ACLCUDA_TEST_ROUNDS=${ACLCUDA_TEST_ROUNDS:-200} CK_TIMEOUT_MULTIPLIER=20 \
     run_checks valgrind "$build" "$(check_programs "$build")" \
       LOG_COMPILER="$build/libtool --mode=execute $vg"
 }
@@ -135,9 +135,9 @@ mode_fuzz() {
     (cd "$build" && "$src/configure" -q --without-cuda PYTHON=: CC=clang) || return 1
   fi
   local lib_sources=()
-  for f in "$src"/src/*.c; do
-    [ "$(basename "$f")" = backend_cuda.c ] || lib_sources+=("$f")
-  done
+  while IFS= read -r f; do
+    lib_sources+=("$f")
+  done < <(find "$src/src" -name '*.c' -not -path '*/backend/cuda/*' | sort)
   # shellcheck disable=SC2054 # the commas belong to -fsanitize
   local flags=(-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

@@ -47,13 +47,13 @@ def init(config_path=None, /):
     return _c.aclInit(config_path)
 
 
-@_api("", "aclFinalize")
+@_api(None, "aclFinalize")
 def finalize():
     """ret = acl.finalize(): release everything, whatever the number of init calls."""
     return _c.aclFinalize()
 
 
-@_api("", "aclFinalizeReference")
+@_api(None, "aclFinalizeReference")
 def finalize_reference():
     """ref_count, ret = acl.finalize_reference(): counted finalize."""
     count = _c_uint64()
@@ -61,7 +61,7 @@ def finalize_reference():
     return count.value, ret
 
 
-@_api("", "aclrtGetVersion")
+@_api(None, "aclrtGetVersion")
 def get_version():
     """major, minor, patch, ret = acl.get_version()"""
     major, minor, patch = _c_int32(), _c_int32(), _c_int32()
@@ -88,7 +88,7 @@ def get_version_str(pkg_name, /):
     return _text(buffer.value), ret
 
 
-@_api("", "aclGetCannAttributeList")
+@_api(None, "aclGetCannAttributeList")
 def get_cann_attribute_list():
     """attr_list, num, ret = acl.get_cann_attribute_list()"""
     attrs = _POINTER(_c_int)()
@@ -116,13 +116,13 @@ def get_device_capability(device_id, info, /):
 
 # ---- error text and logging ---------------------------------------------------------
 
-@_api("", "aclrtGetSocName")
+@_api(None, "aclrtGetSocName")
 def get_soc_name():
     """name = acl.get_soc_name(): str, or None when the library cannot tell."""
     return _text(_c.aclrtGetSocName())
 
 
-@_api("", "aclGetRecentErrMsg")
+@_api(None, "aclGetRecentErrMsg")
 def get_recent_err_msg():
     """msg = acl.get_recent_err_msg(): pending error text of this thread (then cleared), or None."""
     return _text(_c.aclGetRecentErrMsg())

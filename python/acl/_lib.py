@@ -339,6 +339,26 @@ path = library._name
 api = _bind(library)
 
 
+# ---- from the interpreter: Python's C API -------------------------------------
+
+def _bytes_from_memory():
+    """PyBytes_FromStringAndSize(const char *, Py_ssize_t) as a ctypes
+    function holding the GIL (as every pythonapi function does), or None
+    where the interpreter has no C API to call. ctypes.string_at cannot do
+    it: it takes its size as a C int. A function object of our own, not
+    the attribute of ctypes.pythonapi others may set up otherwise."""
+    try:
+        function = ctypes.pythonapi["PyBytes_FromStringAndSize"]
+    except (AttributeError, OSError):
+        return None
+    function.restype = ctypes.py_object
+    function.argtypes = (c_void_p, ctypes.c_ssize_t)
+    return function
+
+
+bytes_from_memory = _bytes_from_memory()
+
+
 def has(*names):
     """Whether the loaded library exports every C function named."""
     return all(hasattr(api, name) for name in names)

@@ -1,4 +1,4 @@
-"""Argument checking with the rules of CPython's PyArg_ParseTuple.
+"""Argument checking with the rules and the error texts of pyACL.
 
 pyACL is a C extension whose functions take positional arguments only and
 parse them with PyArg_ParseTuple format strings. The same format letters
@@ -7,18 +7,39 @@ pyACL does:
 
   k, K  int only (bool included, it is an int); the value is masked to
         64 bits, never an overflow error (a negative handle wraps around)
-  i     anything with __index__, not float; OverflowError outside int32
+  i     anything with __index__, not float; out of int32 is an error
   I, H  anything with __index__, not float; masked to 32 / 16 bits
-  l     anything with __index__, not float; OverflowError outside int64
+  l     anything with __index__, not float; out of int64 is an error
   f     a real number (float, int, or anything with __float__/__index__)
   s     str without NUL characters, passed on as UTF-8
   O     any object
   |     the arguments after it are optional
 
-A failed conversion raises TypeError (OverflowError / ValueError where
-CPython does); it is never turned into an error code or a silent 0. A
-keyword argument is refused with Python's own TypeError ("... got an
-unexpected keyword argument ..."), which costs nothing per call.
+Arguments that do not parse raise; they are never turned into an error
+code or a silent 0. What they raise is pyACL's, which depends on the
+function (the error argument of parsed(), api(), ...):
+
+  DEFAULT_ERROR    most pyACL functions replace whatever PyArg_ParseTuple
+                   raised by TypeError("acl.rt.<name> args parse failed"),
+                   for a wrong number of arguments, a wrong type or an
+                   out-of-range value alike
+  a str            the same with another text (pyACL's texts vary: a "!"
+                   at the end, a misspelling, another function's name)
+  CPYTHON_ERRORS   a few keep PyArg_ParseTuple's own exception, e.g.
+                   TypeError("function takes exactly 2 arguments (0
+                   given)") or OverflowError("signed integer is greater
+                   than maximum")
+
+The replacing TypeError carries PyArg_ParseTuple's exception as its
+__cause__, so a traceback still tells which argument was wrong and why.
+All of it is built on the error path only: a call whose arguments parse
+costs the same whatever the function's error texts. A keyword argument is
+refused with Python's own TypeError ("... got an unexpected keyword
+argument ..."), which costs nothing per call (pyACL's text, "name() takes
+no keyword arguments", would need a **kwargs dict on every call).
+
+A function of no arguments is parsed with fmt None: like pyACL's, which
+do not look at their arguments, it takes any number and ignores them.
 """
 
 import ctypes
@@ -30,6 +51,10 @@ _U32 = (1 << 32) - 1
 _U64 = (1 << 64) - 1
 _I32 = (-(1 << 31), (1 << 31) - 1)
 _I64 = (-(1 << 63), (1 << 63) - 1)
+
+# The error argument of parsed(), api(), ...: see the module docstring.
+DEFAULT_ERROR = "{name} args parse failed"
+CPYTHON_ERRORS = None
 
 
 class _Unavailable:
@@ -43,49 +68,74 @@ UNAVAILABLE = _Unavailable()
 
 
 class _BadArgument(Exception):
-    """A conversion failed; the wrapper names the function and position."""
+    """A conversion failed: error is the exception PyArg_ParseTuple raises,
+    whose text the checker prefixes with "argument N " when positional."""
 
-    def __init__(self, exc_type, detail):
-        super().__init__(detail)
-        self.exc_type = exc_type
-        self.detail = detail
+    def __init__(self, error, positional=False):
+        super().__init__(error)
+        self.error = error
+        self.positional = positional
 
 
-def _wrong_type(expected, value):
-    return _BadArgument(TypeError, " must be %s, not %s" % (expected, type(value).__name__))
+def type_name(value):
+    """The tp_name of value's type, as CPython's messages show it: with the
+    module for a type of an extension module (numpy.ndarray)."""
+    kind = type(value)
+    if kind.__flags__ & (1 << 9) or kind.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return kind.__name__
+    return "%s.%s" % (kind.__module__, kind.__name__)
+
+
+def _must_be(expected, value):
+    # PyArg_ParseTuple's own text, which says "None" where others say "NoneType".
+    found = "None" if value is None else type_name(value)
+    return _BadArgument(TypeError("must be %s, not %s" % (expected, found)), positional=True)
 
 
 def _to_index(value):
     if type(value) is int:
         return value
-    if isinstance(value, float):
-        raise _wrong_type("int", value)
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise _wrong_type("int", value) from None
+    if not isinstance(value, float):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    _raise(TypeError("'%s' object cannot be interpreted as an integer" % type_name(value)))
 
 
-def _in_range(value, bounds):
-    low, high = bounds
-    if value < low:
-        raise _BadArgument(OverflowError, ": signed integer is less than minimum")
-    if value > high:
-        raise _BadArgument(OverflowError, ": signed integer is greater than maximum")
+def _raise(error):
+    raise _BadArgument(error)
+
+
+def _conv_int(value):
+    value = _to_index(value)
+    if not _I64[0] <= value <= _I64[1]:
+        _raise(OverflowError("Python int too large to convert to C long"))
+    if value < _I32[0]:
+        _raise(OverflowError("signed integer is less than minimum"))
+    if value > _I32[1]:
+        _raise(OverflowError("signed integer is greater than maximum"))
+    return value
+
+
+def _conv_long(value):
+    value = _to_index(value)
+    if not _I64[0] <= value <= _I64[1]:
+        _raise(OverflowError("Python int too large to convert to C long"))
     return value
 
 
 def _conv_unsigned_long(value):
     if type(value) is int or isinstance(value, int):
         return value & _U64
-    raise _wrong_type("int", value)
+    raise _must_be("int", value)
 
 
 def _conv_float(value):
     kind = type(value)
     if isinstance(value, (str, bytes, bytearray)) or not (
             hasattr(kind, "__float__") or hasattr(kind, "__index__")):
-        raise _wrong_type("a real number", value)
+        _raise(TypeError("must be real number, not %s" % type_name(value)))
     if not hasattr(kind, "__float__"):
         return float(operator.index(value))
     return float(value)
@@ -93,19 +143,22 @@ def _conv_float(value):
 
 def _conv_str(value):
     if not isinstance(value, str):
-        raise _wrong_type("str", value)
+        raise _must_be("str", value)
     if "\0" in value:
-        raise _BadArgument(ValueError, ": embedded null character")
-    return value.encode("utf-8")
+        _raise(ValueError("embedded null character"))
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate
+        _raise(exc)
 
 
 _CONVERTERS = {
     "k": _conv_unsigned_long,
     "K": _conv_unsigned_long,
-    "i": lambda v: _in_range(_to_index(v), _I32),
+    "i": _conv_int,
     "I": lambda v: _to_index(v) & _U32,
     "H": lambda v: _to_index(v) & _U16,
-    "l": lambda v: _in_range(_to_index(v), _I64),
+    "l": _conv_long,
     "f": _conv_float,
     "s": _conv_str,
     "O": lambda v: v,
@@ -116,10 +169,19 @@ def _plural(n):
     return "argument" if n == 1 else "arguments"
 
 
-def _checker(qualified_name, fmt):
+def _error_text(qualified_name, error):
+    """The text of the TypeError a function raises for arguments that do
+    not parse, or None when it raises PyArg_ParseTuple's own exception."""
+    if error is CPYTHON_ERRORS:
+        return None
+    return error.format(name=qualified_name)
+
+
+def _checker(qualified_name, fmt, error=DEFAULT_ERROR):
     """(letters, optional letters, check) for a format: check(args) converts a
-    tuple of arguments per fmt, or raises what PyArg_ParseTuple would. It is
-    the slow path of every wrapper, so messages are built only on failure."""
+    tuple of arguments per fmt, or raises what pyACL would (see the module
+    docstring). It is the slow path of every wrapper, so messages are built
+    only on failure."""
     required, _, optional = fmt.partition("|")
     letters = required + optional
     unknown = set(letters) - set(_CONVERTERS)
@@ -127,8 +189,10 @@ def _checker(qualified_name, fmt):
         raise ValueError("unknown format letters %r" % "".join(sorted(unknown)))
     low, high = len(required), len(letters)
     converters = [_CONVERTERS[c] for c in letters]
+    text = _error_text(qualified_name, error)
 
-    def check(args):
+    def parse(args):
+        """PyArg_ParseTuple: the converted arguments, or the exception it raises."""
         given = len(args)
         if not low <= given <= high:
             if low == high:
@@ -138,16 +202,24 @@ def _checker(qualified_name, fmt):
             else:
                 bound = "at most %d" % high
             expected = low if given < low else high
-            raise TypeError("%s() takes %s %s (%d given)"
-                            % (qualified_name, bound, _plural(expected), given))
+            return TypeError("function takes %s %s (%d given)" % (bound, _plural(expected), given))
         converted = []
         for position, (convert, value) in enumerate(zip(converters, args)):
             try:
                 converted.append(convert(value))
             except _BadArgument as bad:
-                raise bad.exc_type("%s args parse failed: argument %d%s"
-                                   % (qualified_name, position + 1, bad.detail)) from None
+                if not bad.positional:
+                    return bad.error
+                return type(bad.error)("argument %d %s" % (position + 1, bad.error))
         return converted
+
+    def check(args):
+        converted = parse(args)
+        if not isinstance(converted, BaseException):
+            return converted
+        if text is None:
+            raise converted
+        raise TypeError(text) from converted
 
     return letters, optional, check
 
@@ -218,15 +290,27 @@ def _given(*args):
     return tuple(arg for arg in args if arg is not _MISSING)
 
 
-def parsed(qualified_name, fmt):
-    """Decorator: the wrapped body receives its arguments converted per fmt.
+def _ignoring_arguments(body):
+    """The wrapper of a function that, as pyACL's, takes any positional
+    arguments and ignores them (fmt None)."""
+    def wrapper(*_ignored):
+        return body()
+    return functools.wraps(body)(wrapper)
+
+
+def parsed(qualified_name, fmt, error=DEFAULT_ERROR):
+    """Decorator: the wrapped body receives its arguments converted per fmt;
+    error says what arguments that do not parse raise (module docstring).
 
     The wrapper takes positional arguments only, as METH_VARARGS functions do,
     and checks their number and types before the body runs. Calls are hot
     (record_event, memcpy_async in loops), so the wrapper is generated with
     one inline test per argument; anything else (another type, a wrong
-    number of arguments) goes through the full check."""
-    letters, optional, check = _checker(qualified_name, fmt)
+    number of arguments) goes through the full check. With fmt None it
+    takes any arguments and ignores them."""
+    if fmt is None:
+        return _ignoring_arguments
+    letters, optional, check = _checker(qualified_name, fmt, error)
     # Optional arguments have no fast path: no caller of those is hot.
     fast = None if optional else _fast_path(letters, "")
 
@@ -244,7 +328,7 @@ def parsed(qualified_name, fmt):
     return decorate
 
 
-def foreign(qualified_name, fmt, function, out=None):
+def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
     """Decorator for a function that only passes its arguments on to the C
     function `function` (a ctypes function with argtypes): the wrapper checks
     them per fmt and calls it directly, with no Python body in between. The
@@ -259,8 +343,8 @@ def foreign(qualified_name, fmt, function, out=None):
     masks them to the 64 bits of an integer parameter itself, and a pointer
     parameter refuses what does not fit with ArgumentError, before the C
     function is called; the slow path then masks them as PyArg_ParseTuple
-    does and calls again."""
-    letters, optional, check = _checker(qualified_name, fmt)
+    does and calls again. error is as for parsed()."""
+    letters, optional, check = _checker(qualified_name, fmt, error)
     if optional or not set(letters) <= set("kKiI"):
         # Other letters have no fast path, or (O) could make ctypes refuse
         # an argument with ArgumentError instead of TypeError.
@@ -314,24 +398,24 @@ def foreign(qualified_name, fmt, function, out=None):
     return decorate
 
 
-def api(module, fmt, available=True):
+def api(module, fmt, available=True, error=DEFAULT_ERROR):
     """Like parsed(), naming the function module.<name>; when the library lacks
     what the function needs (available is False) the result is UNAVAILABLE,
     which drop_unavailable() removes from the module."""
     def decorate(body):
         if not available:
             return UNAVAILABLE
-        return parsed("%s.%s" % (module, body.__name__), fmt)(body)
+        return parsed("%s.%s" % (module, body.__name__), fmt, error)(body)
     return decorate
 
 
-def foreign_api(module, fmt, function, out=None):
+def foreign_api(module, fmt, function, out=None, error=DEFAULT_ERROR):
     """Like foreign(), naming the function module.<name>; function is None
     when the library lacks it, and the result is UNAVAILABLE then."""
     def decorate(body):
         if function is None:
             return UNAVAILABLE
-        return foreign("%s.%s" % (module, body.__name__), fmt, function, out)(body)
+        return foreign("%s.%s" % (module, body.__name__), fmt, function, out, error)(body)
     return decorate
 
 

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The library exports exactly the names in tests/abi/exports.txt: every ACL
-# function the headers declare and nothing else (no cudart, no internals).
+# The library exports exactly the names in tests/abi/exports.txt (generated
+# from src/api/api.def by scripts/api-coverage.py): every ACL function the
+# headers declare and nothing else (no cudart, no internals).
 set -eu
 lib=${ACLCUDA_LIBRARY:?set by make check}
 expected=${ACLCUDA_TEST_SRCDIR:?}/tests/abi/exports.txt

@@ -1,4 +1,4 @@
-/* acl-cuda's error table (src/error_table.def, the source of every code's
+/* acl-cuda's error table (src/core/error_table.def, the source of every code's
  * name and text) agrees with the public headers it was written from. The
  * header values themselves are pinned by the compatibility suite
  * (tests/compat/test_headers.c). */
@@ -14,7 +14,7 @@ typedef struct code_row {
 
 #define ACL_CODE(name, value, text) {#name, (long long)(value), (long long)(name)},
 static const code_row code_rows[] = {
-#include "error_table.def"
+#include "core/error_table.def"
 };
 #undef ACL_CODE
 

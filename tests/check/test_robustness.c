@@ -1,7 +1,8 @@
 /* Cross-cutting robustness of acl-cuda: the bad-argument rows (which live
  * with their areas in the compatibility suite, tests/compat/test_<area>.c)
- * cover every implemented function that takes a handle or a pointer, and
- * the suite calls every implemented function; bad calls leave queued work
+ * cover every implemented function of the API table (src/api/api.def) that
+ * takes a handle or a pointer, each row in the file of its function's area,
+ * and the suite calls every implemented function; bad calls leave queued work
  * alone; contexts and streams destroyed with work queued; exhausted
  * resources are survived; thousands of handles; and a child process forked
  * after the library started either works or fails with error codes. */
@@ -65,209 +66,120 @@ static size_t row_count(void)
 
 /* ---- the API table: which functions need a row ----------------------------------------- */
 
-/* One function of the API table. */
-typedef struct api_fn {
-    char name[256];
-    char area[256];
-    bool needs_row; /* implemented and takes a handle or a pointer */
-} api_fn;
-
-typedef struct api_table {
-    api_fn fn[2048];
-    size_t count;
-    const char *source; /* the file it was read from */
-} api_table;
-
-/* Strips blanks from both ends of s in place. */
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
-        *--end = '\0';
-    return s;
-}
-
-/* Reads src/api/api.def (the API table, /work/notes/api-table-spec.md):
+/* One row of the API table (src/api/api.def; its head comment describes the
+ * columns):
  *   ACL_API(name, header, area, status, args, ret, params, fail)
- * one row per line. A function needs a bad-argument row when its status is
- * IMPLEMENTED and its args column is not ARGS_NONE. Only implemented rows
- * are kept. Returns false when the file cannot be opened. */
-static bool read_api_def(const char *path, api_table *t)
+ * A function needs a bad-argument row when its status is IMPLEMENTED and
+ * its args column is not ARGS_NONE. */
+typedef struct api_row {
+    const char *name;
+    const char *area;
+    const char *status;
+    const char *args;
+} api_row;
+
+#define ACL_API(name, header, area, status, args, ret, params, fail) {#name, #area, #status, #args},
+static const api_row api_rows[] = {
+#include "api/api.def"
+};
+#undef ACL_API
+enum { API_ROW_COUNT = sizeof api_rows / sizeof api_rows[0] };
+
+static bool implemented(const api_row *api)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char line[2048];
-    t->count = 0;
-    t->source = "src/api/api.def";
-    while (fgets(line, sizeof line, f)) {
-        char *p = trim(line);
-        if (strncmp(p, "ACL_API(", 8) != 0)
-            continue;
-        p += 8;
-        char *col[5];
-        for (int c = 0; c < 5; c++) {
-            char *comma = strchr(p, ',');
-            ck_assert_msg(comma != NULL, "%s: a row with fewer than 5 columns: %s", path, line);
-            *comma = '\0';
-            col[c] = trim(p);
-            p = comma + 1;
-        }
-        if (strcmp(col[3], "IMPLEMENTED") != 0)
-            continue;
-        ck_assert_msg(strcmp(col[3], "IMPLEMENTED") == 0 || strcmp(col[3], "UNSUPPORTED") == 0,
-                      "%s: status %s", col[0], col[3]);
-        ck_assert_uint_lt(t->count, sizeof t->fn / sizeof t->fn[0]);
-        api_fn *fn = &t->fn[t->count++];
-        snprintf(fn->name, sizeof fn->name, "%s", col[0]);
-        snprintf(fn->area, sizeof fn->area, "%s", col[2]);
-        fn->needs_row = strcmp(col[4], "ARGS_NONE") != 0;
-    }
-    fclose(f);
-    return true;
+    return strcmp(api->status, "IMPLEMENTED") == 0;
 }
 
-/* Until src/api/api.def exists: src/implemented.txt, and this list of the
- * implemented functions without a handle or pointer parameter.
- * MERGE SEAM: when api.def lands, delete read_implemented_txt() and
- * without_pointers[]; read_api_table() then has one source. */
-static const char *const without_pointers[] = {
-    "aclDataTypeSize",
-    "aclFinalize",
-    "aclFloat16ToFloat",
-    "aclFloatToFloat16",
-    "aclGetRecentErrMsg",
-    "aclcudaGetBackendName",
-    "aclrtCtxSetSysParamOpt",
-    "aclrtDeviceDisablePeerAccess",
-    "aclrtDeviceEnablePeerAccess",
-    "aclrtGetLastError",
-    "aclrtGetSocName",
-    "aclrtPeekAtLastError",
-    "aclrtProcessReport",
-    "aclrtResetDevice",
-    "aclrtResetDeviceForce",
-    "aclrtSetDevice",
-    "aclrtSetDeviceSatMode",
-    "aclrtSetOpExecuteTimeOut",
-    "aclrtSetOpExecuteTimeOutWithMs",
-    "aclrtSetOpWaitTimeout",
-    "aclrtSetSysParamOpt",
-    "aclrtSetTsDevice",
-    "aclrtSynchronizeDevice",
-    "aclrtSynchronizeDeviceWithTimeout",
+static bool needs_row(const api_row *api)
+{
+    return implemented(api) && strcmp(api->args, "ARGS_NONE") != 0;
+}
+
+static const api_row *api_row_named(const char *name)
+{
+    for (size_t i = 0; i < API_ROW_COUNT; i++)
+        if (strcmp(name, api_rows[i].name) == 0)
+            return &api_rows[i];
+    return NULL;
+}
+
+/* The API table's areas for which the compatibility suite has no program of
+ * its own: their rows live in the area file named here. Every other area's
+ * rows live in tests/compat/test_<area>.c (cuda: ext/test_cuda.c). */
+static const struct {
+    const char *api_area, *compat_area;
+} area_folds[] = {
+    {"diag", "errors"},   /* exception information: test_errors.c */
+    {"kernel", "device"}, /* operator timeouts: test_device.c */
 };
 
-static bool listed(const char *name, const char *const *names, size_t count)
+static const char *compat_area_of(const api_row *api)
 {
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(name, names[i]) == 0)
-            return true;
-    return false;
+    for (size_t i = 0; i < sizeof area_folds / sizeof area_folds[0]; i++)
+        if (strcmp(api->area, area_folds[i].api_area) == 0)
+            return area_folds[i].compat_area;
+    return api->area;
 }
 
-static bool read_implemented_txt(const char *path, api_table *t)
+/* The table is what the spec says: known statuses and argument kinds. */
+START_TEST(api_table_rows_are_well_formed)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    const size_t no_pointer_count = sizeof without_pointers / sizeof without_pointers[0];
-    char line[256];
-    t->count = 0;
-    t->source = "src/implemented.txt";
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, " \t\r\n")] = '\0';
-        if (line[0] == '\0' || line[0] == '#')
-            continue;
-        ck_assert_uint_lt(t->count, sizeof t->fn / sizeof t->fn[0]);
-        api_fn *fn = &t->fn[t->count++];
-        snprintf(fn->name, sizeof fn->name, "%s", line);
-        fn->area[0] = '\0';
-        fn->needs_row = !listed(line, without_pointers, no_pointer_count);
+    size_t implemented_count = 0;
+    for (size_t i = 0; i < API_ROW_COUNT; i++) {
+        const api_row *api = &api_rows[i];
+        ck_assert_msg(implemented(api) || strcmp(api->status, "UNSUPPORTED") == 0,
+                      "%s: status %s", api->name, api->status);
+        ck_assert_msg(strcmp(api->args, "ARGS_NONE") == 0 || strcmp(api->args, "ARGS_PTR") == 0 ||
+                          strcmp(api->args, "ARGS_HANDLE") == 0 ||
+                          strcmp(api->args, "ARGS_HANDLE_PTR") == 0,
+                      "%s: args %s", api->name, api->args);
+        ck_assert_msg(api->area[0] != '\0', "%s: no area", api->name);
+        for (size_t j = i + 1; j < API_ROW_COUNT; j++)
+            ck_assert_msg(strcmp(api->name, api_rows[j].name) != 0, "%s listed twice", api->name);
+        implemented_count += implemented(api);
     }
-    fclose(f);
-    for (size_t i = 0; i < no_pointer_count; i++) {
-        bool found = false;
-        for (size_t j = 0; j < t->count && !found; j++)
-            found = strcmp(t->fn[j].name, without_pointers[i]) == 0;
-        ck_assert_msg(found, "%s in without_pointers is not in %s", without_pointers[i], path);
-    }
-    return true;
-}
-
-/* The implemented functions, from src/api/api.def when it exists, else
- * from src/implemented.txt (see MERGE SEAM above). */
-static void read_api_table(api_table *t)
-{
-    const char *srcdir = getenv("ACLCUDA_TEST_SRCDIR");
-    ck_assert_msg(srcdir != NULL, "ACLCUDA_TEST_SRCDIR is not set (make check sets it)");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/src/api/api.def", srcdir);
-    if (read_api_def(path, t))
-        return;
-    snprintf(path, sizeof path, "%s/src/implemented.txt", srcdir);
-    ck_assert_msg(read_implemented_txt(path, t), "cannot open %s", path);
-}
-
-/* The reader takes the spec's row format (api.def is not in this tree yet). */
-START_TEST(api_def_reader_takes_the_spec_format)
-{
-    char path[] = "/tmp/acltest-api-def-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    static const char rows[] =
-        "/* a comment */\n"
-        "ACL_API(aclrtCreateStream, acl_rt, stream, IMPLEMENTED, ARGS_PTR, aclError, "
-        "(aclrtStream *stream), ACL_ERROR_RT_FEATURE_NOT_SUPPORT)\n"
-        "ACL_API(aclrtSetDevice, acl_rt, device, IMPLEMENTED, ARGS_NONE, aclError, "
-        "(int32_t deviceId), ACL_ERROR_RT_FEATURE_NOT_SUPPORT)\n"
-        "ACL_API(aclrtGetDevicesTopo, acl_rt, device, UNSUPPORTED, ARGS_PTR, aclError, "
-        "(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value), "
-        "ACL_ERROR_RT_FEATURE_NOT_SUPPORT)\n";
-    ck_assert_int_eq(write(fd, rows, sizeof rows - 1), (ssize_t)(sizeof rows - 1));
-    close(fd);
-    static api_table t;
-    ck_assert(read_api_def(path, &t));
-    unlink(path);
-    ck_assert_uint_eq(t.count, 2);
-    ck_assert_str_eq(t.fn[0].name, "aclrtCreateStream");
-    ck_assert_str_eq(t.fn[0].area, "stream");
-    ck_assert(t.fn[0].needs_row);
-    ck_assert_str_eq(t.fn[1].name, "aclrtSetDevice");
-    ck_assert(!t.fn[1].needs_row);
+    ck_assert_uint_gt(implemented_count, row_count());
 }
 END_TEST
 
 /* Every implemented function with a handle or pointer parameter has a row
- * in its area's compat file, and every row names an implemented function
- * that needs one. */
+ * in the compat file of its API table area, and every row names an
+ * implemented function that needs one. */
 START_TEST(table_covers_implemented_functions)
 {
-    static api_table t;
-    read_api_table(&t);
-    ck_assert_uint_gt(t.count, row_count());
-    for (size_t i = 0; i < t.count; i++) {
-        const compat_area_rows *area = row_area(t.fn[i].name);
-        if (t.fn[i].needs_row)
+    for (size_t i = 0; i < API_ROW_COUNT; i++) {
+        const api_row *api = &api_rows[i];
+        const compat_area_rows *area = row_area(api->name);
+        const char *wanted = compat_area_of(api);
+        if (needs_row(api)) {
             ck_assert_msg(area != NULL,
-                          "%s is implemented and takes a handle or pointer (%s) but has no "
-                          "bad-argument row: add ROW(%s) to tests/compat/test_%s.c",
-                          t.fn[i].name, t.source, t.fn[i].name,
-                          t.fn[i].area[0] ? t.fn[i].area : "<area>");
-        else
-            ck_assert_msg(area == NULL, "%s has a row in area %s but %s says it takes no "
-                          "handle or pointer", t.fn[i].name, area ? area->area : "", t.source);
+                          "%s is implemented and takes a handle or pointer (%s in "
+                          "src/api/api.def) but has no bad-argument row: add ROW(%s) to "
+                          "tests/compat/%stest_%s.c",
+                          api->name, api->args, api->name,
+                          strcmp(wanted, "cuda") == 0 ? "ext/" : "", wanted);
+            ck_assert_msg(strcmp(area->area, wanted) == 0,
+                          "%s: its row is in area %s, but src/api/api.def puts it in area %s "
+                          "(rows in tests/compat/%stest_%s.c)",
+                          api->name, area->area, api->area,
+                          strcmp(wanted, "cuda") == 0 ? "ext/" : "", wanted);
+        } else {
+            ck_assert_msg(area == NULL,
+                          "%s has a row in area %s but src/api/api.def says %s", api->name,
+                          area ? area->area : "",
+                          implemented(api) ? "it takes no handle or pointer (ARGS_NONE)"
+                                           : "it is not implemented");
+        }
     }
     for (size_t a = 0; a < AREA_COUNT; a++)
         for (size_t r = 0; r < areas[a]->count; r++) {
             const char *name = areas[a]->rows[r].name;
-            bool found = false;
-            for (size_t i = 0; i < t.count && !found; i++)
-                found = strcmp(name, t.fn[i].name) == 0;
-            ck_assert_msg(found, "row %s (area %s) names no implemented function in %s", name,
-                          areas[a]->area, t.source);
+            const api_row *api = api_row_named(name);
+            ck_assert_msg(api != NULL, "row %s (area %s) names no function of src/api/api.def",
+                          name, areas[a]->area);
+            ck_assert_msg(implemented(api),
+                          "row %s (area %s) names a function that is not implemented", name,
+                          areas[a]->area);
         }
 }
 END_TEST
@@ -323,9 +235,8 @@ static bool mentions(const char *text, const char *name)
  * (its C files by name; its pyACL cases name the C function they call). */
 START_TEST(compat_suite_calls_every_implemented_function)
 {
-    static api_table t;
-    read_api_table(&t);
     const char *srcdir = getenv("ACLCUDA_TEST_SRCDIR");
+    ck_assert_msg(srcdir != NULL, "ACLCUDA_TEST_SRCDIR is not set (make check sets it)");
     char dir[1024];
     char *text = NULL;
     size_t len = 0;
@@ -336,10 +247,10 @@ START_TEST(compat_suite_calls_every_implemented_function)
     snprintf(dir, sizeof dir, "%s/tests/compat/python", srcdir);
     read_sources(dir, ".py", &text, &len);
     ck_assert_msg(text != NULL && len > 0, "no compat sources under %s/tests/compat", srcdir);
-    for (size_t i = 0; i < t.count; i++)
-        ck_assert_msg(mentions(text, t.fn[i].name),
-                      "%s is implemented (%s) but no test of tests/compat calls it", t.fn[i].name,
-                      t.source);
+    for (size_t i = 0; i < API_ROW_COUNT; i++)
+        ck_assert_msg(!implemented(&api_rows[i]) || mentions(text, api_rows[i].name),
+                      "%s is implemented (src/api/api.def) but no test of tests/compat calls it",
+                      api_rows[i].name);
     free(text);
 }
 END_TEST
@@ -897,7 +808,7 @@ static Suite *suite(void)
     Suite *s = suite_create("robustness");
 
     TCase *coverage = tcase_create("coverage");
-    tcase_add_test(coverage, api_def_reader_takes_the_spec_format);
+    tcase_add_test(coverage, api_table_rows_are_well_formed);
     tcase_add_test(coverage, table_covers_implemented_functions);
     tcase_add_test(coverage, compat_suite_calls_every_implemented_function);
     suite_add_tcase(s, coverage);

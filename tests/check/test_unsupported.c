@@ -26,7 +26,7 @@ static void finalize(void)
                       name);                                                                 \
     } while (0)
 
-/* Declared but not provided (absent from src/implemented.txt). */
+/* Declared but not provided (UNSUPPORTED in src/api/api.def). */
 START_TEST(unsupported_functions_say_so)
 {
     ACL_OK(aclrtSetDevice(0));

@@ -53,7 +53,7 @@ typedef struct compat_area_rows {
 #define COMPAT_BAD_ARGS(area, rows)                                                          \
     const compat_area_rows compat_rows_##area = {#area, rows, sizeof rows / sizeof rows[0]}
 
-enum { COMPAT_BAD_BUF = 4096, COMPAT_MAX_BAD = 16, COMPAT_GARBAGE = 256, COMPAT_FORGED = 16 };
+enum { COMPAT_BAD_BUF = 4096, COMPAT_MAX_BAD = 16, COMPAT_GARBAGE = 256 };
 
 #define ANY_ERROR ((aclError)-1)
 
@@ -131,7 +131,7 @@ typedef struct compat_bad_set {
     aclDataBuffer *buffer;
     unsigned char local[COMPAT_GARBAGE];
     unsigned char *heap_random;
-    unsigned char *heap_forged; /* starts like a live handle of the wanted kind */
+    unsigned char *heap_forged; /* holds a live handle of the wanted kind */
 } compat_bad_set;
 
 static inline void compat_bad_add(compat_bad_set *b, void *handle, const char *what)
@@ -193,8 +193,13 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
     ck_assert(b->heap_random && b->heap_forged);
     compat_fill_random(b->heap_random, COMPAT_GARBAGE, 0x5eed0002);
     compat_fill_random(b->heap_forged, COMPAT_GARBAGE, 0x5eed0003);
+    /* A handle is an opaque value: it need not be an address (acl-cuda's
+     * are slot and generation numbers), so nothing reads through it. A
+     * block holding a live handle's value, and that value with bit 40
+     * flipped (another generation of the same slot in acl-cuda; an address
+     * nothing maps elsewhere), are not handles. */
     void *model[] = {b->stream, b->event, b->context, b->buffer};
-    memcpy(b->heap_forged, model[kind], COMPAT_FORGED);
+    memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
 
     if (kind != KIND_STREAM)
         compat_bad_add(b, b->stream, "a stream");
@@ -206,7 +211,9 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
         compat_bad_add(b, b->buffer, "a data buffer");
     compat_bad_add(b, b->local, "a local variable's address");
     compat_bad_add(b, b->heap_random, "a heap block of random bytes");
-    compat_bad_add(b, b->heap_forged, "a copy of a live handle's first bytes");
+    compat_bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
+    compat_bad_add(b, (void *)((uintptr_t)model[kind] ^ ((uintptr_t)1 << 40)),
+                   "a live handle's value, another generation");
     compat_bad_add(b, (void *)(uintptr_t)16, "address 16");
     compat_bad_add(b, (void *)(UINTPTR_MAX - 15), "the top of the address space");
     compat_bad_add(b, compat_destroyed_handle(kind, b->context), "a destroyed handle");

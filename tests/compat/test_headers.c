@@ -3,8 +3,9 @@
  * numbers themselves) depend on have AscendCL's documented values. Nothing
  * here calls the library: these are facts of the headers the suite was
  * compiled against, checked at run time. Values of the R tier (ACL 1.15,
- * hicann/runtime d8beaaf) and older; see the header reference table in
- * docs/compat-suite.md. */
+ * hicann/runtime d8beaaf) and older for every header the suite accepts;
+ * the additions of CANN's newest runtime headers (ACL 1.17) where the
+ * headers are that new, skipped on 1.15/1.16 headers. */
 #include "compat.h"
 
 COMPAT_TEST(key_error_codes,
@@ -262,6 +263,189 @@ COMPAT_TEST(struct_layouts,
     ck_assert_uint_eq(offsetof(aclrtServerPid, num), 2 * sizeof(void *));
 }
 
+/* ---- the ACL 1.17 additions: a sample of every area, so a typo fails ------------ */
+
+/* CANN's newest runtime headers (ACL 1.17) add these; on older headers the
+ * tests below report themselves skipped. */
+#if ACL_MINOR_VERSION >= 17
+#include "acl/acl_rt_memory_soma.h"
+#include "acl/ops/acl_dvpp.h"
+#define COMPAT_HEADERS_1_17 1
+#endif
+
+COMPAT_TEST(newest_flag_macros,
+            "the flag macros added in ACL 1.17 (event record/wait, host registration, model "
+            "run instances, memory attach and links, form factors) have CANN's values",
+            "acl_rt.h, acl_mdl.h of ACL 1.17: ACL_EVENT_RECORD_*, ACL_HOST_REG_*, ACL_MDLRI_*, "
+            "ACL_RT_MEM_*, ACL_MODEL_STREAM_FLAG_*")
+{
+#ifdef COMPAT_HEADERS_1_17
+    ck_assert_uint_eq(ACL_EVENT_RECORD_DEFAULT, 0x0);
+    ck_assert_uint_eq(ACL_EVENT_RECORD_EXTERNAL, 0x1);
+    ck_assert_uint_eq(ACL_EVENT_WAIT_DEFAULT, 0x0);
+    ck_assert_uint_eq(ACL_EVENT_WAIT_EXTERNAL, 0x1);
+    ck_assert_uint_eq(ACL_HOST_REG_MAPPED, 0x2);
+    ck_assert_uint_eq(ACL_HOST_REG_IOMEMORY, 0x4);
+    ck_assert_uint_eq(ACL_HOST_REG_READONLY, 0x8);
+    ck_assert_uint_eq(ACL_HOST_REG_PINNED, 0x10000000);
+    ck_assert_uint_eq(ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY, 0x0);
+    ck_assert_uint_eq(ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE, 0x1);
+    ck_assert_uint_eq(ACL_RT_MEM_ATTACH_GLOBAL, 0x1);
+    ck_assert_uint_eq(ACL_RT_MEM_LINK_IDX_0, 0);
+    ck_assert_uint_eq(ACL_RT_MEM_LINK_IDX_1, 1);
+    ck_assert_int_eq(ACL_HOST_DEVICE_CONNECT_TYPE_PCIE, 0);
+    ck_assert_int_eq(ACL_HOST_DEVICE_CONNECT_TYPE_HCCS, 1);
+    ck_assert_int_eq(ACL_HOST_DEVICE_CONNECT_TYPE_UB, 2);
+    ck_assert_int_eq(ACL_DEVICE_FORM_FACTOR_POD, 0);
+    ck_assert_int_eq(ACL_DEVICE_FORM_FACTOR_A_K, 1);
+    ck_assert_int_eq(ACL_DEVICE_FORM_FACTOR_A_X, 2);
+    ck_assert_int_eq(ACL_DEVICE_FORM_FACTOR_PCIE_CARD, 3);
+    ck_assert_int_eq(ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO, 0);
+    ck_assert_int_eq(ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH, 3);
+    ck_assert_uint_eq(ACL_MODEL_STREAM_FLAG_HEAD, 0x0);
+    ck_assert_uint_eq(ACL_MODEL_STREAM_FLAG_DEFAULT, 0x7FFFFFFF);
+#else
+    COMPAT_SKIP("ACL %d.%d headers: the ACL 1.17 additions are not there", ACL_MAJOR_VERSION,
+                ACL_MINOR_VERSION);
+#endif
+}
+
+COMPAT_TEST(newest_device_and_memory_enums,
+            "the device, atomic, memory-advice, range-attribute and memory-pool enums added in "
+            "ACL 1.17 have CANN's values",
+            "acl_rt.h, acl_rt_memory_soma.h of ACL 1.17: aclrtDevLimit, aclrtAtomicOperation, "
+            "aclrtMemAdvise, aclrtMemRangeAttribute, aclrtMemPoolAttr ...")
+{
+#ifdef COMPAT_HEADERS_1_17
+    ck_assert_int_eq(ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE, 0);
+    ck_assert_int_eq(ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE, 4);
+    ck_assert_int_eq(ACL_RT_ATOMIC_OPERATION_CAS, 9);
+    ck_assert_int_eq(ACL_RT_ATOMIC_OPERATION_FLOAT_MAX, 12);
+    ck_assert_int_eq(ACL_RT_ATOMIC_OPERATION_DMA_ADD, 30);
+    ck_assert_int_eq(ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH, 44);
+    ck_assert_int_eq(ACL_RT_ATOMIC_CAPABILITY_REDUCTION, 4);
+    ck_assert_int_eq(ACL_RT_ATOMIC_CAPABILITY_REDUCATION, ACL_RT_ATOMIC_CAPABILITY_REDUCTION);
+    ck_assert_int_eq(ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4, 256);
+    ck_assert_int_eq(ACL_MEM_ADVISE_UNSET_ACCESSED_BY, 5);
+    ck_assert_int_eq(ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT, 4);
+    ck_assert_int_eq(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, 1);
+    ck_assert_int_eq(ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID, 8);
+    ck_assert_int_eq(ACL_RT_HAC_TYPE_DVPP, 7);
+    ck_assert_int_eq(ACL_RT_HAC_TYPE_CCU, 9);
+    ck_assert_int_eq(ACL_RT_HOST_MEM_MAP_SUPPORTED, 1);
+    ck_assert_int_eq(ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH, 3);
+    ck_assert_int_eq(HUGE1G_PAGE_TYPE, 2);
+    ck_assert_int_eq(P2P_DDR_TYPE, 3);
+    ck_assert_int_eq(ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, 1);
+    ck_assert_int_eq(ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, 4);
+    ck_assert_int_eq(ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, 8);
+#else
+    COMPAT_SKIP("ACL %d.%d headers: the ACL 1.17 additions are not there", ACL_MAJOR_VERSION,
+                ACL_MINOR_VERSION);
+#endif
+}
+
+COMPAT_TEST(newest_kernel_graph_and_misc_enums,
+            "the kernel, model-run-instance, notify and snapshot enums added in ACL 1.17 have "
+            "CANN's values",
+            "acl_rt.h of ACL 1.17: aclrtBinaryLoadOptionType, aclrtLaunchKernelAttrId, "
+            "aclmdlRITaskType, aclrtCntNotify*Mode, aclrtSnapShotStage ...")
+{
+#ifdef COMPAT_HEADERS_1_17
+    ck_assert_int_eq(ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD, 1);
+    ck_assert_int_eq(ACL_RT_BINARY_LOAD_OPT_MAGIC, 2);
+    ck_assert_int_eq(ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE, 3);
+    ck_assert_int_eq(ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE, 2);
+    ck_assert_int_eq(ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, 8);
+    ck_assert_int_eq(ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING, 9);
+    ck_assert_int_eq(ACL_FUNC_ATTR_KERNEL_SCHED_MODE, 3);
+    ck_assert_int_eq(ACL_KERNEL_TYPE_MIX, 3);
+    ck_assert_int_eq(ACL_KERNEL_TYPE_AICPU, 100);
+    ck_assert_int_eq(ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS, 3);
+    ck_assert_int_eq(ACL_RT_UPDATE_AIC_AIV_TASK, 2);
+    ck_assert_int_eq(ACL_MODEL_RI_TASK_KERNEL, 1);
+    ck_assert_int_eq(ACL_MODEL_RI_TASK_VALUE_WAIT, 6);
+    ck_assert_int_eq(ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, 1);
+    ck_assert_int_eq(ACL_MODEL_RI_COND_TYPE_SWITCH, 2);
+    ck_assert_int_eq(ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE, 2);
+    ck_assert_int_eq(ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE, 4);
+    ck_assert_int_eq(ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE, 4);
+    ck_assert_int_eq(ACL_RT_SNAPSHOT_RESTORE_PRE, 3);
+    ck_assert_int_eq(ACL_RT_SNAPSHOT_UNLOCK_POST, 5);
+    ck_assert_int_eq(ACL_RT_PROCESS_STATE_LOCKED, 1);
+#else
+    COMPAT_SKIP("ACL %d.%d headers: the ACL 1.17 additions are not there", ACL_MAJOR_VERSION,
+                ACL_MINOR_VERSION);
+#endif
+}
+
+/* Layouts of the new structures; those with pointer-sized members are checked
+ * with their 64-bit sizes. */
+COMPAT_TEST(newest_struct_layouts,
+            "the structures added in ACL 1.17 have CANN's sizes and member offsets "
+            "(pointer-sized ones checked at their 64-bit sizes)",
+            "acl_rt.h, acl_rt_memory_soma.h of ACL 1.17: aclrtLaunchKernelAttr, "
+            "aclrtMemAccessDesc, aclmdlRITaskParams, aclrtMemPoolProps ...")
+{
+#ifdef COMPAT_HEADERS_1_17
+    ck_assert_uint_eq(sizeof(aclrtLaunchKernelAttrValue), 16);
+    ck_assert_uint_eq(sizeof(aclrtLaunchKernelAttr), 20);
+    ck_assert_uint_eq(sizeof(aclrtBinaryLoadOption), 20);
+    ck_assert_uint_eq(sizeof(aclrtTimeoutUs), 8);
+    ck_assert_uint_eq(sizeof(aclrtPlaceHolderInfo), 8);
+    ck_assert_uint_eq(sizeof(aclrtRandomParaInfo), 16);
+    ck_assert_uint_eq(sizeof(aclrtRandomNumFuncParaInfo), 36);
+    ck_assert_uint_eq(sizeof(aclrtMemFabricHandle), 128);
+    ck_assert_uint_eq(sizeof(aclrtMemAccessDesc), 24);
+    ck_assert_uint_eq(offsetof(aclrtMemAccessDesc, rsv), 12);
+    ck_assert_uint_eq(sizeof(aclrtMemManagedLocation), 8);
+    ck_assert_uint_eq(offsetof(aclrtPhysicalMemProp, location), 12);
+    ck_assert_uint_eq(sizeof(aclrtCntNotifyWaitInfo), 16);
+    ck_assert_uint_eq(sizeof(aclrtSnapShotBackupArgs), 64);
+    ck_assert_uint_eq(sizeof(struct MemAttrMapping), 16);
+    ck_assert_uint_eq(offsetof(aclrtErrorInfo, errorType), 4);
+    ck_assert_uint_eq(sizeof(aclrtMemUceInfo), 2 * sizeof(size_t) + UCE_INFO_RESERVED_SIZE * sizeof(size_t));
+    ck_assert_uint_eq(offsetof(aclrtMemPoolProps, maxSize), 16);
+    if (sizeof(void *) == 8) {
+        ck_assert_uint_eq(sizeof(aclrtMemPoolProps), 56);
+        ck_assert_uint_eq(sizeof(aclmdlRITaskParams), 200);
+        ck_assert_uint_eq(offsetof(aclmdlRITaskParams, kernelTaskParams), 72);
+        ck_assert_uint_eq(offsetof(aclmdlRITaskParams, valueWaitTaskParams), 72);
+        ck_assert_uint_eq(sizeof(aclmdlRIKernelTaskParams), 88);
+        ck_assert_uint_eq(sizeof(aclmdlRICondTaskParams), 24);
+        ck_assert_uint_eq(sizeof(aclrtRandomNumTaskInfo), 104);
+        ck_assert_uint_eq(offsetof(aclrtRandomNumTaskInfo, randomSeed), 64);
+        ck_assert_uint_eq(sizeof(aclrtTaskUpdateInfo), 48);
+        ck_assert_uint_eq(sizeof(aclrtBarrierTaskInfo), 56);
+        ck_assert_uint_eq(sizeof(aclrtMemUsageInfo), 112);
+        ck_assert_uint_eq(sizeof(aclrtPhysicalMemProp), 32);
+        ck_assert_uint_eq(sizeof(aclrtErrorInfo), 2576);
+        ck_assert_uint_eq(sizeof(aclrtLaunchKernelCfg), 16);
+    }
+#else
+    COMPAT_SKIP("ACL %d.%d headers: the ACL 1.17 additions are not there", ACL_MAJOR_VERSION,
+                ACL_MINOR_VERSION);
+#endif
+}
+
+/* dim3: the ACL headers' definition (acl-cuda's headers take CUDA's when a
+ * CUDA header came first; its tests/check/test_headers_cxx checks that). */
+COMPAT_TEST(dim3_layout,
+            "dim3 is three uint32_t (x, y, z), 12 bytes",
+            "acl_rt.h of ACL 1.17: dim3 (SIMT kernel launches)")
+{
+#ifdef COMPAT_HEADERS_1_17
+    dim3 d = {4, 2, 1};
+    ck_assert_uint_eq(sizeof(dim3), 12);
+    ck_assert_uint_eq(offsetof(dim3, z), 8);
+    ck_assert_uint_eq(sizeof d.x, 4);
+    ck_assert_uint_eq(d.x * d.y * d.z, 8);
+#else
+    COMPAT_SKIP("ACL %d.%d headers: the ACL 1.17 additions are not there", ACL_MAJOR_VERSION,
+                ACL_MINOR_VERSION);
+#endif
+}
+
 Suite *compat_suite_headers(void);
 Suite *compat_suite_headers(void)
 {
@@ -275,6 +459,11 @@ Suite *compat_suite_headers(void)
     tcase_add_test(tc, device_enums);
     tcase_add_test(tc, base_enums);
     tcase_add_test(tc, struct_layouts);
+    tcase_add_test(tc, newest_flag_macros);
+    tcase_add_test(tc, newest_device_and_memory_enums);
+    tcase_add_test(tc, newest_kernel_graph_and_misc_enums);
+    tcase_add_test(tc, newest_struct_layouts);
+    tcase_add_test(tc, dim3_layout);
     suite_add_tcase(s, tc);
     return s;
 }

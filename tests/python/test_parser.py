@@ -1,7 +1,8 @@
 """The package's own machinery behind pyACL's conventions: acl._parse (the
-PyArg_ParseTuple rules in Python), the ctypes binding (GIL released in every
-foreign call), inspectable positional-only signatures, no NumPy needed to
-import, and the Python version floor. The conventions themselves are pinned
+PyArg_ParseTuple rules in Python, CPython's exception kept as the cause of
+pyACL's), the ctypes binding (GIL released in every foreign call),
+inspectable positional-only signatures, no NumPy needed to import, and the
+Python version floor. The conventions themselves are pinned
 by the compatibility suite (tests/compat/python/test_conventions.py)."""
 import inspect
 
@@ -18,7 +19,7 @@ def test_functions_are_positional_only_in_their_signature():
 
 
 def test_parser_format_letters():
-    @_parse.parsed("t.f", "kKiIHlfsO")
+    @_parse.parsed("t.f", "kKiIHlfsO", _parse.CPYTHON_ERRORS)
     def body(*args):
         return args
 
@@ -33,7 +34,7 @@ def test_parser_format_letters():
 
 
 def test_parser_optional_arguments():
-    @_parse.parsed("t.g", "i|sO")
+    @_parse.parsed("t.g", "i|sO", _parse.CPYTHON_ERRORS)
     def body(a, b=b"default", c="c"):
         return a, b, c
 
@@ -43,6 +44,28 @@ def test_parser_optional_arguments():
         body()
     with pytest.raises(TypeError, match="at most 3 arguments"):
         body(1, "x", 2, 3)
+
+
+def test_parse_failures_keep_cpythons_exception_as_their_cause():
+    # pyACL's TypeError (pinned by the compatibility suite) replaces what
+    # PyArg_ParseTuple raised; the package chains that as __cause__, so a
+    # traceback still says which argument was wrong and why.
+    with pytest.raises(TypeError, match=r"^acl\.rt\.set_device args parse failed$") as raised:
+        acl.rt.set_device()
+    assert str(raised.value.__cause__) == "function takes exactly 1 argument (0 given)"
+    with pytest.raises(TypeError, match=r"^acl\.rt\.memcpy args parse failed$") as raised:
+        acl.rt.memcpy(0, 0, 0, 0)
+    assert str(raised.value.__cause__) == "function takes exactly 5 arguments (4 given)"
+    with pytest.raises(TypeError, match=r"^acl\.init args parse failed$") as raised:
+        acl.init("a", "b")
+    assert str(raised.value.__cause__) == "function takes at most 1 argument (2 given)"
+    for value in (1 << 31, -(1 << 31) - 1, 1 << 64):
+        with pytest.raises(TypeError, match=r"^acl\.rt\.set_device args parse failed$") as raised:
+            acl.rt.set_device(value)
+        assert type(raised.value.__cause__) is OverflowError
+    with pytest.raises(TypeError, match=r"^acl\.init args parse failed$") as raised:
+        acl.init("con\0fig.json")
+    assert type(raised.value.__cause__) is ValueError and "null" in str(raised.value.__cause__)
 
 
 def test_functions_missing_from_the_library_are_absent():
@@ -91,7 +114,9 @@ def test_python_version_floor_syntax():
     import ast
     import os
     package = os.path.dirname(acl.__file__)
-    for name in os.listdir(package):
-        if name.endswith(".py"):
-            with open(os.path.join(package, name)) as source:
-                ast.parse(source.read(), name, feature_version=(3, 8))
+    sources = [os.path.join(folder, name) for folder, _, names in os.walk(package)
+               for name in names if name.endswith(".py")]
+    assert any(os.sep + "_rt" + os.sep in path for path in sources)
+    for path in sources:
+        with open(path) as source:
+            ast.parse(source.read(), path, feature_version=(3, 8))

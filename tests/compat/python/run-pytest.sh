@@ -20,12 +20,9 @@ skip() {
 
 cd "$srcdir/tests/compat/python" || exit 1
 PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
-# What the library implements: the API table once it exists, else the list.
-if [ -f "$srcdir/src/api/api.def" ]; then
-    COMPAT_IMPLEMENTED="$srcdir/src/api/api.def"
-else
-    COMPAT_IMPLEMENTED="$srcdir/src/implemented.txt"
-fi
+# What the library implements: the API table's IMPLEMENTED rows.
+COMPAT_IMPLEMENTED="$srcdir/src/api/api.def"
+[ -f "$COMPAT_IMPLEMENTED" ] || { echo "no API table at $COMPAT_IMPLEMENTED"; exit 1; }
 # The source tree may be read-only (make distcheck): no bytecode.
 PYTHONDONTWRITEBYTECODE=1
 # A test past its deadline dumps every thread's stack to fd 3, uncaptured.

@@ -31,16 +31,12 @@ def _implemented():
     path = os.environ.get("COMPAT_IMPLEMENTED")
     if not path or not os.path.exists(path):
         return None
-    names = set()
     with open(path) as listing:
-        for line in listing:
-            row = _API_ROW.match(line)
-            if row:
-                if row.group(2) == "IMPLEMENTED":
-                    names.add(row.group(1))
-            elif re.match(r"^\s*acl\w+\s*$", line):
-                names.add(line.strip())
-    return names
+        lines = listing.readlines()
+    rows = [row for row in map(_API_ROW.match, lines) if row]
+    if rows:  # an API table: its IMPLEMENTED rows
+        return {row.group(1) for row in rows if row.group(2) == "IMPLEMENTED"}
+    return {line.strip() for line in lines if re.match(r"^\s*acl\w+\s*$", line)}
 
 
 IMPLEMENTED = _implemented()

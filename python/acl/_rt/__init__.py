@@ -1,0 +1,22 @@
+"""The areas of acl.rt, one private module each; acl/rt.py publishes them.
+
+    common     what the areas share: the library, the argument decorators,
+               out-parameter helpers
+    device     devices, peer access, overflow status
+    context    contexts and system parameters
+    stream     streams
+    event      events (and the event wait timeout)
+    memory     allocation, memory information, host registration
+    memcpy     copies, fills, copy descriptors, reductions
+    callback   report threads and launch_callback
+    exception  exception reports, last errors
+    kernel     kernel execution time limits
+
+A new area (virtual memory, IPC, memory pools, kernel launch, notify, ...)
+is a new module here ending with ``__all__ = _exported(globals())``, named
+in the _publish() call of acl/rt.py, listed in ACL_PY_SOURCES of
+Makefile.am, and its names recorded in tests/python/public-api.txt. Areas
+of the other public modules (acl.mdl for aclmdlRI capture, acl.media for
+dvpp_malloc) get a private package of their own (acl/_mdl/, acl/_media/)
+and a public module made the same way (see acl/_module.py).
+"""

@@ -1,0 +1,230 @@
+"""acl.rt devices: selection, counts and properties, peer access, overflow status."""
+
+from ctypes import byref as _byref
+from ctypes import c_int as _c_int
+from ctypes import c_int32 as _c_int32
+from ctypes import c_int64 as _c_int64
+from ctypes import c_uint32 as _c_uint32
+from ctypes import c_uint64 as _c_uint64
+
+from .. import _lib
+from .._module import exported as _exported
+from .common import api as _api
+from .common import c as _c
+from .common import value_out as _value_out
+
+
+@_api("i", "aclrtSetDevice")
+def set_device(device_id, /):
+    """ret = acl.rt.set_device(device_id)"""
+    return _c.aclrtSetDevice(device_id)
+
+
+@_api("i", "aclrtResetDevice")
+def reset_device(device_id, /):
+    """ret = acl.rt.reset_device(device_id)"""
+    return _c.aclrtResetDevice(device_id)
+
+
+@_api("i", "aclrtResetDeviceForce")
+def reset_device_force(device_id, /):
+    """ret = acl.rt.reset_device_force(device_id)"""
+    return _c.aclrtResetDeviceForce(device_id)
+
+
+@_api(None, "aclrtGetDevice")
+def get_device():
+    """device_id, ret = acl.rt.get_device()"""
+    return _value_out(_c_int32, _c.aclrtGetDevice)
+
+
+@_api(None, "aclrtGetDeviceCount")
+def get_device_count():
+    """count, ret = acl.rt.get_device_count()"""
+    return _value_out(_c_uint32, _c.aclrtGetDeviceCount)
+
+
+@_api(None, "aclrtGetRunMode")
+def get_run_mode():
+    """run_mode, ret = acl.rt.get_run_mode(): 0 ACL_DEVICE, 1 ACL_HOST."""
+    return _value_out(_c_int, _c.aclrtGetRunMode)
+
+
+@_api("i", "aclrtSetTsDevice")
+def set_ts_device(ts_id, /):
+    """ret = acl.rt.set_ts_device(ts_id)"""
+    return _c.aclrtSetTsDevice(ts_id)
+
+
+@_api(None, "aclrtSynchronizeDevice")
+def synchronize_device():
+    """ret = acl.rt.synchronize_device() (other Python threads keep running)"""
+    return _c.aclrtSynchronizeDevice()
+
+
+@_api("i", "aclrtSynchronizeDeviceWithTimeout", error="{name} args parse failed!")
+def synchronize_device_with_timeout(timeout_ms, /):
+    """ret = acl.rt.synchronize_device_with_timeout(timeout_ms): -1 waits forever."""
+    return _c.aclrtSynchronizeDeviceWithTimeout(timeout_ms)
+
+
+@_api("i", "aclrtSetDeviceSatMode")
+def set_device_sat_mode(mode, /):
+    """ret = acl.rt.set_device_sat_mode(mode)"""
+    return _c.aclrtSetDeviceSatMode(mode)
+
+
+@_api(None, "aclrtGetDeviceSatMode")
+def get_device_sat_mode():
+    """mode, ret = acl.rt.get_device_sat_mode()"""
+    return _value_out(_c_int, _c.aclrtGetDeviceSatMode)
+
+
+@_api("i", "aclrtGetDeviceUtilizationRate")
+def get_device_utilization_rate(device_id, /):
+    """info_dict, ret = acl.rt.get_device_utilization_rate(device_id)"""
+    info = _lib.aclrtUtilizationInfo()
+    ret = _c.aclrtGetDeviceUtilizationRate(device_id, _byref(info))
+    return {
+        "cube_utilization": info.cubeUtilization,
+        "vector_utilization": info.vectorUtilization,
+        "aicpu_utilization": info.aicpuUtilization,
+        "memory_utilization": info.memoryUtilization,
+        "utilization_extend": info.utilizationExtend or 0,
+    }, ret
+
+
+@_api("i", "aclrtQueryDeviceStatus")
+def query_device_status(device_id, /):
+    """status, ret = acl.rt.query_device_status(device_id)"""
+    return _value_out(_c_int, _c.aclrtQueryDeviceStatus, device_id)
+
+
+@_api("II", "aclrtGetDeviceInfo")
+def get_device_info(device_id, attr, /):
+    """value, ret = acl.rt.get_device_info(device_id, attr)
+
+    The value is the full int64 (pyACL truncates it to a C int)."""
+    return _value_out(_c_int64, _c.aclrtGetDeviceInfo, device_id, attr)
+
+
+@_api(None, "aclrtDeviceGetStreamPriorityRange")
+def device_get_stream_priority_range():
+    """least, greatest, ret = acl.rt.device_get_stream_priority_range()"""
+    least, greatest = _c_int32(), _c_int32()
+    ret = _c.aclrtDeviceGetStreamPriorityRange(_byref(least), _byref(greatest))
+    return least.value, greatest.value, ret
+
+
+@_api("iI", "aclrtGetDeviceCapability")
+def get_device_capability(device_id, feature, /):
+    """value, ret = acl.rt.get_device_capability(device_id, feature)"""
+    return _value_out(_c_int32, _c.aclrtGetDeviceCapability, device_id, feature)
+
+
+@_api("iI", "aclrtGetDeviceResLimit")
+def get_device_res_limit(device_id, limit_type, /):
+    """value, ret = acl.rt.get_device_res_limit(device_id, type)"""
+    return _value_out(_c_uint32, _c.aclrtGetDeviceResLimit, device_id, limit_type)
+
+
+@_api("iII", "aclrtSetDeviceResLimit")
+def set_device_res_limit(device_id, limit_type, value, /):
+    """ret = acl.rt.set_device_res_limit(device_id, type, value)"""
+    return _c.aclrtSetDeviceResLimit(device_id, limit_type, value)
+
+
+@_api("i", "aclrtResetDeviceResLimit")
+def reset_device_res_limit(device_id, /):
+    """ret = acl.rt.reset_device_res_limit(device_id)"""
+    return _c.aclrtResetDeviceResLimit(device_id)
+
+
+@_api("II", "aclrtGetDevicesTopo", error="acl.rt.reset_device_res_limit args parse failed")
+def get_devices_topo(device_id, other_device_id, /):
+    """value, ret = acl.rt.get_devices_topo(dev, other_dev)
+
+    The value is the full uint64 bitmask (pyACL truncates it to 32 bits)."""
+    return _value_out(_c_uint64, _c.aclrtGetDevicesTopo, device_id, other_device_id)
+
+
+@_api("i", "aclrtGetLogicDevIdByUserDevId")
+def get_logic_dev_id_by_user_dev_id(user_dev_id, /):
+    """logic_dev_id, ret = acl.rt.get_logic_dev_id_by_user_dev_id(user_dev_id)"""
+    return _value_out(_c_int32, _c.aclrtGetLogicDevIdByUserDevId, user_dev_id)
+
+
+@_api("i", "aclrtGetUserDevIdByLogicDevId")
+def get_user_dev_id_by_logic_dev_id(logic_dev_id, /):
+    """user_dev_id, ret = acl.rt.get_user_dev_id_by_logic_dev_id(logic_dev_id)"""
+    return _value_out(_c_int32, _c.aclrtGetUserDevIdByLogicDevId, logic_dev_id)
+
+
+@_api("i", "aclrtGetLogicDevIdByPhyDevId")
+def get_logic_dev_id_by_phy_dev_id(phy_dev_id, /):
+    """logic_dev_id, ret = acl.rt.get_logic_dev_id_by_phy_dev_id(phy_dev_id)"""
+    return _value_out(_c_int32, _c.aclrtGetLogicDevIdByPhyDevId, phy_dev_id)
+
+
+@_api("i", "aclrtGetPhyDevIdByLogicDevId")
+def get_phy_dev_id_by_logic_dev_id(logic_dev_id, /):
+    """phy_dev_id, ret = acl.rt.get_phy_dev_id_by_logic_dev_id(logic_dev_id)"""
+    return _value_out(_c_int32, _c.aclrtGetPhyDevIdByLogicDevId, logic_dev_id)
+
+
+@_api("i", "aclrtDeviceGetUuid")
+def device_get_uuid(device_id, /):
+    """uuid_dict, ret = acl.rt.device_get_uuid(device_id): {"bytes": [16 ints]}"""
+    uuid = _lib.aclrtUuid()
+    ret = _c.aclrtDeviceGetUuid(device_id, _byref(uuid))
+    raw = bytes(bytearray(uuid)[:16])
+    return {"bytes": [b - 256 if b > 127 else b for b in raw]}, ret
+
+
+@_api(None, "aclrtDeviceGetBareTgid")
+def device_get_bare_tgid():
+    """pid, ret = acl.rt.device_get_bare_tgid()"""
+    return _value_out(_c_int32, _c.aclrtDeviceGetBareTgid)
+
+
+# ---- peer access ----
+
+@_api("ii", "aclrtDeviceCanAccessPeer")
+def device_can_access_peer(device_id, peer_device_id, /):
+    """can_access, ret = acl.rt.device_can_access_peer(device_id, peer_device_id): 1 = yes"""
+    can_access = _c_int32()
+    ret = _c.aclrtDeviceCanAccessPeer(_byref(can_access), device_id, peer_device_id)
+    return can_access.value, ret
+
+
+@_api("iI", "aclrtDeviceEnablePeerAccess")
+def device_enable_peer_access(peer_device_id, flags, /):
+    """ret = acl.rt.device_enable_peer_access(peer_device_id, flags): from the current device, flags 0"""
+    return _c.aclrtDeviceEnablePeerAccess(peer_device_id, flags)
+
+
+@_api("i", "aclrtDeviceDisablePeerAccess")
+def device_disable_peer_access(peer_device_id, /):
+    """ret = acl.rt.device_disable_peer_access(peer_device_id)"""
+    return _c.aclrtDeviceDisablePeerAccess(peer_device_id)
+
+
+@_api("ii", "aclrtDevicePeerAccessStatus")
+def device_peer_access_status(device_id, peer_device_id, /):
+    """status, ret = acl.rt.device_peer_access_status(device_id, peer_device_id)"""
+    return _value_out(_c_int32, _c.aclrtDevicePeerAccessStatus, device_id, peer_device_id)
+
+
+@_api("kkk", "aclrtGetOverflowStatus", error="{name} args parse failed!")
+def get_overflow_status(output_addr, output_size, stream, /):
+    """ret = acl.rt.get_overflow_status(out_addr, out_size, stream)"""
+    return _c.aclrtGetOverflowStatus(output_addr, output_size, stream)
+
+
+@_api("k", "aclrtResetOverflowStatus", error="{name} args parse failed!")
+def reset_overflow_status(stream, /):
+    """ret = acl.rt.reset_overflow_status(stream)"""
+    return _c.aclrtResetOverflowStatus(stream)
+
+
+__all__ = _exported(globals())

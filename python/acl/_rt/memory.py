@@ -1,0 +1,189 @@
+"""acl.rt memory: device and host allocation, memory information,
+registration of host memory, pointer attributes."""
+
+from ctypes import byref as _byref
+from ctypes import c_size_t as _c_size_t
+from ctypes import c_void_p as _c_void_p
+
+from .. import _lib
+from .._module import exported as _exported
+from .common import api as _api
+from .common import c as _c
+from .common import handle_out as _handle_out
+from .common import unsigned as _unsigned
+
+
+@_api("ki", "aclrtMalloc")
+def malloc(size, policy, /):
+    """dev_ptr, ret = acl.rt.malloc(size, policy)"""
+    return _handle_out(_c.aclrtMalloc, size, policy)
+
+
+@_api("ki", "aclrtMallocAlign32")
+def malloc_align32(size, policy, /):
+    """dev_ptr, ret = acl.rt.malloc_align32(size, policy)"""
+    return _handle_out(_c.aclrtMallocAlign32, size, policy)
+
+
+@_api("ki", "aclrtMallocCached")
+def malloc_cached(size, policy, /):
+    """dev_ptr, ret = acl.rt.malloc_cached(size, policy)"""
+    return _handle_out(_c.aclrtMallocCached, size, policy)
+
+
+# The union members of aclrtMallocAttrValue, in the order pyACL looks for
+# them, with their widths ("vaFlag" is ours: pyACL knows only the others).
+_MALLOC_VALUE_FIELDS = (("moduleId", 16), ("deviceId", 32), ("vaFlag", 32))
+_RSV_BYTES = 8
+_INT_RANGE = (-(1 << 31), (1 << 31) - 1)
+
+
+def _malloc_attribute(slot, item):
+    """Fills slot, an aclrtMallocAttribute, from one item of cfg["attrs"]:
+    {"attr": int, "value": {"moduleId" | "deviceId" | "vaFlag" | "rsv": ...}}."""
+    if not isinstance(item, dict):
+        raise TypeError("the aclrtMallocWithCfg argument is not dict")
+    attr = item.get("attr")
+    if isinstance(attr, int):  # pyACL leaves attr 0 when it is missing or not an int
+        # pyACL: PyLong_AsLong, then a cast to the C enum (an int), which
+        # would cut what is wider: refused too.
+        if not _INT_RANGE[0] <= attr <= _INT_RANGE[1]:
+            raise ValueError("PyLong_AsLong failed")
+        slot.attr = attr
+    if "value" not in item:
+        return  # pyACL leaves the value zeroed
+    value = item["value"]
+    if not isinstance(value, dict):
+        raise TypeError("the aclrtMallocAttrValue argument is not dict")
+    for key, bits in _MALLOC_VALUE_FIELDS:
+        if key in value:
+            setattr(slot.value, key, _unsigned(value[key], bits))
+            return
+    if "rsv" in value:
+        rsv = value["rsv"]
+        if not isinstance(rsv, list):  # pyACL leaves an error set and goes on
+            raise TypeError("the rsv of an aclrtMallocAttrValue must be a list")
+        for i, byte in enumerate(rsv[:_RSV_BYTES]):  # pyACL takes the first 8
+            slot.value.rsv[i] = _unsigned(byte, 8)
+        return
+    raise KeyError("No valid key found in aclrtMallocAttrValue")
+
+
+def _malloc_config(cfg):
+    """An aclrtMallocConfig (None for {}) and the array it points to, from
+    pyACL's cfg dict {"numAttrs": n, "attrs": [attribute, ...]}; every
+    check and text is pyACL's (rt/rt_memory.cpp), and numAttrs must be the
+    length of attrs, so the library reads only what is there."""
+    if not isinstance(cfg, dict):
+        raise TypeError("pyCfg is not dict!")
+    if not cfg:
+        return None, None
+    if "attrs" not in cfg:
+        raise TypeError("the aclrtMallocAttrValue argument is not dict")
+    attrs = cfg["attrs"]
+    if not isinstance(attrs, list):  # pyACL's calloc of PyList_Size(attrs) = -1 items fails
+        raise TypeError("cfg.attrs malloc failed!")
+    count = cfg.get("numAttrs", 0)
+    if isinstance(count, int):  # pyACL takes 0 for a missing or non-int numAttrs
+        count = _unsigned(count, 64)
+    else:
+        count = 0
+    if count != len(attrs):
+        raise KeyError("The numAttrs inputed does not match the expected numAttrs")
+    array = (_lib.aclrtMallocAttribute * max(count, 1))()
+    for slot, item in zip(array, attrs):
+        _malloc_attribute(slot, item)
+    config = _lib.aclrtMallocConfig()
+    config.attrs = array
+    config.numAttrs = count
+    return config, array
+
+
+@_api("kiO", "aclrtMallocWithCfg", error="{name} args parse failed!")
+def malloc_with_cfg(size, policy, cfg, /):
+    """dev_ptr, ret = acl.rt.malloc_with_cfg(size, policy, cfg_dict)"""
+    config, _keep = _malloc_config(cfg)
+    return _handle_out(_c.aclrtMallocWithCfg, size, policy, _byref(config) if config else None)
+
+
+@_api("kiO", "aclrtMallocForTaskScheduler", error="{name} args parse failed!")
+def malloc_for_task_scheduler(size, policy, cfg, /):
+    """dev_ptr, ret = acl.rt.malloc_for_task_scheduler(size, policy, cfg_dict)"""
+    config, _keep = _malloc_config(cfg)
+    return _handle_out(_c.aclrtMallocForTaskScheduler, size, policy, _byref(config) if config else None)
+
+
+@_api("kO", "aclrtMallocHostWithCfg")
+def malloc_host_with_cfg(size, cfg, /):
+    """host_ptr, ret = acl.rt.malloc_host_with_cfg(size, cfg_dict)"""
+    config, _keep = _malloc_config(cfg)
+    return _handle_out(_c.aclrtMallocHostWithCfg, size, _byref(config) if config else None)
+
+
+@_api("k", "aclrtFree")
+def free(dev_ptr, /):
+    """ret = acl.rt.free(dev_ptr)"""
+    return _c.aclrtFree(dev_ptr)
+
+
+@_api("k", "aclrtMallocHost")
+def malloc_host(size, /):
+    """host_ptr, ret = acl.rt.malloc_host(size): page-locked host memory."""
+    return _handle_out(_c.aclrtMallocHost, size)
+
+
+@_api("k", "aclrtFreeHost")
+def free_host(host_ptr, /):
+    """ret = acl.rt.free_host(host_ptr)"""
+    return _c.aclrtFreeHost(host_ptr)
+
+
+@_api("i", "aclrtGetMemInfo")
+def get_mem_info(attr, /):
+    """free, total, ret = acl.rt.get_mem_info(attr): 0 ACL_DDR_MEM, 1 ACL_HBM_MEM, ..."""
+    free_bytes, total_bytes = _c_size_t(), _c_size_t()
+    ret = _c.aclrtGetMemInfo(attr, _byref(free_bytes), _byref(total_bytes))
+    return free_bytes.value, total_bytes.value, ret
+
+
+@_api("kk", "aclrtMemFlush")
+def mem_flush(dev_ptr, size, /):
+    """ret = acl.rt.mem_flush(ptr, size)"""
+    return _c.aclrtMemFlush(dev_ptr, size)
+
+
+@_api("kk", "aclrtMemInvalidate")
+def mem_invalidate(dev_ptr, size, /):
+    """ret = acl.rt.mem_invalidate(ptr, size)"""
+    return _c.aclrtMemInvalidate(dev_ptr, size)
+
+
+@_api("kki", "aclrtHostRegister")
+def host_register(host_ptr, size, register_type, /):
+    """dev_ptr, ret = acl.rt.host_register(host_ptr, size, type)"""
+    dev_ptr = _c_void_p()
+    ret = _c.aclrtHostRegister(host_ptr, size, register_type, _byref(dev_ptr))
+    return dev_ptr.value or 0, ret
+
+
+@_api("k", "aclrtHostUnregister")
+def host_unregister(host_ptr, /):
+    """ret = acl.rt.host_unregister(host_ptr)"""
+    return _c.aclrtHostUnregister(host_ptr)
+
+
+@_api("k", "aclrtPointerGetAttributes")
+def pointer_get_attributes(ptr, /):
+    """attr_dict, ret = acl.rt.pointer_get_attributes(ptr)
+
+    {"location": {"id": int, "type": int}, "page_size": int, "rsv": [4 ints]}"""
+    attributes = _lib.aclrtPtrAttributes()
+    ret = _c.aclrtPointerGetAttributes(ptr, _byref(attributes))
+    return {
+        "location": {"id": attributes.location.id, "type": attributes.location.type},
+        "page_size": attributes.pageSize,
+        "rsv": list(attributes.rsv),
+    }, ret
+
+
+__all__ = _exported(globals())

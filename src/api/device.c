@@ -1,0 +1,466 @@
+/* Devices (acl_rt.h): setting and resetting them, synchronisation, the
+ * queries, id translation, peer access, process-level parameters and the
+ * operator timeouts. */
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "core/current.h"
+#include "core/device.h"
+
+ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
+{
+    acl_context *primary;
+    aclError err = device_retain(__func__, deviceId, &primary);
+    if (err)
+        return err;
+    current_bind(primary);
+    context_release(primary);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtResetDevice(int32_t deviceId)
+{
+    return device_release(__func__, deviceId, false);
+}
+
+ACL_EXPORT aclError aclrtResetDeviceForce(int32_t deviceId)
+{
+    return device_release(__func__, deviceId, true);
+}
+
+ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
+{
+    if (!deviceId)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "deviceId is NULL");
+    acl_context *ctx;
+    aclError err = current_context_get(__func__, &ctx);
+    if (err)
+        return err;
+    *deviceId = ctx->device;
+    context_put(ctx);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    if (!count)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "count is NULL");
+    *count = (uint32_t)device_visible_count();
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetRunMode(aclrtRunMode *runMode)
+{
+    if (!runMode)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "runMode is NULL");
+    *runMode = ACL_HOST; /* the program always runs on the host CPU */
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSetTsDevice(aclrtTsId tsId)
+{
+    if (tsId != ACL_TS_ID_AICORE && tsId != ACL_TS_ID_AIVECTOR && tsId != ACL_TS_ID_RESERVED)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown task scheduler id %d", (int)tsId);
+    return ACL_SUCCESS; /* one scheduler: nothing to select */
+}
+
+static aclError synchronize_current_device(const char *api, int32_t timeout_ms)
+{
+    acl_context *ctx;
+    aclError err = current_context_get(api, &ctx);
+    if (err)
+        return err;
+    int32_t phys = ctx->phys, device = ctx->device;
+    context_put(ctx);
+    err = device_synchronize(phys, timeout_ms);
+    if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+        return acl_raise(api, err, "device %d still busy after %d ms", (int)device, (int)timeout_ms);
+    if (err)
+        return acl_raise(api, err, "synchronising device %d failed", (int)device);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSynchronizeDevice(void)
+{
+    return synchronize_current_device(__func__, -1);
+}
+
+ACL_EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    if (timeout < -1)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0", (int)timeout);
+    return synchronize_current_device(__func__, timeout);
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+/* Names device 0, as ACL does on machines with several devices. */
+static char soc_name[sizeof((device_props *)0)->name];
+static aclError soc_name_error;
+static pthread_once_t soc_name_once = PTHREAD_ONCE_INIT;
+
+static void soc_name_read(void)
+{
+    device_props props;
+    int32_t phys;
+    soc_name_error = device_to_phys(0, &phys);
+    if (!soc_name_error)
+        soc_name_error = backend()->device->props(phys, &props);
+    if (!soc_name_error)
+        memcpy(soc_name, props.name, sizeof soc_name - 1);
+}
+
+ACL_EXPORT const char *aclrtGetSocName(void)
+{
+    pthread_once(&soc_name_once, soc_name_read);
+    if (soc_name_error) {
+        ACL_RAISE(soc_name_error, "device 0 cannot be read (%d visible devices)",
+                  (int)device_visible_count());
+        return NULL;
+    }
+    return soc_name;
+}
+
+ACL_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    if (deviceId > INT32_MAX)
+        return ACL_RAISE(ACL_ERROR_RT_INVALID_DEVICEID, "device %u does not exist", deviceId);
+    device_props p;
+    int32_t phys;
+    aclError err = device_props_get(__func__, (int32_t)deviceId, &p, &phys);
+    if (err)
+        return err;
+    switch (attr) {
+    case ACL_DEV_ATTR_AICPU_CORE_NUM: {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        *value = cpus > 0 ? cpus : 1;
+        break;
+    }
+    case ACL_DEV_ATTR_AICORE_CORE_NUM:
+    case ACL_DEV_ATTR_CUBE_CORE_NUM:
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = p.multiprocessors; break;
+    case ACL_DEV_ATTR_WARP_SIZE: *value = p.warp_size; break;
+    case ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: *value = p.max_threads_per_mp; break;
+    case ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: *value = p.shared_mem_per_block; break;
+    case ACL_DEV_ATTR_MAX_GRID_DIM_X: *value = p.max_grid[0]; break;
+    case ACL_DEV_ATTR_MAX_GRID_DIM_Y: *value = p.max_grid[1]; break;
+    case ACL_DEV_ATTR_MAX_GRID_DIM_Z: *value = p.max_grid[2]; break;
+    case ACL_DEV_ATTR_MAX_BLOCK_PER_GRID: *value = p.max_grid[0]; break;
+    case ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK: *value = p.max_threads_per_block; break;
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_X: *value = p.max_block[0]; break;
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_Y: *value = p.max_block[1]; break;
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: *value = p.max_block[2]; break;
+    case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: *value = (int64_t)p.total_mem; break;
+    case ACL_DEV_ATTR_L2_CACHE_SIZE: *value = p.l2_cache_size; break;
+    case ACL_DEV_ATTR_SMP_ID:
+    case ACL_DEV_ATTR_PHY_CHIP_ID: *value = phys; break;
+    case ACL_DEV_ATTR_IS_VIRTUAL: *value = 0; break;
+    default:
+        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "device attribute %d has no meaning on %s", (int)attr, backend()->name);
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    if (deviceId > INT32_MAX)
+        return ACL_RAISE(ACL_ERROR_RT_INVALID_DEVICEID, "device %u does not exist", deviceId);
+    device_props p;
+    aclError err = device_props_get(__func__, (int32_t)deviceId, &p, NULL);
+    if (err)
+        return err;
+    switch (deviceInfo) {
+    case ACL_DEVICE_INFO_AI_CORE_NUM:
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = p.multiprocessors; return ACL_SUCCESS;
+    case ACL_DEVICE_INFO_L2_SIZE: *value = p.l2_cache_size; return ACL_SUCCESS;
+    default:
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclDeviceInfo %d", (int)deviceInfo);
+    }
+}
+
+ACL_EXPORT aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)
+{
+    if (!leastPriority || !greatestPriority)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL output pointer");
+    /* ACL's scale: 0 is the highest priority, 7 the lowest. */
+    *leastPriority = 7;
+    *greatestPriority = 0;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo)
+{
+    if (!utilizationInfo)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "utilizationInfo is NULL");
+    if (utilizationInfo->utilizationExtend)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "utilizationExtend must be NULL");
+    int32_t phys;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (err)
+        return err;
+    /* -1 is ACL's "not supported" for each figure. */
+    utilizationInfo->cubeUtilization = -1;
+    utilizationInfo->vectorUtilization = -1;
+    utilizationInfo->aicpuUtilization = -1;
+    utilizationInfo->memoryUtilization = -1;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
+{
+    if (!deviceStatus)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "deviceStatus is NULL");
+    int32_t phys;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (err)
+        return err;
+    *deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
+    return ACL_SUCCESS;
+}
+
+static _Atomic int sat_mode = ACL_RT_OVERFLOW_MODE_SATURATION;
+
+ACL_EXPORT aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
+{
+    if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "overflow mode %d is not SATURATION or INFNAN", (int)mode);
+    atomic_store(&sat_mode, (int)mode);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
+{
+    if (!mode)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "mode is NULL");
+    *mode = (aclrtFloatOverflowMode)atomic_load(&sat_mode);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    int32_t phys;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (err)
+        return err;
+    if (devFeatureType != ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
+        devFeatureType != ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown feature %d", (int)devFeatureType);
+    *value = ACL_DEV_FEATURE_NOT_SUPPORT; /* both are Ascend task-scheduler features */
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
+{
+    if (!uuid)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "uuid is NULL");
+    device_props p;
+    aclError err = device_props_get(__func__, deviceId, &p, NULL);
+    if (err)
+        return err;
+    memcpy(uuid->bytes, p.uuid, sizeof uuid->bytes);
+    return ACL_SUCCESS;
+}
+
+/* Id spaces: "user" ids are after ASCEND_RT_VISIBLE_DEVICES, "logic" and
+ * "phy" ids are the backend's own numbering (the same thing here). */
+static aclError user_to_logic(const char *func, int32_t user, int32_t *logic)
+{
+    if (!logic)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "output pointer is NULL");
+    return device_resolve(func, user, logic);
+}
+
+static aclError logic_to_user(const char *func, int32_t logic, int32_t *user)
+{
+    if (!user)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "output pointer is NULL");
+    int32_t device = device_from_phys(logic);
+    if (device < 0)
+        return acl_raise(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d is not visible", (int)logic);
+    *user = device;
+    return ACL_SUCCESS;
+}
+
+static aclError check_logic(const char *func, int32_t logic, int32_t *out)
+{
+    if (!out)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "output pointer is NULL");
+    if (logic < 0 || logic >= device_present_count())
+        return acl_raise(func, ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", (int)logic);
+    *out = logic;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId)
+{
+    return user_to_logic(__func__, userDevid, logicDevId);
+}
+
+ACL_EXPORT aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid)
+{
+    return logic_to_user(__func__, logicDevId, userDevid);
+}
+
+ACL_EXPORT aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId)
+{
+    return check_logic(__func__, phyDevId, logicDevId);
+}
+
+ACL_EXPORT aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId)
+{
+    return check_logic(__func__, logicDevId, phyDevId);
+}
+
+/* ---- peer access ---------------------------------------------------------------- */
+
+/* ---- peer access ---------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
+{
+    if (!canAccessPeer)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "canAccessPeer is NULL");
+    int32_t phys, peer;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (!err)
+        err = device_resolve(__func__, peerDeviceId, &peer);
+    if (err)
+        return err;
+    if (phys == peer)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "a device is not its own peer (%d)", (int)deviceId);
+    err = backend()->device->can_access_peer(phys, peer, canAccessPeer);
+    return err ? ACL_RAISE(err, "peer query %d -> %d failed", (int)deviceId, (int)peerDeviceId) : ACL_SUCCESS;
+}
+
+static aclError peer_switch(const char *func, int32_t peerDeviceId, uint32_t flags, bool enable)
+{
+    if (flags != 0)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "flags must be 0, got %u", flags);
+    acl_context *ctx;
+    int32_t peer;
+    aclError err = current_context_get(func, &ctx);
+    if (err)
+        return err;
+    int32_t phys = ctx->phys, device = ctx->device;
+    context_put(ctx);
+    err = device_resolve(func, peerDeviceId, &peer);
+    if (err)
+        return err;
+    if (peer == phys)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "device %d is the current device", (int)peerDeviceId);
+    const backend_device_ops *ops = backend()->device;
+    err = enable ? ops->enable_peer(phys, peer) : ops->disable_peer(phys, peer);
+    return err ? acl_raise(func, err, "peer access %d -> %d", (int)device, (int)peerDeviceId) : ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
+{
+    return peer_switch(__func__, peerDeviceId, flags, true);
+}
+
+ACL_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
+{
+    return peer_switch(__func__, peerDeviceId, 0, false);
+}
+
+ACL_EXPORT aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)
+{
+    return aclrtDeviceCanAccessPeer(status, deviceId, peerDeviceId);
+}
+
+/* ---- process-level parameters ------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    if ((int)opt < 0 || (int)opt >= SYS_PARAM_COUNT)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclSysParamOpt %d", (int)opt);
+    device_set_param((int)opt, value);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
+{
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    if ((int)opt < 0 || (int)opt >= SYS_PARAM_COUNT)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclSysParamOpt %d", (int)opt);
+    bool set = device_get_param((int)opt, value);
+    return set ? ACL_SUCCESS : ACL_RAISE(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET, "option %d was never set", (int)opt);
+}
+
+ACL_EXPORT aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active)
+{
+    if (!active)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "active is NULL");
+    int32_t phys;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (err)
+        return err;
+    if (flags)
+        *flags = 0; /* reserved */
+    *active = device_primary_active(phys);
+    return ACL_SUCCESS;
+}
+
+/* ---- operator execution timeouts --------------------------------------------------
+ * Ascend aborts operators that run too long. No operator runs on acl-cuda's
+ * streams, so the setting is kept and reported back, nothing more. The
+ * timeout is counted in intervals of OP_TIMEOUT_INTERVAL_US, 1 to 254. */
+
+enum { OP_TIMEOUT_INTERVAL_US = 1000, OP_TIMEOUT_MAX_INTERVALS = 254 };
+static _Atomic uint64_t op_timeout_us;
+
+static uint64_t clamp_op_timeout(uint64_t us)
+{
+    const uint64_t max = (uint64_t)OP_TIMEOUT_INTERVAL_US * OP_TIMEOUT_MAX_INTERVALS;
+    if (us == 0 || us > max)
+        return max; /* 0 asks for the longest timeout */
+    return (us + OP_TIMEOUT_INTERVAL_US - 1) / OP_TIMEOUT_INTERVAL_US * OP_TIMEOUT_INTERVAL_US;
+}
+
+ACL_EXPORT aclError aclrtSetOpExecuteTimeOut(uint32_t timeout)
+{
+    atomic_store(&op_timeout_us, clamp_op_timeout((uint64_t)timeout * 1000000));
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout)
+{
+    atomic_store(&op_timeout_us, clamp_op_timeout((uint64_t)timeout * 1000));
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout)
+{
+    if (!actualTimeout)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "actualTimeout is NULL");
+    uint64_t us = clamp_op_timeout(timeout);
+    atomic_store(&op_timeout_us, us);
+    *actualTimeout = us;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs)
+{
+    if (!timeoutMs)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeoutMs is NULL");
+    uint64_t us = atomic_load(&op_timeout_us);
+    *timeoutMs = (uint32_t)((us ? us : clamp_op_timeout(0)) / 1000);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
+{
+    if (!interval)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "interval is NULL");
+    *interval = OP_TIMEOUT_INTERVAL_US;
+    return ACL_SUCCESS;
+}

@@ -1,0 +1,286 @@
+/* Events (acl_rt.h); the three creation flavours are described in
+ * core/event.h. */
+#include "api/api.h"
+#include "core/current.h"
+#include "core/event.h"
+
+static aclError create(const char *api, aclrtEvent *out, event_flavour flavour, uint32_t flags)
+{
+    if (!out)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
+    acl_context *ctx;
+    aclError err = current_context_get(api, &ctx);
+    if (err)
+        return err;
+    acl_event *e;
+    err = event_create(api, ctx, flavour, flags, &e);
+    context_put(ctx);
+    if (!err)
+        *out = handle_of(&e->obj);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    return create(__func__, event, EVENT_PLAIN, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
+}
+
+/* EXTERNAL and IPC events must stand alone. */
+static aclError check_flags(const char *api, uint32_t flag, uint32_t allowed)
+{
+    if (flag & ~allowed)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event flags 0x%x include unknown bits 0x%x",
+                         flag, flag & ~allowed);
+    const uint32_t exclusive = ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
+    if ((flag & exclusive) && (flag & ~exclusive || (flag & exclusive) == exclusive))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "ACL_EVENT_EXTERNAL and ACL_EVENT_IPC cannot be combined with other flags (0x%x)", flag);
+    if (flag & exclusive)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "%s events belong to graph capture / inter-process use, which acl-cuda does not provide",
+                         flag & ACL_EVENT_IPC ? "IPC" : "external");
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
+                             ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL;
+    aclError err = check_flags(__func__, flag, allowed);
+    return err ? err : create(__func__, event, EVENT_WITH_FLAG, flag);
+}
+
+ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
+                             ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
+    aclError err = check_flags(__func__, flag, allowed);
+    return err ? err : create(__func__, event, EVENT_EX, flag);
+}
+
+ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
+{
+    return event_destroy(__func__, event);
+}
+
+/* An event and a stream, both with a reference. */
+static aclError get_pair(const char *api, aclrtEvent event, aclrtStream stream, acl_event **e,
+                         acl_stream **s)
+{
+    aclError err = event_get(api, event, e);
+    if (err)
+        return err;
+    err = current_stream_get(api, stream, s);
+    if (err)
+        event_put(*e);
+    return err;
+}
+
+static void put_pair(acl_event *e, acl_stream *s)
+{
+    stream_put(s);
+    event_put(e);
+}
+
+ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+    acl_event *e;
+    acl_stream *s;
+    aclError err = get_pair(__func__, event, stream, &e, &s);
+    if (err)
+        return err;
+    if (s->ctx->phys != e->phys)
+        err = ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "event %u and stream %d are on different devices",
+                        e->id, (int)s->id);
+    else if ((err = event_record(e, s)))
+        ACL_RAISE(err, "recording event %u on stream %d failed", e->id, (int)s->id);
+    put_pair(e, s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+    acl_event *e;
+    acl_stream *s;
+    aclError err = get_pair(__func__, event, stream, &e, &s);
+    if (err)
+        return err;
+    if (e->flavour != EVENT_WITH_FLAG || !(e->flags & ACL_EVENT_SYNC))
+        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                        "only events made by aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset");
+    else
+        event_reset(e);
+    put_pair(e, s);
+    return err;
+}
+
+/* The three status queries differ in which events they accept and in the
+ * numbers they answer with (aclrtQueryEvent's COMPLETE is 0,
+ * aclrtQueryEventStatus's is 1). */
+static aclError query(const char *api, aclrtEvent event, bool ex_allowed, bool *complete)
+{
+    acl_event *e;
+    aclError err = event_get(api, event, &e);
+    if (err)
+        return err;
+    if (!complete)
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "status is NULL");
+    else if (!ex_allowed && e->flavour == EVENT_EX)
+        err = acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                        "events made by aclrtCreateEventExWithFlag only answer aclrtQueryEventStatus");
+    else if ((err = event_query(e, complete)))
+        acl_raise(api, err, "querying event %u failed", e->id);
+    event_put(e);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    bool complete;
+    aclError err = query(__func__, event, false, status ? &complete : NULL);
+    if (!err)
+        *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    return err;
+}
+
+ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    bool complete;
+    aclError err = query(__func__, event, true, status ? &complete : NULL);
+    if (!err)
+        *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return err;
+}
+
+/* A stream's wait on an event is released when the awaited record
+ * completes, so the waits on an event are done exactly when its latest
+ * record is. */
+ACL_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    bool complete;
+    aclError err = query(__func__, event, false, status ? &complete : NULL);
+    if (!err)
+        *status = complete ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    return err;
+}
+
+static aclError synchronize(const char *api, aclrtEvent event, int32_t timeout_ms)
+{
+    acl_event *e;
+    aclError err = event_get(api, event, &e);
+    if (err)
+        return err;
+    err = event_synchronize(e, timeout_ms);
+    if (err == ACL_ERROR_INVALID_PARAM)
+        acl_raise(api, err, "event %u was destroyed by another thread during the call", e->id);
+    else if (err == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
+        acl_raise(api, err, "event %u not complete after %d ms", e->id, (int)timeout_ms);
+    else if (err)
+        acl_raise(api, err, "waiting for event %u failed", e->id);
+    event_put(e);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+    return synchronize(__func__, event, -1);
+}
+
+ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    if (timeout < -1)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0", (int)timeout);
+    return synchronize(__func__, event, timeout);
+}
+
+ACL_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    if (!ms || !startEvent || !endEvent)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "NULL argument");
+    acl_event *start, *end;
+    aclError err = event_get(__func__, startEvent, &start);
+    if (err)
+        return err;
+    err = event_get(__func__, endEvent, &end);
+    if (err) {
+        event_put(start);
+        return err;
+    }
+    bool start_recorded = atomic_load(&start->recorded), end_recorded = atomic_load(&end->recorded);
+    if (!(start->flags & ACL_EVENT_TIME_LINE) || !(end->flags & ACL_EVENT_TIME_LINE))
+        err = ACL_RAISE(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                        "both events need timing (aclrtCreateEvent or ACL_EVENT_TIME_LINE)");
+    else if (!start_recorded || !end_recorded)
+        err = ACL_RAISE(ACL_ERROR_RT_INTERNAL_ERROR, "the %s event was never recorded",
+                        start_recorded ? "end" : "start");
+    else if ((err = event_elapsed(start, end, ms)) == ACL_ERROR_RT_EVENT_NOT_COMPLETE)
+        ACL_RAISE(err, "the events have not completed yet: synchronize first");
+    else if (err)
+        ACL_RAISE(err, "reading the elapsed time failed");
+    event_put(end);
+    event_put(start);
+    return err;
+}
+
+static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event)
+{
+    acl_event *e;
+    acl_stream *s;
+    aclError err = get_pair(api, event, stream, &e, &s);
+    if (err)
+        return err;
+    if (!(e->flags & ACL_EVENT_SYNC))
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "event %u was created without ACL_EVENT_SYNC and cannot be waited for", e->id);
+    else if ((err = event_wait(s, e)))
+        acl_raise(api, err, "stream %d cannot wait for event %u", (int)s->id, e->id);
+    put_pair(e, s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    return wait_event(__func__, stream, event);
+}
+
+/* The wait itself cannot expire on either backend (CUDA has no timed
+ * stream waits); 0 means "never" in ACL too. */
+ACL_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    if (timeout < 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeout %d s must be >= 0", (int)timeout);
+    if (timeout > 0)
+        ACL_LOG(LOG_DEBUG, "stream wait timeout of %d s is not enforced", (int)timeout);
+    return wait_event(__func__, stream, event);
+}
+
+ACL_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    acl_event *e;
+    aclError err = event_get(__func__, event, &e);
+    if (err)
+        return err;
+    if (!eventId)
+        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM, "eventId is NULL");
+    else
+        *eventId = e->id;
+    event_put(e);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+    if (!eventCount)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "eventCount is NULL");
+    *eventCount = event_available();
+    return ACL_SUCCESS;
+}
+
+/* Accepted for compatibility: stream waits are not timed on either backend
+ * (see aclrtStreamWaitEventWithTimeout), so a wait never fails late. */
+ACL_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
+{
+    if (timeout)
+        ACL_LOG(LOG_DEBUG, "op wait timeout of %u s is not enforced", timeout);
+    return ACL_SUCCESS;
+}

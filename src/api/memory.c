@@ -1,0 +1,503 @@
+/* Memory (acl_rt.h): allocation, copies and fills. The rules about where
+ * pointers live are in core/memory.h and core/copy.h; this file checks
+ * arguments in ACL's order. */
+#include <string.h>
+
+#include "api/api.h"
+#include "core/copy.h"
+#include "core/current.h"
+#include "core/device.h"
+#include "core/memory.h"
+
+/* ---- device memory ------------------------------------------------------------ */
+
+/* The documented policy set: one of the eight page policies, optionally with
+ * one band-width bit and the read-only bit. */
+static bool policy_valid(uint32_t policy)
+{
+    const uint32_t page_mask = 0x7u;
+    const uint32_t band_bits = ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH;
+    if ((policy & ~(page_mask | band_bits | ACL_MEM_ACCESS_USER_SPACE_READONLY)) != 0)
+        return false;
+    return (policy & band_bits) != band_bits;
+}
+
+/* Checks what every device allocation takes and computes the size to
+ * reserve: ALIGN_UP(size, 32), plus 32 bytes of slack unless align32_only. */
+static aclError device_alloc_args(const char *func, void **dev_ptr, size_t size, uint32_t policy,
+                                  bool align32_only, size_t *padded)
+{
+    if (dev_ptr == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    if (size == 0)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (!policy_valid(policy))
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "policy 0x%x is not an aclrtMemMallocPolicy: one of 0..7, optionally "
+                         "with one of the band-width bits 0x100/0x1000 and the read-only bit "
+                         "0x100000",
+                         (unsigned)policy);
+    size_t extra = align32_only ? 0 : 32;
+    if (size > SIZE_MAX - 31 - extra)
+        return acl_raise(func, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "size %zu cannot be allocated", size);
+    *padded = ALIGN_UP(size, 32) + extra;
+    return ACL_SUCCESS;
+}
+
+static aclError malloc_current(const char *func, void **dev_ptr, size_t size,
+                               aclrtMemMallocPolicy policy, bool align32_only)
+{
+    size_t padded;
+    aclError ret = device_alloc_args(func, dev_ptr, size, (uint32_t)policy, align32_only, &padded);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    acl_context *ctx;
+    ret = current_context_get(func, &ctx);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    int32_t phys = ctx->phys, device = ctx->device;
+    context_put(ctx);
+    return memory_alloc_device(func, dev_ptr, size, padded, (uint32_t)policy, phys, device);
+}
+
+ACL_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return malloc_current(__func__, devPtr, size, policy, false);
+}
+
+ACL_EXPORT aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return malloc_current(__func__, devPtr, size, policy, true);
+}
+
+/* Cached and uncached device memory are the same thing on both backends. */
+ACL_EXPORT aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return malloc_current(__func__, devPtr, size, policy, false);
+}
+
+/* Reads an aclrtMallocConfig. A device id attribute picks the device
+ * (instead of the current context's); module ids and VA flags only matter
+ * to Ascend's memory accounting and are accepted. */
+static aclError malloc_config_read(const char *func, const aclrtMallocConfig *cfg,
+                                   bool *has_device, int32_t *device)
+{
+    *has_device = false;
+    if (cfg == NULL)
+        return ACL_SUCCESS;
+    if (cfg->numAttrs > 0 && cfg->attrs == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "cfg has %zu attributes but attrs is NULL",
+                         cfg->numAttrs);
+    for (size_t i = 0; i < cfg->numAttrs; i++) {
+        const aclrtMallocAttribute *a = &cfg->attrs[i];
+        switch (a->attr) {
+        case ACL_RT_MEM_ATTR_MODULE_ID:
+        case ACL_RT_MEM_ATTR_VA_FLAG:
+            break;
+        case ACL_RT_MEM_ATTR_DEVICE_ID:
+            if (a->value.deviceId > INT32_MAX)
+                return acl_raise(func, ACL_ERROR_RT_INVALID_DEVICEID,
+                                 "cfg attribute %zu: device id %u is out of range", i,
+                                 (unsigned)a->value.deviceId);
+            *has_device = true;
+            *device = (int32_t)a->value.deviceId;
+            break;
+        default:
+            return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                             "cfg attribute %zu has unknown type %d", i, (int)a->attr);
+        }
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                       aclrtMallocConfig *cfg)
+{
+    size_t padded;
+    aclError ret = device_alloc_args(__func__, devPtr, size, (uint32_t)policy, false, &padded);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    bool has_device;
+    int32_t device = 0, phys;
+    ret = malloc_config_read(__func__, cfg, &has_device, &device);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (has_device) {
+        ret = device_to_phys(device, &phys);
+        if (ret != ACL_SUCCESS)
+            return ACL_RAISE(ret, "device %d does not exist (%d visible)", device,
+                             device_visible_count());
+    } else {
+        acl_context *ctx;
+        ret = current_context_get(__func__, &ctx);
+        if (ret != ACL_SUCCESS)
+            return ret;
+        phys = ctx->phys;
+        device = ctx->device;
+        context_put(ctx);
+    }
+    return memory_alloc_device(__func__, devPtr, size, padded, (uint32_t)policy, phys, device);
+}
+
+ACL_EXPORT aclError aclrtFree(void *devPtr)
+{
+    return memory_free(__func__, devPtr, MEM_DEVICE);
+}
+
+ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
+{
+    mem_block b;
+    /* Only live device allocations are synchronised for; release
+     * reports every other pointer. */
+    if (devPtr != NULL && registry_find(devPtr, &b) && b.kind == MEM_DEVICE &&
+        b.base == (uintptr_t)devPtr) {
+        aclError ret = device_synchronize(b.phys, -1);
+        if (ret != ACL_SUCCESS)
+            return ACL_RAISE(ret, "synchronising device %d before freeing %p failed; the memory "
+                                  "was not freed",
+                             b.device, devPtr);
+    }
+    return memory_free(__func__, devPtr, MEM_DEVICE);
+}
+
+/* Device and host memory are coherent on both backends: cache maintenance
+ * has nothing to do beyond checking its arguments. */
+static aclError cache_maintenance(const char *func, const void *dev_ptr, size_t size)
+{
+    if (dev_ptr == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    if (size == 0)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "size is 0");
+    mem_block b;
+    return memory_locate_live(func, dev_ptr, size, &b);
+}
+
+ACL_EXPORT aclError aclrtMemFlush(void *devPtr, size_t size)
+{
+    return cache_maintenance(__func__, devPtr, size);
+}
+
+ACL_EXPORT aclError aclrtMemInvalidate(void *devPtr, size_t size)
+{
+    return cache_maintenance(__func__, devPtr, size);
+}
+
+/* Every memory attribute is answered with the whole memory of the current
+ * device as the backend reports it: neither backend has separate DDR/HBM
+ * pools, and huge/normal/1G pages and P2P memory are carved from the same
+ * memory, so each of those splits reports the same free and total bytes. */
+ACL_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeBytes, size_t *totalBytes)
+{
+    if (freeBytes == NULL || totalBytes == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         freeBytes == NULL ? "free" : "total");
+    if ((int)attr < ACL_DDR_MEM || (int)attr > ACL_MEM_P2P_HUGE1G)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "attr %d is not an aclrtMemAttr (0..%d)",
+                         (int)attr, (int)ACL_MEM_P2P_HUGE1G);
+    acl_context *ctx;
+    aclError ret = current_context_get(__func__, &ctx);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    int32_t phys = ctx->phys, device = ctx->device;
+    context_put(ctx);
+    size_t free_bytes = 0, total_bytes = 0;
+    ret = backend()->device->mem_info(phys, &free_bytes, &total_bytes);
+    if (ret != ACL_SUCCESS)
+        return ACL_RAISE(ret, "cannot read the memory of device %d: %s", device, acl_error_text(ret));
+    *freeBytes = free_bytes;
+    *totalBytes = total_bytes;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
+{
+    if (ptr == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
+    if (attributes == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "attributes is NULL");
+    const uint32_t small_page = 4096, huge_page = 2u << 20;
+    mem_block b;
+    memory_locate(ptr, &b);
+    memset(attributes, 0, sizeof *attributes);
+    attributes->pageSize = small_page;
+    switch (b.kind) {
+    case MEM_DEVICE:
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        attributes->location.id = (uint32_t)b.device;
+        if (memory_policy_is_huge(b.policy) && b.size >= huge_page)
+            attributes->pageSize = huge_page;
+        break;
+    case MEM_HOST_PINNED:
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_HOST;
+        break;
+    case MEM_UNKNOWN:
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+        break;
+    }
+    return ACL_SUCCESS;
+}
+
+/* ---- page-locked host memory -------------------------------------------------- */
+
+static aclError host_alloc_args(const char *func, void **host_ptr, uint64_t size)
+{
+    if (host_ptr == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "hostPtr is NULL");
+    if (size == 0)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (size > SIZE_MAX)
+        return acl_raise(func, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "size %llu cannot be allocated", (unsigned long long)size);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    aclError ret = host_alloc_args(__func__, hostPtr, size);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return memory_alloc_host(__func__, hostPtr, size);
+}
+
+ACL_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
+{
+    aclError ret = host_alloc_args(__func__, ptr, size);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    bool has_device;
+    int32_t device;
+    ret = malloc_config_read(__func__, cfg, &has_device, &device);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    /* Host memory belongs to no device; a device id is checked, not used. */
+    int32_t phys;
+    if (has_device && device_to_phys(device, &phys) != ACL_SUCCESS)
+        return ACL_RAISE(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist (%d visible)",
+                         device, device_visible_count());
+    return memory_alloc_host(__func__, ptr, size);
+}
+
+ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
+{
+    return memory_free(__func__, hostPtr, MEM_HOST_PINNED);
+}
+
+/* Page-locked memory can be in use by any device, so every visible device
+ * is synchronised before it goes. */
+ACL_EXPORT aclError aclrtFreeHostWithDevSync(void *hostPtr)
+{
+    mem_block b;
+    if (hostPtr != NULL && registry_find(hostPtr, &b) && b.kind == MEM_HOST_PINNED &&
+        b.base == (uintptr_t)hostPtr) {
+        int32_t count = device_visible_count();
+        for (int32_t device = 0; device < count; device++) {
+            int32_t phys;
+            if (device_to_phys(device, &phys) != ACL_SUCCESS)
+                continue;
+            aclError ret = device_synchronize(phys, -1);
+            if (ret != ACL_SUCCESS)
+                return ACL_RAISE(ret, "synchronising device %d before freeing %p failed; the "
+                                      "memory was not freed",
+                                 device, hostPtr);
+        }
+    }
+    return memory_free(__func__, hostPtr, MEM_HOST_PINNED);
+}
+
+/* ---- copies ------------------------------------------------------------------- */
+
+/* Shared checks of aclrtMemcpy and aclrtMemcpyAsync, in ACL's order. Returns
+ * ACL_SUCCESS with *nothing_to_do set for the documented no-ops. */
+static aclError copy_args(const char *func, void *dst, size_t dest_max, const void *src,
+                          size_t count, aclrtMemcpyKind kind, bool *nothing_to_do)
+{
+    *nothing_to_do = false;
+    if (dst == NULL || src == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
+    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "kind %d is not a copy kind this function takes (0..5)", (int)kind);
+    if (count == 0) {
+        *nothing_to_do = true;
+        return ACL_SUCCESS;
+    }
+    if (dest_max == 0)
+        return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID, "destMax is 0 but count is %zu", count);
+    if (count > dest_max)
+        return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count,
+                         dest_max);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                aclrtMemcpyKind kind)
+{
+    bool nothing_to_do;
+    aclError ret = copy_args(__func__, dst, destMax, src, count, kind, &nothing_to_do);
+    if (ret != ACL_SUCCESS || nothing_to_do)
+        return ret;
+    acl_context *ctx;
+    ret = current_context_get(__func__, &ctx);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    ret = copy_sync(__func__, ctx, dst, src, count, kind);
+    context_put(ctx);
+    return ret;
+}
+
+static aclError queue_copy(const char *api, void *dst, size_t dest_max, const void *src,
+                           size_t count, aclrtMemcpyKind kind, aclrtStream stream)
+{
+    bool nothing_to_do;
+    aclError ret = copy_args(api, dst, dest_max, src, count, kind, &nothing_to_do);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    acl_stream *s;
+    ret = current_stream_get(api, stream, &s);
+    if (ret != ACL_SUCCESS || nothing_to_do) {
+        if (ret == ACL_SUCCESS)
+            stream_put(s);
+        return ret;
+    }
+    ret = copy_async(api, s, dst, src, count, kind);
+    stream_put(s);
+    return ret;
+}
+
+ACL_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                     aclrtMemcpyKind kind, aclrtStream stream)
+{
+    return queue_copy(__func__, dst, destMax, src, count, kind, stream);
+}
+
+/* Deprecated by CANN; the same copy. */
+ACL_EXPORT aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src,
+                                                  size_t count, aclrtMemcpyKind kind,
+                                                  aclrtStream stream)
+{
+    return queue_copy(__func__, dst, destMax, src, count, kind, stream);
+}
+
+/* ---- 2D copies ------------------------------------------------------------------ */
+
+/* ACL's documented limits of a queued 2D copy. */
+enum { COPY2D_ASYNC_MAX_WIDTH = 5000000, COPY2D_ASYNC_MAX_HEIGHT = 5242880 };
+
+/* Argument checks of a 2D copy, in ACL's order; *nothing_to_do for the
+ * documented no-op. Kinds: H2D, D2H, D2D, DEFAULT and H2H; the caller
+ * rejects H2H where it cannot be done. */
+static aclError copy2d_args(const char *func, const void *dst, size_t dpitch, const void *src,
+                            size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind,
+                            bool queued, bool *nothing_to_do)
+{
+    *nothing_to_do = false;
+    if (dst == NULL || src == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
+    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_DEFAULT)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "kind %d is not a 2D copy kind (0..4: host/device directions or "
+                         "ACL_MEMCPY_DEFAULT)",
+                         (int)kind);
+    if (width == 0 || height == 0) {
+        *nothing_to_do = true;
+        return ACL_SUCCESS;
+    }
+    if (width > dpitch || width > spitch)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "width %zu exceeds %s %zu: rows would overlap", width,
+                         width > dpitch ? "dpitch" : "spitch", width > dpitch ? dpitch : spitch);
+    if (queued && (width > COPY2D_ASYNC_MAX_WIDTH || height > COPY2D_ASYNC_MAX_HEIGHT))
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "a %zu x %zu copy exceeds the limits of a queued 2D copy (width <= %d, "
+                         "height <= %d)",
+                         width, height, COPY2D_ASYNC_MAX_WIDTH, COPY2D_ASYNC_MAX_HEIGHT);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                  size_t width, size_t height, aclrtMemcpyKind kind)
+{
+    bool nothing_to_do;
+    aclError ret = copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, false,
+                               &nothing_to_do);
+    if (ret != ACL_SUCCESS || nothing_to_do)
+        return ret;
+    acl_context *ctx;
+    ret = current_context_get(__func__, &ctx);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    ret = copy2d_sync(__func__, ctx, dst, dpitch, src, spitch, width, height, kind);
+    context_put(ctx);
+    return ret;
+}
+
+ACL_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                       size_t width, size_t height, aclrtMemcpyKind kind,
+                                       aclrtStream stream)
+{
+    bool nothing_to_do;
+    aclError ret = copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, true,
+                               &nothing_to_do);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    acl_stream *s;
+    ret = current_stream_get(__func__, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (!nothing_to_do)
+        ret = copy2d_async(__func__, s, dst, dpitch, src, spitch, width, height, kind);
+    stream_put(s);
+    return ret;
+}
+
+/* ---- fills ---------------------------------------------------------------------- */
+
+/* Argument checks of aclrtMemset(Async); *nothing_to_do for count 0. */
+static aclError set_args(const char *func, const void *dev_ptr, size_t max_count, size_t count,
+                         bool *nothing_to_do)
+{
+    *nothing_to_do = false;
+    if (dev_ptr == NULL)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    if (count == 0) {
+        *nothing_to_do = true;
+        return ACL_SUCCESS;
+    }
+    if (count > max_count)
+        return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds maxCount %zu", count,
+                         max_count);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    bool nothing_to_do;
+    aclError ret = set_args(__func__, devPtr, maxCount, count, &nothing_to_do);
+    if (ret != ACL_SUCCESS || nothing_to_do)
+        return ret;
+    acl_context *ctx;
+    ret = current_context_get(__func__, &ctx);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    ret = fill_sync(__func__, ctx, devPtr, value, count);
+    context_put(ctx);
+    return ret;
+}
+
+ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+                                     aclrtStream stream)
+{
+    bool nothing_to_do;
+    aclError ret = set_args(__func__, devPtr, maxCount, count, &nothing_to_do);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    acl_stream *s;
+    ret = current_stream_get(__func__, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (!nothing_to_do)
+        ret = fill_async(__func__, s, devPtr, value, count);
+    stream_put(s);
+    return ret;
+}

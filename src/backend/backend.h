@@ -1,0 +1,167 @@
+/* The backend interface: the few primitives a device must provide, in
+ * groups by concern. ACL semantics live above (src/core, src/api) and are
+ * written once; a backend only moves bytes, orders work and reports
+ * completion. Two implementations: cuda/ (the product) and host/ (CPU
+ * threads).
+ *
+ * Rules every backend follows:
+ *  - Functions return an aclError (ACL_SUCCESS on success) and never record
+ *    an error message: the layers above do.
+ *  - A backend never calls up into core or api.
+ *  - A NULL group, or a NULL function in a group, means "this backend
+ *    cannot do it"; the API layer reports it as
+ *    ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
+ *  - Streams and events live inside the core's objects: the core allocates
+ *    `size` bytes for the backend's part and hands that memory to create(),
+ *    which initialises it in place. */
+#ifndef ACLCUDA_BACKEND_H
+#define ACLCUDA_BACKEND_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+#include "acl/acl.h"
+
+typedef struct backend_stream backend_stream; /* per backend */
+typedef struct backend_event backend_event;   /* per backend */
+
+typedef enum copy_dir {
+    COPY_HOST_TO_HOST,
+    COPY_HOST_TO_DEVICE,
+    COPY_DEVICE_TO_HOST,
+    COPY_DEVICE_TO_DEVICE,
+} copy_dir;
+
+/* What aclrtGetDeviceInfo, aclrtGetSocName and friends report. */
+typedef struct device_props {
+    char name[256];            /* e.g. "NVIDIA H200" */
+    uint8_t uuid[16];
+    size_t total_mem;
+    int64_t multiprocessors;   /* "AI cores" */
+    int64_t warp_size;
+    int64_t max_threads_per_block;
+    int64_t max_threads_per_mp;
+    int64_t shared_mem_per_block;
+    int64_t l2_cache_size;
+    int64_t max_grid[3];
+    int64_t max_block[3];
+    int32_t pci_bus, pci_device, pci_domain;
+    int32_t least_priority, greatest_priority; /* numerically: greatest < least */
+} device_props;
+
+typedef void (*host_fn)(void *arg);
+
+/* Process level. probe() is called once; a failure means the backend is
+ * unusable on this machine (no driver, no device). Devices are the
+ * backend's own indices. */
+typedef struct backend_device_ops {
+    aclError (*probe)(void);
+    int32_t (*count)(void);
+    aclError (*props)(int32_t dev, device_props *props);
+    aclError (*mem_info)(int32_t dev, size_t *free_bytes, size_t *total_bytes);
+    /* Peer access between devices (0/1); enabling twice is not an error. */
+    aclError (*can_access_peer)(int32_t dev, int32_t peer, int32_t *can);
+    aclError (*enable_peer)(int32_t dev, int32_t peer);
+    aclError (*disable_peer)(int32_t dev, int32_t peer);
+    /* Makes dev the calling thread's device for code outside this library
+     * too (a CUDA program launching its own kernels on our streams). */
+    aclError (*make_current)(int32_t dev);
+} backend_device_ops;
+
+/* Allocation and the synchronous copies. All copies take plain pointers
+ * whose direction the caller resolved. src_pinned: the source is
+ * page-locked memory from malloc_host. The synchronous calls neither wait
+ * for nor hold up queued stream work. */
+typedef struct backend_memory_ops {
+    aclError (*malloc_device)(int32_t dev, void **ptr, size_t size);
+    aclError (*free_device)(int32_t dev, void *ptr);
+    aclError (*malloc_host)(void **ptr, size_t size); /* page-locked */
+    aclError (*free_host)(void *ptr);
+    aclError (*memcpy_sync)(int32_t dev, void *dst, const void *src, size_t n, copy_dir dir,
+                            bool src_pinned);
+    aclError (*memcpy2d_sync)(int32_t dev, void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, copy_dir dir, bool src_pinned);
+    aclError (*memset_sync)(int32_t dev, void *ptr, uint8_t value, size_t n, bool on_device);
+} backend_memory_ops;
+
+/* Streams. priority: smaller is higher, within device_props' range.
+ * synchronize: timeout_ms -1 = forever, >= 0 = limit, expiry returns
+ * ACL_ERROR_RT_STREAM_SYNC_TIMEOUT. destroy does not wait: queued work
+ * still completes, and events recorded on the stream stay valid; `idle`
+ * says the caller knows nothing is queued (the stream may then be
+ * recycled).
+ *
+ * The stream-ordered functions below are called by the core's
+ * stream_submit only. host_func runs fn(arg) on a backend thread once all
+ * earlier work on s is done; later work on s waits until fn returned; fn
+ * must not call the backend for s itself. record captures the work queued
+ * on s so far (recording again re-captures); wait makes later work on s
+ * wait for e's latest record. */
+typedef struct backend_stream_ops {
+    size_t size;
+    aclError (*create)(backend_stream *s, int32_t dev, int32_t priority);
+    void (*destroy)(backend_stream *s, bool idle);
+    aclError (*synchronize)(backend_stream *s, int32_t timeout_ms);
+    aclError (*query)(backend_stream *s, bool *complete);
+    /* The native object (cudaStream_t), NULL where the backend has none. */
+    void *(*native)(backend_stream *s);
+
+    aclError (*memcpy_async)(backend_stream *s, void *dst, const void *src, size_t n, copy_dir dir);
+    aclError (*memcpy2d_async)(backend_stream *s, void *dst, size_t dpitch, const void *src,
+                               size_t spitch, size_t width, size_t height, copy_dir dir);
+    aclError (*memset_async)(backend_stream *s, void *ptr, uint8_t value, size_t n, bool on_device);
+    aclError (*record)(backend_stream *s, backend_event *e);
+    aclError (*wait)(backend_stream *s, backend_event *e);
+    aclError (*host_func)(backend_stream *s, host_fn fn, void *arg);
+} backend_stream_ops;
+
+/* Events. A new event may still carry a record from an earlier life (the
+ * cuda backend recycles events), so callers track whether it was recorded
+ * since it was created. destroy never blocks. synchronize expiry returns
+ * ACL_ERROR_RT_EVENT_SYNC_TIMEOUT. elapsed needs both events created with
+ * timing and completed; it returns ACL_ERROR_RT_EVENT_NOT_COMPLETE while
+ * either is pending. */
+typedef struct backend_event_ops {
+    size_t size;
+    aclError (*create)(backend_event *e, int32_t dev, bool timing);
+    void (*destroy)(backend_event *e);
+    aclError (*query)(backend_event *e, bool *complete);
+    aclError (*synchronize)(backend_event *e, int32_t timeout_ms);
+    aclError (*elapsed)(backend_event *start, backend_event *end, float *ms);
+    /* The native object (cudaEvent_t), NULL where the backend has none. */
+    void *(*native)(backend_event *e);
+} backend_event_ops;
+
+typedef struct backend_ops {
+    const char *name; /* "cuda" or "host" */
+    const backend_device_ops *device;
+    const backend_memory_ops *memory;
+    const backend_stream_ops *stream;
+    const backend_event_ops *event;
+} backend_ops;
+
+extern const backend_ops backend_host_ops;
+#ifdef ACLCUDA_HAVE_CUDA
+extern const backend_ops backend_cuda_ops;
+#endif
+
+/* The backend chosen for this process (ACLCUDA_BACKEND=cuda|host|auto),
+ * selected on first use. Never NULL. Every ACL call asks, so the answer
+ * is one load once chosen. */
+extern const backend_ops *_Atomic backend_in_use;
+const backend_ops *backend_choose(void);
+
+static inline const backend_ops *backend(void)
+{
+    const backend_ops *in_use = atomic_load_explicit(&backend_in_use, memory_order_acquire);
+    return in_use ? in_use : backend_choose();
+}
+/* False when ACLCUDA_BACKEND=cuda was asked for but cannot work: the
+ * process then has no devices. */
+bool backend_usable(void);
+
+#endif

@@ -1,0 +1,103 @@
+/* Internals shared by the cuda backend's files. */
+#ifndef ACLCUDA_BACKEND_CUDA_H
+#define ACLCUDA_BACKEND_CUDA_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <cuda_runtime_api.h>
+
+#include "backend/backend.h"
+
+/* The backend's part of a core stream. Once the CUDA stream has been handed
+ * to the application (native()), work may reach it behind our back, so it
+ * is never recycled. */
+struct backend_stream {
+    cudaStream_t s;
+    int dev;
+    int priority;
+    atomic_bool exported;
+};
+
+struct backend_event {
+    cudaEvent_t e;
+    int dev;
+    bool timing;
+    atomic_bool exported; /* the CUDA handle went to the application */
+    atomic_bool reused;   /* recycled and not recorded since: may carry an old record */
+};
+
+/* ---- errors (errors.c) ---- */
+
+/* The one place a CUDA error becomes an ACL code. */
+aclError from_cuda(cudaError_t err);
+
+/* Maps a result and, on failure, clears the runtime's per-thread last
+ * error so that a later cudaGetLastError (ours or the application's) does
+ * not report it again. Sticky errors stay sticky regardless. */
+static inline aclError check(cudaError_t err)
+{
+    if (__builtin_expect(err == cudaSuccess, 1))
+        return ACL_SUCCESS;
+    (void)cudaGetLastError();
+    return from_cuda(err);
+}
+
+/* ---- the current device (device.c) ----
+ * The CUDA current device is per thread, while ACL objects remember their
+ * device. Ops that create objects or allocate make the object's device
+ * current first. Each thread caches the device it last set so that hot
+ * paths compare an integer instead of calling cudaSetDevice; slow paths
+ * ask the runtime (cudaGetDevice) as well, because application code using
+ * the CUDA interop may switch devices behind our back. Record, wait, query
+ * and synchronize never switch: CUDA accepts them from any current device. */
+
+/* The device this thread last made current through this backend, -1 unknown. */
+extern _Thread_local int cuda_tls_device;
+
+aclError cuda_set_device(int dev);
+/* Slow paths (creation, allocation, sync copies): also right after the
+ * application switched devices itself. */
+aclError use_device_checked(int dev);
+
+/* Hot paths: trusts the cache. */
+static inline aclError use_device(int dev)
+{
+    if (__builtin_expect(cuda_tls_device == dev, 1))
+        return ACL_SUCCESS;
+    return cuda_set_device(dev);
+}
+
+/* The CUDA copy kind of a direction (memory.c). */
+enum cudaMemcpyKind memcpy_kind(copy_dir dir);
+
+/* ---- waiting with a deadline (stream.c) ---- */
+
+/* Polls query(handle) with a growing sleep until it is not
+ * cudaErrorNotReady or timeout_ms passes (timeout_code then). */
+typedef cudaError_t (*cuda_query_fn)(void *handle);
+aclError cuda_wait_until_done(cuda_query_fn query, void *handle, int32_t timeout_ms,
+                              aclError timeout_code);
+
+/* ---- recycling of streams and events (pool.c) ---- */
+
+/* A pool of CUDA handles per device and flavour (a stream's priority, an
+ * event's timing), so that programs that make and destroy them per
+ * iteration do not pay the driver each time. */
+typedef struct handle_pool handle_pool;
+handle_pool *cuda_stream_pool(int dev);
+handle_pool *cuda_event_pool(int dev, bool timing);
+/* A pooled handle of the flavour, or NULL. */
+void *pool_take(handle_pool *p, int flavour);
+/* False when the pool is full (or p is NULL): the caller destroys. */
+bool pool_put(handle_pool *p, void *handle, int flavour, size_t most);
+
+/* ---- the groups of operations, one per file ---- */
+
+extern const backend_device_ops cuda_device_ops;
+extern const backend_memory_ops cuda_memory_ops;
+extern const backend_stream_ops cuda_stream_ops;
+extern const backend_event_ops cuda_event_ops;
+
+#endif

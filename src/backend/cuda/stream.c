@@ -1,0 +1,181 @@
+/* The cuda backend's streams: every one is a non-blocking CUDA stream, as
+ * ACL streams (default ones included) never synchronise implicitly with
+ * each other, and each stream-ordered operation is one CUDA call. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda.h"
+#include "util/clock.h"
+
+/* A destroyed stream with nothing left to run, whose CUDA handle never went
+ * to the application, is as good as a new one of its priority. */
+enum { STREAM_POOL_MAX = 64 };
+
+enum {
+    POLL_FIRST_NS = 20 * 1000, /* first sleep between queries */
+    POLL_MAX_NS = 1000 * 1000, /* back-off ceiling */
+};
+
+/* CUDA has no timed wait, so poll with a growing sleep until the deadline.
+ * cudaErrorNotReady only means "not yet" (the runtime does not record it as
+ * the thread's last error). timeout_ms 0 is a single query. */
+aclError cuda_wait_until_done(cuda_query_fn query, void *handle, int32_t timeout_ms,
+                              aclError timeout_code)
+{
+    int64_t deadline = monotonic_ns() + (int64_t)timeout_ms * 1000000;
+    int64_t delay = POLL_FIRST_NS;
+    for (;;) {
+        cudaError_t err = query(handle);
+        if (err == cudaSuccess)
+            return ACL_SUCCESS;
+        if (err != cudaErrorNotReady)
+            return check(err);
+        int64_t left = deadline - monotonic_ns();
+        if (left <= 0)
+            return timeout_code;
+        sleep_ns(delay < left ? delay : left);
+        delay = delay * 2 < POLL_MAX_NS ? delay * 2 : POLL_MAX_NS;
+    }
+}
+
+static cudaError_t query_stream(void *handle)
+{
+    return cudaStreamQuery((cudaStream_t)handle);
+}
+
+static aclError cuda_stream_create(backend_stream *s, int32_t dev, int32_t priority)
+{
+    s->dev = dev;
+    s->priority = priority;
+    atomic_init(&s->exported, false);
+    s->s = pool_take(cuda_stream_pool(dev), priority);
+    if (s->s)
+        return ACL_SUCCESS;
+    aclError rc = use_device_checked(dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return check(cudaStreamCreateWithPriority(&s->s, cudaStreamNonBlocking, priority));
+}
+
+/* cudaStreamDestroy returns at once; queued work still runs and events
+ * recorded on the stream stay valid. */
+static void cuda_stream_destroy(backend_stream *s, bool idle)
+{
+    if (idle && !atomic_load_explicit(&s->exported, memory_order_relaxed) &&
+        pool_put(cuda_stream_pool(s->dev), s->s, s->priority, STREAM_POOL_MAX))
+        return;
+    (void)check(cudaStreamDestroy(s->s));
+}
+
+static aclError cuda_stream_synchronize(backend_stream *s, int32_t timeout_ms)
+{
+    if (timeout_ms < 0)
+        return check(cudaStreamSynchronize(s->s));
+    return cuda_wait_until_done(query_stream, s->s, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+}
+
+static aclError cuda_stream_query(backend_stream *s, bool *complete)
+{
+    cudaError_t err = cudaStreamQuery(s->s);
+    if (err == cudaSuccess || err == cudaErrorNotReady) {
+        *complete = err == cudaSuccess;
+        return ACL_SUCCESS;
+    }
+    return check(err);
+}
+
+static void *cuda_stream_native(backend_stream *s)
+{
+    atomic_store_explicit(&s->exported, true, memory_order_relaxed);
+    return s->s;
+}
+
+/* ---- stream-ordered work ------------------------------------------------------ */
+
+static aclError cuda_memcpy_async(backend_stream *s, void *dst, const void *src, size_t n,
+                                  copy_dir dir)
+{
+    aclError rc = use_device(s->dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return check(cudaMemcpyAsync(dst, src, n, memcpy_kind(dir), s->s));
+}
+
+static aclError cuda_memcpy2d_async(backend_stream *s, void *dst, size_t dpitch, const void *src,
+                                    size_t spitch, size_t width, size_t height, copy_dir dir)
+{
+    aclError rc = use_device(s->dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, memcpy_kind(dir), s->s));
+}
+
+/* A memset of host memory in stream order: CUDA's memset functions only
+ * take device memory, so the stream runs this on its host-function thread. */
+typedef struct host_memset {
+    void *ptr;
+    size_t n;
+    uint8_t value;
+} host_memset;
+
+static void run_host_memset(void *arg)
+{
+    host_memset *job = arg;
+    memset(job->ptr, job->value, job->n);
+    free(job);
+}
+
+static aclError cuda_memset_async(backend_stream *s, void *ptr, uint8_t value, size_t n,
+                                  bool on_device)
+{
+    aclError rc = use_device(s->dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (on_device)
+        return check(cudaMemsetAsync(ptr, value, n, s->s));
+
+    host_memset *job = malloc(sizeof *job);
+    if (job == NULL)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    *job = (host_memset){.ptr = ptr, .n = n, .value = value};
+    rc = check(cudaLaunchHostFunc(s->s, run_host_memset, job));
+    if (rc != ACL_SUCCESS)
+        free(job);
+    return rc;
+}
+
+static aclError cuda_record(backend_stream *s, backend_event *e)
+{
+    aclError rc = check(cudaEventRecord(e->e, s->s));
+    if (rc == ACL_SUCCESS)
+        atomic_store_explicit(&e->reused, false, memory_order_relaxed);
+    return rc;
+}
+
+static aclError cuda_wait(backend_stream *s, backend_event *e)
+{
+    return check(cudaStreamWaitEvent(s->s, e->e, 0));
+}
+
+static aclError cuda_host_func(backend_stream *s, host_fn fn, void *arg)
+{
+    aclError rc = use_device(s->dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return check(cudaLaunchHostFunc(s->s, fn, arg));
+}
+
+const backend_stream_ops cuda_stream_ops = {
+    .size = sizeof(backend_stream),
+    .create = cuda_stream_create,
+    .destroy = cuda_stream_destroy,
+    .synchronize = cuda_stream_synchronize,
+    .query = cuda_stream_query,
+    .native = cuda_stream_native,
+    .memcpy_async = cuda_memcpy_async,
+    .memcpy2d_async = cuda_memcpy2d_async,
+    .memset_async = cuda_memset_async,
+    .record = cuda_record,
+    .wait = cuda_wait,
+    .host_func = cuda_host_func,
+};

@@ -1,0 +1,149 @@
+/* The host backend's events: each is the mark of its latest record, and
+ * record and wait are tasks (or no task at all) on the recording and the
+ * waiting stream. */
+#include <stdlib.h>
+
+#include "backend/host/host.h"
+
+/* The event's current mark with a reference of the caller's own, or NULL if
+ * it was never recorded. */
+static mark *event_mark(backend_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    mark *m = e->current;
+    if (m)
+        mark_retain(m);
+    pthread_mutex_unlock(&e->lock);
+    return m;
+}
+
+static aclError host_event_create(backend_event *e, int32_t dev, bool timing)
+{
+    if (!host_device_valid(dev))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    if (pthread_mutex_init(&e->lock, NULL))
+        return ACL_ERROR_RT_NO_EVENT_RESOURCE;
+    e->dev = dev;
+    e->timing = timing;
+    e->current = NULL;
+    return ACL_SUCCESS;
+}
+
+/* Queued waits and timestamp tasks hold the mark, not the event. */
+static void host_event_destroy(backend_event *e)
+{
+    mark_release(e->current);
+    pthread_mutex_destroy(&e->lock);
+}
+
+aclError host_record(backend_stream *bs, backend_event *e)
+{
+    host_stream *s = bs->impl;
+    mark *m;
+    if (e->timing) {
+        /* The mark is the timestamp task itself, which stamps it when run. */
+        m = mark_new(s);
+        task *t = m ? task_new(TASK_TIMESTAMP) : NULL;
+        if (!t) {
+            mark_release(m);
+            return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+        }
+        mark_retain(m);
+        task_set_mark(t, m);
+        aclError err = stream_enqueue(s, t, m);
+        if (err != ACL_SUCCESS) {
+            task_discard(t);
+            mark_release(m); /* the task's */
+            mark_release(m); /* ours */
+            return err;
+        }
+    } else {
+        /* Just note how far the stream has been fed; no task needed. */
+        bool done;
+        uint64_t seq = stream_fed(s, &done);
+        m = mark_new(done ? NULL : s);
+        if (!m)
+            return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+        m->seq = seq;
+    }
+    pthread_mutex_lock(&e->lock);
+    mark *old = e->current;
+    e->current = m;
+    pthread_mutex_unlock(&e->lock);
+    mark_release(old);
+    return ACL_SUCCESS;
+}
+
+aclError host_wait(backend_stream *bs, backend_event *e)
+{
+    host_stream *s = bs->impl;
+    mark *m = event_mark(e);
+    /* Nothing to wait for: never recorded, already complete, or recorded on
+     * s itself, whose FIFO order already puts that work first. */
+    if (!m || !m->stream || m->stream == s || mark_wait(m, 0)) {
+        mark_release(m);
+        return ACL_SUCCESS;
+    }
+    task *t = task_new(TASK_WAIT);
+    if (!t) {
+        mark_release(m);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    task_set_mark(t, m); /* our reference passes to the task */
+    aclError err = stream_enqueue(s, t, NULL);
+    if (err != ACL_SUCCESS) {
+        task_discard(t);
+        mark_release(m);
+    }
+    return err;
+}
+
+static aclError host_event_query(backend_event *e, bool *complete)
+{
+    mark *m = event_mark(e);
+    *complete = mark_wait(m, 0);
+    mark_release(m);
+    return ACL_SUCCESS;
+}
+
+static aclError host_event_synchronize(backend_event *e, int32_t timeout_ms)
+{
+    mark *m = event_mark(e);
+    bool reached = mark_wait(m, timeout_ms);
+    mark_release(m);
+    return reached ? ACL_SUCCESS : ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
+}
+
+static aclError host_event_elapsed(backend_event *start, backend_event *end, float *ms)
+{
+    if (!start->timing || !end->timing)
+        return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
+    mark *a = event_mark(start);
+    mark *b = event_mark(end);
+    aclError err = ACL_SUCCESS;
+    if (!a || !b)
+        err = ACL_ERROR_RT_INTERNAL_ERROR; /* never recorded */
+    else if (!mark_wait(a, 0) || !mark_wait(b, 0))
+        err = ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+    else
+        *ms = (float)((double)(b->stamp_ns - a->stamp_ns) / 1e6);
+    mark_release(a);
+    mark_release(b);
+    return err;
+}
+
+static void *host_event_native(backend_event *e)
+{
+    (void)e;
+    return NULL;
+}
+
+const backend_event_ops host_event_ops = {
+    .size = sizeof(backend_event),
+    .create = host_event_create,
+    .destroy = host_event_destroy,
+    .query = host_event_query,
+    .synchronize = host_event_synchronize,
+    .elapsed = host_event_elapsed,
+    .native = host_event_native,
+};

@@ -1,0 +1,110 @@
+/* Internals shared by the host backend's files. See stream.c for the model:
+ * a worker thread per busy stream, events as marks (stream, sequence). */
+#ifndef ACLCUDA_BACKEND_HOST_H
+#define ACLCUDA_BACKEND_HOST_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+enum {
+    HOST_MAX_DEVICES = 64,
+    DEVICE_ALIGN = 256, /* start of every device allocation */
+};
+
+/* ---- configuration (device.c) ---- */
+
+typedef struct host_config {
+    int32_t device_count;
+    size_t capacity; /* bytes of "device" memory per device */
+    int64_t cpus;
+    size_t page_size;
+} host_config;
+
+/* Loaded once from ACLCUDA_HOST_DEVICE_COUNT and ACLCUDA_HOST_DEVICE_MEMORY. */
+const host_config *host_config_get(void);
+bool host_device_valid(int32_t dev);
+/* Bytes of "device" memory in use per device (memory.c charges it). */
+extern _Atomic size_t host_device_used[HOST_MAX_DEVICES];
+
+/* ---- memory (memory.c) ---- */
+
+void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
+                  size_t height);
+aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch, size_t width);
+
+/* ---- streams, tasks and marks (stream.c) ---- */
+
+typedef struct host_stream host_stream;
+typedef struct mark mark;
+
+/* The backend's part of a core stream: the stream itself is reference
+ * counted, as it outlives its destroy while its worker drains the queue or
+ * a mark still points at it. */
+struct backend_stream {
+    host_stream *impl;
+};
+
+/* Where an event was recorded: complete once the stream's completed count
+ * reaches seq. A NULL stream means it was complete when taken. Immutable
+ * once published, except stamp_ns, which the worker writes before it
+ * counts the timestamp task complete (the stream lock orders that write
+ * before any reader). */
+struct mark {
+    atomic_int refs;
+    host_stream *stream; /* one reference, or NULL */
+    uint64_t seq;
+    int64_t stamp_ns; /* CLOCK_MONOTONIC, timing marks only */
+};
+
+struct backend_event {
+    int32_t dev;
+    bool timing;
+    pthread_mutex_t lock;
+    mark *current; /* NULL until first recorded */
+};
+
+typedef enum task_kind {
+    TASK_COPY,
+    TASK_COPY_2D,
+    TASK_SET,
+    TASK_HOST_FN,
+    TASK_WAIT,      /* until a mark on another stream is complete */
+    TASK_TIMESTAMP, /* stamps a timing event's mark */
+} task_kind;
+
+typedef struct task task;
+
+task *task_new(task_kind kind);
+/* Frees a task that was never enqueued (its mark reference stays). */
+void task_discard(task *t);
+void task_set_mark(task *t, mark *m);
+/* Appends t to s; when m is given it becomes the mark of t's completion.
+ * On failure t stays the caller's. */
+aclError stream_enqueue(host_stream *s, task *t, mark *m);
+/* s's enqueued count, and whether everything enqueued has completed. */
+uint64_t stream_fed(host_stream *s, bool *done);
+
+mark *mark_new(host_stream *s);
+void mark_retain(mark *m);
+void mark_release(mark *m);
+/* Waits for m (NULL or stream-less: complete); timeout_ms < 0 forever,
+ * 0 just looks. Returns whether it is complete. */
+bool mark_wait(const mark *m, int32_t timeout_ms);
+
+/* record and wait (event.c), in the stream operations. */
+aclError host_record(backend_stream *bs, backend_event *e);
+aclError host_wait(backend_stream *bs, backend_event *e);
+
+/* ---- the groups of operations, one per file ---- */
+
+extern const backend_device_ops host_device_ops;
+extern const backend_memory_ops host_memory_ops;
+extern const backend_stream_ops host_stream_ops;
+extern const backend_event_ops host_event_ops;
+
+#endif

@@ -1,0 +1,10 @@
+/* The host backend: "devices" are plain CPU memory and threads. */
+#include "backend/host/host.h"
+
+const backend_ops backend_host_ops = {
+    .name = "host",
+    .device = &host_device_ops,
+    .memory = &host_memory_ops,
+    .stream = &host_stream_ops,
+    .event = &host_event_ops,
+};

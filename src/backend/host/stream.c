@@ -1,0 +1,579 @@
+/* The host backend's streams.
+ *
+ * Each stream is a FIFO of tasks run in order by a worker thread that starts
+ * when work arrives and exits after a short idle spell, so thousands of idle
+ * streams cost no threads. Every task gets a sequence number; a stream counts
+ * tasks enqueued and completed, and an event is a mark (stream, sequence)
+ * that is complete once the stream's completed count reaches it.
+ *
+ * Locking: each stream has one mutex guarding its queue and counters, and an
+ * event has one guarding its current mark. No code holds two stream locks at
+ * once, and no lock is held while a task runs, so a worker may block on
+ * another stream's progress (a cross-stream wait) or in a user function
+ * without stalling anyone else. Streams and marks are reference counted:
+ * a destroyed stream lives on while its worker drains the queue or a mark
+ * (held by an event or a queued wait) still points at it. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/host/host.h"
+#include "util/clock.h"
+#include "util/fork.h"
+
+enum {
+    WORKER_STACK = 1024 * 1024, /* enough for host functions; mostly untouched */
+    WORKER_IDLE_MS = 200,       /* an idle worker exits after this long */
+};
+
+struct task {
+    struct task *next;
+    task_kind kind;
+    union {
+        struct {
+            void *dst;
+            const void *src;
+            size_t n;
+        } copy;
+        struct {
+            void *dst;
+            const void *src;
+            size_t dpitch, spitch, width, height;
+        } copy_2d;
+        struct {
+            void *dst;
+            size_t n;
+            uint8_t value;
+        } set;
+        struct {
+            host_fn fn;
+            void *arg;
+        } call;
+        mark *mark; /* TASK_WAIT, TASK_TIMESTAMP: one reference */
+    } u;
+};
+
+struct host_stream {
+    atomic_int refs; /* the creator until destroy, a running worker, marks */
+    int32_t dev;
+    pthread_mutex_t lock;
+    pthread_cond_t work_cv; /* the worker waits here for tasks */
+    pthread_cond_t done_cv; /* waiters for completions */
+    task *head, *tail;
+    uint64_t enqueued, completed;
+    /* Smallest sequence anyone waits for on done_cv; completions below it
+     * wake no one, so a long queue does not broadcast once per task. */
+    uint64_t wake_at;
+    bool worker_running;
+    bool worker_idle;   /* waiting for tasks, not running one */
+    bool worker_joined; /* destroy joins it; otherwise it detaches itself */
+    pthread_t worker;
+    bool destroyed;
+    host_stream *fork_next, *fork_prev; /* every stream, for the fork handlers */
+    bool orphaned_ref; /* a reference of a worker left behind in the parent by fork */
+    task *running; /* the task the worker is running, NULL between tasks */
+};
+
+static void stream_retain(host_stream *s)
+{
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+}
+
+/* ---- fork -----------------------------------------------------------------------
+ * A child process inherits every stream but none of the worker threads. The
+ * child handler forgets those workers, counting the task one was running as
+ * done (the child has the memory as it was at the fork), so that the next
+ * enqueue or wait starts a fresh worker. The prepare handler holds every
+ * stream lock across the fork, so that none is inherited locked. */
+static void task_free(task *t);
+
+static host_stream *all_streams;
+static pthread_mutex_t all_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void init_stream_conds(host_stream *s)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->work_cv, &attr);
+    pthread_cond_init(&s->done_cv, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&all_streams_lock);
+    for (host_stream *s = all_streams; s; s = s->fork_next)
+        pthread_mutex_lock(&s->lock);
+}
+
+static void fork_parent(void)
+{
+    for (host_stream *s = all_streams; s; s = s->fork_next)
+        pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&all_streams_lock);
+}
+
+static void fork_child(void)
+{
+    task *abandoned = NULL; /* the tasks the parent's workers were running */
+    for (host_stream *s = all_streams; s; s = s->fork_next) {
+        if (s->running) {
+            s->running->next = abandoned;
+            abandoned = s->running;
+            s->running = NULL;
+        }
+        if (s->worker_running) {
+            uint64_t queued = 0;
+            for (task *t = s->head; t; t = t->next)
+                queued++;
+            s->completed = s->enqueued - queued;
+            s->worker_running = false;
+            s->worker_idle = false;
+            s->wake_at = UINT64_MAX;
+            /* The worker's reference stays: the next worker takes it over. */
+            s->orphaned_ref = true;
+        }
+        init_stream_conds(s); /* their waiters were threads of the parent */
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&all_streams_lock);
+    while (abandoned) {
+        task *t = abandoned;
+        abandoned = t->next;
+        task_free(t);
+    }
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    fork_register(FORK_RANK_BACKEND, fork_prepare, fork_parent, fork_child);
+}
+
+static void stream_release(host_stream *s)
+{
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    /* The last reference: no worker, hence an empty queue, and no waiters. */
+    pthread_mutex_lock(&all_streams_lock);
+    if (s->fork_prev)
+        s->fork_prev->fork_next = s->fork_next;
+    else
+        all_streams = s->fork_next;
+    if (s->fork_next)
+        s->fork_next->fork_prev = s->fork_prev;
+    pthread_mutex_unlock(&all_streams_lock);
+    pthread_cond_destroy(&s->done_cv);
+    pthread_cond_destroy(&s->work_cv);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+mark *mark_new(host_stream *s)
+{
+    mark *m = malloc(sizeof *m);
+    if (!m)
+        return NULL;
+    atomic_init(&m->refs, 1);
+    m->stream = s;
+    if (s)
+        stream_retain(s);
+    m->seq = 0;
+    m->stamp_ns = 0;
+    return m;
+}
+
+void mark_release(mark *m)
+{
+    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (m->stream)
+        stream_release(m->stream);
+    free(m);
+}
+
+static aclError worker_start(host_stream *s);
+
+/* Waits until s has completed seq. timeout_ms: negative = forever, 0 = just
+ * look. Returns whether seq was reached. Takes only s's lock. */
+static bool stream_wait_seq(host_stream *s, uint64_t seq, int32_t timeout_ms)
+{
+    struct timespec deadline;
+    if (timeout_ms > 0)
+        deadline_after_ms(&deadline, timeout_ms);
+    bool reached = true;
+    pthread_mutex_lock(&s->lock);
+    /* Only after a fork can tasks wait without a worker. */
+    if (s->head && !s->worker_running && worker_start(s) != ACL_SUCCESS) {
+        pthread_mutex_unlock(&s->lock);
+        return s->completed >= seq;
+    }
+    while (s->completed < seq) {
+        if (timeout_ms == 0) {
+            reached = false;
+            break;
+        }
+        if (seq < s->wake_at)
+            s->wake_at = seq;
+        if (timeout_ms < 0) {
+            pthread_cond_wait(&s->done_cv, &s->lock);
+        } else if (pthread_cond_timedwait(&s->done_cv, &s->lock, &deadline) == ETIMEDOUT) {
+            reached = s->completed >= seq;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return reached;
+}
+
+bool mark_wait(const mark *m, int32_t timeout_ms)
+{
+    if (!m || !m->stream)
+        return true;
+    return stream_wait_seq(m->stream, m->seq, timeout_ms);
+}
+
+/* Runs t on the worker; no lock is held. */
+static void task_run(task *t)
+{
+    switch (t->kind) {
+    case TASK_COPY:
+        memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.n);
+        break;
+    case TASK_COPY_2D:
+        host_copy_2d(t->u.copy_2d.dst, t->u.copy_2d.dpitch, t->u.copy_2d.src, t->u.copy_2d.spitch,
+                     t->u.copy_2d.width, t->u.copy_2d.height);
+        break;
+    case TASK_SET:
+        memset(t->u.set.dst, t->u.set.value, t->u.set.n);
+        break;
+    case TASK_HOST_FN:
+        t->u.call.fn(t->u.call.arg);
+        break;
+    case TASK_WAIT:
+        mark_wait(t->u.mark, -1);
+        break;
+    case TASK_TIMESTAMP:
+        t->u.mark->stamp_ns = monotonic_ns();
+        break;
+    }
+}
+
+/* Frees a task that ran (or never will) with its mark reference. Called
+ * without stream locks: the last reference to a mark may free a stream. */
+static void task_free(task *t)
+{
+    if (t->kind == TASK_WAIT || t->kind == TASK_TIMESTAMP)
+        mark_release(t->u.mark);
+    free(t);
+}
+
+static void *stream_worker(void *arg)
+{
+    host_stream *s = arg;
+    pthread_setname_np(pthread_self(), "acl-host-stream"); /* for ps, gdb, perf */
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        if (!s->head && !s->destroyed) {
+            struct timespec idle_until;
+            deadline_after_ms(&idle_until, WORKER_IDLE_MS);
+            int rc = 0;
+            s->worker_idle = true;
+            while (!s->head && !s->destroyed && rc != ETIMEDOUT)
+                rc = pthread_cond_timedwait(&s->work_cv, &s->lock, &idle_until);
+            s->worker_idle = false;
+        }
+        if (!s->head)
+            break; /* idle for a while, or destroyed and drained */
+        task *t = s->head;
+        s->head = t->next;
+        if (!s->head)
+            s->tail = NULL;
+        s->running = t;
+        pthread_mutex_unlock(&s->lock);
+
+        task_run(t);
+
+        pthread_mutex_lock(&s->lock);
+        s->running = NULL;
+        s->completed++;
+        if (s->completed >= s->wake_at) {
+            s->wake_at = UINT64_MAX;
+            pthread_cond_broadcast(&s->done_cv);
+        }
+        pthread_mutex_unlock(&s->lock);
+        task_free(t);
+        pthread_mutex_lock(&s->lock);
+    }
+    s->worker_running = false;
+    if (!s->worker_joined)
+        pthread_detach(pthread_self());
+    pthread_mutex_unlock(&s->lock);
+    stream_release(s);
+    return NULL;
+}
+
+/* Called with s->lock held. The worker gets its own reference. */
+static aclError worker_start(host_stream *s)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr))
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    pthread_attr_setstacksize(&attr, WORKER_STACK);
+    /* Workers inherit a full signal mask, so asynchronous signals go to the
+     * application's own threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    bool inherited_ref = s->orphaned_ref;
+    if (inherited_ref)
+        s->orphaned_ref = false;
+    else
+        stream_retain(s);
+    int rc = pthread_create(&s->worker, &attr, stream_worker, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc) {
+        if (inherited_ref)
+            s->orphaned_ref = true;
+        else /* not the last reference: the caller holds one */
+            atomic_fetch_sub_explicit(&s->refs, 1, memory_order_relaxed);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    s->worker_running = true;
+    return ACL_SUCCESS;
+}
+
+aclError stream_enqueue(host_stream *s, task *t, mark *m)
+{
+    t->next = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (!s->worker_running) {
+        aclError err = worker_start(s);
+        if (err != ACL_SUCCESS) {
+            pthread_mutex_unlock(&s->lock);
+            return err;
+        }
+    }
+    if (s->tail)
+        s->tail->next = t;
+    else
+        s->head = t;
+    s->tail = t;
+    s->enqueued++;
+    if (m)
+        m->seq = s->enqueued;
+    pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->lock);
+    return ACL_SUCCESS;
+}
+
+task *task_new(task_kind kind)
+{
+    task *t = malloc(sizeof *t);
+    if (t)
+        t->kind = kind;
+    return t;
+}
+
+void task_discard(task *t)
+{
+    free(t);
+}
+
+void task_set_mark(task *t, mark *m)
+{
+    t->u.mark = m;
+}
+
+void mark_retain(mark *m)
+{
+    atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+}
+
+uint64_t stream_fed(host_stream *s, bool *done)
+{
+    pthread_mutex_lock(&s->lock);
+    uint64_t seq = s->enqueued;
+    *done = s->completed >= seq;
+    pthread_mutex_unlock(&s->lock);
+    return seq;
+}
+
+/* Enqueues t, freeing it if that fails. */
+static aclError submit(host_stream *s, task *t)
+{
+    aclError err = stream_enqueue(s, t, NULL);
+    if (err != ACL_SUCCESS)
+        free(t);
+    return err;
+}
+
+/* ---- the backend's stream operations ---------------------------------------------------- */
+
+static aclError host_memcpy_async(backend_stream *bs, void *dst, const void *src, size_t n,
+                                  copy_dir dir)
+{
+    (void)dir; /* every direction is a CPU copy */
+    if (n == 0)
+        return ACL_SUCCESS;
+    if (!dst || !src)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    task *t = task_new(TASK_COPY);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.copy.dst = dst;
+    t->u.copy.src = src;
+    t->u.copy.n = n;
+    return submit(bs->impl, t);
+}
+
+static aclError host_memcpy2d_async(backend_stream *bs, void *dst, size_t dpitch, const void *src,
+                                    size_t spitch, size_t width, size_t height, copy_dir dir)
+{
+    (void)dir;
+    if (width == 0 || height == 0)
+        return ACL_SUCCESS;
+    aclError err = host_check_2d(dst, dpitch, src, spitch, width);
+    if (err != ACL_SUCCESS)
+        return err;
+    task *t = task_new(TASK_COPY_2D);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.copy_2d.dst = dst;
+    t->u.copy_2d.dpitch = dpitch;
+    t->u.copy_2d.src = src;
+    t->u.copy_2d.spitch = spitch;
+    t->u.copy_2d.width = width;
+    t->u.copy_2d.height = height;
+    return submit(bs->impl, t);
+}
+
+static aclError host_memset_async(backend_stream *bs, void *ptr, uint8_t value, size_t n,
+                                  bool on_device)
+{
+    (void)on_device;
+    if (n == 0)
+        return ACL_SUCCESS;
+    if (!ptr)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    task *t = task_new(TASK_SET);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.set.dst = ptr;
+    t->u.set.value = value;
+    t->u.set.n = n;
+    return submit(bs->impl, t);
+}
+
+static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
+{
+    if (!fn)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    task *t = task_new(TASK_HOST_FN);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.call.fn = fn;
+    t->u.call.arg = arg;
+    return submit(bs->impl, t);
+}
+
+static aclError host_stream_create(backend_stream *bs, int32_t dev, int32_t priority)
+{
+    (void)priority; /* one level only, see device.c */
+    if (!host_device_valid(dev))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    host_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr)) {
+        free(s);
+        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    }
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    bool ok = pthread_mutex_init(&s->lock, NULL) == 0;
+    bool work_ok = ok && pthread_cond_init(&s->work_cv, &attr) == 0;
+    bool done_ok = work_ok && pthread_cond_init(&s->done_cv, &attr) == 0;
+    pthread_condattr_destroy(&attr);
+    if (!done_ok) {
+        if (work_ok)
+            pthread_cond_destroy(&s->work_cv);
+        if (ok)
+            pthread_mutex_destroy(&s->lock);
+        free(s);
+        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    }
+    atomic_init(&s->refs, 1);
+    s->dev = dev;
+    s->wake_at = UINT64_MAX;
+    pthread_mutex_lock(&all_streams_lock);
+    s->fork_next = all_streams;
+    if (all_streams)
+        all_streams->fork_prev = s;
+    all_streams = s;
+    pthread_mutex_unlock(&all_streams_lock);
+    bs->impl = s;
+    return ACL_SUCCESS;
+}
+
+/* No waiting for work: a busy worker drains what is queued, then exits on
+ * its own. An idle one is joined, which takes only as long as the thread
+ * needs to end, so that a program which destroys its streams and exits
+ * leaves no thread behind. */
+static void host_stream_destroy(backend_stream *bs, bool idle)
+{
+    (void)idle; /* nothing to recycle: a host stream costs no driver call */
+    host_stream *s = bs->impl;
+    pthread_mutex_lock(&s->lock);
+    s->destroyed = true;
+    bool join = s->worker_running && s->worker_idle;
+    s->worker_joined = join;
+    pthread_t worker = s->worker;
+    pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->lock);
+    if (join)
+        pthread_join(worker, NULL);
+    stream_release(s);
+}
+
+static aclError host_stream_synchronize(backend_stream *bs, int32_t timeout_ms)
+{
+    host_stream *s = bs->impl;
+    pthread_mutex_lock(&s->lock);
+    uint64_t target = s->enqueued;
+    pthread_mutex_unlock(&s->lock);
+    return stream_wait_seq(s, target, timeout_ms) ? ACL_SUCCESS : ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+}
+
+static aclError host_stream_query(backend_stream *bs, bool *complete)
+{
+    host_stream *s = bs->impl;
+    pthread_mutex_lock(&s->lock);
+    *complete = s->completed == s->enqueued;
+    pthread_mutex_unlock(&s->lock);
+    return ACL_SUCCESS;
+}
+
+static void *host_stream_native(backend_stream *bs)
+{
+    (void)bs;
+    return NULL;
+}
+
+const backend_stream_ops host_stream_ops = {
+    .size = sizeof(backend_stream),
+    .create = host_stream_create,
+    .destroy = host_stream_destroy,
+    .synchronize = host_stream_synchronize,
+    .query = host_stream_query,
+    .native = host_stream_native,
+    .memcpy_async = host_memcpy_async,
+    .memcpy2d_async = host_memcpy2d_async,
+    .memset_async = host_memset_async,
+    .record = host_record,
+    .wait = host_wait,
+    .host_func = host_host_func,
+};

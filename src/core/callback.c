@@ -1,0 +1,613 @@
+/* Stream callbacks: report threads, aclrtLaunchCallback, aclrtLaunchHostFunc,
+ * and the device-exception callback API.
+ *
+ * How a callback travels. aclrtLaunchCallback queues a backend host function
+ * on the stream. When the stream reaches it, that function posts the call to
+ * the queue of the report thread subscribed to the stream; for
+ * ACL_CALLBACK_BLOCK it then waits until the report thread has run the call,
+ * which holds back all later work on the stream. The report thread runs posted
+ * calls inside aclrtProcessReport with none of our locks held, so a callback
+ * may itself call ACL (allocate, copy, free, launch more work); memory it
+ * frees is parked by memory.c (cudaFree and cudaFreeHost would wait for the
+ * device, which waits for a BLOCK callback). What a callback must not do is
+ * wait for its own stream while holding it: a BLOCK callback that
+ * synchronises that stream or the device deadlocks, as ACL documents.
+ *
+ * What happens when a subscription ends with callbacks in flight. No callback
+ * is ever dropped, and no BLOCK callback can hang a stream's destruction:
+ *  - Calls already posted to a report thread's queue stay there and run in
+ *    its next aclrtProcessReport, even after its last unsubscribe (the thread
+ *    stays known until its queue is empty).
+ *  - aclrtUnSubscribeReport keeps BLOCK semantics for posted calls: the stream
+ *    waits until the report thread has run them.
+ *  - Destroying the stream (callback_stream_gone, called by stream.c before
+ *    the stream is freed) releases the stream from BLOCK calls still posted or
+ *    running, so the destroy never waits on a report thread that has stopped
+ *    processing; those calls still run in the thread's next
+ *    aclrtProcessReport.
+ *  - A call that the stream reaches after the stream lost its subscriber (it
+ *    was unsubscribed, destroyed, or subscribed again to another thread after
+ *    the launch) runs directly on the backend's stream thread, with a
+ *    warning. Such a call cannot rely on the order with respect to calls still
+ *    queued at the old report thread, and on the CUDA backend it must not call
+ *    ACL (CUDA forbids CUDA calls from that thread).
+ *
+ * Error codes we chose where CANN documents none: a subscription to a stream
+ * of another device than the thread's other streams gives
+ * ACL_ERROR_RT_THREAD_SUBSCRIBE; unsubscribing a stream that has no
+ * subscriber gives ACL_ERROR_RT_STREAM_NO_CB_REG, and one that another thread
+ * serves gives ACL_ERROR_RT_THREAD_SUBSCRIBE.
+ *
+ * Locks, always taken in this order: report_registry_lock (the set of
+ * report threads), a subscription stripe (guards the streams' subscriber
+ * fields), a report thread's own lock (its queue and the streams it serves).
+ * The launch path takes only a stripe and the report thread's lock; none of
+ * them is held while a callback runs or while we call into stream.c.
+ *
+ * Spinning before blocking. Each hand-off (stream thread to report thread,
+ * and back for BLOCK) would otherwise cost a futex wake-up, several
+ * microseconds on a VM. So the BLOCK host function spins for a bounded time
+ * on its entry's state before it sleeps on rt->finished, and a report thread
+ * that ran a callback a short while ago spins on rt->posts before it sleeps
+ * on rt->posted. Both read only C11 atomics while spinning; every change they
+ * wait for is still made under rt->lock and followed by the condvar signal,
+ * so a thread that stopped spinning and sleeps is always woken. */
+#include <errno.h>
+#include <inttypes.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/callback.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/lifecycle.h"
+#include "util/clock.h"
+#include "util/fork.h"
+#include "util/log.h"
+#include "util/spin.h"
+
+/* How long the BLOCK host function spins for its callback before sleeping:
+ * a bit more than a futex wake-up on a VM (~7 us), which is what it saves. */
+#define BLOCK_SPIN_NS 50000
+/* How long a report thread spins for the next post before sleeping, and only
+ * within REPORT_SPIN_WINDOW_NS of the end of its last callback: callbacks
+ * come in bursts, an idle report thread must not burn CPU. */
+#define REPORT_SPIN_NS 50000
+#define REPORT_SPIN_WINDOW_NS 1000000
+
+typedef struct callback_entry callback_entry;
+typedef struct report_thread report_thread;
+
+/* How many callbacks this thread is running (they may nest through
+ * aclrtProcessReport). */
+static _Thread_local int callback_depth;
+
+bool callback_running(void)
+{
+    return callback_depth > 0;
+}
+
+enum { ENTRY_PENDING, ENTRY_DONE, ENTRY_RELEASED };
+
+struct callback_entry {
+    aclrtCallback fn;
+    void *user_data;
+    int32_t stream_id; /* identity only: the stream may be gone before we run */
+    report_thread *rt;        /* holds one reference until the entry is freed */
+    bool block;
+    /* The report thread's side holds one reference, a waiting BLOCK host
+     * function another; the last one frees the entry. */
+    atomic_int refs;
+    /* Written under rt->lock, read by the spinning waiter without it:
+     * ENTRY_DONE once it ran for its waiter, ENTRY_RELEASED once its stream
+     * no longer waits for it. */
+    atomic_uint state;
+    /* Guarded by rt->lock. */
+    bool waiter; /* a BLOCK host function still waits for it */
+    callback_entry *next;
+};
+
+struct report_thread {
+    uint64_t thread_id;  /* pthread_self() of the thread, as ACL passes it */
+    atomic_int refs;     /* subscribed streams, entries, running ProcessReports */
+    report_thread *next; /* report_registry, under report_registry_lock */
+
+    pthread_mutex_t lock;
+    pthread_cond_t posted;   /* the queue got an entry or lost its last stream */
+    pthread_cond_t finished; /* a BLOCK entry ran or was released */
+    atomic_uint posts;       /* bumped with every signal of posted, for spinners */
+    int64_t last_ran_ns;     /* when its last callback ended, 0 before any */
+    callback_entry *head, *tail;
+    size_t queued;
+    callback_entry *running; /* entries being run, innermost first */
+    int32_t *stream_ids; /* the streams it serves */
+    size_t nstreams, stream_cap;
+    int32_t phys; /* their device, valid while nstreams > 0 */
+};
+
+static pthread_mutex_t report_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static report_thread *report_registry;
+
+/* Stripes of locks for the streams' subscriber fields: a launch reads the
+ * field and takes a reference on the report thread atomically with respect
+ * to an unsubscribe, without a process-wide lock. */
+enum { SUBSCRIPTION_STRIPES = 16 };
+#define STRIPE_INIT PTHREAD_MUTEX_INITIALIZER
+#define STRIPE_INIT4 STRIPE_INIT, STRIPE_INIT, STRIPE_INIT, STRIPE_INIT
+static pthread_mutex_t subscription_locks[SUBSCRIPTION_STRIPES] = {
+    STRIPE_INIT4, STRIPE_INIT4, STRIPE_INIT4, STRIPE_INIT4,
+};
+
+static pthread_mutex_t *subscription_lock(const acl_stream *s)
+{
+    uintptr_t a = (uintptr_t)s;
+    return &subscription_locks[((a >> 4) ^ (a >> 10)) % SUBSCRIPTION_STRIPES];
+}
+
+/* ---- report thread records -------------------------------------------------- */
+
+static report_thread *registry_find(uint64_t thread_id)
+{
+    for (report_thread *rt = report_registry; rt; rt = rt->next)
+        if (rt->thread_id == thread_id)
+            return rt;
+    return NULL;
+}
+
+static report_thread *report_thread_new(uint64_t thread_id)
+{
+    report_thread *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return NULL;
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* ProcessReport's timed wait */
+    pthread_mutex_init(&rt->lock, NULL);
+    pthread_cond_init(&rt->posted, &attr);
+    pthread_cond_init(&rt->finished, NULL);
+    pthread_condattr_destroy(&attr);
+    rt->thread_id = thread_id;
+    atomic_init(&rt->refs, 0);
+    rt->phys = -1;
+    return rt;
+}
+
+static void report_thread_free(report_thread *rt)
+{
+    pthread_mutex_destroy(&rt->lock);
+    pthread_cond_destroy(&rt->posted);
+    pthread_cond_destroy(&rt->finished);
+    free(rt->stream_ids);
+    free(rt);
+}
+
+/* Drops a reference with report_registry_lock held; the last one unlinks
+ * and frees the record (by then no stream, entry or ProcessReport refers to
+ * it). */
+static void report_thread_put_locked(report_thread *rt)
+{
+    if (atomic_fetch_sub(&rt->refs, 1) != 1)
+        return;
+    for (report_thread **p = &report_registry; *p; p = &(*p)->next) {
+        if (*p == rt) {
+            *p = rt->next;
+            break;
+        }
+    }
+    report_thread_free(rt);
+}
+
+/* Drops a reference. Only a drop that may be the last takes the registry
+ * lock, since references found through the registry are only made under it. */
+static void report_thread_put(report_thread *rt)
+{
+    int refs = atomic_load(&rt->refs);
+    while (refs > 1)
+        if (atomic_compare_exchange_weak(&rt->refs, &refs, refs - 1))
+            return;
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread_put_locked(rt);
+    pthread_mutex_unlock(&report_registry_lock);
+}
+
+/* With rt->lock held. */
+static bool report_thread_serves(const report_thread *rt, int32_t stream_id)
+{
+    for (size_t i = 0; i < rt->nstreams; i++)
+        if (rt->stream_ids[i] == stream_id)
+            return true;
+    return false;
+}
+
+/* With rt->lock held. */
+static bool report_thread_add_stream(report_thread *rt, const acl_stream *s)
+{
+    if (rt->nstreams == rt->stream_cap) {
+        size_t cap = rt->stream_cap ? 2 * rt->stream_cap : 4;
+        int32_t *grown = realloc(rt->stream_ids, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        rt->stream_ids = grown;
+        rt->stream_cap = cap;
+    }
+    rt->stream_ids[rt->nstreams++] = s->id;
+    rt->phys = s->ctx->phys;
+    return true;
+}
+
+/* With rt->lock held. A thread left without streams wakes its waiting
+ * aclrtProcessReport, which then reports that it serves nothing. */
+static void report_thread_remove_stream(report_thread *rt, const acl_stream *s)
+{
+    for (size_t i = 0; i < rt->nstreams; i++) {
+        if (rt->stream_ids[i] == s->id) {
+            rt->stream_ids[i] = rt->stream_ids[--rt->nstreams];
+            break;
+        }
+    }
+    if (rt->nstreams == 0) {
+        atomic_fetch_add(&rt->posts, 1);
+        pthread_cond_broadcast(&rt->posted);
+    }
+}
+
+/* Clears s's subscriber field and returns its report thread (with the
+ * stream's reference, which the caller drops), or NULL. */
+static report_thread *subscription_take(acl_stream *s)
+{
+    pthread_mutex_t *stripe = subscription_lock(s);
+    pthread_mutex_lock(stripe);
+    report_thread *rt = atomic_exchange(&s->subscriber, NULL);
+    pthread_mutex_unlock(stripe);
+    return rt;
+}
+
+/* ---- subscription --------------------------------------------------------------- */
+
+aclError callback_subscribe(const char *api, uint64_t threadId, acl_stream *s)
+{
+    pthread_mutex_lock(&report_registry_lock);
+    if (atomic_load(&s->subscriber)) {
+        pthread_mutex_unlock(&report_registry_lock);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                         "stream %d already has a report thread; unsubscribe it first", s->id);
+    }
+    report_thread *rt = registry_find(threadId);
+    bool created = false;
+    if (!rt) {
+        rt = report_thread_new(threadId);
+        if (!rt) {
+            pthread_mutex_unlock(&report_registry_lock);
+            return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
+        }
+        created = true;
+    }
+
+    pthread_mutex_lock(&rt->lock);
+    if (rt->nstreams > 0 && rt->phys != s->ctx->phys) {
+        pthread_mutex_unlock(&rt->lock);
+        pthread_mutex_unlock(&report_registry_lock);
+        return acl_raise(api, ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                         "thread %#" PRIx64 " serves streams of another device than stream %d "
+                         "(device %d); a report thread serves one device only",
+                         threadId, s->id, (int)s->ctx->device);
+    }
+    bool added = report_thread_add_stream(rt, s);
+    pthread_mutex_unlock(&rt->lock);
+    if (!added) {
+        if (created)
+            report_thread_free(rt);
+        pthread_mutex_unlock(&report_registry_lock);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
+    }
+    if (created) {
+        rt->next = report_registry;
+        report_registry = rt;
+    }
+    atomic_fetch_add(&rt->refs, 1); /* the stream's reference */
+
+    pthread_mutex_t *stripe = subscription_lock(s);
+    pthread_mutex_lock(stripe);
+    atomic_store(&s->subscriber, rt);
+    pthread_mutex_unlock(stripe);
+    pthread_mutex_unlock(&report_registry_lock);
+    return ACL_SUCCESS;
+}
+
+aclError callback_unsubscribe(const char *api, uint64_t threadId, acl_stream *s)
+{
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread *current = atomic_load(&s->subscriber);
+    if (!current) {
+        pthread_mutex_unlock(&report_registry_lock);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NO_CB_REG, "stream %d has no report thread", s->id);
+    }
+    if (current->thread_id != threadId) {
+        uint64_t owner = current->thread_id;
+        pthread_mutex_unlock(&report_registry_lock);
+        return acl_raise(api, ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                         "stream %d is served by thread %#" PRIx64 ", not by thread %#" PRIx64,
+                         s->id, owner, threadId);
+    }
+    report_thread *rt = subscription_take(s);
+    pthread_mutex_lock(&rt->lock);
+    report_thread_remove_stream(rt, s);
+    pthread_mutex_unlock(&rt->lock);
+    report_thread_put_locked(rt);
+    pthread_mutex_unlock(&report_registry_lock);
+    return ACL_SUCCESS;
+}
+
+static void stream_gone(void *subject)
+{
+    acl_stream *s = subject;
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread *subscriber = subscription_take(s);
+    if (subscriber) {
+        pthread_mutex_lock(&subscriber->lock);
+        report_thread_remove_stream(subscriber, s);
+        pthread_mutex_unlock(&subscriber->lock);
+    }
+    /* Calls of s may sit at any report thread, not only at its subscriber:
+     * the thread it was subscribed to when they were posted may have been
+     * unsubscribed or replaced since, and stays known while it holds them. */
+    for (report_thread *rt = report_registry; rt; rt = rt->next) {
+        pthread_mutex_lock(&rt->lock);
+        size_t pending = 0, released = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
+                if (e->stream_id != s->id)
+                    continue;
+                pending++;
+                if (e->waiter && atomic_load(&e->state) == ENTRY_PENDING) {
+                    e->waiter = false;
+                    atomic_store_explicit(&e->state, ENTRY_RELEASED, memory_order_release);
+                    released++;
+                }
+            }
+        }
+        if (released)
+            pthread_cond_broadcast(&rt->finished);
+        pthread_mutex_unlock(&rt->lock);
+        if (pending)
+            ACL_LOG(LOG_WARNING,
+                    "stream %d destroyed with %zu callback(s) still at report thread %#" PRIx64
+                    "; they run in its next aclrtProcessReport",
+                    s->id, pending, rt->thread_id);
+    }
+    if (subscriber)
+        report_thread_put_locked(subscriber);
+    pthread_mutex_unlock(&report_registry_lock);
+}
+
+/* ---- launching ------------------------------------------------------------------- */
+
+static void callback_entry_free(callback_entry *e)
+{
+    report_thread *rt = e->rt;
+    free(e);
+    report_thread_put(rt);
+}
+
+static void callback_entry_put(callback_entry *e)
+{
+    if (atomic_fetch_sub(&e->refs, 1) == 1)
+        callback_entry_free(e);
+}
+
+/* The backend host function: runs when the stream reaches the callback. */
+static void callback_reached(void *arg)
+{
+    callback_entry *e = arg;
+    report_thread *rt = e->rt;
+
+    pthread_mutex_lock(&rt->lock);
+    if (!report_thread_serves(rt, e->stream_id)) {
+        pthread_mutex_unlock(&rt->lock);
+        ACL_LOG(LOG_WARNING,
+                "thread %#" PRIx64 " no longer serves the stream of callback %p; running it on "
+                "the stream's own thread",
+                rt->thread_id, (void *)e);
+        e->fn(e->user_data);
+        callback_entry_free(e);
+        return;
+    }
+    bool block = e->block; /* once posted, a NO_BLOCK entry is not ours to read */
+    e->waiter = block;
+    if (block)
+        atomic_store_explicit(&e->refs, 2, memory_order_relaxed); /* ours too */
+    e->next = NULL;
+    if (rt->tail)
+        rt->tail->next = e;
+    else
+        rt->head = e;
+    rt->tail = e;
+    rt->queued++;
+    if (!block) {
+        /* Announced under the lock: once it is released the entry may run
+         * and drop the last reference to rt. */
+        atomic_fetch_add(&rt->posts, 1);
+        pthread_cond_signal(&rt->posted);
+        pthread_mutex_unlock(&rt->lock);
+        return;
+    }
+    pthread_mutex_unlock(&rt->lock);
+    /* Announced after the unlock, so that the report thread, spinning or
+     * woken, does not find the lock still held and sleep on it; our
+     * reference to e keeps rt alive. */
+    atomic_fetch_add(&rt->posts, 1);
+    pthread_cond_signal(&rt->posted);
+
+    /* Our reference keeps e, and through it rt, alive until we drop it. */
+    spin_while_equal(&e->state, ENTRY_PENDING, monotonic_ns() + BLOCK_SPIN_NS);
+    if (atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_PENDING) {
+        pthread_mutex_lock(&rt->lock);
+        while (atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_PENDING)
+            pthread_cond_wait(&rt->finished, &rt->lock);
+        pthread_mutex_unlock(&rt->lock);
+    }
+    callback_entry_put(e);
+}
+
+aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data, bool block)
+{
+    callback_entry *e = malloc(sizeof *e);
+    if (!e)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory");
+
+    pthread_mutex_t *stripe = subscription_lock(s);
+    pthread_mutex_lock(stripe);
+    report_thread *rt = atomic_load(&s->subscriber);
+    if (rt)
+        atomic_fetch_add(&rt->refs, 1); /* safe: the stream holds one */
+    pthread_mutex_unlock(stripe);
+    if (!rt) {
+        free(e);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NO_CB_REG,
+                         "stream %d has no report thread; call aclrtSubscribeReport first", s->id);
+    }
+
+    *e = (callback_entry){
+        .fn = fn,
+        .user_data = user_data,
+        .stream_id = s->id,
+        .rt = rt,
+        .block = block,
+        .refs = 1,
+        .state = ENTRY_PENDING,
+    };
+    aclError ret = stream_submit(s, &(task){.kind = TASK_HOST_FUNC,
+                                            .u.host_func = {.fn = callback_reached, .arg = e}});
+    if (ret != ACL_SUCCESS) {
+        callback_entry_free(e);
+        return acl_raise(api, ret, "could not queue the callback on stream %d: %s", s->id,
+                         acl_error_text(ret));
+    }
+    return ACL_SUCCESS;
+}
+
+/* ---- processing --------------------------------------------------------------------- */
+
+/* Waits for posted calls and runs those present when the wait ended (not
+ * ones posted meanwhile, so that a fast producer cannot keep us here). A
+ * thread that loses its last stream while waiting, even forever, is told so
+ * at once with ACL_ERROR_RT_THREAD_SUBSCRIBE. */
+static aclError report_thread_process(const char *api, report_thread *rt, int32_t timeout)
+{
+    struct timespec deadline;
+    if (timeout > 0)
+        deadline_after_ms(&deadline, timeout);
+    bool spun = false;
+
+    pthread_mutex_lock(&rt->lock);
+    while (rt->queued == 0) {
+        if (rt->nstreams == 0) {
+            pthread_mutex_unlock(&rt->lock);
+            return acl_raise(api, ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                             "thread %#" PRIx64 " no longer serves any stream", rt->thread_id);
+        }
+        if (!spun && rt->last_ran_ns) {
+            /* Once per call, and only within a burst of callbacks. */
+            spun = true;
+            int64_t now = monotonic_ns();
+            if (now - rt->last_ran_ns < REPORT_SPIN_WINDOW_NS) {
+                int64_t spin_end = now + REPORT_SPIN_NS;
+                if (timeout > 0 && spin_end > now + (int64_t)timeout * 1000000)
+                    spin_end = now + (int64_t)timeout * 1000000;
+                unsigned seen = atomic_load_explicit(&rt->posts, memory_order_relaxed);
+                pthread_mutex_unlock(&rt->lock);
+                spin_while_equal(&rt->posts, seen, spin_end);
+                pthread_mutex_lock(&rt->lock);
+                continue;
+            }
+        }
+        if (timeout < 0) {
+            pthread_cond_wait(&rt->posted, &rt->lock);
+        } else if (pthread_cond_timedwait(&rt->posted, &rt->lock, &deadline) == ETIMEDOUT &&
+                   rt->queued == 0) {
+            pthread_mutex_unlock(&rt->lock);
+            return acl_raise(api, ACL_ERROR_RT_REPORT_TIMEOUT, "no callback arrived within %d ms",
+                             (int)timeout);
+        }
+    }
+
+    for (size_t batch = rt->queued; batch > 0 && rt->head; batch--) {
+        callback_entry *e = rt->head;
+        rt->head = e->next;
+        if (!rt->head)
+            rt->tail = NULL;
+        rt->queued--;
+        e->next = rt->running;
+        rt->running = e;
+        pthread_mutex_unlock(&rt->lock);
+
+        callback_depth++;
+        e->fn(e->user_data);
+        callback_depth--;
+
+        pthread_mutex_lock(&rt->lock);
+        /* A callback that itself processes reports pushes and pops above
+         * us, so e is on top again here. */
+        rt->running = e->next;
+        if (e->waiter) {
+            e->waiter = false;
+            atomic_store_explicit(&e->state, ENTRY_DONE, memory_order_release);
+            pthread_cond_broadcast(&rt->finished);
+        }
+        /* After the waiter is released: off a spinning waiter's path. */
+        rt->last_ran_ns = monotonic_ns();
+        if (atomic_fetch_sub(&e->refs, 1) == 1) {
+            pthread_mutex_unlock(&rt->lock);
+            callback_entry_free(e); /* never rt's last reference: we hold one */
+            pthread_mutex_lock(&rt->lock);
+        }
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return ACL_SUCCESS;
+}
+
+aclError callback_process(const char *api, int32_t timeout)
+{
+    uint64_t self = (uint64_t)pthread_self();
+    pthread_mutex_lock(&report_registry_lock);
+    report_thread *rt = registry_find(self);
+    if (rt)
+        atomic_fetch_add(&rt->refs, 1);
+    pthread_mutex_unlock(&report_registry_lock);
+    if (!rt)
+        return acl_raise(api, ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                         "thread %#" PRIx64 " serves no stream; call aclrtSubscribeReport first",
+                         self);
+    aclError ret = report_thread_process(api, rt, timeout);
+    report_thread_put(rt);
+    return ret;
+}
+
+/* ---- fork: the registry, every stripe, every report thread ------------------------------ */
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&report_registry_lock);
+    for (int i = 0; i < SUBSCRIPTION_STRIPES; i++)
+        pthread_mutex_lock(&subscription_locks[i]);
+    for (report_thread *rt = report_registry; rt; rt = rt->next)
+        pthread_mutex_lock(&rt->lock);
+}
+
+static void fork_done(void)
+{
+    for (report_thread *rt = report_registry; rt; rt = rt->next)
+        pthread_mutex_unlock(&rt->lock);
+    for (int i = SUBSCRIPTION_STRIPES - 1; i >= 0; i--)
+        pthread_mutex_unlock(&subscription_locks[i]);
+    pthread_mutex_unlock(&report_registry_lock);
+}
+
+__attribute__((constructor)) static void callback_init(void)
+{
+    lifecycle_observe(LIFECYCLE_STREAM_GONE, stream_gone);
+    fork_register(FORK_RANK_CALLBACKS, fork_prepare, fork_done, fork_done);
+}

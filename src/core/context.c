@@ -1,0 +1,155 @@
+#include <stdlib.h>
+
+#include "core/context.h"
+#include "core/errors.h"
+
+static void context_free(object *o)
+{
+    acl_context *ctx = (acl_context *)o;
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+aclError context_create(const char *api, int32_t device, int32_t phys, bool is_default,
+                        acl_context **out)
+{
+    acl_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    ctx->device = device;
+    ctx->phys = phys;
+    ctx->is_default = is_default;
+    list_init(&ctx->device_link);
+    list_init(&ctx->streams);
+    pthread_mutex_init(&ctx->lock, NULL);
+    aclError err = handle_publish(&ctx->obj, HANDLE_CONTEXT, context_free);
+    if (err) {
+        context_free(&ctx->obj);
+        return acl_raise(api, err, "out of host memory for the handle table");
+    }
+    acl_stream *s;
+    err = stream_create(ctx, 0, 0, &s);
+    if (err) {
+        object_take(&ctx->obj);
+        return acl_raise(api, err, "creating the default stream on device %d failed", (int)device);
+    }
+    ctx->default_stream = s;
+    ctx->default_handle = handle_of(&s->obj);
+    stream_put(s);
+    *out = ctx;
+    return ACL_SUCCESS;
+}
+
+acl_context *context_get_handle(aclrtContext handle)
+{
+    return (acl_context *)handle_get(handle, HANDLE_CONTEXT);
+}
+
+bool context_link_stream(acl_context *ctx, acl_stream *s)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bool linked = !ctx->closing;
+    if (linked)
+        list_add(&ctx->streams, &s->ctx_link);
+    pthread_mutex_unlock(&ctx->lock);
+    return linked;
+}
+
+/* Harmless when the stream already left (a teardown emptied the list). */
+void context_unlink_stream(acl_context *ctx, acl_stream *s)
+{
+    pthread_mutex_lock(&ctx->lock);
+    list_remove(&s->ctx_link);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Takes every stream out of the list with a reference (under the lock, so
+ * that a concurrent destroy's unlink finds it gone). With close, no stream
+ * may join afterwards. */
+static acl_stream **collect_streams(acl_context *ctx, bool close, bool take_out, size_t *count,
+                                    aclError *err)
+{
+    *count = 0;
+    *err = ACL_SUCCESS;
+    pthread_mutex_lock(&ctx->lock);
+    if (close)
+        ctx->closing = true;
+    size_t n = 0;
+    list_for_each(pos, &ctx->streams)
+        n++;
+    acl_stream **streams = n ? malloc(n * sizeof *streams) : NULL;
+    if (n && !streams) {
+        *err = ACL_ERROR_RT_MEMORY_ALLOCATION;
+        n = 0;
+    }
+    size_t i = 0;
+    for (list_node *pos = ctx->streams.next; i < n && pos != &ctx->streams;) {
+        acl_stream *s = list_entry(pos, acl_stream, ctx_link);
+        pos = pos->next;
+        if (take_out)
+            list_remove(&s->ctx_link);
+        /* One that cannot be held is being destroyed by another thread. */
+        if (stream_hold(s))
+            streams[i++] = s;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    *count = i;
+    return streams;
+}
+
+acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err)
+{
+    return collect_streams(ctx, false, false, count, err);
+}
+
+void context_teardown(acl_context *ctx)
+{
+    size_t count;
+    aclError err;
+    acl_stream **streams = collect_streams(ctx, true, true, &count, &err);
+    /* Without memory for the array, take the streams one at a time. */
+    if (err) {
+        for (;;) {
+            pthread_mutex_lock(&ctx->lock);
+            acl_stream *s = list_empty(&ctx->streams)
+                                ? NULL
+                                : list_entry(ctx->streams.next, acl_stream, ctx_link);
+            bool held = false;
+            if (s) {
+                held = stream_hold(s);
+                list_remove(&s->ctx_link);
+            }
+            pthread_mutex_unlock(&ctx->lock);
+            if (!s)
+                break;
+            if (held && object_take(&s->obj))
+                stream_teardown(s, true);
+            if (held)
+                stream_release(s);
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        /* A stream another thread is destroying is that thread's to finish. */
+        if (object_take(&streams[i]->obj))
+            stream_teardown(streams[i], true);
+        stream_release(streams[i]);
+    }
+    free(streams);
+}
+
+void context_set_param(acl_context *ctx, int opt, int64_t value)
+{
+    pthread_mutex_lock(&ctx->lock);
+    ctx->sys_params[opt] = value;
+    ctx->sys_params_set |= 1u << opt;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+bool context_get_param(acl_context *ctx, int opt, int64_t *value)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bool set = ctx->sys_params_set & (1u << opt);
+    *value = ctx->sys_params[opt];
+    pthread_mutex_unlock(&ctx->lock);
+    return set;
+}

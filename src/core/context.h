@@ -1,0 +1,75 @@
+/* Contexts: each belongs to one device and owns its streams, the default
+ * stream among them. Made and destroyed by device.c, which keeps each
+ * device's list of contexts. */
+#ifndef ACLCUDA_CORE_CONTEXT_H
+#define ACLCUDA_CORE_CONTEXT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/handle.h"
+#include "core/stream.h"
+#include "util/list.h"
+
+enum { SYS_PARAM_COUNT = 4 };
+
+struct acl_context {
+    object obj;
+    int32_t device;    /* user-visible id */
+    int32_t phys;      /* backend device index */
+    bool is_default;   /* the device's primary context, made by SetDevice */
+    /* The default stream: its handle, which is how the NULL stream is
+     * resolved (a lookup that fails once the context is torn down), and
+     * its address, for identity only (never dereferenced through here). */
+    aclrtStream default_handle;
+    const acl_stream *default_stream;
+    list_node device_link;      /* in the device's list, under device.c's lock */
+    pthread_mutex_t lock;       /* streams, closing, the parameters */
+    list_node streams;          /* every stream, the default one included */
+    bool closing;               /* torn down: no stream may join */
+    int64_t sys_params[SYS_PARAM_COUNT];
+    uint32_t sys_params_set;    /* bit per aclSysParamOpt */
+};
+
+/* Ends a borrow (handle.h). */
+static inline void context_put(acl_context *ctx)
+{
+    object_put(&ctx->obj);
+}
+
+static inline bool context_hold(acl_context *ctx)
+{
+    return object_hold(&ctx->obj);
+}
+
+static inline void context_release(acl_context *ctx)
+{
+    object_release(&ctx->obj);
+}
+
+/* A published context with its default stream. Raises. */
+aclError context_create(const char *api, int32_t device, int32_t phys, bool is_default,
+                        acl_context **out);
+/* The live context behind a handle, borrowed. NULL when it is none (the
+ * caller raises). */
+acl_context *context_get_handle(aclrtContext handle);
+/* Tears down a context whose handle the caller took: every stream, the
+ * default one included, is taken, its work waited for, and released. */
+void context_teardown(acl_context *ctx);
+
+/* Called by stream.c. link fails once the context is closing. */
+bool context_link_stream(acl_context *ctx, acl_stream *s);
+void context_unlink_stream(acl_context *ctx, acl_stream *s);
+
+/* Every stream of ctx that is still live, each held for the caller
+ * (stream_release); *count of them. NULL with *count 0 when there are none or
+ * memory ran out (then ACL_ERROR_RT_MEMORY_ALLOCATION in *err). */
+acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err);
+
+/* Per-context aclSysParamOpt values: set always works; get fails with
+ * ACL_ERROR_RT_SYSPARAMOPT_NOT_SET for an option never set here. */
+void context_set_param(acl_context *ctx, int opt, int64_t value);
+bool context_get_param(acl_context *ctx, int opt, int64_t *value);
+
+#endif

@@ -1,0 +1,130 @@
+#include <stdlib.h>
+
+#include "core/errors.h"
+#include "core/event.h"
+
+enum { EVENT_LIMIT = 1 << 20 };
+
+static atomic_uint next_event_id;
+static atomic_int live_events;
+
+static void event_free(object *o)
+{
+    acl_event *e = (acl_event *)o;
+    backend()->event->destroy(event_backend(e)); /* never blocks */
+    free(e);
+    atomic_fetch_sub(&live_events, 1);
+}
+
+aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
+                      acl_event **out)
+{
+    const backend_event_ops *ops = backend()->event;
+    if (atomic_fetch_add(&live_events, 1) >= EVENT_LIMIT) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already", EVENT_LIMIT);
+    }
+    acl_event *e = calloc(1, sizeof *e + ops->size);
+    if (!e) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    aclError err = ops->create(event_backend(e), ctx->phys, flags & ACL_EVENT_TIME_LINE);
+    if (err) {
+        free(e);
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, err, "creating an event on device %d failed", (int)ctx->device);
+    }
+    e->flavour = flavour;
+    e->flags = flags;
+    e->id = atomic_fetch_add(&next_event_id, 1);
+    e->phys = ctx->phys;
+    if ((err = handle_publish(&e->obj, HANDLE_EVENT, event_free))) {
+        event_free(&e->obj);
+        return acl_raise(api, err, "out of host memory for the handle table");
+    }
+    *out = e;
+    return ACL_SUCCESS;
+}
+
+aclError event_get(const char *api, aclrtEvent handle, acl_event **out)
+{
+    if (!handle)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
+    *out = (acl_event *)handle_get(handle, HANDLE_EVENT);
+    if (*out)
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live event%s", handle,
+                     handle_kind_of(handle) ? " (it is another kind of handle)" : "");
+}
+
+aclError event_destroy(const char *api, aclrtEvent handle)
+{
+    if (!handle)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
+    object *o = handle_take(handle, HANDLE_EVENT);
+    if (!o)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live event%s", handle,
+                         handle_kind_of(handle) ? " (it is another kind of handle)" : "");
+    object_release(o); /* pending work keeps the backend's own reference */
+    return ACL_SUCCESS;
+}
+
+aclError event_record(acl_event *e, acl_stream *s)
+{
+    aclError err = stream_submit(s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
+    if (err == ACL_SUCCESS)
+        atomic_store_explicit(&e->recorded, true, memory_order_release);
+    return err;
+}
+
+aclError event_wait(acl_stream *s, acl_event *e)
+{
+    if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
+        return ACL_SUCCESS; /* nothing captured: nothing to wait for */
+    return stream_submit(s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e)});
+}
+
+void event_reset(acl_event *e)
+{
+    atomic_store_explicit(&e->recorded, false, memory_order_release);
+}
+
+aclError event_query(acl_event *e, bool *complete)
+{
+    if (!atomic_load_explicit(&e->recorded, memory_order_acquire)) {
+        *complete = true;
+        return ACL_SUCCESS;
+    }
+    return backend()->event->query(event_backend(e), complete);
+}
+
+aclError event_synchronize(acl_event *e, int32_t timeout_ms)
+{
+    if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
+        return ACL_SUCCESS;
+    /* A wait is no place for a borrow (handle.h). */
+    if (!object_hold(&e->obj))
+        return ACL_ERROR_INVALID_PARAM;
+    unsigned borrowed = borrow_suspend();
+    aclError err = backend()->event->synchronize(event_backend(e), timeout_ms);
+    borrow_resume(borrowed);
+    object_release(&e->obj);
+    return err;
+}
+
+aclError event_elapsed(acl_event *start, acl_event *end, float *ms)
+{
+    return backend()->event->elapsed(event_backend(start), event_backend(end), ms);
+}
+
+void *event_native(acl_event *e)
+{
+    return backend()->event->native(event_backend(e));
+}
+
+uint32_t event_available(void)
+{
+    int live = atomic_load(&live_events);
+    return live < EVENT_LIMIT ? (uint32_t)(EVENT_LIMIT - live) : 0;
+}

@@ -1,0 +1,70 @@
+/* Events, with ACL's three creation flavours and their flag rules:
+ *  - aclrtCreateEvent: sync and timing capable; not for aclrtResetEvent;
+ *  - aclrtCreateEventWithFlag: what the flags say (SYNC for waits and resets,
+ *    TIME_LINE for timing);
+ *  - aclrtCreateEventExWithFlag: like WithFlag, but without reset, QueryEvent
+ *    or QueryEventWaitStatus.
+ * A record captures the work queued so far; recording again re-captures and
+ * later waits use the latest record. A reset returns the event to "never
+ * recorded": later waits on it do not wait and queries report it complete,
+ * until it is recorded again. */
+#ifndef ACLCUDA_CORE_EVENT_H
+#define ACLCUDA_CORE_EVENT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/context.h"
+#include "core/handle.h"
+#include "core/stream.h"
+
+typedef enum event_flavour { EVENT_PLAIN, EVENT_WITH_FLAG, EVENT_EX } event_flavour;
+
+typedef struct acl_event {
+    object obj;
+    event_flavour flavour;
+    uint32_t flags;
+    uint32_t id;
+    int32_t phys;
+    atomic_bool recorded; /* since creation or the last reset */
+    _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
+} acl_event;
+
+static inline backend_event *event_backend(acl_event *e)
+{
+    return (backend_event *)e->backend;
+}
+
+/* Ends a borrow (handle.h). */
+static inline void event_put(acl_event *e)
+{
+    object_put(&e->obj);
+}
+
+/* A published event on ctx's device. Raises. */
+aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
+                      acl_event **out);
+/* The live event behind a handle, borrowed (event_put). Raises. */
+aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
+/* Destroys the event behind a handle: exactly one of racing destroys wins.
+ * Raises. */
+aclError event_destroy(const char *api, aclrtEvent handle);
+
+/* Bare codes. record and wait go through stream_submit. */
+aclError event_record(acl_event *e, acl_stream *s);
+aclError event_wait(acl_stream *s, acl_event *e);
+void event_reset(acl_event *e);
+/* Complete when never recorded (or reset). synchronize returns
+ * ACL_ERROR_INVALID_PARAM when another thread destroyed the event before
+ * the wait could begin. */
+aclError event_query(acl_event *e, bool *complete);
+aclError event_synchronize(acl_event *e, int32_t timeout_ms);
+aclError event_elapsed(acl_event *start, acl_event *end, float *ms);
+/* The backend's native event; from then on it is never recycled. */
+void *event_native(acl_event *e);
+
+/* How many more events may be made. */
+uint32_t event_available(void);
+
+#endif

@@ -1,0 +1,446 @@
+/* The handle table. A handle's value is
+ *     generation << 32 | slot << 8 | kind
+ * and each slot keeps one 64-bit word:
+ *     generation (32) | kind (8) | references (23) | live (1)
+ * so that a lookup validates the generation, the kind and liveness and
+ * takes its reference with a single compare-and-swap, and a destroy
+ * withdraws the handle with another. A slot is recycled, with the next
+ * generation, only after its object was freed.
+ *
+ * Slots live in chunks that are never freed or moved, so a lookup of any
+ * value reads only valid memory; the chunk directory is filled under
+ * table_lock and read without it.
+ *
+ * Reclamation (see handle.h, "borrowing"). Each thread that borrows has a
+ * reader record holding the global epoch it entered its read section at,
+ * 0 outside. An object whose handle is withdrawn and whose counted
+ * references are gone is retired with the epoch of its retirement, and
+ * freed once no reader is still inside a section entered at or before
+ * that epoch: any such reader may have looked it up; a reader that entered
+ * later found the handle withdrawn. Reclamation runs when an object is
+ * retired and when a section ends while objects wait. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "core/handle.h"
+#include "util/fork.h"
+
+enum {
+    CHUNK_SHIFT = 10,
+    CHUNK_SLOTS = 1 << CHUNK_SHIFT,
+    MAX_CHUNKS = 1 << 14, /* 16 Mi slots: the 24 bits of a handle's slot field */
+    NO_SLOT = UINT32_MAX,
+};
+
+#define WORD_LIVE UINT64_C(1)
+#define WORD_REF UINT64_C(2)
+#define WORD_REFS_MASK UINT64_C(0xfffffe)
+#define WORD_COUNT_MASK UINT64_C(0xffffff) /* references and the live bit */
+
+typedef struct slot {
+    _Atomic uint64_t word;
+    object *obj;
+    uint32_t next_free; /* under table_lock, while free */
+} __attribute__((aligned(64))) slot;
+
+static _Atomic(slot *) chunks[MAX_CHUNKS];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t slots_made;          /* under table_lock */
+static uint32_t free_head = NO_SLOT; /* under table_lock */
+static atomic_uint live_count;
+
+static inline uint64_t word_identity(uint32_t generation, handle_kind kind)
+{
+    return (uint64_t)generation << 8 | (uint64_t)kind;
+}
+
+static inline slot *slot_at(uint32_t index)
+{
+    slot *chunk = atomic_load_explicit(&chunks[index >> CHUNK_SHIFT], memory_order_acquire);
+    return chunk ? &chunk[index & (CHUNK_SLOTS - 1)] : NULL;
+}
+
+/* The slot a value names if it is shaped like a handle of kind, else NULL;
+ * *identity is what the slot's word must carry above its counts. */
+static inline slot *decode(const void *h, handle_kind kind, uint64_t *identity)
+{
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    uint32_t generation = (uint32_t)(v >> 32);
+    uint32_t index = (uint32_t)(v >> 8) & 0xffffff;
+    if ((v & 0xff) != (uint64_t)kind || generation == 0 || index >> CHUNK_SHIFT >= MAX_CHUNKS)
+        return NULL;
+    *identity = word_identity(generation, kind);
+    return slot_at(index);
+}
+
+/* A free slot index, under table_lock; NO_SLOT when out of memory or
+ * slots. Fresh slots start at generation 1. */
+static uint32_t slot_alloc(void)
+{
+    if (free_head != NO_SLOT) {
+        uint32_t index = free_head;
+        free_head = slot_at(index)->next_free;
+        return index;
+    }
+    uint32_t index = slots_made;
+    if (index >> CHUNK_SHIFT >= MAX_CHUNKS)
+        return NO_SLOT;
+    if ((index & (CHUNK_SLOTS - 1)) == 0) {
+        slot *chunk = aligned_alloc(64, CHUNK_SLOTS * sizeof(slot));
+        if (!chunk)
+            return NO_SLOT;
+        for (uint32_t i = 0; i < CHUNK_SLOTS; i++) {
+            atomic_init(&chunk[i].word, (uint64_t)1 << 32);
+            chunk[i].obj = NULL;
+        }
+        atomic_store_explicit(&chunks[index >> CHUNK_SHIFT], chunk, memory_order_release);
+    }
+    slots_made++;
+    return index;
+}
+
+aclError handle_publish(object *o, handle_kind kind, object_free_fn free_fn)
+{
+    pthread_mutex_lock(&table_lock);
+    uint32_t index = slot_alloc();
+    pthread_mutex_unlock(&table_lock);
+    if (index == NO_SLOT)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    o->slot = index;
+    o->kind = kind;
+    o->free = free_fn;
+    slot *s = slot_at(index);
+    s->obj = o;
+    uint32_t generation = (uint32_t)(atomic_load_explicit(&s->word, memory_order_relaxed) >> 32);
+    atomic_fetch_add_explicit(&live_count, 1, memory_order_relaxed);
+    /* Release: a lookup that sees the word sees obj and the object. */
+    atomic_store_explicit(&s->word, word_identity(generation, kind) << 24 | WORD_LIVE,
+                          memory_order_release);
+    return ACL_SUCCESS;
+}
+
+void *handle_of(const object *o)
+{
+    const slot *s = slot_at(o->slot);
+    uint32_t generation = (uint32_t)(atomic_load_explicit(&s->word, memory_order_relaxed) >> 32);
+    return (void *)(uintptr_t)((uint64_t)generation << 32 | (uint64_t)o->slot << 8 | (uint64_t)o->kind);
+}
+
+/* ---- read sections and reclamation --------------------------------------------- */
+
+typedef struct reader {
+    _Atomic uint64_t epoch; /* the epoch its section began at; 0 outside */
+    atomic_bool used;       /* by a live thread */
+    struct reader *next;    /* every record ever made; never unlinked */
+} reader;
+
+typedef struct retired {
+    object *obj;
+    uint64_t epoch;
+} retired;
+
+static _Atomic uint64_t global_epoch = 1;
+static _Atomic(reader *) readers;
+static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t reader_key;
+static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
+
+static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER;
+static retired *retired_list; /* under reclaim_lock */
+static size_t retired_len, retired_cap;
+static atomic_size_t retired_waiting;
+
+static _Thread_local reader *me;
+static _Thread_local unsigned depth;
+
+static void reader_exit(void *record)
+{
+    reader *r = record;
+    atomic_store_explicit(&r->epoch, 0, memory_order_release);
+    atomic_store_explicit(&r->used, false, memory_order_release);
+}
+
+static void make_reader_key(void)
+{
+    pthread_key_create(&reader_key, reader_exit);
+}
+
+/* The calling thread's record, made or recycled on its first borrow. */
+static reader *reader_register(void)
+{
+    pthread_once(&reader_key_once, make_reader_key);
+    pthread_mutex_lock(&readers_lock);
+    reader *r = atomic_load_explicit(&readers, memory_order_relaxed);
+    while (r && atomic_load_explicit(&r->used, memory_order_relaxed))
+        r = r->next;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            abort(); /* a few dozen bytes per thread, once */
+        r->next = atomic_load_explicit(&readers, memory_order_relaxed);
+        atomic_store_explicit(&readers, r, memory_order_release);
+    }
+    atomic_store_explicit(&r->used, true, memory_order_relaxed);
+    pthread_mutex_unlock(&readers_lock);
+    pthread_setspecific(reader_key, r);
+    me = r;
+    return r;
+}
+
+static void reclaim_try(void);
+
+/* The one fenced store of a call: the entry must be visible before any
+ * slot is read, so that a reclaimer that does not see it freed nothing
+ * this thread can reach. */
+static inline void section_enter(void)
+{
+    if (depth++ == 0) {
+        reader *r = me ? me : reader_register();
+        (void)atomic_exchange_explicit(&r->epoch,
+                                       atomic_load_explicit(&global_epoch, memory_order_relaxed),
+                                       memory_order_seq_cst);
+    }
+}
+
+static inline void section_exit(void)
+{
+    if (--depth == 0) {
+        atomic_store_explicit(&me->epoch, 0, memory_order_release);
+        if (atomic_load_explicit(&retired_waiting, memory_order_relaxed))
+            reclaim_try();
+    }
+}
+
+void borrow_begin(void)
+{
+    section_enter();
+}
+
+unsigned borrow_suspend(void)
+{
+    unsigned saved = depth;
+    if (saved) {
+        depth = 1;
+        section_exit();
+    }
+    return saved;
+}
+
+void borrow_resume(unsigned saved)
+{
+    if (saved) {
+        section_enter();
+        depth = saved;
+    }
+}
+
+/* Frees the object and recycles its slot with the next generation (0 is
+ * skipped: no handle has it). */
+static void free_object(object *o)
+{
+    slot *s = slot_at(o->slot);
+    uint32_t index = o->slot;
+    uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
+    o->free(o);
+    uint32_t generation = (uint32_t)(w >> 32) + 1;
+    if (generation == 0)
+        generation = 1;
+    s->obj = NULL;
+    atomic_store_explicit(&s->word, (uint64_t)generation << 32, memory_order_release);
+    atomic_fetch_sub_explicit(&live_count, 1, memory_order_relaxed);
+    pthread_mutex_lock(&table_lock);
+    s->next_free = free_head;
+    free_head = index;
+    pthread_mutex_unlock(&table_lock);
+}
+
+/* The oldest epoch any reader is inside, UINT64_MAX when none is. */
+static uint64_t oldest_reader(void)
+{
+    uint64_t oldest = UINT64_MAX;
+    for (reader *r = atomic_load_explicit(&readers, memory_order_acquire); r; r = r->next) {
+        uint64_t e = atomic_load_explicit(&r->epoch, memory_order_seq_cst);
+        if (e && e < oldest)
+            oldest = e;
+    }
+    return oldest;
+}
+
+/* Frees what no reader can reach any more. Free functions may retire more
+ * objects (a stream releases its context), so they run outside the lock. */
+static void reclaim_try(void)
+{
+    for (;;) {
+        if (pthread_mutex_trylock(&reclaim_lock))
+            return; /* another thread is at it */
+        uint64_t oldest = oldest_reader();
+        object *batch[64];
+        size_t n = 0;
+        for (size_t i = 0; i < retired_len && n < 64;) {
+            if (retired_list[i].epoch < oldest) {
+                batch[n++] = retired_list[i].obj;
+                retired_list[i] = retired_list[--retired_len];
+            } else {
+                i++;
+            }
+        }
+        atomic_store_explicit(&retired_waiting, retired_len, memory_order_relaxed);
+        pthread_mutex_unlock(&reclaim_lock);
+        if (n == 0)
+            return;
+        for (size_t i = 0; i < n; i++)
+            free_object(batch[i]);
+    }
+}
+
+/* The handle is withdrawn and no counted reference is left. */
+static void retire(object *o)
+{
+    uint64_t epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
+    pthread_mutex_lock(&reclaim_lock);
+    if (retired_len == retired_cap) {
+        size_t cap = retired_cap ? 2 * retired_cap : 64;
+        retired *grown = realloc(retired_list, cap * sizeof *grown);
+        if (!grown)
+            abort(); /* 16 bytes per destroyed object */
+        retired_list = grown;
+        retired_cap = cap;
+    }
+    retired_list[retired_len++] = (retired){o, epoch};
+    atomic_store_explicit(&retired_waiting, retired_len, memory_order_relaxed);
+    pthread_mutex_unlock(&reclaim_lock);
+    reclaim_try();
+}
+
+/* ---- lookups and references ----------------------------------------------------- */
+
+object *handle_get(const void *h, handle_kind kind)
+{
+    uint64_t identity;
+    slot *s = decode(h, kind, &identity);
+    if (!s)
+        return NULL;
+    section_enter();
+    uint64_t w = atomic_load_explicit(&s->word, memory_order_acquire);
+    if (w >> 24 != identity || !(w & WORD_LIVE)) {
+        section_exit();
+        return NULL;
+    }
+    return s->obj;
+}
+
+void object_put(object *o)
+{
+    (void)o;
+    section_exit();
+}
+
+handle_kind handle_kind_of(const void *h)
+{
+    for (int kind = HANDLE_NONE + 1; kind < HANDLE_KIND_COUNT; kind++) {
+        uint64_t identity;
+        slot *s = decode(h, (handle_kind)kind, &identity);
+        if (s) {
+            uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
+            return w >> 24 == identity && (w & WORD_LIVE) ? (handle_kind)kind : HANDLE_NONE;
+        }
+    }
+    return HANDLE_NONE;
+}
+
+/* Only while the object is not retired: a withdrawn object whose last
+ * counted reference is gone may already be on its way to being freed. */
+bool object_hold(object *o)
+{
+    slot *s = slot_at(o->slot);
+    uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
+    do {
+        if ((w & WORD_COUNT_MASK) == 0 || (w & WORD_REFS_MASK) == WORD_REFS_MASK)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, w + WORD_REF, memory_order_acquire,
+                                                    memory_order_relaxed));
+    return true;
+}
+
+void object_release(object *o)
+{
+    slot *s = slot_at(o->slot);
+    uint64_t w = atomic_fetch_sub_explicit(&s->word, WORD_REF, memory_order_acq_rel) - WORD_REF;
+    if ((w & WORD_COUNT_MASK) == 0)
+        retire(o);
+}
+
+bool object_take(object *o)
+{
+    slot *s = slot_at(o->slot);
+    uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
+    do {
+        if (!(w & WORD_LIVE))
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, w & ~WORD_LIVE, memory_order_acq_rel,
+                                                    memory_order_relaxed));
+    if (((w & ~WORD_LIVE) & WORD_COUNT_MASK) == 0)
+        retire(o);
+    return true;
+}
+
+object *handle_take(const void *h, handle_kind kind)
+{
+    object *o = handle_get(h, kind);
+    if (!o)
+        return NULL;
+    bool held = object_hold(o);
+    object_put(o);
+    if (!held)
+        return NULL;
+    if (!object_take(o)) {
+        object_release(o);
+        return NULL;
+    }
+    return o;
+}
+
+bool object_live(const object *o)
+{
+    return atomic_load_explicit(&slot_at(o->slot)->word, memory_order_acquire) & WORD_LIVE;
+}
+
+uint32_t handle_live_count(void)
+{
+    return atomic_load_explicit(&live_count, memory_order_relaxed);
+}
+
+/* ---- fork --------------------------------------------------------------------------
+ * The child has one thread: every other reader record is free there. */
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&readers_lock);
+    pthread_mutex_lock(&reclaim_lock);
+    pthread_mutex_lock(&table_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&reclaim_lock);
+    pthread_mutex_unlock(&readers_lock);
+}
+
+static void fork_child(void)
+{
+    for (reader *r = atomic_load_explicit(&readers, memory_order_relaxed); r; r = r->next) {
+        if (r != me) {
+            atomic_store_explicit(&r->epoch, 0, memory_order_relaxed);
+            atomic_store_explicit(&r->used, false, memory_order_relaxed);
+        }
+    }
+    fork_parent();
+}
+
+__attribute__((constructor)) static void handle_fork_register(void)
+{
+    fork_register(FORK_RANK_HANDLES, fork_prepare, fork_parent, fork_child);
+}

@@ -1,0 +1,104 @@
+/* Handles: the values ACL hands out for its objects (aclrtStream,
+ * aclrtEvent, aclrtContext, aclDataBuffer *, ...), and the one lifecycle
+ * every such object follows.
+ *
+ * A handle is not an address: it encodes a slot of a process-wide table,
+ * the slot's generation and the object's kind. A NULL, foreign, stale or
+ * wrong-kind handle is therefore always rejected without touching memory it
+ * names, even when a new object has been made since at the old object's
+ * address.
+ *
+ * Lifecycle of an object:
+ *   1. the creator allocates it (an `object` first) and publishes it:
+ *      handle_publish gives it a handle;
+ *   2. every call that uses it looks it up with handle_get, which borrows it
+ *      until the call's matching object_put: a lookup costs no atomic
+ *      read-modify-write, only one fenced store per call (see "borrowing");
+ *   3. a destroy withdraws the handle (handle_take, object_take): exactly
+ *      one of several racing destroys succeeds, the others find the handle
+ *      gone, and from then on lookups fail;
+ *   4. the object's free function runs once the handle is withdrawn, no
+ *      counted reference is left, and every call that may have borrowed it
+ *      has ended; calls already inside finish on valid memory.
+ *
+ * Borrowing. A thread is inside a "read section" from its first borrow to
+ * the matching last object_put (borrows nest). Withdrawn objects wait on a
+ * list until every thread that was inside a section when they were
+ * withdrawn has left it (epoch-based reclamation). A section must be
+ * short: a call that may block (a synchronize, a wait) takes a counted
+ * reference (object_hold) to what it uses and suspends its section while
+ * it waits (borrow_suspend, borrow_resume), so that one thread blocked for
+ * minutes never holds up the freeing of everything else.
+ *
+ * Counted references (object_hold, object_release) are for holders that
+ * block or outlive the call: a stream holds its context, a teardown holds
+ * what it tears down. */
+#ifndef ACLCUDA_CORE_HANDLE_H
+#define ACLCUDA_CORE_HANDLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+typedef enum handle_kind {
+    HANDLE_NONE = 0,
+    HANDLE_CONTEXT,
+    HANDLE_STREAM,
+    HANDLE_EVENT,
+    HANDLE_BUFFER,
+    HANDLE_KIND_COUNT
+} handle_kind;
+
+typedef struct object object;
+typedef void (*object_free_fn)(object *o);
+
+/* The first member of every object behind a handle. */
+struct object {
+    uint32_t slot;
+    handle_kind kind;
+    object_free_fn free; /* runs once, when the last reference is dropped */
+};
+
+/* Gives o (kind, free set by this call) a handle holding one reference.
+ * ACL_ERROR_RT_MEMORY_ALLOCATION when the table cannot grow. */
+aclError handle_publish(object *o, handle_kind kind, object_free_fn free_fn);
+/* The public value of a published object's handle. */
+void *handle_of(const object *o);
+
+/* The live object behind h, borrowed until object_put; NULL (and nothing
+ * borrowed) when h is not a live handle of this kind. */
+object *handle_get(const void *h, handle_kind kind);
+/* Ends a borrow (o is what was borrowed; kept for readability). */
+void object_put(object *o);
+/* Starts a borrow without a lookup, for a creator that hands out a new
+ * object before ending its call. */
+void borrow_begin(void);
+/* Leaves the thread's read section for a blocking wait (every borrowed
+ * object the caller still uses must be held), and enters it again. */
+unsigned borrow_suspend(void);
+void borrow_resume(unsigned saved);
+/* The kind of a live handle, HANDLE_NONE if h is none (for messages). */
+handle_kind handle_kind_of(const void *h);
+
+/* A counted reference to an object the caller has borrowed or holds.
+ * Fails once the object is withdrawn and no counted reference is left: it
+ * is then being destroyed, and the caller treats it as gone. */
+bool object_hold(object *o) __attribute__((warn_unused_result));
+/* Drops it; the last one of a withdrawn object lets it be freed. */
+void object_release(object *o);
+
+/* Withdraws o's handle, o being borrowed or held by the caller. True for
+ * exactly one caller, who then tears the object down. */
+bool object_take(object *o);
+/* handle_get + object_take: the withdrawn object, held for the caller
+ * (object_release when done), or NULL when h is not live (or another
+ * destroy took it first). */
+object *handle_take(const void *h, handle_kind kind);
+/* Whether o's handle is still live (not yet taken). */
+bool object_live(const object *o);
+
+/* How many handles are live (for tests of leaks and limits). */
+uint32_t handle_live_count(void);
+
+#endif

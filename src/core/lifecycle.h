@@ -1,0 +1,25 @@
+/* Teardown notifications. Ownership runs one way (device -> context ->
+ * stream), so the owners never call modules that merely use their objects
+ * (callbacks, memory); those register here instead, from constructors,
+ * and are told when something they may hold on to goes away. */
+#ifndef ACLCUDA_CORE_LIFECYCLE_H
+#define ACLCUDA_CORE_LIFECYCLE_H
+
+typedef enum lifecycle_event {
+    /* subject: the acl_stream being torn down (its handle already gone). */
+    LIFECYCLE_STREAM_GONE,
+    /* subject: the device's backend index as an intptr_t; its default
+     * context was just released. */
+    LIFECYCLE_DEVICE_RELEASED,
+    /* subject: NULL; aclFinalize released everything. */
+    LIFECYCLE_FINALIZED,
+    LIFECYCLE_EVENT_COUNT
+} lifecycle_event;
+
+typedef void (*lifecycle_fn)(void *subject);
+
+/* From constructors only. */
+void lifecycle_observe(lifecycle_event event, lifecycle_fn fn);
+void lifecycle_notify(lifecycle_event event, void *subject);
+
+#endif

@@ -1,0 +1,141 @@
+/* Streams: every one belongs to a context and is a real backend stream; the
+ * NULL handle stands for the current context's default stream, which never
+ * synchronises implicitly with the others.
+ *
+ * The one submission path: every piece of stream-ordered work (copies,
+ * fills, event records, waits, host functions and callbacks) reaches the
+ * backend through stream_submit, which also keeps the count of work
+ * queued that lets synchronize and query answer an idle stream without
+ * asking the backend. */
+#ifndef ACLCUDA_CORE_STREAM_H
+#define ACLCUDA_CORE_STREAM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "backend/backend.h"
+#include "core/handle.h"
+#include "util/list.h"
+
+typedef struct acl_context acl_context;
+struct report_thread;
+
+/* Flags whose streams are only fed by the device: synchronising them
+ * returns at once, as ACL documents. */
+#define STREAM_DEVICE_FED_FLAGS \
+    (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
+
+typedef struct acl_stream {
+    object obj;
+    acl_context *ctx;   /* a reference */
+    list_node ctx_link; /* in ctx->streams, under ctx->lock */
+    int32_t id;
+    uint32_t flags;
+    uint32_t priority; /* ACL's 0 (highest) .. 7 */
+    /* Attributes kept for aclrtGet/SetStreamAttribute. */
+    uint64_t failure_mode;
+    uint32_t overflow_switch;
+    uint32_t user_custom_tag;
+    uint32_t cache_op_info;
+    _Atomic(struct report_thread *) subscriber; /* owned by callback.c */
+    /* Work submitted, counted after each submission, and the count a
+     * synchronize or query last saw complete. Once the native stream went
+     * to the application (exported), work may reach it behind our back and
+     * only the backend knows. */
+    atomic_uint_fast64_t queued;
+    atomic_uint_fast64_t done;
+    atomic_bool exported;
+    _Alignas(16) unsigned char backend[]; /* the backend's stream, in place */
+} acl_stream;
+
+static inline backend_stream *stream_backend(acl_stream *s)
+{
+    return (backend_stream *)s->backend;
+}
+
+typedef enum task_kind {
+    TASK_COPY,
+    TASK_COPY_2D,
+    TASK_FILL,
+    TASK_RECORD,
+    TASK_WAIT,
+    TASK_HOST_FUNC,
+} task_kind;
+
+/* One piece of stream-ordered work, built on the caller's stack. */
+typedef struct task {
+    task_kind kind;
+    union {
+        struct {
+            void *dst;
+            const void *src;
+            size_t n;
+            copy_dir dir;
+        } copy;
+        struct {
+            void *dst;
+            size_t dpitch;
+            const void *src;
+            size_t spitch, width, height;
+            copy_dir dir;
+        } copy_2d;
+        struct {
+            void *ptr;
+            size_t n;
+            uint8_t value;
+            bool on_device;
+        } fill;
+        backend_event *event; /* TASK_RECORD, TASK_WAIT */
+        struct {
+            host_fn fn;
+            void *arg;
+        } host_func;
+    } u;
+} task;
+
+aclError stream_submit(acl_stream *s, const task *t);
+
+/* Makes a published stream in ctx, linked into ctx's stream list and
+ * borrowed by the caller (stream_put); it holds a reference to ctx.
+ * priority is ACL's 0..7. Bare codes:
+ * ACL_ERROR_RT_NO_STREAM_RESOURCE at the limit, ACL_ERROR_RT_CONTEXT_NULL
+ * when ctx is being torn down, else the backend's. */
+aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_stream **out);
+/* The live stream behind a (non-NULL) handle, borrowed (stream_put).
+ * Raises. current_stream_get also resolves NULL. */
+aclError stream_get(const char *api, aclrtStream handle, acl_stream **out);
+/* Ends a borrow (handle.h). */
+static inline void stream_put(acl_stream *s)
+{
+    object_put(&s->obj);
+}
+
+static inline bool stream_hold(acl_stream *s)
+{
+    return object_hold(&s->obj);
+}
+
+static inline void stream_release(acl_stream *s)
+{
+    object_release(&s->obj);
+}
+/* Tears down a stream whose handle the caller took (holding it): no new
+ * work can reach it, callbacks it holds are handed over, its work is
+ * waited for when wait is set, and it leaves its context. The caller then
+ * releases it; the backend stream goes when it is freed. */
+void stream_teardown(acl_stream *s, bool wait);
+
+/* Both return bare codes (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry;
+ * synchronize: ACL_ERROR_INVALID_PARAM when the stream was destroyed by
+ * another thread before the wait could begin). */
+aclError stream_synchronize(acl_stream *s, int32_t timeout_ms);
+aclError stream_query(acl_stream *s, bool *complete);
+/* The backend's native stream; from then on, work may bypass us. */
+void *stream_native(acl_stream *s);
+
+/* How many more streams may be made. */
+uint32_t stream_available(void);
+
+#endif

@@ -1,0 +1,439 @@
+/* Handles and teardown under concurrent use: racing destroys, destroys
+ * while other threads are inside calls on the same object, stale handles
+ * whose object's memory was reused, and fork() while threads are inside
+ * the library. Every scenario runs many times (ACLCUDA_TEST_ROUNDS, default
+ * 2000) and must neither crash nor hang: each call either succeeds or
+ * returns ACL's invalid-handle error. */
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acl/acl_cuda.h"
+#include "acltest.h"
+
+static int rounds(void)
+{
+    const char *text = getenv("ACLCUDA_TEST_ROUNDS");
+    int n = text ? atoi(text) : 0;
+    return n > 0 ? n : 2000;
+}
+
+/* ---- racing destroys ---------------------------------------------------------------- */
+
+typedef struct race {
+    pthread_barrier_t start;
+    void *handle;
+    aclError (*destroy)(void *);
+    aclError result[2];
+    aclrtContext context;
+} race;
+
+static aclError destroy_stream(void *h)
+{
+    return aclrtDestroyStream(h);
+}
+
+static aclError destroy_stream_force(void *h)
+{
+    return aclrtDestroyStreamForce(h);
+}
+
+static aclError destroy_event(void *h)
+{
+    return aclrtDestroyEvent(h);
+}
+
+static aclError destroy_buffer(void *h)
+{
+    return aclDestroyDataBuffer(h);
+}
+
+static void *racer(void *arg)
+{
+    race *r = arg;
+    aclrtSetCurrentContext(r->context);
+    pthread_barrier_wait(&r->start);
+    aclError err = r->destroy(r->handle);
+    pthread_barrier_wait(&r->start); /* both results are in before the next round */
+    return (void *)(intptr_t)err;
+}
+
+/* Two threads destroy one handle at the same moment, `count` times: exactly
+ * one succeeds each time, the other gets the invalid-handle error. */
+static void race_destroys(void *(*make)(void), aclError (*destroy)(void *), int count)
+{
+    race r;
+    ACL_OK(aclrtGetCurrentContext(&r.context));
+    r.destroy = destroy;
+    for (int i = 0; i < count; i++) {
+        pthread_barrier_init(&r.start, NULL, 2);
+        r.handle = make();
+        pthread_t other;
+        ck_assert_int_eq(pthread_create(&other, NULL, racer, &r), 0);
+        void *mine = racer(&r);
+        void *theirs;
+        pthread_join(other, &theirs);
+        pthread_barrier_destroy(&r.start);
+        aclError a = (aclError)(intptr_t)mine, b = (aclError)(intptr_t)theirs;
+        ck_assert_msg((a == ACL_SUCCESS) != (b == ACL_SUCCESS),
+                      "round %d: the two destroys returned %d and %d; exactly one must succeed", i,
+                      (int)a, (int)b);
+        aclError loser = a == ACL_SUCCESS ? b : a;
+        ck_assert_msg(loser == ACL_ERROR_INVALID_PARAM, "round %d: the losing destroy returned %d", i,
+                      (int)loser);
+    }
+    (void)aclGetRecentErrMsg();
+}
+
+static void *make_stream(void)
+{
+    return acltest_new_stream();
+}
+
+static void *make_event(void)
+{
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEvent(&e));
+    return e;
+}
+
+static void *make_buffer(void)
+{
+    aclDataBuffer *b = aclCreateDataBuffer(NULL, 0);
+    ck_assert_ptr_nonnull(b);
+    return b;
+}
+
+START_TEST(racing_stream_destroys)
+{
+    race_destroys(make_stream, destroy_stream, rounds() / 2);
+    race_destroys(make_stream, destroy_stream_force, rounds() / 2);
+}
+END_TEST
+
+START_TEST(racing_event_destroys)
+{
+    race_destroys(make_event, destroy_event, rounds());
+}
+END_TEST
+
+START_TEST(racing_buffer_destroys)
+{
+    race_destroys(make_buffer, destroy_buffer, rounds());
+}
+END_TEST
+
+/* ---- destroy while another thread is inside a call ---------------------------------- */
+
+typedef struct user {
+    aclrtContext context;
+    aclrtStream stream;
+    void *dev;
+    atomic_bool stop;
+    atomic_int calls;
+    aclError bad; /* a result that is neither success nor invalid handle */
+} user;
+
+static bool acceptable(aclError err)
+{
+    return err == ACL_SUCCESS || err == ACL_ERROR_INVALID_PARAM || err == ACL_ERROR_RT_CONTEXT_NULL ||
+           err == ACL_ERROR_RT_STREAM_CONTEXT;
+}
+
+/* Queues fills and synchronizes the stream until told to stop. */
+static void *stream_user(void *arg)
+{
+    user *u = arg;
+    aclrtSetCurrentContext(u->context);
+    while (!atomic_load(&u->stop)) {
+        aclError err = aclrtMemsetAsync(u->dev, 64, 1, 64, u->stream);
+        if (!acceptable(err))
+            u->bad = err;
+        err = aclrtSynchronizeStream(u->stream);
+        if (!acceptable(err))
+            u->bad = err;
+        atomic_fetch_add(&u->calls, 1);
+        if (err != ACL_SUCCESS)
+            break;
+    }
+    (void)aclGetRecentErrMsg();
+    return NULL;
+}
+
+static void destroy_under_use(aclError (*destroy)(aclrtStream), int count)
+{
+    user u = {0};
+    ACL_OK(aclrtGetCurrentContext(&u.context));
+    ACL_OK(aclrtMalloc(&u.dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < count; i++) {
+        u.stream = acltest_new_stream();
+        atomic_store(&u.stop, false);
+        atomic_store(&u.calls, 0);
+        pthread_t thread;
+        ck_assert_int_eq(pthread_create(&thread, NULL, stream_user, &u), 0);
+        while (atomic_load(&u.calls) < 1 + i % 3)
+            sched_yield();
+        ACL_OK(destroy(u.stream));
+        atomic_store(&u.stop, true);
+        pthread_join(thread, NULL);
+        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call on the stream returned %d", i, (int)u.bad);
+    }
+    ACL_OK(aclrtFree(u.dev));
+}
+
+START_TEST(stream_destroyed_while_in_use)
+{
+    destroy_under_use(aclrtDestroyStream, rounds() / 4);
+}
+END_TEST
+
+START_TEST(stream_force_destroyed_while_in_use)
+{
+    destroy_under_use(aclrtDestroyStreamForce, rounds() / 4);
+}
+END_TEST
+
+/* Threads create streams, queue work and synchronize in a context that
+ * another thread destroys (or whose device it resets, or finalizes). */
+typedef struct ctx_user {
+    aclrtContext context;
+    atomic_bool stop;
+    atomic_int calls;
+    aclError bad;
+} ctx_user;
+
+static void *context_user(void *arg)
+{
+    ctx_user *u = arg;
+    aclrtSetCurrentContext(u->context);
+    while (!atomic_load(&u->stop)) {
+        aclrtStream s = NULL;
+        aclError err = aclrtCreateStream(&s);
+        if (err == ACL_SUCCESS) {
+            aclError e2 = aclrtSynchronizeStream(s);
+            if (!acceptable(e2))
+                u->bad = e2;
+            e2 = aclrtDestroyStream(s);
+            if (!acceptable(e2))
+                u->bad = e2;
+        } else if (!acceptable(err)) {
+            u->bad = err;
+        }
+        err = aclrtSynchronizeStream(NULL);
+        if (!acceptable(err))
+            u->bad = err;
+        atomic_fetch_add(&u->calls, 1);
+    }
+    (void)aclGetRecentErrMsg();
+    return NULL;
+}
+
+enum teardown { TEARDOWN_CONTEXT, TEARDOWN_RESET_FORCE };
+
+static void teardown_under_use(enum teardown how, int count)
+{
+    enum { USERS = 2 };
+    for (int i = 0; i < count; i++) {
+        ctx_user u = {0};
+        if (how == TEARDOWN_CONTEXT)
+            ACL_OK(aclrtCreateContext(&u.context, 0));
+        else
+            ACL_OK(aclrtGetCurrentContext(&u.context));
+        pthread_t threads[USERS];
+        for (int t = 0; t < USERS; t++)
+            ck_assert_int_eq(pthread_create(&threads[t], NULL, context_user, &u), 0);
+        while (atomic_load(&u.calls) < 1 + i % 3)
+            sched_yield();
+        if (how == TEARDOWN_CONTEXT)
+            ACL_OK(aclrtDestroyContext(u.context));
+        else
+            ACL_OK(aclrtResetDeviceForce(0));
+        atomic_store(&u.stop, true);
+        for (int t = 0; t < USERS; t++)
+            pthread_join(threads[t], NULL);
+        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call in the torn-down context returned %d", i,
+                      (int)u.bad);
+        ACL_OK(aclrtSetDevice(0)); /* the device was reset, or the thread bound the destroyed context */
+    }
+}
+
+START_TEST(context_destroyed_while_in_use)
+{
+    teardown_under_use(TEARDOWN_CONTEXT, rounds() / 8);
+}
+END_TEST
+
+START_TEST(device_reset_while_in_use)
+{
+    teardown_under_use(TEARDOWN_RESET_FORCE, rounds() / 8);
+}
+END_TEST
+
+START_TEST(finalize_while_in_use)
+{
+    for (int i = 0; i < rounds() / 8; i++) {
+        ctx_user u = {0};
+        ACL_OK(aclrtGetCurrentContext(&u.context));
+        pthread_t thread;
+        ck_assert_int_eq(pthread_create(&thread, NULL, context_user, &u), 0);
+        while (atomic_load(&u.calls) < 1 + i % 3)
+            sched_yield();
+        ACL_OK(aclFinalize());
+        atomic_store(&u.stop, true);
+        pthread_join(thread, NULL);
+        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call during aclFinalize returned %d", i,
+                      (int)u.bad);
+        ACL_OK(aclInit(NULL));
+        ACL_OK(aclrtSetDevice(0));
+    }
+}
+END_TEST
+
+/* ---- stale handles ------------------------------------------------------------------ */
+
+/* A destroyed handle stays invalid even when a new object of the same kind
+ * is made right after (in C programs, often at the same address): a second
+ * destroy of the old handle must not destroy the new object. */
+START_TEST(stale_handles_are_rejected)
+{
+    for (int i = 0; i < rounds(); i++) {
+        aclrtStream old_stream = acltest_new_stream();
+        ACL_OK(aclrtDestroyStream(old_stream));
+        aclrtStream new_stream = acltest_new_stream();
+        ACL_FAILS_WITH(aclrtDestroyStream(old_stream), ACL_ERROR_INVALID_PARAM);
+        ACL_OK(aclrtSynchronizeStream(new_stream));
+
+        aclrtEvent old_event, new_event;
+        ACL_OK(aclrtCreateEvent(&old_event));
+        ACL_OK(aclrtDestroyEvent(old_event));
+        ACL_OK(aclrtCreateEvent(&new_event));
+        ACL_FAILS_WITH(aclrtDestroyEvent(old_event), ACL_ERROR_INVALID_PARAM);
+        ACL_FAILS_WITH(aclrtRecordEvent(old_event, new_stream), ACL_ERROR_INVALID_PARAM);
+        ACL_OK(aclrtRecordEvent(new_event, new_stream));
+        ACL_OK(aclrtSynchronizeEvent(new_event));
+
+        ACL_OK(aclrtDestroyEvent(new_event));
+        ACL_OK(aclrtDestroyStream(new_stream));
+    }
+}
+END_TEST
+
+/* ---- fork while other threads are inside the library -------------------------------- */
+
+static void *busy_user(void *arg)
+{
+    atomic_bool *stop = arg;
+    ACL_OK(aclrtSetDevice(0));
+    while (!atomic_load(stop)) {
+        aclrtStream s;
+        if (aclrtCreateStream(&s) == ACL_SUCCESS) {
+            (void)aclrtDestroyStream(s);
+        }
+        void *host;
+        if (aclrtMallocHost(&host, 4096) == ACL_SUCCESS)
+            (void)aclrtFreeHost(host);
+        (void)aclrtSynchronizeDevice();
+        aclrtEvent e;
+        if (aclrtCreateEvent(&e) == ACL_SUCCESS)
+            (void)aclrtDestroyEvent(e);
+    }
+    (void)aclrtResetDevice(0);
+    (void)aclGetRecentErrMsg();
+    return NULL;
+}
+
+/* The child uses the library (on the host backend it can; on CUDA a child
+ * cannot use the parent's GPU context, so it only calls what needs none)
+ * and must finish within a few seconds: no lock was inherited locked. */
+static void child_body(void)
+{
+    alarm(10);
+    void *host;
+    if (aclrtMallocHost(&host, 4096) == ACL_SUCCESS)
+        (void)aclrtFreeHost(host);
+    aclDataBuffer *b = aclCreateDataBuffer(NULL, 0);
+    if (b)
+        (void)aclDestroyDataBuffer(b);
+    (void)aclGetRecentErrMsg();
+    if (strcmp(aclcudaGetBackendName(), "host") == 0) {
+        if (aclrtSetDevice(0) != ACL_SUCCESS)
+            _exit(3);
+        aclrtStream s;
+        if (aclrtCreateStream(&s) != ACL_SUCCESS || aclrtSynchronizeStream(s) != ACL_SUCCESS ||
+            aclrtDestroyStream(s) != ACL_SUCCESS || aclrtSynchronizeDevice() != ACL_SUCCESS)
+            _exit(4);
+    }
+    _exit(0);
+}
+
+START_TEST(fork_while_threads_are_inside)
+{
+    enum { USERS = 3 };
+    atomic_bool stop = false;
+    pthread_t threads[USERS];
+    for (int t = 0; t < USERS; t++)
+        ck_assert_int_eq(pthread_create(&threads[t], NULL, busy_user, &stop), 0);
+    int children = rounds() / 10 < 150 ? rounds() / 10 : 150;
+    for (int i = 0; i < children; i++) {
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+            child_body();
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                      "child %d of %d %s %d", i, children,
+                      WIFSIGNALED(status) ? "was killed by signal (SIGALRM: it hung)" : "exited with",
+                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    }
+    atomic_store(&stop, true);
+    for (int t = 0; t < USERS; t++)
+        pthread_join(threads[t], NULL);
+}
+END_TEST
+
+static void set_up(void)
+{
+    ACL_OK(aclInit(NULL));
+    acltest_set_device();
+}
+
+static void tear_down(void)
+{
+    (void)aclrtResetDeviceForce(0);
+    (void)aclFinalize();
+}
+
+int main(void)
+{
+    Suite *s = suite_create("lifecycle");
+    TCase *races = tcase_create("races");
+    tcase_set_tags(races, "concurrent");
+    tcase_add_checked_fixture(races, set_up, tear_down);
+    tcase_set_timeout(races, 240);
+    tcase_add_test(races, racing_stream_destroys);
+    tcase_add_test(races, racing_event_destroys);
+    tcase_add_test(races, racing_buffer_destroys);
+    tcase_add_test(races, stream_destroyed_while_in_use);
+    tcase_add_test(races, stream_force_destroyed_while_in_use);
+    tcase_add_test(races, context_destroyed_while_in_use);
+    tcase_add_test(races, device_reset_while_in_use);
+    tcase_add_test(races, finalize_while_in_use);
+    suite_add_tcase(s, races);
+
+    TCase *stale = tcase_create("stale");
+    tcase_add_checked_fixture(stale, set_up, tear_down);
+    tcase_set_timeout(stale, 120);
+    tcase_add_test(stale, stale_handles_are_rejected);
+    suite_add_tcase(s, stale);
+
+    TCase *forked = tcase_create("fork");
+    tcase_set_tags(forked, "fork");
+    tcase_add_checked_fixture(forked, set_up, tear_down);
+    tcase_set_timeout(forked, 240);
+    tcase_add_test(forked, fork_while_threads_are_inside);
+    suite_add_tcase(s, forked);
+    return acltest_run(s);
+}

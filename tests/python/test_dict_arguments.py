@@ -1,0 +1,166 @@
+"""Structs filled from dicts (acl.rt.malloc_with_cfg and its siblings,
+acl.rt.set_stream_attribute): pyACL's checks, exceptions and texts
+(rt/rt_memory.cpp, rt/rt_stream.cpp, utils_methods.cpp), and no value
+read out of bounds or cut to its C field's width on the way."""
+import pytest
+
+import acl
+from acl._rt import memory
+
+ACL_RT_MEM_ATTR_MODULE_ID = 1
+ACL_RT_MEM_ATTR_DEVICE_ID = 2
+ACL_ERROR_RT_INVALID_DEVICEID = 107001
+ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
+ACL_STREAM_ATTR_FAILURE_MODE = 1
+ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2
+ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3
+
+NOT_UNSIGNED = "PyLong_AsUnsignedLong failed"
+COUNT_MISMATCH = "The numAttrs inputed does not match the expected numAttrs"
+
+
+def _device_attr(device_id):
+    return {"attr": ACL_RT_MEM_ATTR_DEVICE_ID, "value": {"deviceId": device_id}}
+
+
+_LENGTH = object()
+
+
+def _cfg(*attrs, count=_LENGTH):
+    return {"numAttrs": len(attrs) if count is _LENGTH else count, "attrs": list(attrs)}
+
+
+MALLOCS = [
+    ("malloc_with_cfg", lambda cfg: acl.rt.malloc_with_cfg(64, 0, cfg), acl.rt.free),
+    ("malloc_for_task_scheduler", lambda cfg: acl.rt.malloc_for_task_scheduler(64, 0, cfg), acl.rt.free),
+    ("malloc_host_with_cfg", lambda cfg: acl.rt.malloc_host_with_cfg(64, cfg), acl.rt.free_host),
+]
+
+
+def _raises(exc_type, text, call):
+    with pytest.raises(exc_type) as raised:
+        call()
+    assert type(raised.value) is exc_type and raised.value.args == (text,)
+
+
+# ---- malloc_with_cfg, malloc_for_task_scheduler, malloc_host_with_cfg ------------------------
+
+@pytest.mark.parametrize("name, malloc, free", MALLOCS, ids=[m[0] for m in MALLOCS])
+def test_malloc_cfg_shapes_pyacl_refuses(context, name, malloc, free):
+    _raises(TypeError, "pyCfg is not dict!", lambda: malloc([]))
+    _raises(TypeError, "pyCfg is not dict!", lambda: malloc(None))
+    _raises(TypeError, "the aclrtMallocAttrValue argument is not dict", lambda: malloc({"numAttrs": 0}))
+    for attrs in (None, (), {}, 5):
+        _raises(TypeError, "cfg.attrs malloc failed!", lambda: malloc({"numAttrs": 0, "attrs": attrs}))
+    _raises(TypeError, "the aclrtMallocWithCfg argument is not dict", lambda: malloc(_cfg(5)))
+    _raises(TypeError, "the aclrtMallocAttrValue argument is not dict",
+            lambda: malloc(_cfg({"attr": 1, "value": [1]})))
+    _raises(KeyError, "No valid key found in aclrtMallocAttrValue", lambda: malloc(_cfg({"attr": 1, "value": {}})))
+
+
+@pytest.mark.parametrize("count", [-1, -(1 << 63), 1 << 64, -(1 << 64) + 1])
+def test_malloc_cfg_num_attrs_outside_size_t_is_a_value_error(context, count):
+    for _, malloc, _ in MALLOCS:
+        _raises(ValueError, NOT_UNSIGNED, lambda: malloc(_cfg(_device_attr(0), count=count)))
+
+
+@pytest.mark.parametrize("count", [0, 2, 1 + (1 << 32), 1 + (1 << 63), "1", None, 1.0])
+def test_malloc_cfg_num_attrs_must_be_the_number_of_attrs(context, count):
+    # A numAttrs that is not an int counts as 0, as in pyACL. One that
+    # matches the list in its low 32 bits passes pyACL's check (an int
+    # cast) and has the library read past the list: refused here.
+    for _, malloc, _ in MALLOCS:
+        _raises(KeyError, COUNT_MISMATCH, lambda: malloc(_cfg(_device_attr(0), count=count)))
+    _raises(KeyError, COUNT_MISMATCH, lambda: acl.rt.malloc_with_cfg(64, 0, {"attrs": [_device_attr(0)]}))
+
+
+@pytest.mark.parametrize("device_id", [1 << 32, (1 << 64) - 1, 1 << 64, -1, "0", None, 0.0])
+def test_malloc_cfg_device_id_outside_uint32_is_a_value_error(context, device_id):
+    # 2**32 used to become device 0 on its way into the uint32_t field.
+    for _, malloc, _ in MALLOCS:
+        _raises(ValueError, NOT_UNSIGNED, lambda: malloc(_cfg(_device_attr(device_id))))
+
+
+@pytest.mark.parametrize("value", [{"moduleId": 1 << 16}, {"moduleId": -1}, {"vaFlag": 1 << 32},
+                                   {"rsv": [1, 256]}, {"rsv": [-1]}, {"rsv": ["1"]}])
+def test_malloc_cfg_values_wider_than_their_field_are_value_errors(context, value):
+    _raises(ValueError, NOT_UNSIGNED, lambda: acl.rt.malloc_with_cfg(64, 0, _cfg({"attr": 1, "value": value})))
+
+
+@pytest.mark.parametrize("attr", [1 << 31, -(1 << 31) - 1, 1 << 64])
+def test_malloc_cfg_attr_outside_the_c_enum_is_a_value_error(context, attr):
+    _raises(ValueError, "PyLong_AsLong failed",
+            lambda: acl.rt.malloc_with_cfg(64, 0, _cfg({"attr": attr, "value": {"moduleId": 1}})))
+
+
+def test_malloc_cfg_device_id_reaches_the_library_whole(context):
+    # Out of range for a device, but intact: the library says so.
+    assert acl.rt.malloc_with_cfg(64, 0, _cfg(_device_attr(1 << 31))) == (0, ACL_ERROR_RT_INVALID_DEVICEID)
+    assert acl.rt.malloc_with_cfg(64, 0, _cfg(_device_attr(1000))) == (0, ACL_ERROR_RT_INVALID_DEVICEID)
+
+
+@pytest.mark.parametrize("name, malloc, free", MALLOCS, ids=[m[0] for m in MALLOCS])
+def test_malloc_cfg_valid_configs(context, name, malloc, free):
+    for cfg in ({}, {"numAttrs": 0, "attrs": []}, {"attrs": []},
+                _cfg(_device_attr(0)), _cfg(_device_attr(0), {"attr": ACL_RT_MEM_ATTR_MODULE_ID,
+                                                              "value": {"moduleId": 0xFFFF}})):
+        ptr, ret = malloc(cfg)
+        if name == "malloc_host_with_cfg" and cfg.get("attrs"):
+            continue  # the host allocation takes no device attributes; its ret is the library's
+        if ret == ACL_ERROR_RT_FEATURE_NOT_SUPPORT:  # a stub of the library
+            assert ptr == 0
+            continue
+        assert ret == 0 and ptr != 0, (cfg, acl.get_recent_err_msg())
+        assert free(ptr) == 0
+
+
+def test_malloc_cfg_packs_what_pyacl_packs():
+    config, array = memory._malloc_config(_cfg(
+        {"attr": 2, "value": {"deviceId": (1 << 32) - 1}},
+        {"attr": 1, "value": {"moduleId": 7, "deviceId": 9}},   # moduleId first, as in pyACL
+        {"attr": 0, "value": {"rsv": list(range(1, 12))}},      # the first 8 bytes
+        {"value": {"vaFlag": 3}},                               # attr left 0
+        {"attr": 3, "attr_typo": 1}))                           # value left zeroed
+    assert config.numAttrs == 5 and config.attrs[0].attr == 2
+    assert config.attrs[0].value.deviceId == (1 << 32) - 1
+    assert (config.attrs[1].attr, config.attrs[1].value.moduleId) == (1, 7)
+    assert list(config.attrs[2].value.rsv) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert (config.attrs[3].attr, config.attrs[3].value.vaFlag) == (0, 3)
+    assert (config.attrs[4].attr, list(config.attrs[4].value.rsv)) == (3, [0] * 8)
+    assert memory._malloc_config({}) == (None, None)
+
+
+# ---- set_stream_attribute -------------------------------------------------------------------
+
+def test_stream_attribute_value_must_be_a_dict(stream):
+    _raises(TypeError, "the aclrtStreamAttrValue argument is not dict",
+            lambda: acl.rt.set_stream_attribute(stream, ACL_STREAM_ATTR_USER_CUSTOM_TAG, [7]))
+
+
+@pytest.mark.parametrize("attr, key, value", [
+    (ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, "overflowSwitch", 1 << 32),
+    (ACL_STREAM_ATTR_USER_CUSTOM_TAG, "userCustomTag", 1 << 32),
+    (ACL_STREAM_ATTR_USER_CUSTOM_TAG, "userCustomTag", -1),
+    (ACL_STREAM_ATTR_FAILURE_MODE, "failureMode", 1 << 64),
+    (ACL_STREAM_ATTR_FAILURE_MODE, "failureMode", -1),
+    (99, "reserved", [0, 1 << 32]),
+])
+def test_stream_attribute_values_wider_than_their_field_are_value_errors(stream, attr, key, value):
+    _raises(ValueError, NOT_UNSIGNED, lambda: acl.rt.set_stream_attribute(stream, attr, {key: value}))
+
+
+def test_stream_attribute_reserved_holds_four_words(stream):
+    _raises(ValueError, "The length of reserved should be no greater than 4",
+            lambda: acl.rt.set_stream_attribute(stream, 99, {"reserved": [0] * 5}))
+
+
+def test_stream_attribute_missing_or_non_int_value_is_zero(stream):
+    tag = ACL_STREAM_ATTR_USER_CUSTOM_TAG
+    assert acl.rt.set_stream_attribute(stream, tag, {"userCustomTag": 7}) == 0
+    assert acl.rt.get_stream_attribute(stream, tag) == ({"userCustomTag": 7}, 0)
+    for value in ({}, {"userCustomTag": "7"}, {"userCustomTag": 7.0}, {"other": 7}):
+        assert acl.rt.set_stream_attribute(stream, tag, {"userCustomTag": 7}) == 0
+        assert acl.rt.set_stream_attribute(stream, tag, value) == 0
+        assert acl.rt.get_stream_attribute(stream, tag) == ({"userCustomTag": 0}, 0), value
+    assert acl.rt.set_stream_attribute(stream, tag, {"userCustomTag": (1 << 32) - 1}) == 0
+    assert acl.rt.get_stream_attribute(stream, tag) == ({"userCustomTag": (1 << 32) - 1}, 0)
