@@ -200,12 +200,6 @@ static aclError set_attribute(const char *api, aclrtStream stream, aclrtStreamAt
         if (value->overflowSwitch > 1)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM, "overflow switch %u is not 0 or 1",
                              value->overflowSwitch);
-        /* As aclrtGetOverflowStatus and its family (api/device.c): there is
-         * no overflow status to check on a GPU. */
-        if (value->overflowSwitch == 1)
-            return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                             "a GPU keeps no floating-point overflow status to check: overflow "
-                             "gives inf or NaN in the results (INFNAN mode)");
         break;
     case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
     case ACL_STREAM_ATTR_CACHE_OP_INFO:
@@ -220,6 +214,14 @@ static aclError set_attribute(const char *api, aclrtStream stream, aclrtStreamAt
     aclError err = current_stream_get(api, stream, &s);
     if (err)
         return err;
+    /* As aclrtGetOverflowStatus and its family (api/device.c): there is no
+     * overflow status to check on a GPU, so the check cannot be turned on. */
+    if (attr == ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK && value->overflowSwitch == 1) {
+        stream_put(s);
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "a GPU keeps no floating-point overflow status to check: overflow gives "
+                         "inf or NaN in the results (INFNAN mode)");
+    }
     switch (attr) {
     case ACL_STREAM_ATTR_FAILURE_MODE:
         s->failure_mode = value->failureMode;
