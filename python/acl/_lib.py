@@ -162,6 +162,7 @@ _PROTOTYPES = (
     ("aclrtGetDeviceResLimit", aclError, (c_int32, c_int, _P(c_uint32))),
     ("aclrtSetDeviceResLimit", aclError, (c_int32, c_int, c_uint32)),
     ("aclrtResetDeviceResLimit", aclError, (c_int32,)),
+    ("aclrtDeviceTaskAbort", aclError, (c_int32, c_uint32)),
     # peer access
     ("aclrtDeviceCanAccessPeer", aclError, (_P(c_int32), c_int32, c_int32)),
     ("aclrtDeviceEnablePeerAccess", aclError, (c_int32, c_uint32)),
@@ -194,6 +195,12 @@ _PROTOTYPES = (
     ("aclrtSetStreamAttribute", aclError, (_vp, c_int, _P(aclrtStreamAttrValue))),
     ("aclrtGetStreamAttribute", aclError, (_vp, c_int, _P(aclrtStreamAttrValue))),
     ("aclrtGetThreadLastTaskId", aclError, (_P(c_uint32),)),
+    ("aclrtGetStreamResLimit", aclError, (_vp, c_int, _P(c_uint32))),
+    ("aclrtSetStreamResLimit", aclError, (_vp, c_int, c_uint32)),
+    ("aclrtResetStreamResLimit", aclError, (_vp,)),
+    ("aclrtUseStreamResInCurrentThread", aclError, (_vp,)),
+    ("aclrtUnuseStreamResInCurrentThread", aclError, (_vp,)),
+    ("aclrtGetResInCurrentThread", aclError, (c_int, _P(c_uint32))),
     # events
     ("aclrtCreateEvent", aclError, (_P(_vp),)),
     ("aclrtCreateEventWithFlag", aclError, (_P(_vp), c_uint32)),
@@ -239,6 +246,19 @@ _PROTOTYPES = (
     ("aclrtSetMemcpyDesc", aclError, (_vp, c_int, _vp, _vp, c_size_t, _vp)),
     ("aclrtMemcpyAsyncWithDesc", aclError, (_vp, c_int, _vp)),
     ("aclrtReduceAsync", aclError, (_vp, _vp, c_uint64, c_int, c_int, _vp, _vp)),
+    # stream memory operations
+    ("aclrtValueWrite", aclError, (_vp, c_uint64, c_uint32, _vp)),
+    ("aclrtValueWait", aclError, (_vp, c_uint64, c_uint32, _vp)),
+    # notifies
+    ("aclrtCreateNotify", aclError, (_P(_vp), c_uint64)),
+    ("aclrtDestroyNotify", aclError, (_vp,)),
+    ("aclrtRecordNotify", aclError, (_vp, _vp)),
+    ("aclrtWaitAndResetNotify", aclError, (_vp, _vp, c_uint32)),
+    ("aclrtGetNotifyId", aclError, (_vp, _P(c_uint32))),
+    ("aclrtNotifyBatchReset", aclError, (_P(_vp), c_size_t)),
+    ("aclrtNotifyGetExportKey", aclError, (_vp, c_char_p, c_size_t, c_uint64)),
+    ("aclrtNotifySetImportPid", aclError, (_vp, _P(c_int32), c_size_t)),
+    ("aclrtNotifyImportByKey", aclError, (_P(_vp), c_char_p, c_uint64)),
     # callbacks and exception reports
     ("aclrtSubscribeReport", aclError, (c_uint64, _vp)),
     ("aclrtUnSubscribeReport", aclError, (c_uint64, _vp)),

@@ -9,7 +9,7 @@ pyACL does:
         64 bits, never an overflow error (a negative handle wraps around)
   i     anything with __index__, not float; out of int32 is an error
   I, H  anything with __index__, not float; masked to 32 / 16 bits
-  l     anything with __index__, not float; out of int64 is an error
+  l, L  anything with __index__, not float; out of int64 is an error
   f     a real number (float, int, or anything with __float__/__index__)
   s     str without NUL characters, passed on as UTF-8
   O     any object
@@ -159,6 +159,7 @@ _CONVERTERS = {
     "I": lambda v: _to_index(v) & _U32,
     "H": lambda v: _to_index(v) & _U16,
     "l": _conv_long,
+    "L": _conv_long,
     "f": _conv_float,
     "s": _conv_str,
     "O": lambda v: v,

@@ -19,6 +19,8 @@ from ._rt import exception as _exception
 from ._rt import kernel as _kernel
 from ._rt import memcpy as _memcpy
 from ._rt import memory as _memory
+from ._rt import notify as _notify
 from ._rt import stream as _stream
 
-_publish(globals(), _device, _context, _stream, _event, _memory, _memcpy, _callback, _exception, _kernel)
+_publish(globals(), _device, _context, _stream, _event, _memory, _memcpy, _callback, _exception, _kernel,
+         _notify)

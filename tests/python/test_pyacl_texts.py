@@ -35,6 +35,12 @@ TEXTS = {
     "acl.rt.stream_query": "{name} args parse failed!",
     "acl.rt.set_stream_attribute": "{name} args parse failed!",
     "acl.rt.get_stream_attribute": "{name} args parse failed!",
+    "acl.rt.get_stream_res_limit": "{name} parse failed",
+    "acl.rt.set_stream_res_limit": "{name} parse failed",
+    "acl.rt.reset_stream_res_limit": "{name} parse failed",
+    "acl.rt.use_stream_res_in_current_thread": "{name} parse failed",
+    "acl.rt.unuse_stream_res_in_current_thread": "{name} parse failed",
+    "acl.rt.get_res_in_current_thread": "{name} parse failed",
     # rt/rt_synchronize.cpp (get_event_id passes its text to PyArg_ParseTuple
     # instead of CHECK_NULL, so CPython's exception stays)
     "acl.rt.synchronize_event_with_timeout": "{name} args parse failed!",

@@ -7,10 +7,11 @@
     stream     streams
     event      events (and the event wait timeout)
     memory     allocation, memory information, host registration
-    memcpy     copies, fills, copy descriptors, reductions
+    memcpy     copies, fills, copy descriptors, reductions, value write/wait
     callback   report threads and launch_callback
     exception  exception reports, last errors
     kernel     kernel execution time limits
+    notify     notifies (record, wait and reset, shared between processes)
 
 A new area (virtual memory, IPC, memory pools, kernel launch, notify, ...)
 is a new module here ending with ``__all__ = _exported(globals())``, named

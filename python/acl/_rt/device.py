@@ -125,6 +125,12 @@ def get_device_capability(device_id, feature, /):
     return _value_out(_c_int32, _c.aclrtGetDeviceCapability, device_id, feature)
 
 
+@_api("iI", "aclrtDeviceTaskAbort")
+def device_task_abort(device_id, timeout, /):
+    """ret = acl.rt.device_task_abort(device_id, timeout_ms): 0 waits without limit."""
+    return _c.aclrtDeviceTaskAbort(device_id, timeout)
+
+
 @_api("iI", "aclrtGetDeviceResLimit")
 def get_device_res_limit(device_id, limit_type, /):
     """value, ret = acl.rt.get_device_res_limit(device_id, type)"""

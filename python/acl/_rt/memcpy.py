@@ -73,4 +73,17 @@ def reduce_async(dst, src, count, kind, data_type, stream, reserve, /):
     return _c.aclrtReduceAsync(dst, src, count, kind, data_type, stream, reserve)
 
 
+@_api("kkIk", "aclrtValueWrite")
+def value_write(dev_addr, value, flag, stream, /):
+    """ret = acl.rt.value_write(dev_addr, value, flag, stream): a 64-bit write in stream order."""
+    return _c.aclrtValueWrite(dev_addr, value, flag, stream)
+
+
+@_api("kkIk", "aclrtValueWait")
+def value_wait(dev_addr, value, flag, stream, /):
+    """ret = acl.rt.value_wait(dev_addr, value, flag, stream): holds the stream until the
+    64-bit word compares true (flag: 0 GEQ, 1 EQ, 2 AND, 3 NOR)."""
+    return _c.aclrtValueWait(dev_addr, value, flag, stream)
+
+
 __all__ = _exported(globals())

@@ -150,4 +150,42 @@ def get_thread_last_task_id():
     return _value_out(_c_uint32, _c.aclrtGetThreadLastTaskId)
 
 
+# ---- resource limits: pyACL's texts say "parse failed", without "args" ------------
+
+@_api("ki", "aclrtGetStreamResLimit", error="{name} parse failed")
+def get_stream_res_limit(stream, limit_type, /):
+    """value, ret = acl.rt.get_stream_res_limit(stream, type)"""
+    return _value_out(_c_uint32, _c.aclrtGetStreamResLimit, stream, limit_type)
+
+
+@_api("kiI", "aclrtSetStreamResLimit", error="{name} parse failed")
+def set_stream_res_limit(stream, limit_type, value, /):
+    """ret = acl.rt.set_stream_res_limit(stream, type, value)"""
+    return _c.aclrtSetStreamResLimit(stream, limit_type, value)
+
+
+@_api("k", "aclrtResetStreamResLimit", error="{name} parse failed")
+def reset_stream_res_limit(stream, /):
+    """ret = acl.rt.reset_stream_res_limit(stream)"""
+    return _c.aclrtResetStreamResLimit(stream)
+
+
+@_api("k", "aclrtUseStreamResInCurrentThread", error="{name} parse failed")
+def use_stream_res_in_current_thread(stream, /):
+    """ret = acl.rt.use_stream_res_in_current_thread(stream)"""
+    return _c.aclrtUseStreamResInCurrentThread(stream)
+
+
+@_api("k", "aclrtUnuseStreamResInCurrentThread", error="{name} parse failed")
+def unuse_stream_res_in_current_thread(stream, /):
+    """ret = acl.rt.unuse_stream_res_in_current_thread(stream)"""
+    return _c.aclrtUnuseStreamResInCurrentThread(stream)
+
+
+@_api("i", "aclrtGetResInCurrentThread", error="{name} parse failed")
+def get_res_in_current_thread(limit_type, /):
+    """value, ret = acl.rt.get_res_in_current_thread(type)"""
+    return _value_out(_c_uint32, _c.aclrtGetResInCurrentThread, limit_type)
+
+
 __all__ = _exported(globals())

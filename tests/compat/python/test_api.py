@@ -85,6 +85,34 @@ def _then(first, second):
     return call
 
 
+def _notify(env, destroy=True):
+    notify, ret = acl.rt.create_notify(0)
+    assert ret == 0
+    if destroy:
+        env.cleanup.append(lambda: acl.rt.destroy_notify(notify))
+    return notify
+
+
+def _recorded_then_waited(env):
+    notify = _notify(env)
+    assert acl.rt.record_notify(notify, env.stream) == 0
+    return acl.rt.wait_and_reset_notify(notify, env.stream, 0)
+
+
+def _exported_then(env, use):
+    notify = _notify(env)
+    key, ret = acl.rt.notify_get_export_key(notify, 65, 0)
+    assert ret == 0 and key
+    return use(notify, key)
+
+
+def _imported(env, key):
+    result = acl.rt.notify_import_by_key(key, 0)
+    if result[-1] == 0:
+        env.cleanup.append(lambda: acl.rt.destroy_notify(result[0]))
+    return result
+
+
 def _data_buffer(env, use):
     handle = acl.create_data_buffer(env.host, env.size)
     assert handle != 0
@@ -152,6 +180,7 @@ RT = [
          (int, RET)),
     Case("set_device_res_limit", "aclrtSetDeviceResLimit", lambda e: acl.rt.set_device_res_limit(0, 0, 1)),
     Case("reset_device_res_limit", "aclrtResetDeviceResLimit", lambda e: acl.rt.reset_device_res_limit(0)),
+    Case("device_task_abort", "aclrtDeviceTaskAbort", lambda e: acl.rt.device_task_abort(0, 1000)),
     Case("get_devices_topo", "aclrtGetDevicesTopo", lambda e: acl.rt.get_devices_topo(0, 0), (int, RET),
          expect=FAIL),  # a device has no link to itself
     Case("get_logic_dev_id_by_user_dev_id", "aclrtGetLogicDevIdByUserDevId",
@@ -221,6 +250,16 @@ RT = [
          lambda e: acl.rt.set_stream_attribute(e.stream, 3, {"userCustomTag": 7})),
     Case("get_stream_attribute", "aclrtGetStreamAttribute",
          lambda e: acl.rt.get_stream_attribute(e.stream, 2), (dict, RET)),
+    Case("get_stream_res_limit", "aclrtGetStreamResLimit", lambda e: acl.rt.get_stream_res_limit(e.stream, 0),
+         (int, RET)),
+    Case("set_stream_res_limit", "aclrtSetStreamResLimit", lambda e: acl.rt.set_stream_res_limit(e.stream, 0, 1)),
+    Case("reset_stream_res_limit", "aclrtResetStreamResLimit", lambda e: acl.rt.reset_stream_res_limit(e.stream)),
+    Case("use_stream_res_in_current_thread", "aclrtUseStreamResInCurrentThread",
+         lambda e: acl.rt.use_stream_res_in_current_thread(e.stream)),
+    Case("unuse_stream_res_in_current_thread", "aclrtUnuseStreamResInCurrentThread",
+         lambda e: acl.rt.unuse_stream_res_in_current_thread(e.stream)),
+    Case("get_res_in_current_thread", "aclrtGetResInCurrentThread", lambda e: acl.rt.get_res_in_current_thread(0),
+         (int, RET)),
     Case("get_thread_last_task_id", "aclrtGetThreadLastTaskId",
          lambda e: acl.rt.get_thread_last_task_id(), (int, RET)),
     # events
@@ -292,6 +331,24 @@ RT = [
          lambda e: acl.rt.set_memcpy_desc(e.host, 3, e.dev, e.dev, 64, 0), (int, RET)),
     Case("memcpy_async_with_desc", "aclrtMemcpyAsyncWithDesc",
          lambda e: acl.rt.memcpy_async_with_desc(e.host, 3, e.stream)),
+    Case("value_write", "aclrtValueWrite", lambda e: acl.rt.value_write(e.dev, 7, 0, e.stream)),
+    Case("value_wait", "aclrtValueWait", _then(lambda e: acl.rt.value_write(e.dev, 7, 0, e.stream),
+                                               lambda e: acl.rt.value_wait(e.dev, 7, 1, e.stream))),
+    # notifies
+    Case("create_notify", "aclrtCreateNotify", _created(lambda: acl.rt.create_notify(0), acl.rt.destroy_notify),
+         (int, RET)),
+    Case("destroy_notify", "aclrtDestroyNotify", lambda e: acl.rt.destroy_notify(_notify(e, destroy=False))),
+    Case("record_notify", "aclrtRecordNotify", lambda e: acl.rt.record_notify(_notify(e), e.stream)),
+    Case("wait_and_reset_notify", "aclrtWaitAndResetNotify",
+         lambda e: _recorded_then_waited(e)),
+    Case("get_notify_id", "aclrtGetNotifyId", lambda e: acl.rt.get_notify_id(_notify(e)), (int, RET)),
+    Case("notify_batch_reset", "aclrtNotifyBatchReset", lambda e: acl.rt.notify_batch_reset([_notify(e)])),
+    Case("notify_get_export_key", "aclrtNotifyGetExportKey",
+         lambda e: acl.rt.notify_get_export_key(_notify(e), 65, 0), (str, RET)),
+    Case("notify_set_import_pid", "aclrtNotifySetImportPid",
+         lambda e: _exported_then(e, lambda n, key: acl.rt.notify_set_import_pid(n, [os.getpid()]))),
+    Case("notify_import_by_key", "aclrtNotifyImportByKey",
+         lambda e: _exported_then(e, lambda n, key: _imported(e, key)), (int, RET)),
     Case("reduce_async", "aclrtReduceAsync", lambda e: acl.rt.reduce_async(e.dev, e.dev, 16, 10, 0, e.stream, 0)),
     # callbacks: without a subscription the calls fail with their documented codes
     Case("subscribe_report", "aclrtSubscribeReport", lambda e: e.subscribe()),
