@@ -19,7 +19,8 @@
 
 #define DRIVER_FUNCTIONS(X)                                                                        \
     X(cuGetErrorName, 6000)                                                                        \
-    X(cuCtxGetCurrent, 4000)
+    X(cuCtxGetCurrent, 4000)                                                                       \
+    X(cuPointerGetAttributes, 7000)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;
