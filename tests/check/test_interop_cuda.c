@@ -407,6 +407,15 @@ START_TEST(wrapped_cuda_stream)
     ACL_OK(aclcudaGetNativeStream(wrapped, &native));
     ck_assert_ptr_eq(native, cs);
 
+    uint8_t *src = malloc(SIZE);
+    fill(src, SIZE, 6);
+    void *dev = NULL;
+    ACL_OK(aclrtMalloc(&dev, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemcpy(dev, SIZE, src, SIZE, ACL_MEMCPY_HOST_TO_DEVICE));
+    void *pinned = NULL;
+    ACL_OK(aclrtMallocHost(&pinned, SIZE));
+    memset(pinned, 0, SIZE);
+
     /* Work CUDA queued is waited for: the idle shortcut never applies. */
     cuda_gate gate;
     cuda_gate_close(&gate, cs);
@@ -416,14 +425,6 @@ START_TEST(wrapped_cuda_stream)
     ck_assert_int_eq(aclrtSynchronizeStreamWithTimeout(wrapped, 20),
                      ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
     /* ACL work queued on it runs after CUDA's. */
-    uint8_t *src = malloc(SIZE), *back = malloc(SIZE);
-    fill(src, SIZE, 6);
-    void *dev = NULL;
-    ACL_OK(aclrtMalloc(&dev, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
-    ACL_OK(aclrtMemcpy(dev, SIZE, src, SIZE, ACL_MEMCPY_HOST_TO_DEVICE));
-    void *pinned = NULL;
-    ACL_OK(aclrtMallocHost(&pinned, SIZE));
-    memset(pinned, 0, SIZE);
     ACL_OK(aclrtMemcpyAsync(pinned, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, wrapped));
     compat_assert_filled(pinned, SIZE, 0);
     /* Destroying the handle without waiting leaves the CUDA stream alone. */
@@ -432,6 +433,7 @@ START_TEST(wrapped_cuda_stream)
     cuda_gate_open(&gate);
     CUDA_OK(cudaStreamSynchronize(cs));
     assert_same(src, pinned, SIZE, "copy queued on a wrapped stream");
+    ACL_OK(aclrtFree(dev));
 
     /* A handle the device reset takes with it: the CUDA stream lives on. */
     ACL_OK(aclcudaStreamFromNative(cs, &wrapped));
@@ -442,7 +444,6 @@ START_TEST(wrapped_cuda_stream)
     CUDA_OK(cudaStreamDestroy(cs));
     ACL_OK(aclrtFreeHost(pinned));
     free(src);
-    free(back);
 }
 END_TEST
 
