@@ -171,9 +171,13 @@ static void cuda_pointer_info(const void *ptr, foreign_memory *out)
     if (size == 0 || (uintptr_t)ptr - base >= size) {
         base = (uintptr_t)ptr;
         size = UINTPTR_MAX - base + 1;
+        whole = true; /* no end to check either */
     }
     if (type == CU_MEMORYTYPE_DEVICE || managed) {
-        if (ordinal < 0 || !mapped)
+        /* Reserved address space without memory behind it is not memory:
+         * a copy there would fault on the device. (cudaMalloc and managed
+         * allocations are mapped whole: not asked of them.) */
+        if (ordinal < 0 || !(mapped || whole || managed))
             return;
         *out = (foreign_memory){
             .kind = FOREIGN_DEVICE, .dev = ordinal, .base = base, .size = size, .whole = whole};
