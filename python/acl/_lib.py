@@ -275,7 +275,15 @@ _PROTOTYPES = (
     ("aclrtSetOpExecuteTimeOutV2", aclError, (c_uint64, _P(c_uint64))),
     ("aclrtGetOpExecuteTimeout", aclError, (_P(c_uint32),)),
     ("aclrtGetOpTimeOutInterval", aclError, (_P(c_uint64),)),
-    # acl-cuda's own (acl/acl_cuda.h): waits in slices
+    # acl-cuda's own (acl/acl_cuda.h): the backend and native handles (acl.cuda)
+    ("aclcudaGetBackendName", c_char_p, ()),
+    ("aclcudaGetNativeStream", aclError, (_vp, _P(_vp))),
+    ("aclcudaGetNativeEvent", aclError, (_vp, _P(_vp))),
+    ("aclcudaStreamFromNative", aclError, (_vp, _P(_vp))),
+    ("aclcudaEventFromNative", aclError, (_vp, _P(_vp))),
+    ("aclcudaGetNativeDevice", aclError, (c_int32, _P(c_int32))),
+    ("aclcudaStreamGetDevice", aclError, (_vp, _P(c_int32))),
+    # ... waits in slices
     ("aclcudaSynchronizeStreamSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeEventSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeDeviceSlice", aclError, (c_int32,)),

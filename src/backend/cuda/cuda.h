@@ -27,6 +27,11 @@ struct backend_stream {
      * that timed out): a word of mapped host memory (memops.c), taken on
      * first use; synchronize reports and clears it. */
     _Atomic(uint32_t *) fault;
+    /* Wraps the application's stream (adopt): never destroyed or pooled
+     * here. Such a stream may be one of CUDA's per-device handles (the
+     * legacy or per-thread stream), so every operation on it makes its
+     * device current first. */
+    bool adopted;
 };
 
 struct backend_event {
@@ -35,6 +40,7 @@ struct backend_event {
     bool timing;
     atomic_bool exported;      /* the CUDA handle went to the application */
     atomic_bool reused;        /* recycled and not recorded since: may carry an old record */
+    bool adopted;              /* the application's event (adopt): never destroyed or pooled here */
     _Atomic int64_t record_ns; /* timing events: host time of the latest record */
 };
 
@@ -80,6 +86,15 @@ static inline aclError use_device(int dev)
     if (__builtin_expect(cuda_tls_device == dev, 1))
         return ACL_SUCCESS;
     return cuda_set_device(dev);
+}
+
+/* CUDA's legacy and per-thread streams (and NULL, the legacy one) stand for
+ * a stream of whichever device is current: operations on an adopted stream
+ * make its device current first (the others need not: a stream carries its
+ * context). */
+static inline aclError use_adopted_device(const backend_stream *s)
+{
+    return __builtin_expect(s->adopted, 0) ? use_device(s->dev) : ACL_SUCCESS;
 }
 
 /* The CUDA copy kind of a direction (memory.c). */

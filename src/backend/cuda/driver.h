@@ -32,7 +32,8 @@
     X(cuCheckpointProcessLock, 12080)                                                              \
     X(cuCheckpointProcessCheckpoint, 12080)                                                        \
     X(cuCheckpointProcessRestore, 12080)                                                           \
-    X(cuCheckpointProcessUnlock, 12080)
+    X(cuCheckpointProcessUnlock, 12080)                                                            \
+    X(cuPointerGetAttributes, 7000)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

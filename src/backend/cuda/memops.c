@@ -62,7 +62,9 @@ aclError cuda_memops_ready(int dev, bool need64, bool need_nor)
  * makes visible first (no CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER). */
 aclError cuda_value_write(backend_stream *s, void *addr, uint64_t value)
 {
-    aclError rc = cuda_memops_ready(s->dev, true, false);
+    aclError rc = use_adopted_device(s);
+    if (rc == ACL_SUCCESS)
+        rc = cuda_memops_ready(s->dev, true, false);
     if (rc != ACL_SUCCESS)
         return rc;
     return from_cu(drv.cuStreamWriteValue64(s->s, (CUdeviceptr)(uintptr_t)addr, value,
@@ -71,7 +73,9 @@ aclError cuda_value_write(backend_stream *s, void *addr, uint64_t value)
 
 aclError cuda_value_wait(backend_stream *s, void *addr, uint64_t value, uint32_t cmp)
 {
-    aclError rc = cuda_memops_ready(s->dev, true, cmp == ACL_STREAM_WAIT_VALUE_NOR);
+    aclError rc = use_adopted_device(s);
+    if (rc == ACL_SUCCESS)
+        rc = cuda_memops_ready(s->dev, true, cmp == ACL_STREAM_WAIT_VALUE_NOR);
     if (rc != ACL_SUCCESS)
         return rc;
     return from_cu(drv.cuStreamWaitValue64(s->s, (CUdeviceptr)(uintptr_t)addr, value, cmp));

@@ -235,7 +235,9 @@ static aclError cuda_notify_reset(backend_notify *n)
 
 static aclError cuda_notify_record(backend_stream *s, backend_notify *n)
 {
-    aclError rc = cuda_memops_ready(s->dev, false, false);
+    aclError rc = use_adopted_device(s);
+    if (rc == ACL_SUCCESS)
+        rc = cuda_memops_ready(s->dev, false, false);
     if (rc != ACL_SUCCESS)
         return rc;
     return from_cu(drv.cuStreamWriteValue32(s->s, (CUdeviceptr)(uintptr_t)n->word, 1,
@@ -244,9 +246,12 @@ static aclError cuda_notify_record(backend_stream *s, backend_notify *n)
 
 static aclError cuda_notify_wait(backend_stream *s, backend_notify *n, uint32_t timeout_s)
 {
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (timeout_s)
         return launch_wait(s, n, false, 0, 0, timeout_s, false);
-    aclError rc = cuda_memops_ready(s->dev, false, false);
+    rc = cuda_memops_ready(s->dev, false, false);
     if (rc != ACL_SUCCESS)
         return rc;
     CUstreamBatchMemOpParams ops[2];
@@ -265,12 +270,15 @@ static aclError cuda_notify_wait(backend_stream *s, backend_notify *n, uint32_t 
 static aclError cuda_notify_count(backend_stream *s, backend_notify *n, uint32_t mode,
                                   uint32_t value)
 {
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (mode == ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE &&
         cuda_memops_ready(s->dev, false, false) == ACL_SUCCESS)
         return from_cu(drv.cuStreamWriteValue32(s->s, (CUdeviceptr)(uintptr_t)n->word, value,
                                                 CU_STREAM_WRITE_VALUE_DEFAULT));
     kernels *k;
-    aclError rc = kernels_get(s->dev, &k);
+    rc = kernels_get(s->dev, &k);
     if (rc != ACL_SUCCESS)
         return rc;
     unsigned mode_arg = mode, value_arg = value;
@@ -281,6 +289,9 @@ static aclError cuda_notify_count(backend_stream *s, backend_notify *n, uint32_t
 static aclError cuda_notify_count_wait(backend_stream *s, backend_notify *n, uint32_t cmp,
                                        uint32_t value, uint32_t timeout_s, bool clear)
 {
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     return launch_wait(s, n, true, cmp, value, timeout_s, clear);
 }
 
