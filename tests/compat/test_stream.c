@@ -721,20 +721,22 @@ COMPAT_TEST(thread_last_task_id,
 {
     aclrtStream s = compat_new_stream(), t = compat_new_stream();
     void *dev = NULL;
-    ACL_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    /* A region per stream: the streams run concurrently. */
+    ACL_OK(aclrtMalloc(&dev, 3 * 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    char *region = dev;
     uint32_t id;
     for (int i = 0; i < 3; i++)
-        ACL_OK(aclrtMemsetAsync(dev, 64, i, 64, s));
+        ACL_OK(aclrtMemsetAsync(region, 64, i, 64, s));
     ACL_OK(aclrtGetThreadLastTaskId(&id));
     uint32_t third = id;
-    ACL_OK(aclrtMemsetAsync(dev, 64, 0, 64, s));
+    ACL_OK(aclrtMemsetAsync(region, 64, 0, 64, s));
     ACL_OK(aclrtGetThreadLastTaskId(&id));
     ck_assert_uint_eq(id, third + 1);
-    ACL_OK(aclrtMemsetAsync(dev, 64, 0, 64, t));
+    ACL_OK(aclrtMemsetAsync(region + 64, 64, 0, 64, t));
     ACL_OK(aclrtGetThreadLastTaskId(&id));
     ck_assert_uint_eq(id, 1); /* the first task of t */
     /* Tasks on the default stream leave it alone. */
-    ACL_OK(aclrtMemsetAsync(dev, 64, 0, 64, NULL));
+    ACL_OK(aclrtMemsetAsync(region + 128, 64, 0, 64, NULL));
     ACL_OK(aclrtGetThreadLastTaskId(&id));
     ck_assert_uint_eq(id, 1);
     ACL_OK(aclrtSynchronizeStream(s));
