@@ -47,6 +47,12 @@ typedef enum handle_kind {
     HANDLE_STREAM,
     HANDLE_EVENT,
     HANDLE_BUFFER,
+    HANDLE_BINARY,     /* aclrtBinary: bytes of a binary, not loaded */
+    HANDLE_MODULE,     /* aclrtBinHandle: a loaded binary */
+    HANDLE_FUNCTION,   /* aclrtFuncHandle */
+    HANDLE_ARGS,       /* aclrtArgsHandle */
+    HANDLE_MODEL,      /* aclmdlRI */
+    HANDLE_TASK_GROUP, /* aclrtTaskGrp */
     HANDLE_KIND_COUNT
 } handle_kind;
 

@@ -13,11 +13,12 @@
 
 #include "acltest.h"
 #include "acl/acl_cuda.h"
+#include "kerneltest.h"
 
 /* The table calls deprecated functions too: they are still part of the API. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-enum { BUF_SIZE = 4096, MAX_BAD = 16, GARBAGE_BYTES = 256 };
+enum { BUF_SIZE = 4096, MAX_BAD = 24, GARBAGE_BYTES = 256 };
 
 #define ANY_ERROR ((aclError)-1)
 
@@ -70,7 +71,17 @@ static void check_rejected(aclError ret, aclError code, const char *call, const 
 
 /* ---- bad handles ----------------------------------------------------------------- */
 
-typedef enum handle_kind { KIND_STREAM, KIND_EVENT, KIND_CONTEXT, KIND_BUFFER } handle_kind;
+typedef enum handle_kind {
+    KIND_STREAM,
+    KIND_EVENT,
+    KIND_CONTEXT,
+    KIND_BUFFER,
+    KIND_BINARY,   /* aclrtBinary */
+    KIND_MODULE,   /* aclrtBinHandle */
+    KIND_FUNCTION, /* aclrtFuncHandle */
+    KIND_ARGS,     /* aclrtArgsHandle */
+    KIND_MODEL,    /* aclmdlRI */
+} handle_kind;
 
 /* Handles that are not live handles of one kind, with what each one is. The
  * set lives in the caller's frame: `local` is a local variable's address. */
@@ -82,6 +93,11 @@ typedef struct bad_set {
     aclrtEvent event;
     aclrtContext context;
     aclDataBuffer *buffer;
+    aclrtBinary binary;
+    aclrtBinHandle module;
+    aclrtFuncHandle function;
+    aclrtArgsHandle args;
+    aclmdlRI model;
     unsigned char local[GARBAGE_BYTES];
     unsigned char *heap_random;
     unsigned char *heap_forged; /* starts like a live handle of the wanted kind */
@@ -119,6 +135,28 @@ static void *destroyed_handle(handle_kind kind, aclrtContext current)
         ck_assert_ptr_nonnull(h);
         ACL_OK(aclDestroyDataBuffer(h));
         break;
+    case KIND_BINARY:
+        h = aclrtCreateBinary("x", 1);
+        ck_assert_ptr_nonnull(h);
+        ACL_OK(aclrtDestroyBinary(h));
+        break;
+    case KIND_MODULE:
+        h = kt_load();
+        ACL_OK(aclrtBinaryUnLoad(h));
+        break;
+    case KIND_FUNCTION:
+    case KIND_ARGS: {
+        aclrtBinHandle bin = kt_load();
+        h = kt_function(bin, "vector_add");
+        if (kind == KIND_ARGS)
+            ACL_OK(aclrtKernelArgsInit(h, &h));
+        ACL_OK(aclrtBinaryUnLoad(bin)); /* its functions and lists go with it */
+        break;
+    }
+    case KIND_MODEL:
+        ACL_OK(aclmdlRIBuildBegin(&h, 0));
+        ACL_OK(aclmdlRIDestroy(h));
+        break;
     }
     return h;
 }
@@ -133,6 +171,12 @@ static void bad_set_make(bad_set *b, handle_kind kind)
     ACL_OK(aclrtGetCurrentContext(&b->context));
     b->buffer = aclCreateDataBuffer(NULL, 0);
     ck_assert_ptr_nonnull(b->buffer);
+    b->binary = aclrtCreateBinary("x", 1);
+    ck_assert_ptr_nonnull(b->binary);
+    b->module = kt_load();
+    b->function = kt_function(b->module, "vector_add");
+    ACL_OK(aclrtKernelArgsInit(b->function, &b->args));
+    ACL_OK(aclmdlRIBuildBegin(&b->model, 0));
 
     fill_random(b->local, sizeof b->local, 0x5eed0001);
     b->heap_random = malloc(GARBAGE_BYTES);
@@ -142,7 +186,8 @@ static void bad_set_make(bad_set *b, handle_kind kind)
     fill_random(b->heap_forged, GARBAGE_BYTES, 0x5eed0003);
     /* Handles are values, not addresses: a block holding a live handle's
      * value, and that value with another generation, are not handles. */
-    void *model[] = {b->stream, b->event, b->context, b->buffer};
+    void *model[] = {b->stream,   b->event,    b->context,  b->buffer, b->binary,
+                     b->module,   b->function, b->args,     b->model};
     memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
 
     if (kind != KIND_STREAM) {
@@ -155,6 +200,16 @@ static void bad_set_make(bad_set *b, handle_kind kind)
         bad_add(b, b->context, "a context");
     if (kind != KIND_BUFFER)
         bad_add(b, b->buffer, "a data buffer");
+    if (kind != KIND_BINARY)
+        bad_add(b, b->binary, "a binary");
+    if (kind != KIND_MODULE)
+        bad_add(b, b->module, "a binary handle");
+    if (kind != KIND_FUNCTION)
+        bad_add(b, b->function, "a function handle");
+    if (kind != KIND_ARGS)
+        bad_add(b, b->args, "an argument list");
+    if (kind != KIND_MODEL)
+        bad_add(b, b->model, "a model");
     bad_add(b, b->local, "a local variable's address");
     bad_add(b, b->heap_random, "a heap block of random bytes");
     bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
@@ -169,6 +224,9 @@ static void bad_set_free(bad_set *b)
     ACL_OK(aclrtDestroyStream(b->stream));
     ACL_OK(aclrtDestroyEvent(b->event));
     ACL_OK(aclDestroyDataBuffer(b->buffer));
+    ACL_OK(aclrtDestroyBinary(b->binary));
+    ACL_OK(aclrtBinaryUnLoad(b->module));
+    ACL_OK(aclmdlRIDestroy(b->model));
     free(b->heap_random);
     free(b->heap_forged);
 }
@@ -1097,6 +1155,613 @@ ROW(aclsysGetVersionStr)
     REJECTS(aclsysGetVersionStr(name, NULL), ACL_ERROR_INVALID_PARAM, "a NULL versionStr");
 }
 
+
+/* ---- kernels and models ----------------------------------------------------------------- */
+
+/* A loaded binary, one of its functions and a finalized argument list. */
+typedef struct kernel_kit {
+    aclrtBinHandle bin;
+    aclrtFuncHandle fn; /* vector_add */
+    aclrtArgsHandle args;
+    aclrtStream stream;
+} kernel_kit;
+
+static kernel_kit kit_make(void)
+{
+    kernel_kit k;
+    k.bin = kt_load();
+    k.fn = kt_function(k.bin, "vector_add");
+    ACL_OK(aclrtKernelArgsInit(k.fn, &k.args));
+    k.stream = acltest_new_stream();
+    return k;
+}
+
+static void kit_free(kernel_kit *k)
+{
+    ACL_OK(aclrtDestroyStream(k->stream));
+    ACL_OK(aclrtBinaryUnLoad(k->bin));
+}
+
+ROW(aclrtCreateBinary)
+{
+    REJECTS_VALUE(aclrtCreateBinary(NULL, 8), NULL, "NULL data");
+    REJECTS_VALUE(aclrtCreateBinary("x", 0), NULL, "0 bytes");
+}
+
+ROW(aclrtDestroyBinary)
+{
+    FOR_EACH_BAD(KIND_BINARY, h, ACL_ERROR_INVALID_PARAM, aclrtDestroyBinary(h));
+}
+
+ROW(aclrtBinaryLoad)
+{
+    aclrtBinHandle bin;
+    FOR_EACH_BAD(KIND_BINARY, h, ACL_ERROR_INVALID_PARAM, aclrtBinaryLoad(h, &bin));
+    aclrtBinary b = aclrtCreateBinary("not a binary", 12);
+    REJECTS(aclrtBinaryLoad(b, NULL), ACL_ERROR_INVALID_PARAM, "a NULL binHandle");
+    REJECTS(aclrtBinaryLoad(b, &bin), ACL_ERROR_INVALID_PARAM, "bytes that are no binary");
+    ACL_OK(aclrtDestroyBinary(b));
+}
+
+ROW(aclrtBinaryLoadFromFile)
+{
+    aclrtBinHandle bin;
+    REJECTS(aclrtBinaryLoadFromFile(NULL, NULL, &bin), ACL_ERROR_INVALID_PARAM, "a NULL path");
+    REJECTS(aclrtBinaryLoadFromFile(kt_kernel_path(), NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL binHandle");
+    REJECTS(aclrtBinaryLoadFromFile("/nonexistent", NULL, &bin), ACL_ERROR_INVALID_FILE,
+            "a missing file");
+    REJECTS(aclrtBinaryLoadFromFile("/", NULL, &bin), ACL_ERROR_INVALID_FILE, "a directory");
+    aclrtBinaryLoadOptions options = {.options = NULL, .numOpt = 2};
+    REJECTS(aclrtBinaryLoadFromFile(kt_kernel_path(), &options, &bin), ACL_ERROR_INVALID_PARAM,
+            "options without their array");
+}
+
+ROW(aclrtBinaryLoadFromData)
+{
+    aclrtBinHandle bin;
+    unsigned char junk[GARBAGE_BYTES];
+    fill_random(junk, sizeof junk, 0x5eed0005);
+    REJECTS(aclrtBinaryLoadFromData(NULL, 8, NULL, &bin), ACL_ERROR_INVALID_PARAM, "NULL data");
+    REJECTS(aclrtBinaryLoadFromData(junk, sizeof junk, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL binHandle");
+    REJECTS(aclrtBinaryLoadFromData(junk, sizeof junk, NULL, &bin), ACL_ERROR_INVALID_PARAM,
+            "random bytes");
+}
+
+ROW(aclrtBinaryUnLoad)
+{
+    FOR_EACH_BAD(KIND_MODULE, h, ACL_ERROR_INVALID_PARAM, aclrtBinaryUnLoad(h));
+}
+
+ROW(aclrtBinaryGetDevAddress)
+{
+    void *addr;
+    size_t size;
+    FOR_EACH_BAD(KIND_MODULE, h, ACL_ERROR_INVALID_PARAM, aclrtBinaryGetDevAddress(h, &addr, &size));
+    kernel_kit k = kit_make();
+    REJECTS(aclrtBinaryGetDevAddress(k.bin, NULL, &size), ACL_ERROR_INVALID_PARAM, "a NULL binAddr");
+    REJECTS(aclrtBinaryGetDevAddress(k.bin, &addr, NULL), ACL_ERROR_INVALID_PARAM, "a NULL binSize");
+    kit_free(&k);
+}
+
+ROW(aclrtBinaryGetGlobal)
+{
+    void *addr;
+    size_t size;
+    FOR_EACH_BAD(KIND_MODULE, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtBinaryGetGlobal(h, "test_global", &addr, &size));
+    kernel_kit k = kit_make();
+    REJECTS(aclrtBinaryGetGlobal(k.bin, NULL, &addr, &size), ACL_ERROR_INVALID_PARAM, "a NULL name");
+    REJECTS(aclrtBinaryGetGlobal(k.bin, "test_global", NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "dptr and size both NULL");
+    kit_free(&k);
+}
+
+ROW(aclrtBinaryGetFunction)
+{
+    aclrtFuncHandle f;
+    FOR_EACH_BAD(KIND_MODULE, h, ACL_ERROR_INVALID_PARAM, aclrtBinaryGetFunction(h, "empty", &f));
+    kernel_kit k = kit_make();
+    REJECTS(aclrtBinaryGetFunction(k.bin, NULL, &f), ACL_ERROR_INVALID_PARAM, "a NULL name");
+    REJECTS(aclrtBinaryGetFunction(k.bin, "", &f), ACL_ERROR_INVALID_PARAM, "an empty name");
+    REJECTS(aclrtBinaryGetFunction(k.bin, "empty", NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL funcHandle");
+    kit_free(&k);
+}
+
+ROW(aclrtBinaryGetFunctionByEntry)
+{
+    aclrtFuncHandle f;
+    FOR_EACH_BAD(KIND_MODULE, h, ACL_ERROR_INVALID_PARAM, aclrtBinaryGetFunctionByEntry(h, 1, &f));
+    kernel_kit k = kit_make();
+    REJECTS(aclrtBinaryGetFunctionByEntry(k.bin, 1, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL funcHandle");
+    kit_free(&k);
+}
+
+ROW(aclrtGetFuncBySymbol)
+{
+    aclrtFuncHandle f;
+    unsigned char local[16];
+    REJECTS(aclrtGetFuncBySymbol(NULL, &f), ACL_ERROR_INVALID_PARAM, "a NULL symbol");
+    REJECTS(aclrtGetFuncBySymbol(local, NULL), ACL_ERROR_INVALID_PARAM, "a NULL funcHandle");
+    REJECTS(aclrtGetFuncBySymbol(local, &f), ANY_ERROR, "a local variable");
+}
+
+/* Every function-handle function: bad handles, then a NULL output. The
+ * functions that take `const void *func` also take a kernel's host symbol:
+ * what is neither fails with some error. */
+#define FUNCTION_ROW_CODE(name, code, call_h, call_null)                                       \
+    ROW(name)                                                                                 \
+    {                                                                                         \
+        FOR_EACH_BAD(KIND_FUNCTION, h, code, call_h);                                         \
+        kernel_kit k = kit_make();                                                            \
+        aclrtFuncHandle h = k.fn;                                                             \
+        REJECTS(call_null, ACL_ERROR_INVALID_PARAM, "a NULL output");                         \
+        kit_free(&k);                                                                         \
+    }
+#define FUNCTION_ROW(name, call_h, call_null)                                                  \
+    ROW(name)                                                                                 \
+    {                                                                                         \
+        FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM, call_h);                      \
+        kernel_kit k = kit_make();                                                            \
+        aclrtFuncHandle h = k.fn;                                                             \
+        REJECTS(call_null, ACL_ERROR_INVALID_PARAM, "a NULL output");                         \
+        kit_free(&k);                                                                         \
+    }
+
+static aclrtBinHandle bin_out;
+static void *ptr_out, *ptr_out2;
+static size_t size_out, size_out2;
+static int64_t attr_out;
+static char name_out[64];
+static aclrtArgsHandle args_out;
+static uint32_t u32_out;
+
+FUNCTION_ROW(aclrtFunctionGetBinary, aclrtFunctionGetBinary(h, &bin_out),
+             aclrtFunctionGetBinary(h, NULL))
+FUNCTION_ROW(aclrtGetFunctionAddr, aclrtGetFunctionAddr(h, &ptr_out, &ptr_out2),
+             aclrtGetFunctionAddr(h, NULL, &ptr_out2))
+FUNCTION_ROW(aclrtGetFunctionSize, aclrtGetFunctionSize(h, &size_out, &size_out2),
+             aclrtGetFunctionSize(h, &size_out, NULL))
+FUNCTION_ROW(aclrtGetFunctionName, aclrtGetFunctionName(h, sizeof name_out, name_out),
+             aclrtGetFunctionName(h, sizeof name_out, NULL))
+FUNCTION_ROW(aclrtGetFunctionAttribute,
+             aclrtGetFunctionAttribute(h, ACL_FUNC_ATTR_KERNEL_TYPE, &attr_out),
+             aclrtGetFunctionAttribute(h, ACL_FUNC_ATTR_KERNEL_TYPE, NULL))
+FUNCTION_ROW_CODE(aclrtFunctionGetParamCount, ANY_ERROR, aclrtFunctionGetParamCount(h, &size_out),
+                  aclrtFunctionGetParamCount(h, NULL))
+FUNCTION_ROW_CODE(aclrtFunctionGetParamInfo, ANY_ERROR,
+                  aclrtFunctionGetParamInfo(h, 0, &size_out, &size_out2),
+                  aclrtFunctionGetParamInfo(h, 0, NULL, &size_out2))
+FUNCTION_ROW_CODE(aclrtFunctionGetAvailDynUbufPerBlock, ANY_ERROR,
+                  aclrtFunctionGetAvailDynUbufPerBlock(h, 0, &size_out),
+                  aclrtFunctionGetAvailDynUbufPerBlock(h, 0, NULL))
+FUNCTION_ROW(aclrtKernelArgsGetHandleMemSize, aclrtKernelArgsGetHandleMemSize(h, &size_out),
+             aclrtKernelArgsGetHandleMemSize(h, NULL))
+FUNCTION_ROW(aclrtKernelArgsGetMemSize, aclrtKernelArgsGetMemSize(h, 32, &size_out),
+             aclrtKernelArgsGetMemSize(h, 32, NULL))
+FUNCTION_ROW(aclrtKernelArgsInit, aclrtKernelArgsInit(h, &args_out), aclrtKernelArgsInit(h, NULL))
+FUNCTION_ROW(aclcudaFunctionGetBlockDim,
+             aclcudaFunctionGetBlockDim(h, &u32_out, &u32_out, &u32_out, &size_out),
+             aclcudaFunctionGetBlockDim(h, &u32_out, NULL, &u32_out, &size_out))
+FUNCTION_ROW(aclrtKernelArgsInitByUserMem, aclrtKernelArgsInitByUserMem(h, name_out, ptr_out2, 64),
+             aclrtKernelArgsInitByUserMem(h, NULL, name_out, sizeof name_out))
+
+ROW(aclcudaFunctionSetBlockDim)
+{
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM, aclcudaFunctionSetBlockDim(h, 32, 1, 1, 0));
+    kernel_kit k = kit_make();
+    REJECTS(aclcudaFunctionSetBlockDim(k.fn, 32, 0, 1, 0), ACL_ERROR_INVALID_PARAM, "a 0 dimension");
+    kit_free(&k);
+}
+
+/* Every argument-list function: bad lists, then bad parameters. */
+ROW(aclrtKernelArgsAppend)
+{
+    aclrtParamHandle p;
+    uint64_t v = 0;
+    FOR_EACH_BAD(KIND_ARGS, h, ACL_ERROR_INVALID_PARAM, aclrtKernelArgsAppend(h, &v, 8, &p));
+    kernel_kit k = kit_make();
+    REJECTS(aclrtKernelArgsAppend(k.args, NULL, 8, &p), ACL_ERROR_INVALID_PARAM, "a NULL param");
+    REJECTS(aclrtKernelArgsAppend(k.args, &v, 8, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL paramHandle");
+    kit_free(&k);
+}
+
+ROW(aclrtKernelArgsAppendPlaceHolder)
+{
+    aclrtParamHandle p;
+    FOR_EACH_BAD(KIND_ARGS, h, ACL_ERROR_INVALID_PARAM, aclrtKernelArgsAppendPlaceHolder(h, &p));
+    kernel_kit k = kit_make();
+    REJECTS(aclrtKernelArgsAppendPlaceHolder(k.args, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL paramHandle");
+    kit_free(&k);
+}
+
+ROW(aclrtKernelArgsGetPlaceHolderBuffer)
+{
+    void *buf;
+    FOR_EACH_BAD(KIND_ARGS, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtKernelArgsGetPlaceHolderBuffer(h, (aclrtParamHandle)1, 4, &buf));
+    kernel_kit k = kit_make();
+    aclrtParamHandle p;
+    ACL_OK(aclrtKernelArgsAppendPlaceHolder(k.args, &p));
+    REJECTS(aclrtKernelArgsGetPlaceHolderBuffer(k.args, p, 4, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL bufferAddr");
+    REJECTS(aclrtKernelArgsGetPlaceHolderBuffer(k.args, NULL, 4, &buf), ACL_ERROR_INVALID_PARAM,
+            "a NULL paramHandle");
+    REJECTS(aclrtKernelArgsGetPlaceHolderBuffer(k.args, (aclrtParamHandle)(uintptr_t)77, 4, &buf),
+            ACL_ERROR_INVALID_PARAM, "a parameter the list does not have");
+    kit_free(&k);
+}
+
+ROW(aclrtKernelArgsParaUpdate)
+{
+    uint64_t v = 0;
+    FOR_EACH_BAD(KIND_ARGS, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtKernelArgsParaUpdate(h, (aclrtParamHandle)1, &v, 8));
+    kernel_kit k = kit_make();
+    aclrtParamHandle p;
+    ACL_OK(aclrtKernelArgsAppend(k.args, &v, 8, &p));
+    REJECTS(aclrtKernelArgsParaUpdate(k.args, p, NULL, 8), ACL_ERROR_INVALID_PARAM, "a NULL param");
+    REJECTS(aclrtKernelArgsParaUpdate(k.args, NULL, &v, 8), ACL_ERROR_INVALID_PARAM,
+            "a NULL paramHandle");
+    kit_free(&k);
+}
+
+ROW(aclrtKernelArgsFinalize)
+{
+    FOR_EACH_BAD(KIND_ARGS, h, ACL_ERROR_INVALID_PARAM, aclrtKernelArgsFinalize(h));
+}
+
+/* Launches: bad functions, bad streams, bad argument pointers. */
+ROW(aclrtLaunchKernel)
+{
+    kt_vector_add_args a = {0};
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM, aclrtLaunchKernel(h, 1, &a, sizeof a, NULL));
+    kernel_kit k = kit_make();
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtLaunchKernel(k.fn, 1, &a, sizeof a, h));
+    REJECTS(aclrtLaunchKernel(k.fn, 1, NULL, sizeof a, NULL), ACL_ERROR_INVALID_PARAM, "NULL argsData");
+    kit_free(&k);
+}
+
+ROW(aclrtLaunchKernelV2)
+{
+    kt_vector_add_args a = {0};
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelV2(h, 1, &a, sizeof a, NULL, NULL));
+    kernel_kit k = kit_make();
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelV2(k.fn, 1, &a, sizeof a, NULL, h));
+    aclrtLaunchKernelCfg cfg = {.attrs = NULL, .numAttrs = 1};
+    REJECTS(aclrtLaunchKernelV2(k.fn, 1, &a, sizeof a, &cfg, NULL), ACL_ERROR_INVALID_PARAM,
+            "a cfg without its attributes");
+    kit_free(&k);
+}
+
+ROW(aclrtLaunchKernelWithConfig)
+{
+    kernel_kit k = kit_make();
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelWithConfig(h, 1, NULL, NULL, k.args, NULL));
+    FOR_EACH_BAD(KIND_ARGS, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelWithConfig(k.fn, 1, NULL, NULL, h, NULL));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelWithConfig(k.fn, 1, h, NULL, k.args, NULL));
+    kit_free(&k);
+}
+
+ROW(aclrtLaunchKernelWithHostArgs)
+{
+    kt_vector_add_args a = {0};
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelWithHostArgs(h, 1, NULL, NULL, &a, sizeof a, NULL, 0));
+    kernel_kit k = kit_make();
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelWithHostArgs(k.fn, 1, h, NULL, &a, sizeof a, NULL, 0));
+    REJECTS(aclrtLaunchKernelWithHostArgs(k.fn, 1, NULL, NULL, NULL, sizeof a, NULL, 0),
+            ACL_ERROR_INVALID_PARAM, "NULL hostArgs");
+    REJECTS(aclrtLaunchKernelWithHostArgs(k.fn, 1, NULL, NULL, &a, sizeof a, NULL, 2),
+            ACL_ERROR_INVALID_PARAM, "placeholders without their array");
+    kit_free(&k);
+}
+
+ROW(aclrtLaunchKernelWithArgsArray)
+{
+    kernel_kit k = kit_make();
+    void *zero = NULL;
+    uint32_t n = 0;
+    void *array[] = {&zero, &zero, &zero, &n};
+    FOR_EACH_BAD(KIND_FUNCTION, h, ANY_ERROR,
+                 aclrtLaunchKernelWithArgsArray(h, 1, NULL, NULL, array));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchKernelWithArgsArray(k.fn, 1, h, NULL, array));
+    REJECTS(aclrtLaunchKernelWithArgsArray(k.fn, 1, NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL args");
+    kit_free(&k);
+}
+
+ROW(aclrtLaunchSIMTKernelWithArgsArray)
+{
+    kernel_kit k = kit_make();
+    void *zero = NULL;
+    uint32_t n = 0;
+    void *array[] = {&zero, &zero, &zero, &n};
+    dim3 one = {1, 1, 1};
+    FOR_EACH_BAD(KIND_FUNCTION, h, ANY_ERROR,
+                 aclrtLaunchSIMTKernelWithArgsArray(h, one, one, 0, NULL, NULL, array));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchSIMTKernelWithArgsArray(k.fn, one, one, 0, h, NULL, array));
+    kit_free(&k);
+}
+
+ROW(aclrtLaunchSIMTKernelWithHostArgs)
+{
+    kernel_kit k = kit_make();
+    kt_vector_add_args a = {0};
+    dim3 one = {1, 1, 1};
+    FOR_EACH_BAD(KIND_FUNCTION, h, ANY_ERROR,
+                 aclrtLaunchSIMTKernelWithHostArgs(h, one, one, 0, NULL, NULL, &a, sizeof a, NULL, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtLaunchSIMTKernelWithHostArgs(k.fn, one, one, 0, h, NULL, &a, sizeof a, NULL, 0));
+    kit_free(&k);
+}
+
+ROW(aclrtGetSymbolAddress)
+{
+    void *p;
+    unsigned char local[16];
+    REJECTS(aclrtGetSymbolAddress(NULL, &p), ACL_ERROR_INVALID_PARAM, "a NULL symbol");
+    REJECTS(aclrtGetSymbolAddress(local, NULL), ACL_ERROR_INVALID_PARAM, "a NULL devPtr");
+    REJECTS(aclrtGetSymbolAddress(local, &p), ANY_ERROR, "a local variable");
+}
+
+ROW(aclrtGetSymbolSize)
+{
+    size_t size;
+    unsigned char local[16];
+    REJECTS(aclrtGetSymbolSize(NULL, &size), ACL_ERROR_INVALID_PARAM, "a NULL symbol");
+    REJECTS(aclrtGetSymbolSize(local, NULL), ACL_ERROR_INVALID_PARAM, "a NULL size");
+}
+
+ROW(aclrtMemcpyFromSymbol)
+{
+    unsigned char local[16];
+    REJECTS(aclrtMemcpyFromSymbol(NULL, 4, local, 4, 0, ACL_MEMCPY_DEFAULT), ACL_ERROR_INVALID_PARAM,
+            "a NULL dst");
+    REJECTS(aclrtMemcpyFromSymbol(local, 4, NULL, 4, 0, ACL_MEMCPY_DEFAULT), ACL_ERROR_INVALID_PARAM,
+            "a NULL symbol");
+    REJECTS(aclrtMemcpyFromSymbol(local, 2, local, 4, 0, ACL_MEMCPY_DEFAULT), ACL_ERROR_INVALID_PARAM,
+            "dstMax below count");
+}
+
+ROW(aclrtMemcpyToSymbol)
+{
+    unsigned char local[16];
+    REJECTS(aclrtMemcpyToSymbol(local, NULL, 4, 0, ACL_MEMCPY_DEFAULT), ACL_ERROR_INVALID_PARAM,
+            "a NULL src");
+    REJECTS(aclrtMemcpyToSymbol(NULL, local, 4, 0, ACL_MEMCPY_DEFAULT), ACL_ERROR_INVALID_PARAM,
+            "a NULL symbol");
+}
+
+ROW(aclrtMemcpyFromSymbolAsync)
+{
+    unsigned char local[16];
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyFromSymbolAsync(local, 4, local, 4, 0, ACL_MEMCPY_DEFAULT, h));
+    REJECTS(aclrtMemcpyFromSymbolAsync(NULL, 4, local, 4, 0, ACL_MEMCPY_DEFAULT, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL dst");
+}
+
+ROW(aclrtMemcpyToSymbolAsync)
+{
+    unsigned char local[16];
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyToSymbolAsync(local, local, 4, 0, ACL_MEMCPY_DEFAULT, h));
+    REJECTS(aclrtMemcpyToSymbolAsync(local, NULL, 4, 0, ACL_MEMCPY_DEFAULT, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL src");
+}
+
+ROW(aclrtReduceAsync)
+{
+    buffers b = buffers_make();
+    unsigned char local[64];
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtReduceAsync(b.device, b.device, 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
+                                  ACL_FLOAT, h, NULL));
+    void *bad[] = {NULL, local, b.pinned, (void *)(uintptr_t)16};
+    const char *what[] = {"NULL", "a local variable", "page-locked host memory", "address 16"};
+    for (int i = 0; i < 4; i++) {
+        REJECTS(aclrtReduceAsync(bad[i], b.device, 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
+                                 ACL_FLOAT, NULL, NULL),
+                ACL_ERROR_INVALID_PARAM, what[i]);
+        REJECTS(aclrtReduceAsync(b.device, bad[i], 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
+                                 ACL_FLOAT, NULL, NULL),
+                ACL_ERROR_INVALID_PARAM, what[i]);
+    }
+    buffers_free(&b);
+}
+
+ROW(aclrtRandomNumAsync)
+{
+    buffers b = buffers_make();
+    unsigned char local[64];
+    aclrtRandomNumTaskInfo info = {
+        .dataType = ACL_FLOAT,
+        .randomNumFuncParaInfo = {.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS},
+        .randomResultAddr = b.device,
+        .randomSeed = {.isAddr = 0, .size = 8},
+        .randomNum = {.isAddr = 0, .size = 8},
+    };
+    info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.size = 4;
+    info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.size = 4;
+    info.randomNum.valueOrAddr[0] = 16;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtRandomNumAsync(&info, h, NULL));
+    REJECTS(aclrtRandomNumAsync(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL taskInfo");
+    void *bad[] = {NULL, local, b.pinned, (void *)(uintptr_t)16};
+    const char *what[] = {"NULL", "a local variable", "page-locked host memory", "address 16"};
+    for (int i = 0; i < 4; i++) {
+        aclrtRandomNumTaskInfo result = info;
+        result.randomResultAddr = bad[i];
+        REJECTS(aclrtRandomNumAsync(&result, NULL, NULL), ACL_ERROR_INVALID_PARAM, what[i]);
+        /* An address parameter that is no device memory. */
+        aclrtRandomNumTaskInfo seed = info;
+        seed.randomSeed.isAddr = 1;
+        memcpy(seed.randomSeed.valueOrAddr, &bad[i], sizeof bad[i]);
+        REJECTS(aclrtRandomNumAsync(&seed, NULL, NULL), ACL_ERROR_INVALID_PARAM, what[i]);
+    }
+    buffers_free(&b);
+}
+
+/* Models: bad streams where a stream is taken, bad models where one is. */
+ROW(aclmdlRICaptureBegin)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclmdlRICaptureBegin(h, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclrtStream s = acltest_new_stream();
+    REJECTS(aclmdlRICaptureBegin(s, (aclmdlRICaptureMode)9), ACL_ERROR_INVALID_PARAM,
+            "an unknown mode");
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+ROW(aclmdlRICaptureGetInfo)
+{
+    aclmdlRICaptureStatus status;
+    aclmdlRI m;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRICaptureGetInfo(h, &status, &m));
+    REJECTS(aclmdlRICaptureGetInfo(NULL, NULL, &m), ACL_ERROR_INVALID_PARAM, "a NULL status");
+}
+
+ROW(aclmdlRICaptureEnd)
+{
+    aclmdlRI m;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRICaptureEnd(h, &m));
+    REJECTS(aclmdlRICaptureEnd(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL modelRI");
+    aclrtStream s = acltest_new_stream();
+    REJECTS(aclmdlRICaptureEnd(s, &m), ACL_ERROR_RT_STREAM_NOT_CAPTURED, "a stream not captured");
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+ROW(aclmdlRICaptureThreadExchangeMode)
+{
+    aclmdlRICaptureMode mode = (aclmdlRICaptureMode)7;
+    REJECTS(aclmdlRICaptureThreadExchangeMode(NULL), ACL_ERROR_INVALID_PARAM, "a NULL mode");
+    REJECTS(aclmdlRICaptureThreadExchangeMode(&mode), ACL_ERROR_INVALID_PARAM, "an unknown mode");
+}
+
+ROW(aclmdlRICaptureTaskGrpBegin)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskGrpBegin(h));
+}
+
+ROW(aclmdlRICaptureTaskGrpEnd)
+{
+    aclrtTaskGrp g;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskGrpEnd(h, &g));
+    REJECTS(aclmdlRICaptureTaskGrpEnd(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL handle");
+}
+
+ROW(aclmdlRICaptureTaskUpdateBegin)
+{
+    aclrtStream s = acltest_new_stream();
+    /* Nothing but a live task group is one. */
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateBegin(s, h));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+ROW(aclmdlRICaptureTaskUpdateEnd)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateEnd(h));
+}
+
+ROW(aclmdlRIBuildBegin)
+{
+    aclmdlRI m;
+    REJECTS(aclmdlRIBuildBegin(NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL modelRI");
+    REJECTS(aclmdlRIBuildBegin(&m, 1), ACL_ERROR_INVALID_PARAM, "a flag");
+}
+
+/* Functions of a model and a stream. */
+#define MODEL_STREAM_ROW(name, call)                                                           \
+    ROW(name)                                                                                 \
+    {                                                                                         \
+        aclrtStream s = NULL;                                                                 \
+        ACL_OK(aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT));                    \
+        aclmdlRI m = NULL;                                                                    \
+        ACL_OK(aclmdlRIBuildBegin(&m, 0));                                                    \
+        {                                                                                     \
+            aclrtStream stream = s;                                                           \
+            FOR_EACH_BAD(KIND_MODEL, model, ACL_ERROR_INVALID_PARAM, call);                   \
+            (void)stream;                                                                     \
+        }                                                                                     \
+        {                                                                                     \
+            aclmdlRI model = m;                                                               \
+            FOR_EACH_BAD(KIND_STREAM, stream, ACL_ERROR_INVALID_PARAM, call);                 \
+            aclrtStream stream = NULL;                                                        \
+            REJECTS(call, ACL_ERROR_INVALID_PARAM, "the NULL stream");                        \
+            (void)model;                                                                      \
+        }                                                                                     \
+        ACL_OK(aclmdlRIDestroy(m));                                                           \
+        ACL_OK(aclrtDestroyStream(s));                                                        \
+    }
+
+MODEL_STREAM_ROW(aclmdlRIBindStream, aclmdlRIBindStream(model, stream, ACL_MODEL_STREAM_FLAG_HEAD))
+MODEL_STREAM_ROW(aclmdlRIEndTask, aclmdlRIEndTask(model, stream))
+MODEL_STREAM_ROW(aclmdlRIUnbindStream, aclmdlRIUnbindStream(model, stream))
+
+ROW(aclmdlRIExecuteAsync)
+{
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRIExecuteAsync(h, NULL));
+    aclmdlRI m = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&m, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRIExecuteAsync(m, h));
+    REJECTS(aclmdlRIExecuteAsync(m, NULL), ACL_ERROR_INVALID_PARAM, "a model still being built");
+    ACL_OK(aclmdlRIDestroy(m));
+}
+
+/* Functions of a model alone (m names a live model being built). */
+#define MODEL_ROW(name, call_h, call_null)                                                     \
+    ROW(name)                                                                                 \
+    {                                                                                         \
+        FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, call_h);                         \
+        aclmdlRI h = NULL;                                                                    \
+        ACL_OK(aclmdlRIBuildBegin(&h, 0));                                                    \
+        REJECTS(call_null, ACL_ERROR_INVALID_PARAM, "a NULL argument");                       \
+        ACL_OK(aclmdlRIDestroy(h));                                                           \
+    }
+
+static void model_callback(void *arg)
+{
+    (void)arg;
+}
+
+MODEL_ROW(aclmdlRIBuildEnd, aclmdlRIBuildEnd(h, NULL), aclmdlRIBuildEnd(h, NULL))
+MODEL_ROW(aclmdlRIExecute, aclmdlRIExecute(h, -1), aclmdlRIExecute(h, 0))
+MODEL_ROW(aclmdlRIDestroyRegisterCallback, aclmdlRIDestroyRegisterCallback(h, model_callback, NULL),
+          aclmdlRIDestroyRegisterCallback(h, NULL, NULL))
+MODEL_ROW(aclmdlRIDestroyUnregisterCallback, aclmdlRIDestroyUnregisterCallback(h, model_callback),
+          aclmdlRIDestroyUnregisterCallback(h, NULL))
+MODEL_ROW(aclmdlRISetName, aclmdlRISetName(h, "x"), aclmdlRISetName(h, NULL))
+MODEL_ROW(aclmdlRIGetName, aclmdlRIGetName(h, sizeof name_out, name_out),
+          aclmdlRIGetName(h, sizeof name_out, NULL))
+MODEL_ROW(aclmdlRIGetId, aclmdlRIGetId(h, &u32_out), aclmdlRIGetId(h, NULL))
+MODEL_ROW(aclmdlRIDebugJsonPrint, aclmdlRIDebugJsonPrint(h, "/nonexistent/x.json", 0),
+          aclmdlRIDebugJsonPrint(h, NULL, 0))
+MODEL_ROW(aclmdlRIGetStreams, aclmdlRIGetStreams(h, NULL, &u32_out),
+          aclmdlRIGetStreams(h, NULL, NULL))
+
+ROW(aclmdlRIDestroy)
+{
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRIDestroy(h));
+}
+
+ROW(aclmdlRIDebugPrint)
+{
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRIDebugPrint(h));
+}
+
 typedef struct row {
     const char *name;
     void (*run)(void);
@@ -1105,6 +1770,75 @@ typedef struct row {
 #define ROW_ENTRY(name) {#name, row_##name}
 
 static const row rows[] = {
+    ROW_ENTRY(aclcudaFunctionGetBlockDim),
+    ROW_ENTRY(aclcudaFunctionSetBlockDim),
+    ROW_ENTRY(aclmdlRIBindStream),
+    ROW_ENTRY(aclmdlRIBuildBegin),
+    ROW_ENTRY(aclmdlRIBuildEnd),
+    ROW_ENTRY(aclmdlRICaptureBegin),
+    ROW_ENTRY(aclmdlRICaptureEnd),
+    ROW_ENTRY(aclmdlRICaptureGetInfo),
+    ROW_ENTRY(aclmdlRICaptureTaskGrpBegin),
+    ROW_ENTRY(aclmdlRICaptureTaskGrpEnd),
+    ROW_ENTRY(aclmdlRICaptureTaskUpdateBegin),
+    ROW_ENTRY(aclmdlRICaptureTaskUpdateEnd),
+    ROW_ENTRY(aclmdlRICaptureThreadExchangeMode),
+    ROW_ENTRY(aclmdlRIDebugJsonPrint),
+    ROW_ENTRY(aclmdlRIDebugPrint),
+    ROW_ENTRY(aclmdlRIDestroy),
+    ROW_ENTRY(aclmdlRIDestroyRegisterCallback),
+    ROW_ENTRY(aclmdlRIDestroyUnregisterCallback),
+    ROW_ENTRY(aclmdlRIEndTask),
+    ROW_ENTRY(aclmdlRIExecute),
+    ROW_ENTRY(aclmdlRIExecuteAsync),
+    ROW_ENTRY(aclmdlRIGetId),
+    ROW_ENTRY(aclmdlRIGetName),
+    ROW_ENTRY(aclmdlRIGetStreams),
+    ROW_ENTRY(aclmdlRISetName),
+    ROW_ENTRY(aclmdlRIUnbindStream),
+    ROW_ENTRY(aclrtBinaryGetDevAddress),
+    ROW_ENTRY(aclrtBinaryGetFunction),
+    ROW_ENTRY(aclrtBinaryGetFunctionByEntry),
+    ROW_ENTRY(aclrtBinaryGetGlobal),
+    ROW_ENTRY(aclrtBinaryLoad),
+    ROW_ENTRY(aclrtBinaryLoadFromData),
+    ROW_ENTRY(aclrtBinaryLoadFromFile),
+    ROW_ENTRY(aclrtBinaryUnLoad),
+    ROW_ENTRY(aclrtCreateBinary),
+    ROW_ENTRY(aclrtDestroyBinary),
+    ROW_ENTRY(aclrtFunctionGetAvailDynUbufPerBlock),
+    ROW_ENTRY(aclrtFunctionGetBinary),
+    ROW_ENTRY(aclrtFunctionGetParamCount),
+    ROW_ENTRY(aclrtFunctionGetParamInfo),
+    ROW_ENTRY(aclrtGetFuncBySymbol),
+    ROW_ENTRY(aclrtGetFunctionAddr),
+    ROW_ENTRY(aclrtGetFunctionAttribute),
+    ROW_ENTRY(aclrtGetFunctionName),
+    ROW_ENTRY(aclrtGetFunctionSize),
+    ROW_ENTRY(aclrtGetSymbolAddress),
+    ROW_ENTRY(aclrtGetSymbolSize),
+    ROW_ENTRY(aclrtKernelArgsAppend),
+    ROW_ENTRY(aclrtKernelArgsAppendPlaceHolder),
+    ROW_ENTRY(aclrtKernelArgsFinalize),
+    ROW_ENTRY(aclrtKernelArgsGetHandleMemSize),
+    ROW_ENTRY(aclrtKernelArgsGetMemSize),
+    ROW_ENTRY(aclrtKernelArgsGetPlaceHolderBuffer),
+    ROW_ENTRY(aclrtKernelArgsInit),
+    ROW_ENTRY(aclrtKernelArgsInitByUserMem),
+    ROW_ENTRY(aclrtKernelArgsParaUpdate),
+    ROW_ENTRY(aclrtLaunchKernel),
+    ROW_ENTRY(aclrtLaunchKernelV2),
+    ROW_ENTRY(aclrtLaunchKernelWithArgsArray),
+    ROW_ENTRY(aclrtLaunchKernelWithConfig),
+    ROW_ENTRY(aclrtLaunchKernelWithHostArgs),
+    ROW_ENTRY(aclrtLaunchSIMTKernelWithArgsArray),
+    ROW_ENTRY(aclrtLaunchSIMTKernelWithHostArgs),
+    ROW_ENTRY(aclrtMemcpyFromSymbol),
+    ROW_ENTRY(aclrtMemcpyFromSymbolAsync),
+    ROW_ENTRY(aclrtMemcpyToSymbol),
+    ROW_ENTRY(aclrtMemcpyToSymbolAsync),
+    ROW_ENTRY(aclrtRandomNumAsync),
+    ROW_ENTRY(aclrtReduceAsync),
     ROW_ENTRY(aclAppLog),
     ROW_ENTRY(aclCreateDataBuffer),
     ROW_ENTRY(aclDestroyDataBuffer),

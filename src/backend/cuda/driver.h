@@ -19,7 +19,18 @@
 
 #define DRIVER_FUNCTIONS(X)                                                                        \
     X(cuGetErrorName, 6000)                                                                        \
-    X(cuCtxGetCurrent, 4000)
+    X(cuCtxGetCurrent, 4000)                                                                       \
+    X(cuDeviceGetAttribute, 2000)                                                                  \
+    X(cuLibraryLoadData, 12000)                                                                    \
+    X(cuLibraryUnload, 12000)                                                                      \
+    X(cuLibraryGetKernel, 12000)                                                                   \
+    X(cuLibraryGetGlobal, 12000)                                                                   \
+    X(cuKernelGetFunction, 12000)                                                                  \
+    X(cuFuncGetAttribute, 2020)                                                                    \
+    X(cuFuncSetAttribute, 9000)                                                                    \
+    X(cuFuncGetParamInfo, 12040)                                                                   \
+    X(cuLaunchKernel, 4000)                                                                        \
+    X(cuLaunchKernelEx, 11060)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

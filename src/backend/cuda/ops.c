@@ -11,4 +11,6 @@ const backend_ops backend_cuda_ops = {
     .memory = &cuda_memory_ops,
     .stream = &cuda_stream_ops,
     .event = &cuda_event_ops,
+    .module = &cuda_module_ops,
+    .graph = &cuda_graph_ops,
 };

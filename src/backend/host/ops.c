@@ -7,4 +7,6 @@ const backend_ops backend_host_ops = {
     .memory = &host_memory_ops,
     .stream = &host_stream_ops,
     .event = &host_event_ops,
+    .module = &host_module_ops,
+    .graph = &host_graph_ops,
 };
