@@ -338,48 +338,6 @@ ACL_EXPORT aclError aclrtFunctionGetAvailDynUbufPerBlock(void *func, uint32_t fl
     return err;
 }
 
-ACL_EXPORT aclError aclcudaFunctionSetBlockDim(aclrtFuncHandle funcHandle, uint32_t blockDimX,
-                                               uint32_t blockDimY, uint32_t blockDimZ,
-                                               size_t dynamicSharedBytes)
-{
-    bool reset = !blockDimX && !blockDimY && !blockDimZ;
-    if (!reset && (!blockDimX || !blockDimY || !blockDimZ || blockDimX > 0x1fffff ||
-                   blockDimY > 0x1fffff || blockDimZ > 0x1fffff))
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                         "block %u x %u x %u: each dimension must be 1 or more (0 x 0 x 0 "
-                         "restores the default)",
-                         blockDimX, blockDimY, blockDimZ);
-    if (dynamicSharedBytes > UINT32_MAX)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
-                         dynamicSharedBytes);
-    acl_function *f;
-    aclError err = function_get(__func__, funcHandle, &f);
-    if (err)
-        return err;
-    function_set_block(f, blockDimX, blockDimY, blockDimZ, reset ? 0 : dynamicSharedBytes);
-    function_put(f);
-    return ACL_SUCCESS;
-}
-
-ACL_EXPORT aclError aclcudaFunctionGetBlockDim(aclrtFuncHandle funcHandle, uint32_t *blockDimX,
-                                               uint32_t *blockDimY, uint32_t *blockDimZ,
-                                               size_t *dynamicSharedBytes)
-{
-    if (!blockDimX || !blockDimY || !blockDimZ || !dynamicSharedBytes)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "an output pointer is NULL");
-    acl_function *f;
-    aclError err = function_get(__func__, funcHandle, &f);
-    if (err)
-        return err;
-    uint32_t block[3];
-    function_get_block(f, block, dynamicSharedBytes);
-    *blockDimX = block[0];
-    *blockDimY = block[1];
-    *blockDimZ = block[2];
-    function_put(f);
-    return ACL_SUCCESS;
-}
-
 /* ---- argument lists -------------------------------------------------------------------- */
 
 ACL_EXPORT aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle, size_t *memSize)
