@@ -9,7 +9,6 @@ Checks every element of both results.
 The kernel file is $ACLCUDA_SAMPLE_KERNEL, else the one the build made for
 the backend in use (samples/kernels/vector_add.ptx on cuda, .so on host):
 kernel_file() holds the only acl-cuda specific lines."""
-import ctypes
 import os
 import struct
 import sys
@@ -39,9 +38,8 @@ def kernel_file():
     explicit = os.environ.get("ACLCUDA_SAMPLE_KERNEL")
     if explicit:
         return explicit
-    backend_name = acl._lib.library.aclcudaGetBackendName
-    backend_name.restype = ctypes.c_char_p
-    name = "vector_add.so" if backend_name() == b"host" else "vector_add.ptx"
+    import acl.cuda
+    name = "vector_add.so" if acl.cuda.backend() == "host" else "vector_add.ptx"
     builds = [os.environ.get("ACLCUDA_TEST_BUILDDIR"), os.path.join(os.path.dirname(HERE), "_build")]
     for build in filter(None, builds):
         path = os.path.join(build, "samples", "kernels", name)

@@ -71,6 +71,14 @@ NOTES = {
     "aclrtSetStreamFailureMode": "stored; no task fails on acl-cuda streams",
     "aclrtMemFlush": "validates; memory is coherent on both backends",
     "aclrtMemInvalidate": "validates; memory is coherent on both backends",
+    "aclrtMemcpy": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
+    "aclrtMemcpyAsync": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
+    "aclrtMemcpy2d": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
+    "aclrtMemcpy2dAsync": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
+    "aclrtMemset": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
+    "aclrtMemsetAsync": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
+    "aclcudaStreamFromNative": "cuda only (the host backend has no native streams)",
+    "aclcudaEventFromNative": "cuda only (the host backend has no native events)",
 }
 
 STATUSES = ("IMPLEMENTED", "UNSUPPORTED")

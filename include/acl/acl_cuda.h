@@ -2,7 +2,30 @@
  * acl-cuda extensions: what AscendCL has no name for.
  *
  * Not part of AscendCL and not included by acl.h; include it explicitly to
- * mix ACL calls with native CUDA code on the same streams and events.
+ * mix ACL calls with native CUDA code (or torch, CuPy, cuBLAS...) on the
+ * same streams, events and memory.
+ *
+ * Device pointers and ACL memory (cuda backend):
+ *  - ACL's device memory (aclrtMalloc*) is plain CUDA device memory: CUDA
+ *    kernels, cudaMemcpy*, torch and CuPy may use it. ACL frees it
+ *    (aclrtFree); a foreign allocator never may.
+ *  - aclrtMemcpy(Async), aclrtMemcpy2d(Async) and aclrtMemset(Async) also
+ *    take device memory of any other CUDA allocator of the process
+ *    (cudaMalloc, cudaMallocAsync pools, VMM mappings, managed memory,
+ *    torch's and CuPy's allocators), and page-locked host memory from
+ *    cudaHostAlloc or cudaHostRegister. The allocation's extent comes from
+ *    the driver and is checked as ACL's own (ACL_ERROR_INVALID_PARAM past
+ *    its end), copy kinds must agree with where such memory lives, and
+ *    queued copies from or to foreign page-locked memory do not wait, as
+ *    with aclrtMallocHost memory.
+ *  - Foreign memory is never freed through ACL: aclrtFree and aclrtFreeHost
+ *    refuse it with ACL_ERROR_INVALID_PARAM. Freeing it while ACL work
+ *    still uses it is the caller's bug, as in CUDA (torch's caching
+ *    allocator keeps freed blocks mapped, so such a pointer still reads as
+ *    valid memory).
+ *  - Pointers that are neither (ordinary host memory) are pageable host
+ *    memory, as before.
+ * On the host backend, only ACL's own memory is device memory.
  */
 #ifndef ACLCUDA_ACL_CUDA_H
 #define ACLCUDA_ACL_CUDA_H
@@ -25,6 +48,44 @@ ACL_FUNC_VISIBILITY aclError aclcudaGetNativeStream(aclrtStream stream, void **n
  * ACL's status queries, waits and synchronizations follow the records made
  * through ACL; a record made directly through CUDA is not seen by them. */
 ACL_FUNC_VISIBILITY aclError aclcudaGetNativeEvent(aclrtEvent event, void **native);
+
+/* Wraps an existing cudaStream_t as a stream of the current context, in
+ * *stream. NULL, cudaStreamLegacy and cudaStreamPerThread are accepted and
+ * stand for that stream of the context's device. The ACL handle does not
+ * own the CUDA stream: aclrtDestroyStream (which waits for the stream's
+ * work, as for any stream) and the teardown of the context release the
+ * handle and leave the CUDA stream alone; the CUDA stream must outlive the
+ * handle. Its work may come from anywhere, so ACL always asks CUDA whether
+ * it is idle. A stream of another device than the context's is refused
+ * with ACL_ERROR_INVALID_PARAM (drivers older than CUDA 12.8 cannot tell,
+ * and it is then taken to be on the context's device). The stream is
+ * otherwise a stream like any other; aclcudaGetNativeStream gives native
+ * back. The host backend has no native streams:
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT. */
+ACL_FUNC_VISIBILITY aclError aclcudaStreamFromNative(void *native, aclrtStream *stream);
+
+/* Wraps an existing cudaEvent_t, in *event, taken to belong to the current
+ * context's device (CUDA cannot tell an event's device). The handle does
+ * not own the CUDA event: aclrtDestroyEvent leaves it alone; it must
+ * outlive the handle. Unlike events made by ACL, its state is the CUDA
+ * event's own, records made through CUDA included: aclrtStreamWaitEvent,
+ * queries and synchronizations follow its latest record, whoever made it,
+ * and one never recorded is complete (CUDA's rule). It can be recorded
+ * (aclrtRecordEvent), reset (which makes ACL treat it as never recorded
+ * until its next ACL record) and timed when CUDA made it with timing. NULL
+ * is ACL_ERROR_INVALID_PARAM; the host backend has no native events:
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT. */
+ACL_FUNC_VISIBILITY aclError aclcudaEventFromNative(void *native, aclrtEvent *event);
+
+/* The native device behind ACL's device id deviceId (ASCEND_RT_VISIBLE_DEVICES
+ * renumbers ACL's ids): the CUDA device ordinal, as torch.device("cuda", n)
+ * or cudaSetDevice take it; on the host backend, the simulated device's
+ * index. An id that is not a visible device: ACL_ERROR_RT_INVALID_DEVICEID. */
+ACL_FUNC_VISIBILITY aclError aclcudaGetNativeDevice(int32_t deviceId, int32_t *nativeDevice);
+
+/* ACL's device id of the device a stream (NULL: the current context's
+ * default stream) belongs to. */
+ACL_FUNC_VISIBILITY aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t *deviceId);
 
 /* Waits at most sliceMs milliseconds (>= 0) for the work of a stream (NULL:
  * the current context's default stream), an event, or the current device,

@@ -327,7 +327,15 @@ _PROTOTYPES = (
     ("aclmdlRIDebugPrint", aclError, (_vp,)),
     ("aclmdlRIDebugJsonPrint", aclError, (_vp, c_char_p, c_uint32)),
     ("aclmdlRIGetStreams", aclError, (_vp, _P(_vp), _P(c_uint32))),
-    # acl-cuda's own (acl/acl_cuda.h): waits in slices
+    # acl-cuda's own (acl/acl_cuda.h): the backend and native handles (acl.cuda)
+    ("aclcudaGetBackendName", c_char_p, ()),
+    ("aclcudaGetNativeStream", aclError, (_vp, _P(_vp))),
+    ("aclcudaGetNativeEvent", aclError, (_vp, _P(_vp))),
+    ("aclcudaStreamFromNative", aclError, (_vp, _P(_vp))),
+    ("aclcudaEventFromNative", aclError, (_vp, _P(_vp))),
+    ("aclcudaGetNativeDevice", aclError, (c_int32, _P(c_int32))),
+    ("aclcudaStreamGetDevice", aclError, (_vp, _P(c_int32))),
+    # ... waits in slices
     ("aclcudaSynchronizeStreamSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeEventSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeDeviceSlice", aclError, (c_int32,)),

@@ -146,6 +146,27 @@ typedef struct backend_device_ops {
     aclError (*make_current)(int32_t dev);
 } backend_device_ops;
 
+/* Memory the backend knows of without ACL having allocated it: another
+ * allocator of the same process (torch, CuPy, cudaMalloc, a memory pool, a
+ * virtual memory mapping). Device memory is reported only where it is
+ * mapped. base and size: the range that holds the pointer, as the driver
+ * reports it (an allocation, or a whole reserved range of which only parts
+ * may be mapped); where the driver cannot tell, from the pointer to the
+ * top of the address space. */
+typedef enum foreign_kind {
+    FOREIGN_NONE,        /* not memory the backend knows */
+    FOREIGN_DEVICE,      /* device memory (managed memory too) of device dev */
+    FOREIGN_HOST_PINNED, /* page-locked host memory */
+} foreign_kind;
+
+typedef struct foreign_memory {
+    foreign_kind kind;
+    int32_t dev;
+    uintptr_t base;
+    size_t size;
+    bool whole; /* the range is one allocation, mapped throughout */
+} foreign_memory;
+
 /* Allocation and the synchronous copies. All copies take plain pointers
  * whose direction the caller resolved. src_pinned: the source is
  * page-locked memory from malloc_host. The synchronous calls neither wait
@@ -160,6 +181,10 @@ typedef struct backend_memory_ops {
     aclError (*memcpy2d_sync)(int32_t dev, void *dst, size_t dpitch, const void *src, size_t spitch,
                               size_t width, size_t height, copy_dir dir, bool src_pinned);
     aclError (*memset_sync)(int32_t dev, void *ptr, uint8_t value, size_t n, bool on_device);
+    /* Optional (NULL: the backend knows no memory but what it allocated for
+     * ACL): what ptr is to the backend. Asked only for pointers outside
+     * ACL's own allocations; never fails, answering FOREIGN_NONE instead. */
+    void (*pointer_info)(const void *ptr, foreign_memory *out);
 } backend_memory_ops;
 
 /* Streams. priority: smaller is higher, within device_props' range.
@@ -183,6 +208,15 @@ typedef struct backend_stream_ops {
     aclError (*query)(backend_stream *s, bool *complete);
     /* The native object (cudaStream_t), NULL where the backend has none. */
     void *(*native)(backend_stream *s);
+    /* Optional (NULL: the backend has no native streams): makes s stand for
+     * an existing native stream, which it does not own (destroy leaves it
+     * alone). dev is the device the caller expects; *native_dev receives
+     * the device the native stream belongs to (dev where the backend cannot
+     * tell, or for a handle that means "the current device's", such as
+     * CUDA's legacy stream), *priority its priority in the backend's range.
+     * s is initialised even when *native_dev differs from dev. */
+    aclError (*adopt)(backend_stream *s, int32_t dev, void *native, int32_t *native_dev,
+                      int32_t *priority);
 
     aclError (*memcpy_async)(backend_stream *s, void *dst, const void *src, size_t n, copy_dir dir);
     aclError (*memcpy2d_async)(backend_stream *s, void *dst, size_t dpitch, const void *src,
@@ -215,6 +249,10 @@ typedef struct backend_event_ops {
     aclError (*elapsed)(backend_event *start, backend_event *end, float *ms);
     /* The native object (cudaEvent_t), NULL where the backend has none. */
     void *(*native)(backend_event *e);
+    /* Optional (NULL: the backend has no native events): makes e stand for
+     * an existing native event of device dev, which it does not own
+     * (destroy leaves it alone). Its state is the native event's own. */
+    aclError (*adopt)(backend_event *e, int32_t dev, void *native);
 } backend_event_ops;
 
 /* Binaries and their kernels. A binary is what the backend runs: cubin,

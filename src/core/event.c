@@ -49,6 +49,45 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
     return ACL_SUCCESS;
 }
 
+aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event **out)
+{
+    const backend_event_ops *ops = backend()->event;
+    if (ops->adopt == NULL)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend has no native events to wrap", backend()->name);
+    if (atomic_fetch_add(&live_events, 1) >= EVENT_LIMIT) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already",
+                         EVENT_LIMIT);
+    }
+    acl_event *e = calloc(1, sizeof *e + ops->size);
+    if (!e) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    aclError err = ops->adopt(event_backend(e), ctx->phys, native);
+    if (err) {
+        ops->destroy(event_backend(e)); /* leaves the native event */
+        free(e);
+        atomic_fetch_sub(&live_events, 1);
+        bool bad_handle = err == ACL_ERROR_RT_PARAM_INVALID || err == ACL_ERROR_RT_INVALID_HANDLE;
+        return acl_raise(api, bad_handle ? ACL_ERROR_INVALID_PARAM : err,
+                         "%p is not a live native event of device %d: %s", native, (int)ctx->device,
+                         acl_error_text(err));
+    }
+    e->flavour = EVENT_WITH_FLAG;
+    e->flags = ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE;
+    e->id = atomic_fetch_add(&next_event_id, 1);
+    e->phys = ctx->phys;
+    atomic_store_explicit(&e->recorded, true, memory_order_relaxed);
+    if ((err = handle_publish(&e->obj, HANDLE_EVENT, event_free))) {
+        event_free(&e->obj);
+        return acl_raise(api, err, "out of host memory for the handle table");
+    }
+    *out = e;
+    return ACL_SUCCESS;
+}
+
 aclError event_get(const char *api, aclrtEvent handle, acl_event **out)
 {
     if (!handle)

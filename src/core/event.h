@@ -47,6 +47,14 @@ static inline void event_put(acl_event *e)
 /* A published event on ctx's device. Raises. */
 aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
                       acl_event **out);
+/* A published event standing for a native event of the backend that the
+ * application owns (backend_event_ops.adopt), taken to be on ctx's device:
+ * never recycled, its native event never destroyed. It counts as recorded
+ * from the start, so that queries, synchronizations and waits follow the
+ * native event's own state, records made outside ACL included (a native
+ * event never recorded is complete). Raises; ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+ * when the backend cannot adopt. */
+aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event **out);
 /* The live event behind a handle, borrowed (event_put). Raises. */
 aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
 /* Destroys the event behind a handle: exactly one of racing destroys wins.

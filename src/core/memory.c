@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/callback.h"
+#include "core/device.h"
 #include "core/errors.h"
 #include "core/lifecycle.h"
 #include "core/memory.h"
@@ -169,24 +170,68 @@ const char *memory_where(const mem_block *b)
 {
     switch (b->kind) {
     case MEM_DEVICE:
-        return "device memory";
+        return b->foreign ? "device memory of another allocator" : "device memory";
     case MEM_HOST_PINNED:
-        return "page-locked host memory from aclrtMallocHost";
+        return b->foreign ? "page-locked host memory of another allocator"
+                          : "page-locked host memory from aclrtMallocHost";
     case MEM_UNKNOWN:
         break;
     }
     return "host memory not allocated by ACL";
 }
 
-/* Looks ptr up; an unregistered pointer yields a MEM_UNKNOWN block. */
+/* ---- memory of other allocators ------------------------------------------------ */
+
+/* What the backend knows of a pointer the registry does not hold: memory of
+ * another allocator of the process (on CUDA: torch's, CuPy's, cudaMalloc's,
+ * pools, VMM mappings). Only asked after the registry missed, so ACL's own
+ * memory never pays for it; not cached, as such memory comes and goes
+ * behind our back. */
+static bool foreign_find(const void *ptr, mem_block *b)
+{
+    void (*info)(const void *, foreign_memory *) = backend()->memory->pointer_info;
+    foreign_memory m;
+    if (info == NULL || ptr == NULL)
+        return false;
+    info(ptr, &m);
+    if (m.kind == FOREIGN_NONE)
+        return false;
+    bool device = m.kind == FOREIGN_DEVICE;
+    int32_t user = device ? device_from_phys(m.dev) : 0;
+    *b = (mem_block){.base = m.base,
+                     .size = m.size,
+                     .capacity = m.size,
+                     .kind = device ? MEM_DEVICE : MEM_HOST_PINNED,
+                     .phys = device ? m.dev : -1,
+                     .device = user,
+                     .foreign = true,
+                     .foreign_whole = m.whole};
+    return true;
+}
+
+/* A foreign range may be a reservation only partly mapped (VMM, memory
+ * pools): the last byte of an extent that stays inside it must be mapped
+ * memory of the same range too. (A hole in between cannot be seen without
+ * walking the range; allocators map their ranges from the start.) */
+static bool foreign_end_mapped(const mem_block *b, const void *ptr, size_t extent)
+{
+    if (b->kind != MEM_DEVICE || b->foreign_whole || extent == 0)
+        return true;
+    mem_block last;
+    return foreign_find((const char *)ptr + (extent - 1), &last) && last.kind == b->kind &&
+           last.base == b->base && last.phys == b->phys;
+}
+
+/* Looks ptr up: ACL's registry first, then the backend. Anything else
+ * yields a MEM_UNKNOWN block. */
 void memory_locate(const void *ptr, mem_block *b)
 {
-    if (!registry_find(ptr, b))
+    if (!registry_find(ptr, b) && !foreign_find(ptr, b))
         *b = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
 }
 
-/* The `extent` bytes from ptr must stay inside ptr's allocation. Memory we
- * did not allocate cannot be checked and passes. */
+/* The `extent` bytes from ptr must stay inside ptr's allocation. Memory
+ * nobody allocated cannot be checked and passes. */
 aclError memory_check_extent(const char *api, const char *role, const void *ptr, size_t extent,
                              const mem_block *b)
 {
@@ -198,6 +243,11 @@ aclError memory_check_extent(const char *api, const char *role, const void *ptr,
                          "%s %p: %zu bytes from offset %zu run past the end of its %zu-byte "
                          "allocation (%s)",
                          role, ptr, extent, offset, b->size, memory_where(b));
+    if (b->foreign && !foreign_end_mapped(b, ptr, extent))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p: %zu bytes run past the mapped part of the %zu-byte range at %p "
+                         "(%s)",
+                         role, ptr, extent, b->size, (void *)b->base, memory_where(b));
     return ACL_SUCCESS;
 }
 
@@ -210,8 +260,11 @@ aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem
     if (b->kind == MEM_UNKNOWN)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not live memory from aclrtMalloc or aclrtMallocHost (never "
-                         "allocated by ACL, or already freed)",
-                         ptr);
+                         "allocated by ACL, or already freed)%s",
+                         ptr,
+                         backend()->memory->pointer_info
+                             ? ", nor device memory of another allocator of the process"
+                             : "");
     return memory_check_extent(api, "devPtr", ptr, extent, b);
 }
 
@@ -444,6 +497,11 @@ aclError memory_free(const char *api, void *ptr, mem_kind kind)
                              "the address returned by the allocation can be freed",
                              ptr, (size_t)((uintptr_t)ptr - b.base), b.size, memory_where(&b),
                              (void *)b.base);
+        if (foreign_find(ptr, &b))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "%p is %s (at %p, %zu bytes), which ACL copies and fills but "
+                             "never frees: free it through the allocator that made it",
+                             ptr, memory_where(&b), (void *)b.base, b.size);
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not live %s (never allocated by ACL or already freed)", ptr,
                          device ? "device memory from aclrtMalloc"

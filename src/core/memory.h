@@ -33,17 +33,28 @@ typedef struct mem_block {
     int32_t phys;    /* backend device; -1 for host memory */
     int32_t device;  /* user-visible device id; 0 for host memory */
     uint32_t policy; /* aclrtMemMallocPolicy of device memory */
+    /* Not ACL's: memory of another allocator of the process that the
+     * backend knows (cuda: any CUDA allocation, torch's and CuPy's
+     * included), found when the registry has no block for a pointer. It
+     * takes part in copies and fills like ACL's own memory, and is never
+     * freed through ACL. */
+    bool foreign;
+    bool foreign_whole; /* its range is one allocation, mapped throughout */
 } mem_block;
 
 /* Copies the block containing ptr into *out; false when ptr lies in no
  * ACL allocation (pageable host memory, or nothing at all). */
 bool registry_find(const void *ptr, mem_block *out);
-/* registry_find, an unregistered pointer yielding a MEM_UNKNOWN block. */
+/* registry_find, then, for a pointer in no ACL allocation, what the
+ * backend knows of it (a foreign block); anything else yields a MEM_UNKNOWN
+ * block. */
 void memory_locate(const void *ptr, mem_block *b);
 /* Where a pointer lives, for error messages. */
 const char *memory_where(const mem_block *b);
 /* The `extent` bytes from ptr must stay inside ptr's allocation b (as
- * located); memory we did not allocate cannot be checked and passes.
+ * located; for a foreign block, the range the backend reports, whose part
+ * at the extent's last byte must be mapped too); memory nobody allocated
+ * cannot be checked and passes.
  * role names the argument ("dst"). Raises. */
 aclError memory_check_extent(const char *api, const char *role, const void *ptr, size_t extent,
                              const mem_block *b);

@@ -258,6 +258,70 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_
     return ACL_SUCCESS;
 }
 
+/* ACL's priority 0 (highest) .. 7 of a backend priority: the inverse of
+ * stream_create's spread. */
+static uint32_t acl_priority(const device_props *props, int32_t backend_priority)
+{
+    int32_t span = props->least_priority - props->greatest_priority;
+    if (span <= 0 || backend_priority <= props->greatest_priority)
+        return 0;
+    if (backend_priority >= props->least_priority)
+        return 7;
+    return (uint32_t)((7 * (backend_priority - props->greatest_priority) + span / 2) / span);
+}
+
+aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t *native_dev)
+{
+    const backend_ops *be = backend();
+    *native_dev = ctx->phys;
+    if (be->stream->adopt == NULL)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    if (atomic_fetch_add(&live_streams, 1) >= STREAM_LIMIT) {
+        atomic_fetch_sub(&live_streams, 1);
+        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    }
+    device_props props;
+    int32_t backend_priority = 0;
+    aclError err = be->device->props(ctx->phys, &props);
+    acl_stream *s = NULL;
+    if (!err && !(s = calloc(1, sizeof *s + be->stream->size)))
+        err = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    if (!err) {
+        err =
+            be->stream->adopt(stream_backend(s), ctx->phys, native, native_dev, &backend_priority);
+        if (!err && *native_dev != ctx->phys)
+            err = ACL_ERROR_RT_STREAM_CONTEXT;
+    }
+    if (!err && !context_hold(ctx))
+        err = ACL_ERROR_RT_CONTEXT_NULL;
+    if (err) {
+        if (s) {
+            be->stream->destroy(stream_backend(s), false); /* leaves the native stream */
+            free(s);
+        }
+        atomic_fetch_sub(&live_streams, 1);
+        return err;
+    }
+    s->id = atomic_fetch_add(&next_stream_id, 1);
+    s->priority = acl_priority(&props, backend_priority);
+    atomic_store_explicit(&s->exported, true, memory_order_relaxed);
+    list_init(&s->ctx_link);
+    s->ctx = ctx;
+    if ((err = handle_publish(&s->obj, HANDLE_STREAM, stream_free))) {
+        s->obj.free = stream_free;
+        stream_free(&s->obj);
+        return err;
+    }
+    borrow_begin(); /* the caller's borrow, as in stream_create */
+    if (!context_link_stream(ctx, s)) {
+        object_take(&s->obj);
+        stream_put(s);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    *out = s;
+    return ACL_SUCCESS;
+}
+
 aclError stream_get(const char *api, aclrtStream handle, acl_stream **out)
 {
     *out = (acl_stream *)handle_get(handle, HANDLE_STREAM);

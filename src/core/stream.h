@@ -146,6 +146,15 @@ static inline capture *stream_capture(acl_stream *s)
  * ACL_ERROR_RT_NO_STREAM_RESOURCE at the limit, ACL_ERROR_RT_CONTEXT_NULL
  * when ctx is being torn down, else the backend's. */
 aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_stream **out);
+/* Like stream_create, for a native stream of the backend that the
+ * application owns (backend_stream_ops.adopt): the stream is never
+ * recycled and its native stream never destroyed, and it counts as
+ * exported (the idle-stream shortcut never applies: work reaches it
+ * behind our back). Bare codes as stream_create's, plus
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT when the backend cannot adopt and
+ * ACL_ERROR_RT_STREAM_CONTEXT when the native stream belongs to another
+ * device than ctx's (its device in *native_dev). */
+aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t *native_dev);
 /* The live stream behind a (non-NULL) handle, borrowed (stream_put).
  * Raises. current_stream_get also resolves NULL. */
 aclError stream_get(const char *api, aclrtStream handle, acl_stream **out);

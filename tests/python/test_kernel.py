@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import acl
+import acl.cuda
 
 N = 1024
 BLOCKS = 8
@@ -22,15 +23,9 @@ ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0
 ACL_MODEL_RI_CAPTURE_STATUS_NONE, ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 0, 1
 
 
-def _backend():
-    function = acl._lib.library.aclcudaGetBackendName
-    function.restype = ctypes.c_char_p
-    return function().decode()
-
-
 def _kernel_path():
     builddir = os.environ.get("ACLCUDA_TEST_BUILDDIR", ".")
-    suffix = "so" if _backend() == "host" else "fatbin"
+    suffix = "so" if acl.cuda.backend() == "host" else "fatbin"
     return os.path.join(builddir, "tests", "kernels", "test_kernels." + suffix)
 
 

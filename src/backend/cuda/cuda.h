@@ -18,6 +18,11 @@ struct backend_stream {
     int dev;
     int priority;
     atomic_bool exported;
+    /* Wraps the application's stream (adopt): never destroyed or pooled
+     * here. Such a stream may be one of CUDA's per-device handles (the
+     * legacy or per-thread stream), so every operation on it makes its
+     * device current first. */
+    bool adopted;
 };
 
 struct backend_event {
@@ -26,6 +31,7 @@ struct backend_event {
     bool timing;
     atomic_bool exported; /* the CUDA handle went to the application */
     atomic_bool reused;   /* recycled and not recorded since: may carry an old record */
+    bool adopted;         /* the application's event (adopt): never destroyed or pooled here */
 };
 
 /* ---- errors (errors.c) ---- */

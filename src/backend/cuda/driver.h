@@ -20,6 +20,7 @@
 #define DRIVER_FUNCTIONS(X)                                                                        \
     X(cuGetErrorName, 6000)                                                                        \
     X(cuCtxGetCurrent, 4000)                                                                       \
+    X(cuPointerGetAttributes, 7000)                                                                \
     X(cuDeviceGetAttribute, 2000)                                                                  \
     X(cuLibraryLoadData, 12000)                                                                    \
     X(cuLibraryUnload, 12000)                                                                      \
