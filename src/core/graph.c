@@ -1439,7 +1439,8 @@ aclError model_streams(const char *api, acl_model *m, aclrtStream *streams, uint
                              "model %u has %zu streams; the array holds %u", (unsigned)m->id, n,
                              *count);
         }
-        memcpy(streams, m->members, n * sizeof *streams);
+        if (n)
+            memcpy(streams, m->members, n * sizeof *streams);
     }
     *count = (uint32_t)n;
     pthread_mutex_unlock(&m->lock);

@@ -288,8 +288,10 @@ static void function_describe(acl_function *f)
         f->offsets = f->sizes = NULL;
         return;
     }
-    memcpy(f->offsets, offsets, n * sizeof *offsets);
-    memcpy(f->sizes, sizes, n * sizeof *sizes);
+    if (n) {
+        memcpy(f->offsets, offsets, n * sizeof *offsets);
+        memcpy(f->sizes, sizes, n * sizeof *sizes);
+    }
     f->nparams = n;
     f->param_bytes = bytes;
     f->params_known = true;

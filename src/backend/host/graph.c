@@ -304,7 +304,8 @@ static aclError host_capture_end(backend_stream *bs, bool discard, backend_graph
     const int64_t *pending = stream_pending(s, &nends, &last);
     int64_t *ends = malloc((nends + 1) * sizeof *ends);
     if (ends) {
-        memcpy(ends, pending, nends * sizeof *ends);
+        if (nends)
+            memcpy(ends, pending, nends * sizeof *ends);
         ends[nends++] = origin_tail;
     }
     stream_unlock(s);
