@@ -40,12 +40,13 @@ def kernel_file():
         return explicit
     import acl.cuda
     name = "vector_add.so" if acl.cuda.backend() == "host" else "vector_add.ptx"
-    builds = [os.environ.get("ACLCUDA_TEST_BUILDDIR"), os.path.join(os.path.dirname(HERE), "_build")]
+    top = os.path.dirname(HERE)  # make's build directory: make check's, quickstart's, or the tree itself
+    builds = [os.environ.get("ACLCUDA_TEST_BUILDDIR"), os.path.join(top, "_build"), top]
     for build in filter(None, builds):
         path = os.path.join(build, "samples", "kernels", name)
         if os.path.exists(path):
             return path
-    raise RuntimeError("%s is not built: run `make check` (or set ACLCUDA_SAMPLE_KERNEL)" % name)
+    raise RuntimeError("%s is not built: run `make` (or set ACLCUDA_SAMPLE_KERNEL)" % name)
 
 
 def to_device(array):
