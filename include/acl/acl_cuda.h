@@ -97,6 +97,51 @@ ACL_FUNC_VISIBILITY aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t 
 ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeStreamSlice(aclrtStream stream, int32_t sliceMs);
 ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeEventSlice(aclrtEvent event, int32_t sliceMs);
 ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeDeviceSlice(int32_t sliceMs);
+/* ---- kernels -------------------------------------------------------------------
+ * ACL launches a kernel on numBlocks cores; acl-cuda launches it on a CUDA grid of
+ * numBlocks blocks (x only). The threads of each block and the bytes of dynamic
+ * shared memory are what ACL has no name for. They come, most specific first:
+ *   1. from the launch: the SIMT launches' blockDim and dynUbufSize; else a
+ *      launch attribute ACLCUDA_LAUNCH_KERNEL_ATTR_BLOCK_DIM (value.rsv[0..2] =
+ *      x, y, z) and ACL's ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE (bytes);
+ *   2. from the function: aclcudaFunctionSetBlockDim;
+ *   3. the default: ACLCUDA_DEFAULT_BLOCK_THREADS threads (x), or the kernel's
+ *      own maximum when that is smaller, and no dynamic shared memory. */
+#define ACLCUDA_DEFAULT_BLOCK_THREADS 256U
+#define ACLCUDA_LAUNCH_KERNEL_ATTR_BLOCK_DIM ((aclrtLaunchKernelAttrId)0x41430001)
+
+/* Sets the block shape and dynamic shared memory of later launches of
+ * funcHandle that do not give their own; 0, 0, 0, 0 restores the default. */
+ACL_FUNC_VISIBILITY aclError aclcudaFunctionSetBlockDim(aclrtFuncHandle funcHandle, uint32_t blockDimX,
+                                                        uint32_t blockDimY, uint32_t blockDimZ,
+                                                        size_t dynamicSharedBytes);
+/* The block shape and dynamic shared memory a launch of funcHandle without
+ * its own gets (the default when none was set). */
+ACL_FUNC_VISIBILITY aclError aclcudaFunctionGetBlockDim(aclrtFuncHandle funcHandle, uint32_t *blockDimX,
+                                                        uint32_t *blockDimY, uint32_t *blockDimZ,
+                                                        size_t *dynamicSharedBytes);
+
+/* Host backend kernels. On the host backend (no GPU) a binary is an ELF shared
+ * object and a kernel is a C function of this type exported under the kernel's
+ * name. A launch of numBlocks blocks calls it once per block, blockIdx 0 ..
+ * blockNum - 1 (SIMT launches: gridDim.x * gridDim.y * gridDim.z blocks, x
+ * fastest; blockDim and shared memory have no meaning there), on worker
+ * threads, after all earlier work of the stream and before all later work.
+ * args is the packed argument buffer: the parameters laid out as the members
+ * of a C struct of them would be (each at a multiple of its own alignment, at
+ * most 8), placeholders already pointing at their data. */
+typedef void (*aclcudaHostKernel)(uint32_t blockIdx, uint32_t blockNum, void *args,
+                                  size_t argsSize);
+
+/* Optional, for aclrtLaunchKernelWithArgsArray, aclrtKernelArgsAppend and
+ * aclrtFunctionGetParamCount/Info on the host backend: the sizes of a host
+ * kernel's parameters, exported as `const uint32_t <kernel>_aclcuda_params[]`
+ * = {count, size of the first, size of the second, ...}. In C:
+ *     ACLCUDA_HOST_KERNEL_PARAMS(vector_add, 8, 8, 8, 4);  */
+#define ACLCUDA_HOST_KERNEL_PARAMS_SUFFIX "_aclcuda_params"
+#define ACLCUDA_HOST_KERNEL_PARAMS(kernel, ...)                                                 \
+    const uint32_t kernel##_aclcuda_params[] = {                                               \
+        (uint32_t)(sizeof((const uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t)), __VA_ARGS__}
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include "core/current.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "core/kernel.h"
 
 ACL_EXPORT const char *aclcudaGetBackendName(void)
 {
@@ -170,4 +171,48 @@ ACL_EXPORT aclError aclcudaSynchronizeDeviceSlice(int32_t sliceMs)
     if (err && err != ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
         ACL_RAISE(err, "waiting for device %d failed", (int)device);
     return err;
+}
+
+/* ---- the launch shape of a kernel (acl_cuda.h) ---- */
+
+ACL_EXPORT aclError aclcudaFunctionSetBlockDim(aclrtFuncHandle funcHandle, uint32_t blockDimX,
+                                               uint32_t blockDimY, uint32_t blockDimZ,
+                                               size_t dynamicSharedBytes)
+{
+    bool reset = !blockDimX && !blockDimY && !blockDimZ;
+    if (!reset && (!blockDimX || !blockDimY || !blockDimZ || blockDimX > 0x1fffff ||
+                   blockDimY > 0x1fffff || blockDimZ > 0x1fffff))
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "block %u x %u x %u: each dimension must be 1 or more (0 x 0 x 0 "
+                         "restores the default)",
+                         blockDimX, blockDimY, blockDimZ);
+    if (dynamicSharedBytes > UINT32_MAX)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
+                         dynamicSharedBytes);
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    function_set_block(f, blockDimX, blockDimY, blockDimZ, reset ? 0 : dynamicSharedBytes);
+    function_put(f);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclcudaFunctionGetBlockDim(aclrtFuncHandle funcHandle, uint32_t *blockDimX,
+                                               uint32_t *blockDimY, uint32_t *blockDimZ,
+                                               size_t *dynamicSharedBytes)
+{
+    if (!blockDimX || !blockDimY || !blockDimZ || !dynamicSharedBytes)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "an output pointer is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    uint32_t block[3];
+    function_get_block(f, block, dynamicSharedBytes);
+    *blockDimX = block[0];
+    *blockDimY = block[1];
+    *blockDimZ = block[2];
+    function_put(f);
+    return ACL_SUCCESS;
 }

@@ -120,6 +120,9 @@ static aclError synchronize(const char *api, aclrtStream stream, int32_t timeout
                   (int)s->id);
     else if (err == ACL_ERROR_RT_STREAM_ABORT)
         acl_raise(api, err, "stream %d was aborted during the wait", (int)s->id);
+    else if (err == ACL_ERROR_RT_STREAM_CAPTURED)
+        acl_raise(api, err, "stream %d is being captured: its work runs when the model does",
+                  (int)s->id);
     else if (err)
         acl_raise(api, err, "work on stream %d failed", (int)s->id);
     stream_put(s);
@@ -149,7 +152,10 @@ ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *stat
         return err;
     bool complete;
     err = stream_query(s, &complete);
-    if (err)
+    if (err == ACL_ERROR_RT_STREAM_CAPTURED)
+        ACL_RAISE(err, "stream %d is being captured: its work runs when the model does",
+                  (int)s->id);
+    else if (err)
         ACL_RAISE(err, "querying stream %d failed", (int)s->id);
     else
         *status = complete ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
@@ -468,6 +474,11 @@ ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
                   "stream %d cannot be aborted on the %s backend: its native stream went to the "
                   "application (aclcudaGetNativeStream), which may still queue work on it",
                   (int)s->id, backend()->name);
+    else if (err == ACL_ERROR_RT_STREAM_CAPTURED)
+        ACL_RAISE(err,
+                  "stream %d is being captured: its work is recorded into the model, with "
+                  "nothing queued to abort; end the capture first",
+                  (int)s->id);
     else if (err)
         ACL_RAISE(err, "aborting stream %d failed", (int)s->id);
     stream_put(s);

@@ -480,6 +480,12 @@ aclError memory_free(const char *api, void *ptr, mem_kind kind)
     if (ptr == NULL)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s is NULL", device ? "devPtr" : "hostPtr");
     mem_block b;
+    if (device && registry_find(ptr, &b) && b.policy == MEM_POLICY_BORROWED &&
+        b.base == (uintptr_t)ptr)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%p belongs to a loaded binary (a global variable or its image): it goes "
+                         "with aclrtBinaryUnLoad",
+                         ptr);
     if (!registry_take(ptr, kind, &b)) {
         if (b.kind != MEM_UNKNOWN && b.kind != kind && b.base == (uintptr_t)ptr)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is %s; free it with %s", ptr,
@@ -511,6 +517,25 @@ aclError memory_free(const char *api, void *ptr, mem_kind kind)
                          acl_error_text(ret));
     ACL_LOG(LOG_DEBUG, "%p: freed (%zu bytes, %s)", ptr, b.size, memory_where(&b));
     return ACL_SUCCESS;
+}
+
+aclError memory_register_borrowed(void *ptr, size_t size, int32_t phys, int32_t device)
+{
+    if (!ptr || size == 0)
+        return ACL_SUCCESS;
+    mem_block b;
+    if (registry_find(ptr, &b))
+        return b.policy == MEM_POLICY_BORROWED && b.base == (uintptr_t)ptr
+                   ? ACL_SUCCESS
+                   : ACL_ERROR_RT_INTERNAL_ERROR;
+    return registry_add(ptr, size, size, MEM_DEVICE, phys, device, MEM_POLICY_BORROWED);
+}
+
+void memory_unregister_borrowed(void *ptr)
+{
+    mem_block b;
+    if (ptr && registry_find(ptr, &b) && b.policy == MEM_POLICY_BORROWED)
+        (void)registry_take(ptr, MEM_DEVICE, &b);
 }
 
 /* Allocates and registers page-locked memory; arguments already checked. */

@@ -75,4 +75,12 @@ aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size);
  * pointer is refused before the backend sees it. Raises. */
 aclError memory_free(const char *api, void *ptr, mem_kind kind);
 
+/* Device memory that ACL did not allocate but hands out (a loaded binary's
+ * global variables and device image): registered so that copies see device
+ * memory, with this policy, which aclrtFree refuses. Registering a block
+ * again is not an error. Bare codes. */
+#define MEM_POLICY_BORROWED UINT32_MAX
+aclError memory_register_borrowed(void *ptr, size_t size, int32_t phys, int32_t device);
+void memory_unregister_borrowed(void *ptr);
+
 #endif

@@ -3,6 +3,7 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/exception.h"
+#include "core/graph.h"
 #include "core/lifecycle.h"
 #include "core/stream.h"
 
@@ -18,7 +19,7 @@ uint32_t stream_thread_last_task(void)
     return thread_last_task;
 }
 
-static const char *task_name(task_kind kind)
+const char *stream_task_name(task_kind kind)
 {
     switch (kind) {
     case TASK_COPY:
@@ -45,12 +46,20 @@ static const char *task_name(task_kind kind)
         return "a counting notify record";
     case TASK_CNT_NOTIFY_WAIT:
         return "a counting notify wait";
+    case TASK_LAUNCH:
+        return "a kernel launch";
+    case TASK_REDUCE:
+        return "a reduction";
+    case TASK_RANDOM:
+        return "a random-number task";
+    case TASK_GRAPH:
+        return "a model execution";
     }
     return "a task";
 }
 
 /* The failure of t on s, described for aclGetRecentErrMsg. */
-static aclError submit_failed(const char *api, const acl_stream *s, const task *t, aclError err)
+aclError stream_submit_failed(const char *api, const acl_stream *s, const task *t, aclError err)
 {
     if (!api)
         return err;
@@ -69,81 +78,97 @@ static aclError submit_failed(const char *api, const acl_stream *s, const task *
                          t->u.fill.n, t->u.fill.ptr, (int)s->id, acl_error_text(err));
     case TASK_VALUE_WRITE:
     case TASK_VALUE_WAIT:
-        return acl_raise(api, err, "queueing %s at %p on stream %d failed: %s", task_name(t->kind),
-                         t->u.value.addr, (int)s->id, acl_error_text(err));
+        return acl_raise(api, err, "queueing %s at %p on stream %d failed: %s",
+                         stream_task_name(t->kind), t->u.value.addr, (int)s->id,
+                         acl_error_text(err));
+    case TASK_GRAPH:
+        return acl_raise(api, err, "queueing model %u on stream %d failed: %s",
+                         (unsigned)t->u.graph.model_id, (int)s->id, acl_error_text(err));
     default:
-        return acl_raise(api, err, "queueing %s on stream %d failed: %s", task_name(t->kind),
+        return acl_raise(api, err, "queueing %s on stream %d failed: %s", stream_task_name(t->kind),
                          (int)s->id, acl_error_text(err));
     }
 }
 
+aclError stream_dispatch(acl_stream *s, const task *t)
+{
+    const backend_stream_ops *ops = backend()->stream;
+    backend_stream *bs = stream_backend(s);
+    switch (t->kind) {
+    case TASK_COPY:
+        return ops->memcpy_async(bs, t->u.copy.dst, t->u.copy.src, t->u.copy.n, t->u.copy.dir);
+    case TASK_COPY_2D:
+        return ops->memcpy2d_async(bs, t->u.copy_2d.dst, t->u.copy_2d.dpitch, t->u.copy_2d.src,
+                                   t->u.copy_2d.spitch, t->u.copy_2d.width, t->u.copy_2d.height,
+                                   t->u.copy_2d.dir);
+    case TASK_FILL:
+        return ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n,
+                                 t->u.fill.on_device);
+    case TASK_RECORD:
+        return ops->record(bs, t->u.event);
+    case TASK_WAIT:
+        return ops->wait(bs, t->u.event);
+    case TASK_HOST_FUNC:
+        return ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
+    case TASK_LAUNCH:
+        return ops->launch ? ops->launch(bs, t->u.launch) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_REDUCE:
+        return ops->reduce ? ops->reduce(bs, t->u.reduce.dst, t->u.reduce.src, t->u.reduce.elements,
+                                         t->u.reduce.op, t->u.reduce.type)
+                           : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_RANDOM:
+        return ops->random ? ops->random(bs, t->u.random) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_GRAPH:
+        return ops->graph_launch ? ops->graph_launch(bs, t->u.graph.graph)
+                                 : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_VALUE_WRITE:
+        return ops->value_write(bs, t->u.value.addr, t->u.value.value);
+    case TASK_VALUE_WAIT:
+        return ops->value_wait(bs, t->u.value.addr, t->u.value.value, t->u.value.cmp);
+    case TASK_NOTIFY_RECORD:
+        return backend()->notify->record(bs, t->u.notify.notify);
+    case TASK_NOTIFY_WAIT:
+        return backend()->notify->wait(bs, t->u.notify.notify, t->u.notify.timeout_s);
+    case TASK_CNT_NOTIFY_RECORD:
+        return backend()->notify->count(bs, t->u.notify.notify, t->u.notify.mode,
+                                        t->u.notify.value);
+    case TASK_CNT_NOTIFY_WAIT:
+        return backend()->notify->count_wait(bs, t->u.notify.notify, t->u.notify.mode,
+                                             t->u.notify.value, t->u.notify.timeout_s,
+                                             t->u.notify.clear);
+    }
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
 aclError stream_submit(const char *api, acl_stream *s, const task *t)
 {
-    if (__builtin_expect(s->flags & STREAM_DEVICE_FED_FLAGS, 0)) {
+    /* The one place capture hooks in: work on a capturing stream is
+     * recorded by the capture, never queued, and so never counted. */
+    capture *cap = stream_capture(s);
+    if (__builtin_expect(cap != NULL, 0))
+        return capture_submit(api, cap, s, t);
+    if (__builtin_expect(s->flags & STREAM_DEVICE_FED_FLAGS, 0) &&
+        !(t->kind == TASK_GRAPH && t->u.graph.from_model)) {
         if (!api)
             return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         return acl_raise(
             api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             "stream %d was created with flags 0x%x (persistent, CPU-scheduled or "
             "device-only): only the device feeds it and synchronizing it does not wait, "
-            "so %s queued from the host is refused",
-            (int)s->id, s->flags, task_name(t->kind));
+            "so %s queued from the host is refused%s",
+            (int)s->id, s->flags, stream_task_name(t->kind),
+            (s->flags & ACL_STREAM_PERSISTENT)
+                ? " (a persistent stream takes work while it is captured or bound to a model "
+                  "being built)"
+                : "");
     }
-    const backend_stream_ops *ops = backend()->stream;
-    backend_stream *bs = stream_backend(s);
-    aclError err;
-    switch (t->kind) {
-    case TASK_COPY:
-        err = ops->memcpy_async(bs, t->u.copy.dst, t->u.copy.src, t->u.copy.n, t->u.copy.dir);
-        break;
-    case TASK_COPY_2D:
-        err = ops->memcpy2d_async(bs, t->u.copy_2d.dst, t->u.copy_2d.dpitch, t->u.copy_2d.src,
-                                  t->u.copy_2d.spitch, t->u.copy_2d.width, t->u.copy_2d.height,
-                                  t->u.copy_2d.dir);
-        break;
-    case TASK_FILL:
-        err =
-            ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n, t->u.fill.on_device);
-        break;
-    case TASK_RECORD:
-        err = ops->record(bs, t->u.event);
-        break;
-    case TASK_WAIT:
-        err = ops->wait(bs, t->u.event);
-        break;
-    case TASK_HOST_FUNC:
-        err = ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
-        break;
-    case TASK_VALUE_WRITE:
-        err = ops->value_write(bs, t->u.value.addr, t->u.value.value);
-        break;
-    case TASK_VALUE_WAIT:
-        err = ops->value_wait(bs, t->u.value.addr, t->u.value.value, t->u.value.cmp);
-        break;
-    case TASK_NOTIFY_RECORD:
-        err = backend()->notify->record(bs, t->u.notify.notify);
-        break;
-    case TASK_NOTIFY_WAIT:
-        err = backend()->notify->wait(bs, t->u.notify.notify, t->u.notify.timeout_s);
-        break;
-    case TASK_CNT_NOTIFY_RECORD:
-        err = backend()->notify->count(bs, t->u.notify.notify, t->u.notify.mode, t->u.notify.value);
-        break;
-    case TASK_CNT_NOTIFY_WAIT:
-        err = backend()->notify->count_wait(bs, t->u.notify.notify, t->u.notify.mode,
-                                            t->u.notify.value, t->u.notify.timeout_s,
-                                            t->u.notify.clear);
-        break;
-    default:
-        err = ACL_ERROR_RT_INTERNAL_ERROR;
-        break;
-    }
+    aclError err = stream_dispatch(s, t);
     /* Counted after the call: a synchronize that read the count before
      * this store began before the call returned, and need not cover it. */
     uint_fast64_t seq = atomic_fetch_add_explicit(&s->queued, 1, memory_order_release) + 1;
     if (s != s->ctx->default_stream)
         thread_last_task = (uint32_t)seq;
-    return __builtin_expect(err == ACL_SUCCESS, 1) ? err : submit_failed(api, s, t, err);
+    return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
 }
 
 /* True when everything counted so far is known complete. */
@@ -166,6 +191,8 @@ static void mark_done(acl_stream *s, uint_fast64_t queued)
 aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
 {
     uint_fast64_t queued;
+    if (__builtin_expect(stream_capture(s) != NULL, 0))
+        return ACL_ERROR_RT_STREAM_CAPTURED; /* ACL: no synchronize while capturing */
     if ((s->flags & STREAM_DEVICE_FED_FLAGS) || known_idle(s, &queued))
         return ACL_SUCCESS;
     /* A wait is no place for a borrow (handle.h). */
@@ -185,6 +212,8 @@ aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
 aclError stream_query(acl_stream *s, bool *complete)
 {
     uint_fast64_t queued;
+    if (__builtin_expect(stream_capture(s) != NULL, 0))
+        return ACL_ERROR_RT_STREAM_CAPTURED;
     if (known_idle(s, &queued)) {
         *complete = true;
         return ACL_SUCCESS;
@@ -206,6 +235,9 @@ aclError stream_abort(acl_stream *s)
     const backend_stream_ops *ops = backend()->stream;
     if (!ops->abort)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    /* A capturing stream queues nothing: its work belongs to the model. */
+    if (stream_capture(s) != NULL)
+        return ACL_ERROR_RT_STREAM_CAPTURED;
     /* Everything counted before the abort is settled by it. */
     uint_fast64_t queued = atomic_load_explicit(&s->queued, memory_order_acquire);
     aclError err = ops->abort(stream_backend(s));

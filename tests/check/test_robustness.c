@@ -110,7 +110,6 @@ static const struct {
     const char *api_area, *compat_area;
 } area_folds[] = {
     {"diag", "errors"},   /* exception information: test_errors.c */
-    {"kernel", "device"}, /* operator timeouts: test_device.c */
     {"value", "notify"},  /* stream memory operations: test_notify.c */
     {"group", "device"},  /* core groups: test_device.c */
 };

@@ -121,11 +121,19 @@ typedef enum compat_kind {
     KIND_EVENT,
     KIND_CONTEXT,
     KIND_BUFFER,
+    KIND_MODEL,  /* aclmdlRI */
+    KIND_BINARY, /* aclrtBinary */
     /* Kinds whose live handle is made only when a set of them is wanted. */
     KIND_NOTIFY,
     KIND_CNT_NOTIFY,
     KIND_STREAM_CONFIG,
     KIND_GROUP_INFO,
+    /* Kinds the suite cannot make a live one of without a device binary of
+     * the implementation's own: their sets lack the three entries that
+     * start from a live handle of the kind. */
+    KIND_MODULE,   /* aclrtBinHandle */
+    KIND_FUNCTION, /* aclrtFuncHandle */
+    KIND_ARGS,     /* aclrtArgsHandle */
 } compat_kind;
 
 /* Handles that are not live handles of one kind, with what each one is. The
@@ -140,7 +148,9 @@ typedef struct compat_bad_set {
     aclrtEvent event;
     aclrtContext context;
     aclDataBuffer *buffer;
-    void *own; /* a live handle of a kind from KIND_NOTIFY on, when wanted */
+    aclmdlRI model;
+    aclrtBinary binary;
+    void *own; /* a live handle of a kind KIND_NOTIFY .. KIND_GROUP_INFO, when wanted */
     unsigned char local[COMPAT_GARBAGE];
     unsigned char *heap_random;
     unsigned char *heap_forged; /* holds a live handle of the wanted kind */
@@ -154,7 +164,7 @@ static inline void compat_bad_add(compat_bad_set *b, void *handle, const char *w
     b->count++;
 }
 
-/* Making and destroying a handle of the kinds from KIND_NOTIFY on. */
+/* Making and destroying a handle of the kinds KIND_NOTIFY .. KIND_GROUP_INFO. */
 static inline void *compat_new_handle(compat_kind kind)
 {
     void *h = NULL;
@@ -222,9 +232,23 @@ static inline void *compat_destroyed_handle(compat_kind kind, aclrtContext curre
         ck_assert_ptr_nonnull(h);
         ACL_OK(aclDestroyDataBuffer(h));
         break;
-    default:
+    case KIND_MODEL:
+        ACL_OK(aclmdlRIBuildBegin(&h, 0));
+        ACL_OK(aclmdlRIDestroy(h));
+        break;
+    case KIND_BINARY:
+        h = aclrtCreateBinary("compat", 6);
+        ck_assert_ptr_nonnull(h);
+        ACL_OK(aclrtDestroyBinary(h));
+        break;
+    case KIND_NOTIFY:
+    case KIND_CNT_NOTIFY:
+    case KIND_STREAM_CONFIG:
+    case KIND_GROUP_INFO:
         h = compat_new_handle(kind);
         compat_destroy_handle(kind, h);
+        break;
+    default:
         break;
     }
     return h;
@@ -247,6 +271,9 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
     ACL_OK(aclrtGetCurrentContext(&b->context));
     b->buffer = aclCreateDataBuffer(NULL, 0);
     ck_assert_ptr_nonnull(b->buffer);
+    ACL_OK(aclmdlRIBuildBegin(&b->model, 0));
+    b->binary = aclrtCreateBinary("compat", 6);
+    ck_assert_ptr_nonnull(b->binary);
 
     compat_fill_random(b->local, sizeof b->local, 0x5eed0001);
     b->heap_random = malloc(COMPAT_GARBAGE);
@@ -259,11 +286,13 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
      * block holding a live handle's value, and that value with bit 40
      * flipped (another generation of the same slot in acl-cuda; an address
      * nothing maps elsewhere), are not handles. */
-    if (kind >= KIND_NOTIFY)
+    if (kind >= KIND_NOTIFY && kind <= KIND_GROUP_INFO)
         b->own = compat_new_handle(kind);
-    void *model[] = {b->stream, b->event, b->context, b->buffer,
-                     b->own,    b->own,   b->own,     b->own};
-    memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
+    void *model[] = {b->stream, b->event, b->context, b->buffer, b->model,
+                     b->binary, b->own,   b->own,     b->own,    b->own};
+    bool has_live = kind <= KIND_GROUP_INFO;
+    if (has_live)
+        memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
 
     if (kind != KIND_STREAM)
         compat_bad_add(b, b->stream, "a stream");
@@ -273,14 +302,21 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
         compat_bad_add(b, b->context, "a context");
     if (kind != KIND_BUFFER)
         compat_bad_add(b, b->buffer, "a data buffer");
+    if (kind != KIND_MODEL)
+        compat_bad_add(b, b->model, "a model run instance");
+    if (kind != KIND_BINARY)
+        compat_bad_add(b, b->binary, "a binary (aclrtCreateBinary)");
     compat_bad_add(b, b->local, "a local variable's address");
     compat_bad_add(b, b->heap_random, "a heap block of random bytes");
-    compat_bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
-    compat_bad_add(b, (void *)((uintptr_t)model[kind] ^ ((uintptr_t)1 << 40)),
-                   "a live handle's value, another generation");
+    if (has_live) {
+        compat_bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
+        compat_bad_add(b, (void *)((uintptr_t)model[kind] ^ ((uintptr_t)1 << 40)),
+                       "a live handle's value, another generation");
+    }
     compat_bad_add(b, (void *)(uintptr_t)16, "address 16");
     compat_bad_add(b, (void *)(UINTPTR_MAX - 15), "the top of the address space");
-    compat_bad_add(b, compat_destroyed_handle(kind, b->context), "a destroyed handle");
+    if (has_live)
+        compat_bad_add(b, compat_destroyed_handle(kind, b->context), "a destroyed handle");
 }
 
 static inline void compat_bad_set_free(compat_bad_set *b)
@@ -292,6 +328,8 @@ static inline void compat_bad_set_free(compat_bad_set *b)
     ACL_OK(aclDestroyDataBuffer(b->buffer));
     if (b->own)
         compat_destroy_handle(b->kind, b->own);
+    ACL_OK(aclmdlRIDestroy(b->model));
+    ACL_OK(aclrtDestroyBinary(b->binary));
     free(b->heap_random);
     free(b->heap_forged);
 }

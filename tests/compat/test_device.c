@@ -526,21 +526,6 @@ ROW(aclrtGetSysParamOpt)
             "a NULL value");
 }
 
-ROW(aclrtGetOpExecuteTimeout)
-{
-    REJECTS(aclrtGetOpExecuteTimeout(NULL), ACL_ERROR_INVALID_PARAM, "a NULL timeout");
-}
-
-ROW(aclrtGetOpTimeOutInterval)
-{
-    REJECTS(aclrtGetOpTimeOutInterval(NULL), ACL_ERROR_INVALID_PARAM, "a NULL interval");
-}
-
-ROW(aclrtSetOpExecuteTimeOutV2)
-{
-    REJECTS(aclrtSetOpExecuteTimeOutV2(10, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
-}
-
 /* ---- issue 17: device ---------------------------------------------------------------- */
 
 COMPAT_TEST(pci_bus_ids_round_trip,
@@ -760,18 +745,7 @@ COMPAT_TEST(groups_read_back,
     ACL_OK(aclrtDestroyGroupInfo(info));
 }
 
-COMPAT_TEST(architecture_of_the_device_is_compatible,
-            "aclrtCheckArchCompatibility says code for the device's own version (aclrtGetSocName) is compatible",
-            "API ref aclrtCheckArchCompatibility")
-{
-    int32_t ok = -1;
-    const char *soc = aclrtGetSocName();
-    ck_assert_ptr_nonnull(soc);
-    ACL_OK(aclrtCheckArchCompatibility(soc, &ok));
-    ck_assert_int_eq(ok, 1);
-}
-
-/* ---- rows: ids, PCI addresses, limits, atomics, topology, groups, architectures ---------- */
+/* ---- rows: ids, PCI addresses, limits, atomics, topology, groups ------------------------ */
 
 static void device_state_noop(int32_t device, aclrtDeviceState state, void *args)
 {
@@ -887,14 +861,6 @@ ROW(aclrtGetGroupInfoDetail)
     ACL_OK(aclrtDestroyGroupInfo(g));
 }
 
-ROW(aclrtCheckArchCompatibility)
-{
-    int32_t ok;
-    REJECTS(aclrtCheckArchCompatibility(NULL, &ok), ACL_ERROR_INVALID_PARAM, "a NULL version");
-    REJECTS(aclrtCheckArchCompatibility("Ascend910B1", NULL), ACL_ERROR_INVALID_PARAM,
-            "a NULL result");
-}
-
 static const compat_row rows[] = {
     COMPAT_ROW(aclGetDeviceCapability),
     COMPAT_ROW(aclrtDeviceCanAccessPeer),
@@ -909,14 +875,11 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclrtGetDeviceUtilizationRate),
     COMPAT_ROW(aclrtGetLogicDevIdByPhyDevId),
     COMPAT_ROW(aclrtGetLogicDevIdByUserDevId),
-    COMPAT_ROW(aclrtGetOpExecuteTimeout),
-    COMPAT_ROW(aclrtGetOpTimeOutInterval),
     COMPAT_ROW(aclrtGetPhyDevIdByLogicDevId),
     COMPAT_ROW(aclrtGetRunMode),
     COMPAT_ROW(aclrtGetSysParamOpt),
     COMPAT_ROW(aclrtGetUserDevIdByLogicDevId),
     COMPAT_ROW(aclrtQueryDeviceStatus),
-    COMPAT_ROW(aclrtSetOpExecuteTimeOutV2),
     COMPAT_ROW(aclrtGetDevicesTopo),
     COMPAT_ROW(aclrtRegDeviceStateCallback),
     COMPAT_ROW(aclrtGetUserDevIdByPhyDevId),
@@ -931,7 +894,6 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclrtDestroyGroupInfo),
     COMPAT_ROW(aclrtGetAllGroupInfo),
     COMPAT_ROW(aclrtGetGroupInfoDetail),
-    COMPAT_ROW(aclrtCheckArchCompatibility),
 };
 COMPAT_BAD_ARGS(device, rows);
 
@@ -989,7 +951,6 @@ Suite *compat_suite_device(void)
     tcase_add_test(more, device_task_abort);
     tcase_add_test(more, device_limits_read_back);
     tcase_add_test(more, groups_read_back);
-    tcase_add_test(more, architecture_of_the_device_is_compatible);
     suite_add_tcase(s, more);
 
     compat_add_bad_args(s, &compat_rows_device);

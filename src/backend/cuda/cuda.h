@@ -136,6 +136,23 @@ void cuda_stream_fault_release(backend_stream *s);
 aclError cuda_stream_fault_take(backend_stream *s);
 aclError cuda_value_write(backend_stream *s, void *addr, uint64_t value);
 aclError cuda_value_wait(backend_stream *s, void *addr, uint64_t value, uint32_t cmp);
+/* ---- kernels (module.c, launch.c, builtin.c) and graphs (graph.c) ---- */
+
+/* The driver's handle of a kernel; the library's CUfunction type comes
+ * from driver.h, so it travels as a pointer here. */
+struct CUfunc_st;
+struct CUfunc_st *cuda_function_handle(backend_function *f);
+/* Raises a kernel's dynamic shared memory limit when a launch needs it. */
+aclError cuda_function_allow_shared(backend_function *f, uint32_t bytes);
+aclError cuda_launch(backend_stream *s, const launch_params *p);
+aclError cuda_reduce(backend_stream *s, void *dst, const void *src, size_t elements, reduce_op op,
+                     reduce_type type);
+aclError cuda_random(backend_stream *s, const random_params *p);
+aclError cuda_graph_launch(backend_stream *s, backend_graph *g);
+/* Ties ptr to the graph being captured on s (release(ptr) runs once the
+ * graph and its launches are gone; it must not call CUDA). On failure
+ * ptr stays the caller's. */
+aclError cuda_capture_keep(cudaStream_t s, void *ptr, void (*release)(void *));
 
 /* ---- the groups of operations, one per file ---- */
 
@@ -145,5 +162,7 @@ extern const backend_stream_ops cuda_stream_ops;
 extern const backend_event_ops cuda_event_ops;
 extern const backend_notify_ops cuda_notify_ops;
 extern const backend_diag_ops cuda_diag_ops;
+extern const backend_module_ops cuda_module_ops;
+extern const backend_graph_ops cuda_graph_ops;
 
 #endif

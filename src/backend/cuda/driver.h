@@ -33,7 +33,16 @@
     X(cuCheckpointProcessCheckpoint, 12080)                                                        \
     X(cuCheckpointProcessRestore, 12080)                                                           \
     X(cuCheckpointProcessUnlock, 12080)                                                            \
-    X(cuPointerGetAttributes, 7000)
+    X(cuPointerGetAttributes, 7000)                                                                \
+    X(cuLibraryLoadData, 12000)                                                                    \
+    X(cuLibraryUnload, 12000)                                                                      \
+    X(cuLibraryGetKernel, 12000)                                                                   \
+    X(cuLibraryGetGlobal, 12000)                                                                   \
+    X(cuKernelGetFunction, 12000)                                                                  \
+    X(cuFuncGetAttribute, 2020)                                                                    \
+    X(cuFuncSetAttribute, 9000)                                                                    \
+    X(cuFuncGetParamInfo, 12040)                                                                   \
+    X(cuLaunchKernelEx, 11060)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

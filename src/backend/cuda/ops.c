@@ -13,4 +13,6 @@ const backend_ops backend_cuda_ops = {
     .event = &cuda_event_ops,
     .notify = &cuda_notify_ops,
     .diag = &cuda_diag_ops,
+    .module = &cuda_module_ops,
+    .graph = &cuda_graph_ops,
 };

@@ -176,13 +176,15 @@ typedef struct host_memset {
     void *ptr;
     size_t n;
     uint8_t value;
+    bool captured; /* the graph owns the job: it runs once per replay */
 } host_memset;
 
 static void run_host_memset(void *arg)
 {
     host_memset *job = arg;
     memset(job->ptr, job->value, job->n);
-    free(job);
+    if (!job->captured)
+        free(job);
 }
 
 static aclError cuda_memset_async(backend_stream *s, void *ptr, uint8_t value, size_t n,
@@ -198,8 +200,20 @@ static aclError cuda_memset_async(backend_stream *s, void *ptr, uint8_t value, s
     if (job == NULL)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     *job = (host_memset){.ptr = ptr, .n = n, .value = value};
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if ((rc = check(cudaStreamIsCapturing(s->s, &status)))) {
+        free(job);
+        return rc;
+    }
+    if (status == cudaStreamCaptureStatusActive) {
+        if ((rc = cuda_capture_keep(s->s, job, free))) {
+            free(job);
+            return rc;
+        }
+        job->captured = true;
+    }
     rc = check(cudaLaunchHostFunc(s->s, run_host_memset, job));
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS && !job->captured)
         free(job);
     return rc;
 }
@@ -276,4 +290,10 @@ const backend_stream_ops cuda_stream_ops = {
     .value_write = cuda_value_write,
     .value_wait = cuda_value_wait,
     .abort = cuda_stream_abort,
+    .launch = cuda_launch,
+#ifdef ACLCUDA_HAVE_BUILTIN_KERNELS
+    .reduce = cuda_reduce,
+    .random = cuda_random,
+#endif
+    .graph_launch = cuda_graph_launch,
 };

@@ -9,4 +9,6 @@ const backend_ops backend_host_ops = {
     .event = &host_event_ops,
     .notify = &host_notify_ops,
     .diag = &host_diag_ops,
+    .module = &host_module_ops,
+    .graph = &host_graph_ops,
 };

@@ -59,6 +59,10 @@ struct task {
             uint32_t cmp;
         } value;
         word_op word; /* TASK_WORD, TASK_WORD_WAIT: holds a reference to word.w */
+        struct {
+            const host_job_ops *ops;
+            void *payload;
+        } job;
     } u;
 };
 
@@ -86,6 +90,12 @@ struct host_stream {
     host_stream *fork_next, *fork_prev; /* every stream, for the fork handlers */
     bool orphaned_ref; /* a reference of a worker left behind in the parent by fork */
     task *running;     /* the task the worker is running, NULL between tasks */
+    /* While captured (graph.c): the capture (a reference), the stream's
+     * last node in it, and the nodes its next one must also wait for. */
+    host_capture *capture;
+    int64_t capture_tail;
+    int64_t *pending;
+    size_t npending, pending_cap;
 };
 
 static void stream_retain(host_stream *s)
@@ -99,8 +109,6 @@ static void stream_retain(host_stream *s)
  * done (the child has the memory as it was at the fork), so that the next
  * enqueue or wait starts a fresh worker. The prepare handler holds every
  * stream lock across the fork, so that none is inherited locked. */
-static void task_free(task *t);
-
 static host_stream *all_streams;
 static pthread_mutex_t all_streams_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -177,10 +185,23 @@ static void stream_release(host_stream *s)
     if (s->fork_next)
         s->fork_next->fork_prev = s->fork_prev;
     pthread_mutex_unlock(&all_streams_lock);
+    if (s->capture)
+        capture_release(s->capture);
+    free(s->pending);
     pthread_cond_destroy(&s->done_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->lock);
     free(s);
+}
+
+void stream_retain_ref(host_stream *s)
+{
+    stream_retain(s);
+}
+
+void stream_release_ref(host_stream *s)
+{
+    stream_release(s);
 }
 
 mark *mark_new(host_stream *s)
@@ -194,6 +215,8 @@ mark *mark_new(host_stream *s)
         stream_retain(s);
     m->seq = 0;
     m->stamp_ns = 0;
+    m->capture = NULL;
+    m->node = -1;
     return m;
 }
 
@@ -203,6 +226,8 @@ void mark_release(mark *m)
         return;
     if (m->stream)
         stream_release(m->stream);
+    if (m->capture)
+        capture_release(m->capture);
     free(m);
 }
 
@@ -243,9 +268,24 @@ static bool stream_wait_seq(host_stream *s, uint64_t seq, int32_t timeout_ms)
 bool mark_wait(const mark *m, int32_t timeout_ms)
 {
     if (!m || !m->stream)
-        return true;
+        return true; /* never recorded, complete when taken, or a record in a capture */
     return stream_wait_seq(m->stream, m->seq, timeout_ms);
 }
+
+task_kind task_kind_of(const task *t)
+{
+    return t->kind;
+}
+
+const host_job_ops *task_job(const task *t)
+{
+    return t->kind == TASK_JOB ? t->u.job.ops : NULL;
+}
+
+/* The stream whose worker this thread is (a task, or a model replaying
+ * captured tasks, runs on it): where waits look for aborts and failures
+ * are reported. */
+static _Thread_local host_stream *running_stream;
 
 /* Whether a 64-bit word compares true (ACL_STREAM_WAIT_VALUE_*). */
 static bool value_ready(void *arg)
@@ -282,9 +322,11 @@ static void wait_mark(host_stream *s, const mark *m, unsigned gen)
             return;
 }
 
-/* Runs t on the worker of s; no lock is held. */
-static void task_run(host_stream *s, task *t)
+/* Runs t on the worker (or a model replay, on the worker of the stream
+ * that replays it); no lock is held. */
+void task_run(task *t)
 {
+    host_stream *s = running_stream;
     unsigned gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire);
     switch (t->kind) {
     case TASK_COPY:
@@ -327,17 +369,22 @@ static void task_run(host_stream *s, task *t)
             host_watch_changed(); /* the word was cleared */
         break;
     }
+    case TASK_JOB:
+        t->u.job.ops->run(t->u.job.payload);
+        break;
     }
 }
 
 /* Frees a task that ran (or never will) with its mark reference. Called
  * without stream locks: the last reference to a mark may free a stream. */
-static void task_free(task *t)
+void task_free(task *t)
 {
     if (t->kind == TASK_WAIT || t->kind == TASK_TIMESTAMP)
         mark_release(t->u.mark);
     else if (t->kind == TASK_WORD || t->kind == TASK_WORD_WAIT)
         host_word_release(t->u.word.w);
+    else if (t->kind == TASK_JOB && t->u.job.ops->release)
+        t->u.job.ops->release(t->u.job.payload);
     free(t);
 }
 
@@ -365,8 +412,9 @@ static void *stream_worker(void *arg)
         s->running = t;
         pthread_mutex_unlock(&s->lock);
 
+        running_stream = s;
         if (!t->cancelled)
-            task_run(s, t);
+            task_run(t);
 
         pthread_mutex_lock(&s->lock);
         s->running = NULL;
@@ -422,6 +470,12 @@ aclError stream_enqueue(host_stream *s, task *t, mark *m)
 {
     t->next = NULL;
     pthread_mutex_lock(&s->lock);
+    if (s->capture) {
+        /* Recorded, not run: the capture takes the task. */
+        aclError err = capture_record_task(s->capture, s, t);
+        pthread_mutex_unlock(&s->lock);
+        return err;
+    }
     if (!s->worker_running) {
         aclError err = worker_start(s);
         if (err != ACL_SUCCESS) {
@@ -465,6 +519,88 @@ void task_set_mark(task *t, mark *m)
 void mark_retain(mark *m)
 {
     atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+}
+
+aclError stream_enqueue_job(host_stream *s, const host_job_ops *ops, void *payload)
+{
+    task *t = task_new(TASK_JOB);
+    if (!t) {
+        ops->release(payload);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    t->u.job.ops = ops;
+    t->u.job.payload = payload;
+    aclError err = stream_enqueue(s, t, NULL);
+    if (err != ACL_SUCCESS)
+        task_free(t);
+    return err;
+}
+
+host_capture *stream_capture_of(host_stream *s, int64_t *tail)
+{
+    pthread_mutex_lock(&s->lock);
+    host_capture *c = s->capture;
+    if (c)
+        capture_retain(c);
+    if (tail)
+        *tail = s->capture_tail;
+    pthread_mutex_unlock(&s->lock);
+    return c;
+}
+
+host_capture *stream_capture_of_locked(host_stream *s)
+{
+    return s->capture;
+}
+
+/* Under s's lock (graph.c takes it through these). */
+void stream_set_capture(host_stream *s, host_capture *c, int64_t tail)
+{
+    host_capture *old = s->capture;
+    s->capture = c;
+    s->capture_tail = tail;
+    s->npending = 0;
+    if (c)
+        capture_retain(c);
+    if (old)
+        capture_release(old);
+}
+
+void stream_add_pending(host_stream *s, int64_t node)
+{
+    if (s->npending == s->pending_cap) {
+        size_t cap = s->pending_cap ? 2 * s->pending_cap : 4;
+        int64_t *grown = realloc(s->pending, cap * sizeof *grown);
+        if (!grown)
+            return; /* the dependency stays implied by the order of the nodes */
+        s->pending = grown;
+        s->pending_cap = cap;
+    }
+    s->pending[s->npending++] = node;
+}
+
+/* graph.c: the stream's tail and pending dependencies, with its lock. */
+void stream_lock(host_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+}
+
+void stream_unlock(host_stream *s)
+{
+    pthread_mutex_unlock(&s->lock);
+}
+
+int64_t *stream_pending(host_stream *s, size_t *count, int64_t *tail)
+{
+    *count = s->npending;
+    *tail = s->capture_tail;
+    return s->pending;
+}
+
+void stream_set_tail(host_stream *s, int64_t tail)
+{
+    s->capture_tail = tail;
+    s->npending = 0;
 }
 
 uint64_t stream_fed(host_stream *s, bool *done)
@@ -718,4 +854,8 @@ const backend_stream_ops host_stream_ops = {
     .value_write = host_value_write,
     .value_wait = host_value_wait,
     .abort = host_stream_abort,
+    .launch = host_launch,
+    .reduce = host_reduce,
+    .random = host_random,
+    .graph_launch = host_graph_launch,
 };

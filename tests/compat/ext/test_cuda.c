@@ -188,6 +188,20 @@ COMPAT_TEST(wrap_native_event,
 
 /* ---- bad arguments ------------------------------------------------------------------ */
 
+ROW(aclcudaFunctionSetBlockDim)
+{
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM,
+                 aclcudaFunctionSetBlockDim(h, 32, 1, 1, 0));
+}
+
+ROW(aclcudaFunctionGetBlockDim)
+{
+    uint32_t x, y, z;
+    size_t shared;
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM,
+                 aclcudaFunctionGetBlockDim(h, &x, &y, &z, &shared));
+}
+
 ROW(aclcudaStreamFromNative)
 {
     REJECTS(aclcudaStreamFromNative(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL stream");
@@ -271,6 +285,8 @@ ROW(aclcudaSynchronizeEventSlice)
 
 static const compat_row rows[] = {
     COMPAT_ROW(aclcudaEventFromNative),
+    COMPAT_ROW(aclcudaFunctionGetBlockDim),
+    COMPAT_ROW(aclcudaFunctionSetBlockDim),
     COMPAT_ROW(aclcudaGetNativeDevice),
     COMPAT_ROW(aclcudaGetNativeEvent),
     COMPAT_ROW(aclcudaGetNativeStream),
