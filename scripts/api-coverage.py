@@ -52,6 +52,8 @@ NOTES = {
     "aclrtExceptionInfoCallbackRegister": "called with the first device fault a synchronize sees on each device (CUDA faults are sticky)",
     "aclrtRepairError": "succeeds when there is no fault; a faulted CUDA context cannot be repaired (ACL_ERROR_RT_FEATURE_NOT_SUPPORT)",
     "aclrtGetErrorVerbose": "the first device fault seen; tryRepair is always 0",
+    "aclrtGetFuncHandleFromExceptionInfo": "CUDA does not say which task faulted: no kernel is named (ACL_ERROR_INVALID_PARAM)",
+    "aclrtGetArgsFromExceptionInfo": "CUDA does not say which task faulted: no kernel is named (ACL_ERROR_INVALID_PARAM)",
     "aclrtStreamAbort": "cuda: the stream moves to a fresh CUDA stream, and work queued before still runs on the old one; host: queued work is cancelled except host functions",
     "aclrtDeviceTaskAbort": "aborts every stream of the device as aclrtStreamAbort does; never waits, so the timeout only reaches the callbacks",
     "aclrtWaitAndResetNotify": "an expired wait lets the stream go on; its next synchronize returns ACL_ERROR_RT_TASK_TIMEOUT",

@@ -83,7 +83,8 @@ ACL_EXPORT uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo 
 }
 
 /* The argument buffer and function of the failed task, when it was a
- * kernel launched through ACL. */
+ * kernel and the backend can tell which one (core/exception.h: CUDA
+ * cannot). */
 ACL_EXPORT aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr,
                                                   uint32_t *devArgsLen)
 {
@@ -94,8 +95,9 @@ ACL_EXPORT aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info
         return ACL_ERROR_INVALID_PARAM;
     if (!i->func)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                         "the failed task was not a kernel launched through ACL: it has no "
-                         "arguments");
+                         "the fault names no kernel: CUDA reports a fault for the whole "
+                         "context, not for the task that caused it, so there are no arguments "
+                         "to give");
     *devArgsPtr = i->args;
     *devArgsLen = i->args_len;
     return ACL_SUCCESS;
@@ -111,7 +113,8 @@ ACL_EXPORT aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo
         return ACL_ERROR_INVALID_PARAM;
     if (!i->func)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                         "the failed task was not a kernel launched through ACL");
+                         "the fault names no kernel: CUDA reports a fault for the whole "
+                         "context, not for the task that caused it");
     *func = i->func;
     return ACL_SUCCESS;
 }

@@ -21,8 +21,10 @@ struct rtExceptionInfo {
     uint32_t thread_id;
     uint32_t device_id;
     uint32_t error_code;
-    /* The kernel launch that failed, when it was one (kernel launches set
-     * them through exception_report_kernel). */
+    /* The kernel launch that failed and its arguments. CUDA reports a
+     * fault for the context, not for a task, so acl-cuda cannot name the
+     * kernel: these stay NULL, and the getters say why. A backend that can
+     * tell would set them here. */
     void *func;
     void *args;
     uint32_t args_len;

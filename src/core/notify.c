@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/errors.h"
+#include "core/graph.h"
 #include "core/notify.h"
 #include "util/fork.h"
 
@@ -91,7 +92,11 @@ static aclError notify_publish(const char *api, acl_notify *n, acl_context *ctx,
 
 aclError notify_create(const char *api, acl_context *ctx, bool counting, acl_notify **out)
 {
-    aclError err;
+    /* A notify's word is device memory cleared in place: on CUDA, an
+     * allocation and a synchronous fill, which captures forbid. */
+    aclError err = capture_check_unsafe(api, "creating a notify");
+    if (err)
+        return err;
     acl_notify *n = notify_alloc(api, counting, &err);
     if (!n)
         return err;
@@ -177,7 +182,10 @@ aclError notify_count_wait(const char *api, acl_notify *n, acl_stream *s, uint32
 
 aclError notify_reset(const char *api, acl_notify *n)
 {
-    aclError err = backend()->notify->reset(notify_backend(n));
+    aclError err = capture_check_unsafe(api, "resetting a notify from the host");
+    if (err)
+        return err;
+    err = backend()->notify->reset(notify_backend(n));
     if (err)
         return acl_raise(api, err, "resetting notify %u failed", n->id);
     return ACL_SUCCESS;

@@ -154,6 +154,43 @@ START_TEST(host_abort_cancels_all_but_host_functions)
 }
 END_TEST
 
+/* Value writes and notifies captured into a model run at every replay (on
+ * the host backend: CUDA's capture of stream memory operations is for the
+ * GPU run to show); a capturing stream has nothing queued to abort. */
+START_TEST(captured_value_write_and_notify_replay)
+{
+    if (!on_host_backend())
+        return;
+    aclrtStream a = acltest_new_stream(), b = acltest_new_stream();
+    uint64_t *word = NULL;
+    ACL_OK(aclrtMalloc((void **)&word, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(word, 64, 0, 64));
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    ACL_OK(aclmdlRICaptureBegin(a, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtValueWrite(word, 7, 0, a));
+    ACL_OK(aclrtRecordNotify(n, a));
+    ACL_FAILS_WITH(aclrtStreamAbort(a), ACL_ERROR_RT_STREAM_CAPTURED);
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureEnd(a, &model));
+    ck_assert_uint_eq(read_word(word), 0); /* recorded, not run */
+    for (int round = 0; round < 2; round++) {
+        ACL_OK(aclrtMemset(word, 8, 0, 8));
+        ACL_OK(aclmdlRIExecuteAsync(model, a));
+        ACL_OK(aclrtWaitAndResetNotify(n, b, 5));
+        ACL_OK(aclrtValueWait(word, 7, ACL_STREAM_WAIT_VALUE_EQ, b));
+        ACL_OK(aclrtSynchronizeStream(b));
+        ACL_OK(aclrtSynchronizeStream(a));
+        ck_assert_uint_eq(read_word(word), 7);
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyNotify(n));
+    ACL_OK(aclrtFree(word));
+    ACL_OK(aclrtDestroyStream(a));
+    ACL_OK(aclrtDestroyStream(b));
+}
+END_TEST
+
 START_TEST(stop_is_refused_with_reason)
 {
     aclrtStream s = acltest_new_stream();
@@ -474,6 +511,7 @@ static Suite *suite(void)
     tcase_add_test(streams, export_and_import_in_process);
     tcase_add_test(streams, host_abort_cancels_all_but_host_functions);
     tcase_add_test(streams, stop_is_refused_with_reason);
+    tcase_add_test(streams, captured_value_write_and_notify_replay);
     tcase_add_test(streams, event_timestamps);
     tcase_add_test(streams, resource_limit_levels);
     suite_add_tcase(s, streams);
