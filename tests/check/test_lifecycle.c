@@ -166,8 +166,13 @@ static void destroy_under_use(aclError (*destroy)(aclrtStream), int count)
 {
     user u = {0};
     ACL_OK(aclrtGetCurrentContext(&u.context));
-    ACL_OK(aclrtMalloc(&u.dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    /* 64 bytes per round: a stream destroyed without waiting (force) may
+     * still be filling its round's bytes while the next round's fills. */
+    unsigned char *base = NULL;
+    ACL_OK(aclrtMalloc((void **)&base, 64 * (size_t)(count > 0 ? count : 1),
+                       ACL_MEM_MALLOC_HUGE_FIRST));
     for (int i = 0; i < count; i++) {
+        u.dev = base + 64 * (size_t)i;
         u.stream = acltest_new_stream();
         atomic_store(&u.stop, false);
         atomic_store(&u.calls, 0);
@@ -180,7 +185,8 @@ static void destroy_under_use(aclError (*destroy)(aclrtStream), int count)
         pthread_join(thread, NULL);
         ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call on the stream returned %d", i, (int)u.bad);
     }
-    ACL_OK(aclrtFree(u.dev));
+    ACL_OK(aclrtSynchronizeDevice());
+    ACL_OK(aclrtFree(base));
 }
 
 START_TEST(stream_destroyed_while_in_use)

@@ -287,11 +287,21 @@ const host_job_ops *task_job(const task *t)
  * are reported. */
 static _Thread_local host_stream *running_stream;
 
+/* A value wait's word is ACL memory that the application may also change
+ * with plain stores (aclrtMemcpy from the host, its own code), as a device
+ * polls memory that the host writes: the load is atomic, and left out of
+ * ThreadSanitizer's instrumentation, which would report the application's
+ * store as a race with it. */
+__attribute__((noinline, no_sanitize_thread)) static uint64_t load_watched(_Atomic uint64_t *addr)
+{
+    return atomic_load_explicit(addr, memory_order_acquire);
+}
+
 /* Whether a 64-bit word compares true (ACL_STREAM_WAIT_VALUE_*). */
 static bool value_ready(void *arg)
 {
     const task *t = arg;
-    uint64_t now = atomic_load_explicit(t->u.value.addr, memory_order_acquire);
+    uint64_t now = load_watched(t->u.value.addr);
     uint64_t v = t->u.value.value;
     switch (t->u.value.cmp) {
     case ACL_STREAM_WAIT_VALUE_GEQ:
