@@ -28,6 +28,9 @@
 
 typedef struct backend_stream backend_stream; /* per backend */
 typedef struct backend_event backend_event;   /* per backend */
+typedef struct backend_phys backend_phys;     /* physical memory (vmm), per backend */
+typedef struct backend_pool backend_pool;     /* a memory pool, per backend */
+typedef struct backend_import backend_import; /* memory imported from a process */
 
 typedef enum copy_dir {
     COPY_HOST_TO_HOST,
@@ -86,7 +89,36 @@ typedef struct backend_memory_ops {
     aclError (*memcpy2d_sync)(int32_t dev, void *dst, size_t dpitch, const void *src, size_t spitch,
                               size_t width, size_t height, copy_dir dir, bool src_pinned);
     aclError (*memset_sync)(int32_t dev, void *ptr, uint8_t value, size_t n, bool on_device);
+    /* count 32-bit words of value from ptr (4-byte aligned). */
+    aclError (*memset32_sync)(int32_t dev, void *ptr, uint32_t value, size_t count, bool on_device);
 } backend_memory_ops;
+
+/* One copy of a batch: plain pointers, the direction resolved. */
+typedef struct batch_copy {
+    void *dst;
+    const void *src;
+    size_t n;
+} batch_copy;
+
+/* A copy whose addresses are read from device memory when it runs (the
+ * "second-level pointer" copies): it copies count bytes (*count_slot when
+ * count_slot is set), at most dest_max, from *src_slot + src_offset to
+ * *dst_slot + dst_offset. The slots are 64-bit words in device memory.
+ * With dst_slot NULL nothing is copied: the source range (src_slot may
+ * then be NULL too, src_offset being the address) is prefetched into the
+ * device's cache, where the backend has one. */
+typedef struct indirect_copy {
+    const uint64_t *dst_slot, *src_slot, *count_slot;
+    uint64_t dst_offset, src_offset, count, dest_max;
+} indirect_copy;
+
+/* Where managed memory is advised to live or is prefetched to:
+ * ACL's aclrtMemManagedLocationType values, id the backend device (host
+ * types ignore it). */
+typedef struct managed_location {
+    int32_t type;
+    int32_t id;
+} managed_location;
 
 /* Streams. priority: smaller is higher, within device_props' range.
  * synchronize: timeout_ms -1 = forever, >= 0 = limit, expiry returns
@@ -117,6 +149,23 @@ typedef struct backend_stream_ops {
     aclError (*record)(backend_stream *s, backend_event *e);
     aclError (*wait)(backend_stream *s, backend_event *e);
     aclError (*host_func)(backend_stream *s, host_fn fn, void *arg);
+
+    /* Optional (NULL: the backend cannot). */
+    aclError (*memset32_async)(backend_stream *s, void *ptr, uint32_t value, size_t count,
+                               bool on_device);
+    /* The copies of one batch, all in direction dir, in any order; the
+     * array is the caller's until the call returns. */
+    aclError (*memcpy_batch_async)(backend_stream *s, const batch_copy *copies, size_t count,
+                                   copy_dir dir);
+    aclError (*memcpy_indirect_async)(backend_stream *s, const indirect_copy *copy);
+    /* Managed memory: moves [ptr, ptr + n) towards loc; the batch form
+     * takes each range's location. */
+    aclError (*prefetch_async)(backend_stream *s, const void *ptr, size_t n, managed_location loc);
+    /* Stream-ordered pool memory: alloc returns the address at once, valid
+     * for work queued after it; free returns it to its pool once the work
+     * queued before it is done. */
+    aclError (*pool_alloc_async)(backend_stream *s, backend_pool *pool, size_t n, void **ptr);
+    aclError (*pool_free_async)(backend_stream *s, void *ptr);
 } backend_stream_ops;
 
 /* Events. A new event may still carry a record from an earlier life (the
@@ -136,12 +185,96 @@ typedef struct backend_event_ops {
     void *(*native)(backend_event *e);
 } backend_event_ops;
 
+/* Virtual memory: reserved address ranges, physical memory and mappings.
+ * Locations: host true = host memory, else device dev. attr is ACL's
+ * aclrtMemAttr (page size and kind). Sizes are multiples of the
+ * granularity (the core checks). */
+typedef struct backend_vmm_ops {
+    aclError (*granularity)(bool host, int32_t dev, uint32_t attr, bool recommended,
+                            size_t *granularity);
+    aclError (*reserve)(void **va, size_t size, void *expect);
+    aclError (*release)(void *va, size_t size);
+    aclError (*create)(backend_phys **phys, size_t size, bool host, int32_t dev, uint32_t attr);
+    /* Drops the creator's reference; mappings keep the memory alive. */
+    void (*destroy)(backend_phys *phys);
+    /* Maps phys at va; accessible: readable and writable by phys's device
+     * (and by the host for host memory) at once. */
+    aclError (*map)(void *va, size_t size, backend_phys *phys, bool accessible);
+    aclError (*unmap)(void *va, size_t size);
+    /* flags: ACL's aclrtMemAccessFlags; host: access for the host. */
+    aclError (*set_access)(void *va, size_t size, bool host, int32_t dev, uint32_t flags);
+    /* A file descriptor (the caller's to close) that another process can
+     * import, and the import of one. */
+    aclError (*export_fd)(backend_phys *phys, int *fd);
+    aclError (*import_fd)(int fd, size_t size, bool host, int32_t dev, uint32_t attr,
+                          backend_phys **phys);
+} backend_vmm_ops;
+
+/* Sharing between processes. The blob is what the importer needs besides
+ * the file descriptor (which may be -1 where the backend needs none). */
+enum { IPC_BLOB_MAX = 128 };
+typedef struct backend_ipc_ops {
+    /* Makes [ptr, ptr + size) of device dev's memory importable. */
+    aclError (*mem_export)(int32_t dev, void *ptr, size_t size, void *blob, size_t *blob_len,
+                           int *fd);
+    /* Maps what mem_export described; *ptr is where the memory appears. */
+    aclError (*mem_import)(int32_t dev, const void *blob, size_t blob_len, int fd, void **ptr,
+                           backend_import **imp);
+    void (*mem_close)(backend_import *imp);
+    /* Events another process can wait for: create one, describe it, and
+     * open a description (the creating process records it, others wait). */
+    aclError (*event_create)(backend_event *e, int32_t dev);
+    aclError (*event_export)(backend_event *e, void *blob, size_t *blob_len, int *fd);
+    aclError (*event_open)(backend_event *e, int32_t dev, const void *blob, size_t blob_len,
+                           int fd);
+} backend_ipc_ops;
+
+/* Host memory made reachable by the device. */
+typedef struct backend_host_register_ops {
+    /* flags: ACL_HOST_REG_MAPPED / ACL_HOST_REG_PINNED; pinned: the range
+     * is page-locked memory of ours already. */
+    aclError (*register_range)(void *ptr, size_t size, uint32_t flags, bool pinned);
+    aclError (*unregister_range)(void *ptr, bool pinned);
+    /* The device's address of registered (or page-locked) host memory. */
+    aclError (*device_pointer)(void *ptr, void **dev_ptr);
+    /* Whether the device can reach mapped host memory at all. */
+    aclError (*can_map)(int32_t dev, bool *can);
+} backend_host_register_ops;
+
+/* Managed memory (one address on the host and every device). */
+typedef struct backend_managed_ops {
+    aclError (*alloc)(int32_t dev, void **ptr, size_t size);
+    aclError (*free)(int32_t dev, void *ptr);
+    /* advice: ACL's aclrtMemManagedAdviseType. */
+    aclError (*advise)(const void *ptr, size_t size, int32_t advice, managed_location loc);
+    /* attribute: ACL's aclrtMemManagedRangeAttribute, answered as ACL
+     * defines it (device ids are backend ids). */
+    aclError (*get_attr)(int32_t attribute, const void *ptr, size_t size, void *data,
+                         size_t data_size);
+} backend_managed_ops;
+
+/* Memory pools for stream-ordered allocation (pool_alloc_async and
+ * pool_free_async are stream operations). attr: ACL's aclrtMemPoolAttr. */
+typedef struct backend_pool_ops {
+    aclError (*create)(backend_pool **pool, int32_t dev, size_t max_size);
+    aclError (*destroy)(backend_pool *pool);
+    aclError (*trim)(backend_pool *pool, size_t keep);
+    aclError (*set_attr)(backend_pool *pool, int32_t attr, uint64_t value);
+    aclError (*get_attr)(backend_pool *pool, int32_t attr, uint64_t *value);
+} backend_pool_ops;
+
 typedef struct backend_ops {
     const char *name; /* "cuda" or "host" */
     const backend_device_ops *device;
     const backend_memory_ops *memory;
     const backend_stream_ops *stream;
     const backend_event_ops *event;
+    /* Optional groups (NULL: not supported by this backend). */
+    const backend_vmm_ops *vmm;
+    const backend_ipc_ops *ipc;
+    const backend_host_register_ops *host_register;
+    const backend_managed_ops *managed;
+    const backend_pool_ops *pool;
 } backend_ops;
 
 extern const backend_ops backend_host_ops;

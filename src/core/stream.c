@@ -25,6 +25,18 @@ static const char *task_name(task_kind kind)
         return "an event wait";
     case TASK_HOST_FUNC:
         return "a host function";
+    case TASK_FILL32:
+        return "a 32-bit fill";
+    case TASK_COPY_BATCH:
+        return "a batch of copies";
+    case TASK_COPY_INDIRECT:
+        return "a copy through device-side addresses";
+    case TASK_PREFETCH:
+        return "a prefetch of managed memory";
+    case TASK_POOL_ALLOC:
+        return "a pool allocation";
+    case TASK_POOL_FREE:
+        return "a pool free";
     }
     return "a task";
 }
@@ -89,6 +101,35 @@ aclError stream_submit(const char *api, acl_stream *s, const task *t)
         break;
     case TASK_HOST_FUNC:
         err = ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
+        break;
+    case TASK_FILL32:
+        err = ops->memset32_async ? ops->memset32_async(bs, t->u.fill32.ptr, t->u.fill32.value,
+                                                        t->u.fill32.count, t->u.fill32.on_device)
+                                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        break;
+    case TASK_COPY_BATCH:
+        err = ops->memcpy_batch_async
+                  ? ops->memcpy_batch_async(bs, t->u.copy_batch.copies, t->u.copy_batch.count,
+                                            t->u.copy_batch.dir)
+                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        break;
+    case TASK_COPY_INDIRECT:
+        err = ops->memcpy_indirect_async ? ops->memcpy_indirect_async(bs, &t->u.copy_indirect)
+                                         : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        break;
+    case TASK_PREFETCH:
+        err = ops->prefetch_async
+                  ? ops->prefetch_async(bs, t->u.prefetch.ptr, t->u.prefetch.n, t->u.prefetch.loc)
+                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        break;
+    case TASK_POOL_ALLOC:
+        err = ops->pool_alloc_async ? ops->pool_alloc_async(bs, t->u.pool_alloc.pool,
+                                                            t->u.pool_alloc.n, t->u.pool_alloc.out)
+                                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        break;
+    case TASK_POOL_FREE:
+        err = ops->pool_free_async ? ops->pool_free_async(bs, t->u.pool_free)
+                                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         break;
     default:
         err = ACL_ERROR_RT_INTERNAL_ERROR;

@@ -62,6 +62,12 @@ typedef enum task_kind {
     TASK_RECORD,
     TASK_WAIT,
     TASK_HOST_FUNC,
+    TASK_FILL32,
+    TASK_COPY_BATCH,
+    TASK_COPY_INDIRECT,
+    TASK_PREFETCH,
+    TASK_POOL_ALLOC,
+    TASK_POOL_FREE,
 } task_kind;
 
 /* One piece of stream-ordered work, built on the caller's stack. */
@@ -92,6 +98,29 @@ typedef struct task {
             host_fn fn;
             void *arg;
         } host_func;
+        struct {
+            void *ptr;
+            size_t count; /* 32-bit words */
+            uint32_t value;
+            bool on_device;
+        } fill32;
+        struct {
+            const batch_copy *copies;
+            size_t count;
+            copy_dir dir;
+        } copy_batch;
+        indirect_copy copy_indirect;
+        struct {
+            const void *ptr;
+            size_t n;
+            managed_location loc;
+        } prefetch;
+        struct {
+            backend_pool *pool;
+            size_t n;
+            void **out;
+        } pool_alloc;
+        void *pool_free; /* TASK_POOL_FREE */
     } u;
 } task;
 

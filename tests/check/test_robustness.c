@@ -1097,6 +1097,241 @@ ROW(aclsysGetVersionStr)
     REJECTS(aclsysGetVersionStr(name, NULL), ACL_ERROR_INVALID_PARAM, "a NULL versionStr");
 }
 
+/* ---- memory, complete (#15): copies and fills ---- */
+
+static aclrtMemcpyBatchAttr h2d_attr(void)
+{
+    aclrtMemcpyBatchAttr a;
+    memset(&a, 0, sizeof a);
+    a.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    a.srcLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    return a;
+}
+
+/* The pointer arrays of a batch, one by one NULL or bad, then bad streams. */
+#define BATCH_ROW(call_with)                                                                 \
+    do {                                                                                     \
+        buffers b = buffers_make();                                                          \
+        unsigned char local[64];                                                             \
+        void *dsts[1] = {b.device}, *srcs[1] = {b.pinned}, *bad_dst[1] = {local};            \
+        size_t sizes[1] = {64}, maxs[1] = {64}, idx[1] = {0}, fail = 0;                      \
+        aclrtMemcpyBatchAttr attr = h2d_attr();                                              \
+        (void)fail;                                                                          \
+        call_with(NULL, maxs, srcs, sizes, &attr, idx, ACL_ERROR_INVALID_PARAM, "NULL dsts"); \
+        call_with(dsts, NULL, srcs, sizes, &attr, idx, ACL_ERROR_INVALID_PARAM,              \
+                  "NULL destMaxs");                                                          \
+        call_with(dsts, maxs, NULL, sizes, &attr, idx, ACL_ERROR_INVALID_PARAM, "NULL srcs"); \
+        call_with(dsts, maxs, srcs, NULL, &attr, idx, ACL_ERROR_INVALID_PARAM, "NULL sizes"); \
+        call_with(dsts, maxs, srcs, sizes, NULL, idx, ACL_ERROR_INVALID_PARAM, "NULL attrs"); \
+        call_with(dsts, maxs, srcs, sizes, &attr, NULL, ACL_ERROR_INVALID_PARAM,             \
+                  "NULL attrsIndexes");                                                      \
+        call_with(bad_dst, maxs, srcs, sizes, &attr, idx, ANY_ERROR,                         \
+                  "a local variable as device dst");                                         \
+        buffers_free(&b);                                                                    \
+    } while (0)
+
+#define CALL_BATCH(d, m, s, z, a, i, code, what)                                             \
+    REJECTS(aclrtMemcpyBatch(d, m, s, z, 1, a, i, 1, &fail), code, what)
+#define CALL_BATCH_V2(d, m, s, z, a, i, code, what)                                          \
+    REJECTS(aclrtMemcpyBatchV2(d, m, s, z, 1, a, i, 1), code, what)
+#define CALL_BATCH_ASYNC(d, m, s, z, a, i, code, what)                                       \
+    REJECTS(aclrtMemcpyBatchAsync(d, m, s, z, 1, a, i, 1, &fail, NULL), code, what)
+#define CALL_BATCH_ASYNC_V2(d, m, s, z, a, i, code, what)                                    \
+    REJECTS(aclrtMemcpyBatchAsyncV2(d, m, s, z, 1, a, i, 1, NULL), code, what)
+
+ROW(aclrtMemcpyBatch)
+{
+    BATCH_ROW(CALL_BATCH);
+    buffers b = buffers_make();
+    void *dsts[1] = {b.device}, *srcs[1] = {b.pinned};
+    size_t sizes[1] = {64}, idx[1] = {0};
+    aclrtMemcpyBatchAttr attr = h2d_attr();
+    REJECTS(aclrtMemcpyBatch(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL failIndex");
+    buffers_free(&b);
+}
+
+ROW(aclrtMemcpyBatchV2)
+{
+    BATCH_ROW(CALL_BATCH_V2);
+}
+
+ROW(aclrtMemcpyBatchAsync)
+{
+    BATCH_ROW(CALL_BATCH_ASYNC);
+    buffers b = buffers_make();
+    void *dsts[1] = {b.device}, *srcs[1] = {b.pinned};
+    size_t sizes[1] = {64}, idx[1] = {0}, fail;
+    aclrtMemcpyBatchAttr attr = h2d_attr();
+    REJECTS(aclrtMemcpyBatchAsync(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, NULL, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL failIndex");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyBatchAsync(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, &fail, h));
+    buffers_free(&b);
+}
+
+ROW(aclrtMemcpyBatchAsyncV2)
+{
+    BATCH_ROW(CALL_BATCH_ASYNC_V2);
+    buffers b = buffers_make();
+    void *dsts[1] = {b.device}, *srcs[1] = {b.pinned};
+    size_t sizes[1] = {64}, idx[1] = {0};
+    aclrtMemcpyBatchAttr attr = h2d_attr();
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyBatchAsyncV2(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, h));
+    buffers_free(&b);
+}
+
+ROW(aclrtMemsetD32)
+{
+    unsigned char local[64];
+    REJECTS(aclrtMemsetD32(NULL, 64, 0, 4), ACL_ERROR_INVALID_PARAM, "a NULL ptr");
+    REJECTS(aclrtMemsetD32(local, 64, 0, 4), ACL_ERROR_INVALID_PARAM, "a local variable");
+}
+
+ROW(aclrtMemsetD32Async)
+{
+    buffers b = buffers_make();
+    REJECTS(aclrtMemsetD32Async(NULL, 64, 0, 4, NULL), ACL_ERROR_INVALID_PARAM, "a NULL ptr");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemsetD32Async(b.device, BUF_SIZE, 0, 4, h));
+    buffers_free(&b);
+}
+
+ROW(aclrtGetMemcpyDescSize)
+{
+    REJECTS(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL descSize");
+}
+
+ROW(aclrtSetMemcpyDesc)
+{
+    buffers b = buffers_make();
+    unsigned char local[64];
+    REJECTS(aclrtSetMemcpyDesc(NULL, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, b.device, b.device, 8,
+                               NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL desc");
+    REJECTS(aclrtSetMemcpyDesc(b.device, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL, b.device, 8,
+                               NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL srcAddr");
+    REJECTS(aclrtSetMemcpyDesc(local, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, b.device, b.device, 8,
+                               NULL),
+            ANY_ERROR, "a local variable as desc");
+    buffers_free(&b);
+}
+
+ROW(aclrtMemcpyAsyncWithDesc)
+{
+    buffers b = buffers_make();
+    REJECTS(aclrtMemcpyAsyncWithDesc(NULL, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL desc");
+    FOR_EACH_BAD(KIND_STREAM, h, ANY_ERROR,
+                 aclrtMemcpyAsyncWithDesc(b.device, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, h));
+    buffers_free(&b);
+}
+
+ROW(aclrtMemcpyAsyncWithOffset)
+{
+    buffers b = buffers_make();
+    unsigned char local[64];
+    void *slot = local;
+    REJECTS(aclrtMemcpyAsyncWithOffset(NULL, 64, 0, (const void **)b.device, 8, 0,
+                                       ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ANY_ERROR, "a NULL dst");
+    REJECTS(aclrtMemcpyAsyncWithOffset(&slot, 64, 0, (const void **)b.device, 8, 0,
+                                       ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ANY_ERROR, "a host slot");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyAsyncWithOffset((void **)b.device, 64, 0, (const void **)b.device, 8,
+                                            0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, h));
+    buffers_free(&b);
+}
+
+ROW(aclrtCmoAsync)
+{
+    buffers b = buffers_make();
+    REJECTS(aclrtCmoAsync(NULL, 64, ACL_RT_CMO_TYPE_PREFETCH, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL src");
+    REJECTS(aclrtCmoAsync(b.pinned, 64, ACL_RT_CMO_TYPE_PREFETCH, NULL), ANY_ERROR,
+            "host memory");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCmoAsync(b.device, 64, ACL_RT_CMO_TYPE_PREFETCH, h));
+    buffers_free(&b);
+}
+
+ROW(aclrtCmoAsyncWithBarrier)
+{
+    buffers b = buffers_make();
+    REJECTS(aclrtCmoAsyncWithBarrier(NULL, 64, ACL_RT_CMO_TYPE_INVALID, 1, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL src");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCmoAsyncWithBarrier(b.device, 64, ACL_RT_CMO_TYPE_INVALID, 1, h));
+    buffers_free(&b);
+}
+
+ROW(aclrtCmoWaitBarrier)
+{
+    aclrtBarrierTaskInfo info;
+    memset(&info, 0, sizeof info);
+    info.barrierNum = 1;
+    info.cmoInfo[0].cmoType = ACL_RT_CMO_TYPE_INVALID;
+    info.cmoInfo[0].barrierId = 1;
+    REJECTS(aclrtCmoWaitBarrier(NULL, NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL taskInfo");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtCmoWaitBarrier(&info, h, 0));
+}
+
+ROW(aclrtCmoGetDescSize)
+{
+    REJECTS(aclrtCmoGetDescSize(NULL), ACL_ERROR_INVALID_PARAM, "a NULL size");
+}
+
+ROW(aclrtCmoSetDesc)
+{
+    buffers b = buffers_make();
+    unsigned char local[64];
+    REJECTS(aclrtCmoSetDesc(NULL, b.device, 8), ACL_ERROR_INVALID_PARAM, "a NULL cmoDesc");
+    REJECTS(aclrtCmoSetDesc(b.device, NULL, 8), ACL_ERROR_INVALID_PARAM, "a NULL src");
+    REJECTS(aclrtCmoSetDesc(local, b.device, 8), ANY_ERROR, "a local variable as cmoDesc");
+    buffers_free(&b);
+}
+
+ROW(aclrtCmoAsyncWithDesc)
+{
+    buffers b = buffers_make();
+    REJECTS(aclrtCmoAsyncWithDesc(NULL, ACL_RT_CMO_TYPE_PREFETCH, NULL, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL cmoDesc");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCmoAsyncWithDesc(b.device, ACL_RT_CMO_TYPE_PREFETCH, h, NULL));
+    buffers_free(&b);
+}
+
+ROW(aclrtDeviceL2CacheFlush)
+{
+    int local;
+    REJECTS(aclrtDeviceL2CacheFlush(&local), ACL_ERROR_INVALID_PARAM, "a non-NULL rsv");
+}
+
+ROW(aclrtGetMemUsageInfo)
+{
+    aclrtMemUsageInfo info[2];
+    size_t n;
+    REJECTS(aclrtGetMemUsageInfo(0, NULL, 2, &n), ACL_ERROR_INVALID_PARAM, "a NULL memUsageInfo");
+    REJECTS(aclrtGetMemUsageInfo(0, info, 2, NULL), ACL_ERROR_INVALID_PARAM, "a NULL outputNum");
+}
+
+ROW(aclrtGetMemUceInfo)
+{
+    aclrtMemUceInfo info[2];
+    size_t n;
+    REJECTS(aclrtGetMemUceInfo(0, NULL, 2, &n), ACL_ERROR_INVALID_PARAM, "a NULL array");
+    REJECTS(aclrtGetMemUceInfo(0, info, 2, NULL), ACL_ERROR_INVALID_PARAM, "a NULL retSize");
+}
+
+ROW(aclrtMemUceRepair)
+{
+    REJECTS(aclrtMemUceRepair(0, NULL, 1), ACL_ERROR_INVALID_PARAM, "a NULL array");
+}
+
 typedef struct row {
     const char *name;
     void (*run)(void);
@@ -1215,6 +1450,27 @@ static const row rows[] = {
     ROW_ENTRY(aclsysGetCANNVersion),
     ROW_ENTRY(aclsysGetVersionNum),
     ROW_ENTRY(aclsysGetVersionStr),
+    /* memory, complete (#15) */
+    ROW_ENTRY(aclrtMemcpyBatch),
+    ROW_ENTRY(aclrtMemcpyBatchV2),
+    ROW_ENTRY(aclrtMemcpyBatchAsync),
+    ROW_ENTRY(aclrtMemcpyBatchAsyncV2),
+    ROW_ENTRY(aclrtMemsetD32),
+    ROW_ENTRY(aclrtMemsetD32Async),
+    ROW_ENTRY(aclrtGetMemcpyDescSize),
+    ROW_ENTRY(aclrtSetMemcpyDesc),
+    ROW_ENTRY(aclrtMemcpyAsyncWithDesc),
+    ROW_ENTRY(aclrtMemcpyAsyncWithOffset),
+    ROW_ENTRY(aclrtCmoAsync),
+    ROW_ENTRY(aclrtCmoAsyncWithBarrier),
+    ROW_ENTRY(aclrtCmoWaitBarrier),
+    ROW_ENTRY(aclrtCmoGetDescSize),
+    ROW_ENTRY(aclrtCmoSetDesc),
+    ROW_ENTRY(aclrtCmoAsyncWithDesc),
+    ROW_ENTRY(aclrtDeviceL2CacheFlush),
+    ROW_ENTRY(aclrtGetMemUsageInfo),
+    ROW_ENTRY(aclrtGetMemUceInfo),
+    ROW_ENTRY(aclrtMemUceRepair),
 };
 
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };

@@ -76,6 +76,21 @@ def _then(first, second):
     return call
 
 
+def _device(env, size):
+    """Device memory freed after the test."""
+    ptr, ret = acl.rt.malloc(size, 0)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.free(ptr))
+    return ptr
+
+
+def _memcpy_desc(env):
+    """A descriptor of a 64-byte copy within env.dev."""
+    desc = _device(env, 64)
+    assert acl.rt.set_memcpy_desc(desc, 6, env.dev, env.dev + 64, 64, 0)[1] == 0
+    return desc
+
+
 def _data_buffer(env, use):
     handle = acl.create_data_buffer(env.host, env.size)
     assert handle != 0
@@ -277,11 +292,11 @@ RT = [
     Case("memcpy2d", "aclrtMemcpy2d", lambda e: acl.rt.memcpy2d(e.dev, 128, e.host, 128, 64, 8, 1)),
     Case("memcpy2d_async", "aclrtMemcpy2dAsync",
          lambda e: acl.rt.memcpy2d_async(e.host, 128, e.dev, 128, 64, 8, 2, e.stream)),
-    Case("get_memcpy_desc_size", "aclrtGetMemcpyDescSize", lambda e: acl.rt.get_memcpy_desc_size(3), (int, RET)),
+    Case("get_memcpy_desc_size", "aclrtGetMemcpyDescSize", lambda e: acl.rt.get_memcpy_desc_size(6), (int, RET)),
     Case("set_memcpy_desc", "aclrtSetMemcpyDesc",
-         lambda e: acl.rt.set_memcpy_desc(e.host, 3, e.dev, e.dev, 64, 0), (int, RET)),
+         lambda e: acl.rt.set_memcpy_desc(_device(e, 64), 6, e.dev, e.dev + 64, 64, 0), (int, RET)),
     Case("memcpy_async_with_desc", "aclrtMemcpyAsyncWithDesc",
-         lambda e: acl.rt.memcpy_async_with_desc(e.host, 3, e.stream)),
+         lambda e: acl.rt.memcpy_async_with_desc(_memcpy_desc(e), 6, e.stream)),
     Case("reduce_async", "aclrtReduceAsync", lambda e: acl.rt.reduce_async(e.dev, e.dev, 16, 10, 0, e.stream, 0)),
     # callbacks: without a subscription the calls fail with their documented codes
     Case("subscribe_report", "aclrtSubscribeReport", lambda e: e.subscribe()),

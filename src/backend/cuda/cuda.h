@@ -71,6 +71,13 @@ static inline aclError use_device(int dev)
 
 /* The CUDA copy kind of a direction (memory.c). */
 enum cudaMemcpyKind memcpy_kind(copy_dir dir);
+/* ACL's managed-memory location as CUDA's (stream.c). */
+struct cudaMemLocation cuda_managed_location(managed_location loc);
+
+/* ---- the backend's own kernels (kernels.c) ---- */
+
+/* Queues a copy (or L2 prefetch) whose addresses are read on the device. */
+aclError cuda_launch_indirect_copy(int dev, cudaStream_t stream, const indirect_copy *c);
 
 /* ---- waiting with a deadline (stream.c) ---- */
 

@@ -19,7 +19,21 @@
 
 #define DRIVER_FUNCTIONS(X)                                                                        \
     X(cuGetErrorName, 6000)                                                                        \
-    X(cuCtxGetCurrent, 4000)
+    X(cuCtxGetCurrent, 4000)                                                                       \
+    X(cuMemsetD32Async, 3020)                                                                      \
+    X(cuModuleLoadData, 2000)                                                                      \
+    X(cuModuleGetFunction, 2000)                                                                   \
+    X(cuLaunchKernel, 4000)                                                                        \
+    X(cuMemAddressReserve, 10020)                                                                  \
+    X(cuMemAddressFree, 10020)                                                                     \
+    X(cuMemCreate, 10020)                                                                          \
+    X(cuMemRelease, 10020)                                                                         \
+    X(cuMemMap, 10020)                                                                             \
+    X(cuMemUnmap, 10020)                                                                           \
+    X(cuMemSetAccess, 10020)                                                                       \
+    X(cuMemGetAllocationGranularity, 10020)                                                        \
+    X(cuMemExportToShareableHandle, 10020)                                                         \
+    X(cuMemImportFromShareableHandle, 10020)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

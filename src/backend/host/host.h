@@ -37,6 +37,8 @@ void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size
                   size_t height);
 aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width);
+void host_fill32(uint32_t *dst, uint32_t value, size_t count);
+void host_copy_indirect(const indirect_copy *copy);
 
 /* ---- streams, tasks and marks (stream.c) ---- */
 
@@ -76,6 +78,9 @@ typedef enum task_kind {
     TASK_HOST_FN,
     TASK_WAIT,      /* until a mark on another stream is complete */
     TASK_TIMESTAMP, /* stamps a timing event's mark */
+    TASK_SET32,
+    TASK_BATCH,    /* copies of a batch, owned by the task */
+    TASK_INDIRECT, /* a copy through addresses read when it runs */
 } task_kind;
 
 typedef struct task task;

@@ -52,6 +52,16 @@ struct task {
             void *arg;
         } call;
         mark *mark; /* TASK_WAIT, TASK_TIMESTAMP: one reference */
+        struct {
+            uint32_t *dst;
+            size_t count;
+            uint32_t value;
+        } set32;
+        struct {
+            batch_copy *copies; /* owned */
+            size_t count;
+        } batch;
+        indirect_copy indirect;
     } u;
 };
 
@@ -258,6 +268,16 @@ static void task_run(task *t)
     case TASK_TIMESTAMP:
         t->u.mark->stamp_ns = monotonic_ns();
         break;
+    case TASK_SET32:
+        host_fill32(t->u.set32.dst, t->u.set32.value, t->u.set32.count);
+        break;
+    case TASK_BATCH:
+        for (size_t i = 0; i < t->u.batch.count; i++)
+            memmove(t->u.batch.copies[i].dst, t->u.batch.copies[i].src, t->u.batch.copies[i].n);
+        break;
+    case TASK_INDIRECT:
+        host_copy_indirect(&t->u.indirect);
+        break;
     }
 }
 
@@ -267,6 +287,8 @@ static void task_free(task *t)
 {
     if (t->kind == TASK_WAIT || t->kind == TASK_TIMESTAMP)
         mark_release(t->u.mark);
+    if (t->kind == TASK_BATCH)
+        free(t->u.batch.copies);
     free(t);
 }
 
@@ -468,6 +490,63 @@ static aclError host_memset_async(backend_stream *bs, void *ptr, uint8_t value, 
     return submit(bs->impl, t);
 }
 
+static aclError host_memset32_async(backend_stream *bs, void *ptr, uint32_t value, size_t count,
+                                    bool on_device)
+{
+    (void)on_device;
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (!ptr)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    task *t = task_new(TASK_SET32);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.set32.dst = ptr;
+    t->u.set32.value = value;
+    t->u.set32.count = count;
+    return submit(bs->impl, t);
+}
+
+static aclError host_memcpy_batch_async(backend_stream *bs, const batch_copy *copies, size_t count,
+                                        copy_dir dir)
+{
+    (void)dir;
+    if (count == 0)
+        return ACL_SUCCESS;
+    task *t = task_new(TASK_BATCH);
+    batch_copy *mine = t ? malloc(count * sizeof *mine) : NULL;
+    if (!mine) {
+        free(t);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    memcpy(mine, copies, count * sizeof *mine);
+    t->u.batch.copies = mine;
+    t->u.batch.count = count;
+    return submit(bs->impl, t);
+}
+
+static aclError host_memcpy_indirect_async(backend_stream *bs, const indirect_copy *copy)
+{
+    if (copy->dst_slot == NULL)
+        return ACL_SUCCESS; /* a cache prefetch: CPU caches need none */
+    task *t = task_new(TASK_INDIRECT);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.indirect = *copy;
+    return submit(bs->impl, t);
+}
+
+/* Managed memory is plain process memory here: nothing moves. */
+static aclError host_prefetch_async(backend_stream *bs, const void *ptr, size_t n,
+                                    managed_location loc)
+{
+    (void)bs;
+    (void)ptr;
+    (void)n;
+    (void)loc;
+    return ACL_SUCCESS;
+}
+
 static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
 {
     if (!fn)
@@ -576,4 +655,8 @@ const backend_stream_ops host_stream_ops = {
     .record = host_record,
     .wait = host_wait,
     .host_func = host_host_func,
+    .memset32_async = host_memset32_async,
+    .memcpy_batch_async = host_memcpy_batch_async,
+    .memcpy_indirect_async = host_memcpy_indirect_async,
+    .prefetch_async = host_prefetch_async,
 };
