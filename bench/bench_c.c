@@ -37,39 +37,9 @@
 #include <cuda_runtime_api.h>
 #endif
 
-/* ---- failures ------------------------------------------------------------ */
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bench_c: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-/* A benchmark measures successful calls only: any failure ends the run. */
-#define ACL_OK(call)                                                                         \
-    do {                                                                                     \
-        aclError acl_ok_err_ = (call);                                                       \
-        if (__builtin_expect(acl_ok_err_ != ACL_SUCCESS, 0))                                 \
-            fail("%s:%d: %s returned %d: %s", __FILE__, __LINE__, #call, (int)acl_ok_err_,   \
-                 aclGetRecentErrMsg());                                                      \
-    } while (0)
+#include "harness.h"
 
 #ifdef ACLCUDA_HAVE_CUDA
-#define CUDA_OK(call)                                                                        \
-    do {                                                                                     \
-        cudaError_t cuda_ok_err_ = (call);                                                   \
-        if (__builtin_expect(cuda_ok_err_ != cudaSuccess, 0))                                \
-            fail("%s:%d: %s returned %d: %s", __FILE__, __LINE__, #call, (int)cuda_ok_err_,  \
-                 cudaGetErrorString(cuda_ok_err_));                                          \
-    } while (0)
-
 /* The raw side's streams are what aclrtCreateStream makes: non-blocking, at
  * the device's greatest priority (ACL streams are of the highest priority). */
 static int raw_priority;
@@ -79,89 +49,6 @@ static cudaError_t raw_stream_create(cudaStream_t *s)
     return cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, raw_priority);
 }
 #endif
-
-/* ---- timing and statistics -------------------------------------------------- */
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-typedef struct stats {
-    double median, p10, p90; /* ns per call */
-} stats;
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Linear interpolation between the closest ranks of sorted values. */
-static double quantile(const double *sorted, int n, double q)
-{
-    double pos = q * (n - 1);
-    int lo = (int)pos;
-    int hi = lo + 1 < n ? lo + 1 : lo;
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
-static stats summarize(double *values, int n)
-{
-    qsort(values, (size_t)n, sizeof *values, compare_doubles);
-    return (stats){quantile(values, n, 0.5), quantile(values, n, 0.1), quantile(values, n, 0.9)};
-}
-
-/* One side of a comparison: run(calls) makes `calls` calls and is timed;
- * settle() then drains what they queued, untimed. */
-typedef struct side {
-    void (*run)(int calls);
-    void (*settle)(void);
-} side;
-
-static double time_batch(const side *s, int calls)
-{
-    int64_t start = now_ns();
-    s->run(calls);
-    int64_t end = now_ns();
-    if (s->settle)
-        s->settle();
-    return (double)(end - start) / calls;
-}
-
-enum { WARMUP_BATCHES = 3, MAX_ROUNDS = 1001 };
-
-typedef struct comparison {
-    stats acl, cuda;
-    bool has_cuda;
-} comparison;
-
-/* Interleaved A/B rounds of acl (and raw CUDA when given). */
-static comparison compare(const side *acl, const side *cuda, int calls, int rounds)
-{
-    static double acl_ns[MAX_ROUNDS], cuda_ns[MAX_ROUNDS];
-    for (int w = 0; w < WARMUP_BATCHES; w++) {
-        time_batch(acl, calls);
-        if (cuda)
-            time_batch(cuda, calls);
-    }
-    for (int r = 0; r < rounds; r++) {
-        if (cuda && r % 2) {
-            cuda_ns[r] = time_batch(cuda, calls);
-            acl_ns[r] = time_batch(acl, calls);
-        } else {
-            acl_ns[r] = time_batch(acl, calls);
-            if (cuda)
-                cuda_ns[r] = time_batch(cuda, calls);
-        }
-    }
-    comparison c = {.acl = summarize(acl_ns, rounds), .has_cuda = cuda != NULL};
-    if (cuda)
-        c.cuda = summarize(cuda_ns, rounds);
-    return c;
-}
 
 /* ---- results ------------------------------------------------------------------ */
 
@@ -1213,6 +1100,7 @@ static long parse_positive(const char *text, const char *option)
 
 int main(int argc, char **argv)
 {
+    bench_name = "bench_c";
     const char *json_path = NULL;
     long rounds = 0, max_bytes = 0, max_live = 0;
     bool print_backend = false;

@@ -16,6 +16,11 @@ json="${ACLCUDA_BENCH_JSON:-$builddir/bench/results-$backend.json}"
 
 # shellcheck disable=SC2086 # ACLCUDA_BENCH_ARGS is a list of options
 "$bench_c" --json "$json" $ACLCUDA_BENCH_ARGS
+# The other C programs each add their section to the same file.
+for program in "$builddir"/bench/bench_*; do
+  case $program in */bench_c|*/bench_*.*) continue ;; esac
+  [ -x "$program" ] && "$program" --json "$json"
+done
 
 if [ "$PYTHON" = ":" ] || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then
     echo "Python benchmarks skipped: no Python 3.8 or newer"

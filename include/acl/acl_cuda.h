@@ -26,6 +26,17 @@ ACL_FUNC_VISIBILITY aclError aclcudaGetNativeStream(aclrtStream stream, void **n
  * through ACL; a record made directly through CUDA is not seen by them. */
 ACL_FUNC_VISIBILITY aclError aclcudaGetNativeEvent(aclrtEvent event, void **native);
 
+/* Waits at most sliceMs milliseconds (>= 0) for the work of a stream (NULL:
+ * the current context's default stream), an event, or the current device,
+ * like the aclrtSynchronize*WithTimeout functions, except that an expiry is
+ * not an error: it returns ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (the event:
+ * ACL_ERROR_RT_EVENT_SYNC_TIMEOUT) and records no message. For callers that
+ * must stay responsive while they wait for long work: the Python package
+ * waits in slices, so that Ctrl-C interrupts acl.rt.synchronize_*. */
+ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeStreamSlice(aclrtStream stream, int32_t sliceMs);
+ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeEventSlice(aclrtEvent event, int32_t sliceMs);
+ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeDeviceSlice(int32_t sliceMs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -255,6 +255,10 @@ _PROTOTYPES = (
     ("aclrtSetOpExecuteTimeOutV2", aclError, (c_uint64, _P(c_uint64))),
     ("aclrtGetOpExecuteTimeout", aclError, (_P(c_uint32),)),
     ("aclrtGetOpTimeOutInterval", aclError, (_P(c_uint64),)),
+    # acl-cuda's own (acl/acl_cuda.h): waits in slices
+    ("aclcudaSynchronizeStreamSlice", aclError, (_vp, c_int32)),
+    ("aclcudaSynchronizeEventSlice", aclError, (_vp, c_int32)),
+    ("aclcudaSynchronizeDeviceSlice", aclError, (c_int32,)),
 )
 
 

@@ -371,7 +371,18 @@ ACL_EXPORT aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32
 
 /* ---- peer access ---------------------------------------------------------------- */
 
-/* ---- peer access ---------------------------------------------------------------- */
+/* Two visible devices, not the same one; raises otherwise. */
+static aclError resolve_pair(const char *api, int32_t device, int32_t peer_device, int32_t *phys,
+                             int32_t *peer)
+{
+    aclError err = device_resolve(api, device, phys);
+    if (!err)
+        err = device_resolve(api, peer_device, peer);
+    if (!err && *phys == *peer)
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "a device is not its own peer (%d)",
+                        (int)device);
+    return err;
+}
 
 ACL_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
                                              int32_t peerDeviceId)
@@ -379,56 +390,65 @@ ACL_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t dev
     if (!canAccessPeer)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "canAccessPeer is NULL");
     int32_t phys, peer;
-    aclError err = device_resolve(__func__, deviceId, &phys);
-    if (!err)
-        err = device_resolve(__func__, peerDeviceId, &peer);
-    if (err)
-        return err;
-    if (phys == peer)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "a device is not its own peer (%d)",
-                         (int)deviceId);
-    err = backend()->device->can_access_peer(phys, peer, canAccessPeer);
-    return err ? ACL_RAISE(err, "peer query %d -> %d failed", (int)deviceId, (int)peerDeviceId)
-               : ACL_SUCCESS;
+    aclError err = resolve_pair(__func__, deviceId, peerDeviceId, &phys, &peer);
+    if (!err && (err = backend()->device->can_access_peer(phys, peer, canAccessPeer)))
+        ACL_RAISE(err, "peer query %d -> %d failed", (int)deviceId, (int)peerDeviceId);
+    return err;
 }
 
-static aclError peer_switch(const char *func, int32_t peerDeviceId, uint32_t flags, bool enable)
+/* The current device and a peer of it. */
+static aclError current_and_peer(const char *api, int32_t peer_device, int32_t *phys, int32_t *peer,
+                                 int32_t *device)
 {
-    if (flags != 0)
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "flags must be 0, got %u", flags);
     acl_context *ctx;
-    int32_t peer;
-    aclError err = current_context_get(func, &ctx);
+    aclError err = current_context_get(api, &ctx);
     if (err)
         return err;
-    int32_t phys = ctx->phys, device = ctx->device;
+    *device = ctx->device;
     context_put(ctx);
-    err = device_resolve(func, peerDeviceId, &peer);
-    if (err)
-        return err;
-    if (peer == phys)
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "device %d is the current device",
-                         (int)peerDeviceId);
-    const backend_device_ops *ops = backend()->device;
-    err = enable ? ops->enable_peer(phys, peer) : ops->disable_peer(phys, peer);
-    return err ? acl_raise(func, err, "peer access %d -> %d", (int)device, (int)peerDeviceId)
-               : ACL_SUCCESS;
+    return resolve_pair(api, *device, peer_device, phys, peer);
 }
 
+/* One way, from the current device to the peer; enabling twice is no
+ * error. CANN checks the reserved flags first, with its "unsupported
+ * feature" code. */
 ACL_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
 {
-    return peer_switch(__func__, peerDeviceId, flags, true);
+    if (flags != 0)
+        return ACL_RAISE(ACL_ERROR_FEATURE_UNSUPPORTED, "flags are reserved and must be 0, got %u",
+                         flags);
+    int32_t phys, peer, device;
+    aclError err = current_and_peer(__func__, peerDeviceId, &phys, &peer, &device);
+    if (!err && (err = device_peer_enable(phys, peer)))
+        ACL_RAISE(err, "enabling peer access %d -> %d failed", (int)device, (int)peerDeviceId);
+    return err;
 }
 
 ACL_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
 {
-    return peer_switch(__func__, peerDeviceId, 0, false);
+    int32_t phys, peer, device;
+    aclError err = current_and_peer(__func__, peerDeviceId, &phys, &peer, &device);
+    if (err)
+        return err;
+    if (!device_peer_enabled(phys, peer))
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "peer access %d -> %d is not enabled",
+                         (int)device, (int)peerDeviceId);
+    if ((err = device_peer_disable(phys, peer)))
+        ACL_RAISE(err, "disabling peer access %d -> %d failed", (int)device, (int)peerDeviceId);
+    return err;
 }
 
+/* Whether access from deviceId to peerDeviceId is enabled (1) or not (0). */
 ACL_EXPORT aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId,
                                                 int32_t *status)
 {
-    return aclrtDeviceCanAccessPeer(status, deviceId, peerDeviceId);
+    if (!status)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
+    int32_t phys, peer;
+    aclError err = resolve_pair(__func__, deviceId, peerDeviceId, &phys, &peer);
+    if (!err)
+        *status = device_peer_enabled(phys, peer);
+    return err;
 }
 
 /* ---- process-level parameters ------------------------------------------------------- */

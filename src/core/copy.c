@@ -1,9 +1,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/callback.h"
 #include "core/copy.h"
 #include "core/errors.h"
 #include "core/memory.h"
+#include "core/staging.h"
 
 static const char *kind_name(int kind)
 {
@@ -89,14 +91,74 @@ static int32_t copy_device(const copy_plan *p, const acl_context *ctx)
 }
 
 /* A queued copy touching pageable host memory (which the backend may read or
- * write only later), or staged through ACL's buffer so that the source may
- * be reused at once, is completed before the call returns. */
-static bool copy_must_finish(const copy_plan *p, int kind)
+ * write only later) is completed before the call returns, as CUDA does. */
+static bool copy_must_finish(const copy_plan *p)
 {
-    if (kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
-        return true;
     return (p->dst.kind == MEM_UNKNOWN || p->src.kind == MEM_UNKNOWN) &&
            p->dir != COPY_DEVICE_TO_DEVICE;
+}
+
+/* Whether a copy goes through a bounce buffer instead: always for
+ * ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE (its source may be reused at once, and
+ * nothing is waited for), and for pageable memory inside a callback, which
+ * may not wait for a stream: the callback may be holding it (a BLOCK
+ * callback queueing a copy on its own stream) or one it waits for. */
+static bool copy_staged_instead(const copy_plan *p, int kind)
+{
+    return kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE || (copy_must_finish(p) && callback_running());
+}
+
+/* Queues `height` rows of `width` bytes through a bounce buffer. To the
+ * device, the caller's rows are packed into the buffer now, so its memory
+ * may be reused at once; the buffer is copied in stream order and given
+ * back after. From the device, the rows land in the buffer in stream order
+ * and a host function unpacks them into the caller's memory. */
+static aclError copy_staged(const char *api, acl_stream *s, void *dst, size_t dpitch,
+                            const void *src, size_t spitch, size_t width, size_t height,
+                            copy_dir dir)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(width, height, &bytes))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "a %zu x %zu copy is too large", width,
+                         height);
+    staging *b = staging_get(bytes);
+    if (!b)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "no page-locked bounce buffer of %zu bytes for a copy on stream %d", bytes,
+                         (int)s->id);
+    bool to_device = dir == COPY_HOST_TO_DEVICE;
+    if (to_device)
+        for (size_t row = 0; row < height; row++)
+            memcpy((char *)b->data + row * width, (const char *)src + row * spitch, width);
+    void *copy_dst = to_device ? dst : b->data;
+    const void *copy_src = to_device ? b->data : src;
+    size_t copy_dpitch = to_device ? dpitch : width, copy_spitch = to_device ? width : spitch;
+    task copy = {.kind = TASK_COPY,
+                 .u.copy = {.dst = copy_dst, .src = copy_src, .n = width, .dir = dir}};
+    if (height > 1)
+        copy = (task){.kind = TASK_COPY_2D,
+                      .u.copy_2d = {.dst = copy_dst,
+                                    .dpitch = copy_dpitch,
+                                    .src = copy_src,
+                                    .spitch = copy_spitch,
+                                    .width = width,
+                                    .height = height,
+                                    .dir = dir}};
+    if (!to_device) {
+        b->dst = dst;
+        b->dpitch = dpitch;
+        b->width = width;
+        b->height = height;
+    }
+    aclError ret = stream_submit(api, s, &copy);
+    if (ret != ACL_SUCCESS) {
+        b->height = 0;
+        staging_done(b); /* never queued: back at once */
+        return ret;
+    }
+    /* Should this fail, the queued copy may still use the buffer, which
+     * then stays out of the pool. */
+    return stream_submit(api, s, &(task){.kind = TASK_HOST_FUNC, .u.host_func = {staging_done, b}});
 }
 
 static aclError finish_stream(const char *api, acl_stream *s, const char *what)
@@ -147,13 +209,15 @@ aclError copy_async(const char *api, acl_stream *s, void *dst, const void *src, 
         ret = memory_check_extent(api, "src", src, count, &p.src);
     if (ret != ACL_SUCCESS || dst == src)
         return ret;
+    if (copy_staged_instead(&p, (int)kind))
+        return copy_staged(api, s, dst, count, src, count, count, 1, p.dir);
     ret = stream_submit(
         api, s,
         &(task){.kind = TASK_COPY, .u.copy = {.dst = dst, .src = src, .n = count, .dir = p.dir}});
     if (ret != ACL_SUCCESS)
         return ret;
-    if (copy_must_finish(&p, (int)kind))
-        return finish_stream(api, s, "copy through pageable or staged host memory");
+    if (copy_must_finish(&p))
+        return finish_stream(api, s, "copy through pageable host memory");
     return ACL_SUCCESS;
 }
 
@@ -216,6 +280,8 @@ aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, 
                          "dst %p and src %p are both host memory: host-to-host copies cannot be "
                          "queued on a stream; use aclrtMemcpy2d",
                          dst, src);
+    if (copy_staged_instead(&p, (int)kind))
+        return copy_staged(api, s, dst, dpitch, src, spitch, width, height, p.dir);
     ret = stream_submit(api, s,
                         &(task){.kind = TASK_COPY_2D,
                                 .u.copy_2d = {.dst = dst,
@@ -227,7 +293,7 @@ aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, 
                                               .dir = p.dir}});
     if (ret != ACL_SUCCESS)
         return ret;
-    if (copy_must_finish(&p, (int)kind))
+    if (copy_must_finish(&p))
         return finish_stream(api, s, "2D copy through pageable host memory");
     return ACL_SUCCESS;
 }

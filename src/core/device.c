@@ -375,6 +375,32 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
     return err;
 }
 
+/* ---- peer access ---------------------------------------------------------------------- */
+
+/* Bit `peer` of peer_access[phys]: access phys -> peer is enabled. */
+static _Atomic uint64_t peer_access[MAX_DEVICES];
+
+aclError device_peer_enable(int32_t phys, int32_t peer)
+{
+    aclError err = backend()->device->enable_peer(phys, peer);
+    if (!err)
+        atomic_fetch_or(&peer_access[phys], UINT64_C(1) << peer);
+    return err;
+}
+
+aclError device_peer_disable(int32_t phys, int32_t peer)
+{
+    aclError err = backend()->device->disable_peer(phys, peer);
+    if (!err)
+        atomic_fetch_and(&peer_access[phys], ~(UINT64_C(1) << peer));
+    return err;
+}
+
+bool device_peer_enabled(int32_t phys, int32_t peer)
+{
+    return atomic_load(&peer_access[phys]) >> peer & 1;
+}
+
 /* ---- process-level parameters ------------------------------------------------------- */
 
 void device_set_param(int opt, int64_t value)

@@ -40,6 +40,12 @@ aclError device_context_create(const char *api, int32_t device, acl_context **ou
 /* Tears down an explicit context whose handle the caller took. */
 void device_context_destroy(acl_context *ctx);
 
+/* Peer access from phys to peer (one way), as enabled through ACL. enable
+ * is idempotent; both return the backend's bare code. */
+aclError device_peer_enable(int32_t phys, int32_t peer);
+aclError device_peer_disable(int32_t phys, int32_t peer);
+bool device_peer_enabled(int32_t phys, int32_t peer);
+
 /* Waits for the work queued on every stream of the device (all contexts)
  * before the call. Bare codes: ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry. */
 aclError device_synchronize(int32_t phys, int32_t timeout_ms);

@@ -450,6 +450,17 @@ ROW(aclcudaGetNativeStream)
     REJECTS(aclcudaGetNativeStream(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL native");
 }
 
+ROW(aclcudaSynchronizeStreamSlice)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclcudaSynchronizeStreamSlice(h, 1));
+    REJECTS(aclcudaSynchronizeStreamSlice(NULL, -1), ACL_ERROR_INVALID_PARAM, "a negative slice");
+}
+
+ROW(aclcudaSynchronizeEventSlice)
+{
+    FOR_EACH_BAD(KIND_EVENT, h, ACL_ERROR_INVALID_PARAM, aclcudaSynchronizeEventSlice(h, 1));
+}
+
 ROW(aclrtCreateContext)
 {
     REJECTS(aclrtCreateContext(NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL context");
@@ -1356,6 +1367,8 @@ static const row rows[] = {
     ROW_ENTRY(aclUpdateDataBuffer),
     ROW_ENTRY(aclcudaGetNativeEvent),
     ROW_ENTRY(aclcudaGetNativeStream),
+    ROW_ENTRY(aclcudaSynchronizeEventSlice),
+    ROW_ENTRY(aclcudaSynchronizeStreamSlice),
     ROW_ENTRY(aclrtCreateContext),
     ROW_ENTRY(aclrtCreateEvent),
     ROW_ENTRY(aclrtCreateEventExWithFlag),

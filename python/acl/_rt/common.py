@@ -31,6 +31,24 @@ def foreign(fmt, c_function, out=None, error=DEFAULT_ERROR):
     return _foreign_api_for("acl.rt", fmt, getattr(c, c_function, None), out, error)
 
 
+# How long one C wait lasts before control returns to Python, where a
+# pending Ctrl-C raises KeyboardInterrupt (signal handlers only run between
+# bytecodes, never inside a foreign call).
+WAIT_SLICE_MS = 100
+_STILL_BUSY = (507046, 507047)  # ACL_ERROR_RT_STREAM/EVENT_SYNC_TIMEOUT
+
+
+def wait_in_slices(wait, *args):
+    """Calls wait(*args, WAIT_SLICE_MS) until the work is done or an error
+    other than "still busy" comes back; waits with no limit stay
+    interruptible that way. The stream or event is never left changed
+    between slices."""
+    ret = wait(*args, WAIT_SLICE_MS)
+    while ret in _STILL_BUSY:
+        ret = wait(*args, WAIT_SLICE_MS)
+    return ret
+
+
 def handle_out(function, *args):
     """Calls function(&handle, *args) and returns (handle, ret), NULL as 0."""
     handle = _c_void_p()

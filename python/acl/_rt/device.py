@@ -12,6 +12,7 @@ from .._module import exported as _exported
 from .common import api as _api
 from .common import c as _c
 from .common import value_out as _value_out
+from .common import wait_in_slices as _wait_in_slices
 
 
 @_api("i", "aclrtSetDevice")
@@ -56,10 +57,12 @@ def set_ts_device(ts_id, /):
     return _c.aclrtSetTsDevice(ts_id)
 
 
-@_api(None, "aclrtSynchronizeDevice")
+@_api(None, "aclcudaSynchronizeDeviceSlice")
 def synchronize_device():
-    """ret = acl.rt.synchronize_device() (other Python threads keep running)"""
-    return _c.aclrtSynchronizeDevice()
+    """ret = acl.rt.synchronize_device() (other Python threads keep running)
+
+    Waits in slices (see common.wait_in_slices), so Ctrl-C interrupts it."""
+    return _wait_in_slices(_c.aclcudaSynchronizeDeviceSlice)
 
 
 @_api("i", "aclrtSynchronizeDeviceWithTimeout", error="{name} args parse failed!")
