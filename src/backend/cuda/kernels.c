@@ -16,7 +16,10 @@ typedef struct device_kernels {
     CUfunction indirect_copy;
 } device_kernels;
 
-#define KERNELS_INIT {PTHREAD_MUTEX_INITIALIZER, false, ACL_SUCCESS, NULL}
+#define KERNELS_INIT                                                                               \
+    {                                                                                              \
+        PTHREAD_MUTEX_INITIALIZER, false, ACL_SUCCESS, NULL                                        \
+    }
 #define KERNELS_INIT4 KERNELS_INIT, KERNELS_INIT, KERNELS_INIT, KERNELS_INIT
 #define KERNELS_INIT16 KERNELS_INIT4, KERNELS_INIT4, KERNELS_INIT4, KERNELS_INIT4
 static device_kernels kernels[KERNEL_DEVICES] = {KERNELS_INIT16, KERNELS_INIT16, KERNELS_INIT16,
@@ -26,8 +29,7 @@ static device_kernels kernels[KERNEL_DEVICES] = {KERNELS_INIT16, KERNELS_INIT16,
  * use_device). The module stays for the life of the context. */
 static aclError load(int dev, device_kernels *k)
 {
-    if (!driver_ready() || !drv.cuModuleLoadData || !drv.cuModuleGetFunction ||
-        !drv.cuLaunchKernel)
+    if (!driver_ready() || !drv.cuModuleLoadData || !drv.cuModuleGetFunction || !drv.cuLaunchKernel)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     aclError rc = use_device_checked(dev);
     if (rc != ACL_SUCCESS)
@@ -79,7 +81,8 @@ aclError cuda_launch_indirect_copy(int dev, cudaStream_t stream, const indirect_
     const uint64_t *dst_slot = c->dst_slot, *src_slot = c->src_slot, *count_slot = c->count_slot;
     uint64_t dst_offset = c->dst_offset, src_offset = c->src_offset, count = c->count,
              dest_max = c->dest_max;
-    void *params[] = {&dst_slot, &dst_offset, &src_slot, &src_offset, &count_slot, &count, &dest_max};
+    void *params[] = {&dst_slot,   &dst_offset, &src_slot, &src_offset,
+                      &count_slot, &count,      &dest_max};
     return from_cu(drv.cuLaunchKernel(k->indirect_copy, (unsigned)blocks, 1, 1, THREADS, 1, 1, 0,
                                       (CUstream)stream, params, NULL));
 }
