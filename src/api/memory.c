@@ -10,6 +10,7 @@
 #include "core/current.h"
 #include "core/device.h"
 #include "core/memory.h"
+#include "core/vmm.h"
 
 /* ---- device memory ------------------------------------------------------------ */
 
@@ -988,5 +989,83 @@ ACL_EXPORT aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *me
         memUsageInfo[i].memPeakSize = entries[i].peak;
     }
     *outputNum = n;
+    return ACL_SUCCESS;
+}
+
+/* ---- memory for the task scheduler, and memory types ---------------------------------- */
+
+/* Device memory the GPU's scheduler may use is any device memory. A policy
+ * outside aclrtMemMallocPolicy is not an error here: CANN then picks huge
+ * pages from 2 MiB on. */
+ACL_EXPORT aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size,
+                                                aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg)
+{
+    const size_t huge = (size_t)2 << 20;
+    uint32_t p = (uint32_t)policy;
+    if (!policy_valid(p))
+        p = size >= huge ? ACL_MEM_MALLOC_HUGE_ONLY : ACL_MEM_MALLOC_NORMAL_ONLY;
+    size_t padded;
+    aclError ret = device_alloc_args(__func__, devPtr, size, p, false, &padded);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    bool has_device;
+    int32_t device = 0, phys;
+    ret = malloc_config_read(__func__, cfg, &has_device, &device);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (has_device) {
+        if (device_to_phys(device, &phys) != ACL_SUCCESS)
+            return ACL_RAISE(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist (%d visible)",
+                             device, device_visible_count());
+    } else {
+        acl_context *ctx;
+        ret = current_context_get(__func__, &ctx);
+        if (ret != ACL_SUCCESS)
+            return ret;
+        phys = ctx->phys;
+        device = ctx->device;
+        context_put(ctx);
+    }
+    return memory_alloc_device(__func__, devPtr, size, padded, p, phys, device,
+                               ORIGIN_TASK_SCHEDULER);
+}
+
+/* The types an address has, as aclrtCheckMemType's bits. */
+static uint32_t mem_types_of(const void *addr)
+{
+    uint32_t types = 0;
+    mem_block b;
+    if (registry_find(addr, &b)) {
+        if (b.origin == ORIGIN_DVPP)
+            types |= ACL_RT_MEM_TYPE_DVPP;
+        else if (b.kind == MEM_DEVICE && b.origin != ORIGIN_MAPPED)
+            types |= ACL_RT_MEM_TYPE_DEV;
+    }
+    if (vmm_reserved(addr))
+        types |= ACL_RT_MEM_TYPE_RSVD;
+    return types;
+}
+
+ACL_EXPORT aclError aclrtCheckMemType(void **addrList, uint32_t size, uint32_t memType,
+                                      uint32_t *checkResult, uint32_t reserve)
+{
+    if (addrList == NULL || checkResult == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         addrList == NULL ? "addrList" : "checkResult");
+    *checkResult = 0;
+    if (reserve != 0)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "reserve %u must be 0", (unsigned)reserve);
+    if (size == 0)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "size is 0");
+    const uint32_t known = ACL_RT_MEM_TYPE_DEV | ACL_RT_MEM_TYPE_DVPP | ACL_RT_MEM_TYPE_RSVD;
+    if ((memType & ~known) != 0)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
+                         "memType 0x%x has bits beyond ACL_RT_MEM_TYPE_DEV | _DVPP | _RSVD (0x%x)",
+                         (unsigned)memType, (unsigned)known);
+    uint32_t result = 1;
+    for (uint32_t i = 0; i < size && result; i++)
+        if ((mem_types_of(addrList[i]) & memType) == 0)
+            result = 0;
+    *checkResult = result;
     return ACL_SUCCESS;
 }

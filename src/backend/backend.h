@@ -186,27 +186,35 @@ typedef struct backend_event_ops {
 } backend_event_ops;
 
 /* Virtual memory: reserved address ranges, physical memory and mappings.
- * Locations: host true = host memory, else device dev. attr is ACL's
- * aclrtMemAttr (page size and kind). Sizes are multiples of the
- * granularity (the core checks). */
+ * Locations: host true = host memory, else device dev. page is ACL's page
+ * type of the memory (NORMAL_PAGE_TYPE, HUGE_PAGE_TYPE, HUGE1G_PAGE_TYPE).
+ * Sizes and addresses are multiples of the granularity (the core checks). */
+typedef struct vmm_access {
+    bool host; /* the host, else device dev */
+    int32_t dev;
+    uint32_t flags; /* ACL's aclrtMemAccessFlags */
+    bool owner;     /* the location of the memory itself */
+} vmm_access;
+
 typedef struct backend_vmm_ops {
-    aclError (*granularity)(bool host, int32_t dev, uint32_t attr, bool recommended,
+    aclError (*granularity)(bool host, int32_t dev, uint32_t page, bool recommended,
                             size_t *granularity);
-    aclError (*reserve)(void **va, size_t size, void *expect);
+    /* dev: the caller's device (for the driver's context). */
+    aclError (*reserve)(int32_t dev, void **va, size_t size, size_t alignment, void *expect);
     aclError (*release)(void *va, size_t size);
-    aclError (*create)(backend_phys **phys, size_t size, bool host, int32_t dev, uint32_t attr);
+    aclError (*create)(backend_phys **phys, size_t size, bool host, int32_t dev, uint32_t page);
     /* Drops the creator's reference; mappings keep the memory alive. */
     void (*destroy)(backend_phys *phys);
-    /* Maps phys at va; accessible: readable and writable by phys's device
-     * (and by the host for host memory) at once. */
-    aclError (*map)(void *va, size_t size, backend_phys *phys, bool accessible);
+    /* Maps phys at va; accessible: readable and writable at once by
+     * access_dev (the memory's device, or the caller's for host memory)
+     * and, for host memory, by the host. */
+    aclError (*map)(void *va, size_t size, backend_phys *phys, bool accessible, int32_t access_dev);
     aclError (*unmap)(void *va, size_t size);
-    /* flags: ACL's aclrtMemAccessFlags; host: access for the host. */
-    aclError (*set_access)(void *va, size_t size, bool host, int32_t dev, uint32_t flags);
+    aclError (*set_access)(void *va, size_t size, const vmm_access *access, size_t count);
     /* A file descriptor (the caller's to close) that another process can
-     * import, and the import of one. */
+     * import, and the import of one (the descriptor stays the caller's). */
     aclError (*export_fd)(backend_phys *phys, int *fd);
-    aclError (*import_fd)(int fd, size_t size, bool host, int32_t dev, uint32_t attr,
+    aclError (*import_fd)(int fd, size_t size, bool host, int32_t dev, uint32_t page,
                           backend_phys **phys);
 } backend_vmm_ops;
 

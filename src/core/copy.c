@@ -5,6 +5,7 @@
 #include "core/copy.h"
 #include "core/errors.h"
 #include "core/memory.h"
+#include "core/vmm.h"
 #include "core/staging.h"
 
 static const char *kind_name(int kind)
@@ -37,13 +38,30 @@ typedef struct copy_plan {
 /* Resolves the direction of a copy from the registry and checks that an
  * explicit kind agrees with it. The caller has already rejected kinds the
  * function does not take. */
+/* Memory ACL does not know is pageable host memory, except a reserved
+ * range where nothing is mapped: no copy may touch that. */
+static aclError check_unmapped(const char *api, const char *role, const void *ptr,
+                               const mem_block *b)
+{
+    if (b->kind != MEM_UNKNOWN || !vmm_reserved(ptr))
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                     "%s %p lies in a range reserved with aclrtReserveMemAddress where nothing "
+                     "is mapped",
+                     role, ptr);
+}
+
 static aclError plan_copy(const char *api, void *dst, const void *src, int kind, copy_plan *p)
 {
     memory_locate(dst, &p->dst);
     memory_locate(src, &p->src);
-    aclError ret = memory_check_access(api, "dst", dst, &p->dst);
+    aclError ret = check_unmapped(api, "dst", dst, &p->dst);
     if (ret == ACL_SUCCESS)
-        ret = memory_check_access(api, "src", src, &p->src);
+        ret = check_unmapped(api, "src", src, &p->src);
+    if (ret == ACL_SUCCESS)
+        ret = memory_check_access(api, "dst", dst, &p->dst, true);
+    if (ret == ACL_SUCCESS)
+        ret = memory_check_access(api, "src", src, &p->src, false);
     if (ret != ACL_SUCCESS)
         return ret;
     bool want_dst_dev = false, want_src_dev = false, explicit = true;
@@ -476,9 +494,13 @@ aclError copy_batch(const char *api, acl_stream *s, acl_context *ctx, const copy
                             "direction only (host to device, or device to host)",
                             i);
         if (ret == ACL_SUCCESS)
-            ret = memory_check_access(api, "dst", dst, &db);
+            ret = check_unmapped(api, "dst", dst, &db);
         if (ret == ACL_SUCCESS)
-            ret = memory_check_access(api, "src", src, &sb);
+            ret = check_unmapped(api, "src", src, &sb);
+        if (ret == ACL_SUCCESS)
+            ret = memory_check_access(api, "dst", dst, &db, true);
+        if (ret == ACL_SUCCESS)
+            ret = memory_check_access(api, "src", src, &sb, false);
         if (ret == ACL_SUCCESS)
             ret = memory_check_extent(api, "dst", dst, size, &db);
         if (ret == ACL_SUCCESS)
@@ -543,7 +565,7 @@ static aclError device_memory_at(const char *api, const char *role, const void *
     if (b->kind != MEM_DEVICE)
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID, "%s %p is %s, not device memory", role,
                          ptr, memory_where(b));
-    aclError ret = memory_check_access(api, role, ptr, b);
+    aclError ret = memory_check_access(api, role, ptr, b, false);
     return ret != ACL_SUCCESS ? ret : memory_check_extent(api, role, ptr, bytes, b);
 }
 

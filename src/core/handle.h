@@ -47,6 +47,10 @@ typedef enum handle_kind {
     HANDLE_STREAM,
     HANDLE_EVENT,
     HANDLE_BUFFER,
+    HANDLE_PHYS_MEM,       /* aclrtDrvMemHandle */
+    HANDLE_MEM_POOL,       /* aclrtMemPool */
+    HANDLE_MBUF,           /* aclrtMbuf */
+    HANDLE_ALLOCATOR_DESC, /* aclrtAllocatorDesc */
     HANDLE_KIND_COUNT
 } handle_kind;
 

@@ -204,14 +204,20 @@ bool memory_set_flags(const void *ptr, mem_origin origin, uint32_t flags)
     return done;
 }
 
-aclError memory_check_access(const char *api, const char *role, const void *ptr, const mem_block *b)
+aclError memory_check_access(const char *api, const char *role, const void *ptr, const mem_block *b,
+                             bool write)
 {
-    if (!(b->flags & MEM_FLAG_NO_ACCESS))
-        return ACL_SUCCESS;
-    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                     "%s %p lies in memory mapped with aclrtMemMapNoAccess at %p that no "
-                     "aclrtMemSetAccess has opened yet",
-                     role, ptr, (void *)b->base);
+    if (b->flags & MEM_FLAG_NO_ACCESS)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p lies in a mapping at %p that its device has no access to (mapped "
+                         "with aclrtMemMapNoAccess, or access removed with aclrtMemSetAccess)",
+                         role, ptr, (void *)b->base);
+    if (write && (b->flags & MEM_FLAG_READ_ONLY))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p lies in a mapping at %p that its device may only read "
+                         "(aclrtMemSetAccess gave ACL_RT_MEM_ACCESS_FLAGS_READ)",
+                         role, ptr, (void *)b->base);
+    return ACL_SUCCESS;
 }
 
 bool memory_overlaps(const void *ptr, size_t size, mem_block *hit)
@@ -383,7 +389,7 @@ aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem
                          "%p is not live memory from aclrtMalloc, aclrtMallocHost or another ACL "
                          "allocator (never allocated by ACL, or already freed)",
                          ptr);
-    aclError ret = memory_check_access(api, "devPtr", ptr, b);
+    aclError ret = memory_check_access(api, "devPtr", ptr, b, true);
     return ret != ACL_SUCCESS ? ret : memory_check_extent(api, "devPtr", ptr, extent, b);
 }
 

@@ -65,6 +65,8 @@ typedef struct mem_block {
 /* A mapping made with aclrtMemMapNoAccess that no aclrtMemSetAccess opened
  * yet: recorded, but no copy or fill may touch it. */
 #define MEM_FLAG_NO_ACCESS 0x1u
+/* A mapping its device may only read. */
+#define MEM_FLAG_READ_ONLY 0x2u
 
 /* Copies the block containing ptr into *out; false when ptr lies in no
  * ACL allocation (pageable host memory, or nothing at all). */
@@ -112,9 +114,10 @@ bool memory_unregister(const void *ptr, mem_origin origin, mem_block *out);
 /* Replaces the flags of the block starting exactly at ptr with the given
  * origin; false when there is none. */
 bool memory_set_flags(const void *ptr, mem_origin origin, uint32_t flags);
-/* Refuses (raising) a block no copy or fill may touch. */
-aclError memory_check_access(const char *api, const char *role, const void *ptr,
-                             const mem_block *b);
+/* Refuses (raising) a block no copy or fill may touch (write: one it may
+ * not write either). */
+aclError memory_check_access(const char *api, const char *role, const void *ptr, const mem_block *b,
+                             bool write);
 /* Whether any recorded block overlaps [ptr, ptr + size). */
 bool memory_overlaps(const void *ptr, size_t size, mem_block *hit);
 /* Bytes recorded on a backend device (-1: host memory) per origin, now and

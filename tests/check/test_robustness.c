@@ -1343,6 +1343,195 @@ ROW(aclrtMemUceRepair)
     REJECTS(aclrtMemUceRepair(0, NULL, 1), ACL_ERROR_INVALID_PARAM, "a NULL array");
 }
 
+/* ---- memory, complete (#15): virtual memory ---- */
+
+static aclrtPhysicalMemProp vmm_prop(void)
+{
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.memAttr = ACL_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    return prop;
+}
+
+/* Pointers that are no mapping or reservation of ours. */
+#define FOR_EACH_BAD_VA(va, call)                                                            \
+    do {                                                                                     \
+        buffers b_ = buffers_make();                                                         \
+        unsigned char local_[64];                                                            \
+        void *bad_[] = {NULL, local_, b_.device, b_.pinned, (void *)(uintptr_t)16};          \
+        const char *what_[] = {"NULL", "a local variable", "device memory",                  \
+                               "page-locked memory", "address 16"};                          \
+        for (size_t i_ = 0; i_ < sizeof bad_ / sizeof bad_[0]; i_++) {                       \
+            void *va = bad_[i_];                                                             \
+            REJECTS(call, ANY_ERROR, what_[i_]);                                             \
+        }                                                                                    \
+        buffers_free(&b_);                                                                   \
+    } while (0)
+
+/* Handles that are no physical memory handle. */
+#define FOR_EACH_BAD_PHYS(h, call)                                                           \
+    do {                                                                                     \
+        aclrtStream s_ = acltest_new_stream();                                               \
+        unsigned char local_[64];                                                            \
+        aclrtPhysicalMemProp p_ = vmm_prop();                                                \
+        aclrtDrvMemHandle freed_;                                                            \
+        size_t g_;                                                                           \
+        ACL_OK(aclrtMemGetAllocationGranularity(&p_, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g_)); \
+        ACL_OK(aclrtMallocPhysical(&freed_, g_, &p_, 0));                                    \
+        ACL_OK(aclrtFreePhysical(freed_));                                                   \
+        void *bad_[] = {NULL, local_, s_, freed_, (void *)(uintptr_t)16};                    \
+        const char *what_[] = {"NULL", "a local variable", "a stream", "a freed handle",     \
+                               "address 16"};                                                \
+        for (size_t i_ = 0; i_ < sizeof bad_ / sizeof bad_[0]; i_++) {                       \
+            aclrtDrvMemHandle h = bad_[i_];                                                  \
+            REJECTS(call, ACL_ERROR_INVALID_PARAM, what_[i_]);                               \
+        }                                                                                    \
+        ACL_OK(aclrtDestroyStream(s_));                                                      \
+    } while (0)
+
+ROW(aclrtReserveMemAddress)
+{
+    REJECTS(aclrtReserveMemAddress(NULL, 4096, 0, NULL, 0), ACL_ERROR_INVALID_PARAM,
+            "a NULL virPtr");
+}
+
+ROW(aclrtReserveMemAddressNoUCMemory)
+{
+    void *p;
+    REJECTS(aclrtReserveMemAddressNoUCMemory(NULL, (size_t)1 << 30, 0, NULL, 0),
+            ACL_ERROR_INVALID_PARAM, "a NULL virPtr");
+    REJECTS(aclrtReserveMemAddressNoUCMemory(&p, (size_t)1 << 30, 0, NULL, 0),
+            ACL_ERROR_INVALID_PARAM, "a NULL expectPtr");
+}
+
+ROW(aclrtReleaseMemAddress)
+{
+    FOR_EACH_BAD_VA(va, aclrtReleaseMemAddress(va));
+}
+
+ROW(aclrtMallocPhysical)
+{
+    aclrtPhysicalMemProp prop = vmm_prop();
+    aclrtDrvMemHandle h;
+    REJECTS(aclrtMallocPhysical(NULL, 4096, &prop, 0), ACL_ERROR_INVALID_PARAM, "a NULL handle");
+    REJECTS(aclrtMallocPhysical(&h, 4096, NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL prop");
+}
+
+ROW(aclrtFreePhysical)
+{
+    FOR_EACH_BAD_PHYS(h, aclrtFreePhysical(h));
+}
+
+ROW(aclrtMemGetAllocationGranularity)
+{
+    aclrtPhysicalMemProp prop = vmm_prop();
+    size_t g;
+    REJECTS(aclrtMemGetAllocationGranularity(NULL, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g),
+            ACL_ERROR_INVALID_PARAM, "a NULL prop");
+    REJECTS(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL granularity");
+}
+
+ROW(aclrtMapMem)
+{
+    void *va;
+    ACL_OK(aclrtReserveMemAddress(&va, (size_t)2 << 20, 0, NULL, 0));
+    FOR_EACH_BAD_PHYS(h, aclrtMapMem(va, (size_t)2 << 20, 0, h, 0));
+    aclrtPhysicalMemProp prop = vmm_prop();
+    aclrtDrvMemHandle h;
+    size_t g;
+    ACL_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    FOR_EACH_BAD_VA(bad, aclrtMapMem(bad, g, 0, h, 0));
+    ACL_OK(aclrtFreePhysical(h));
+    ACL_OK(aclrtReleaseMemAddress(va));
+}
+
+ROW(aclrtMemMapNoAccess)
+{
+    void *va;
+    ACL_OK(aclrtReserveMemAddress(&va, (size_t)2 << 20, 0, NULL, 0));
+    FOR_EACH_BAD_PHYS(h, aclrtMemMapNoAccess(va, (size_t)2 << 20, 0, h, 0));
+    ACL_OK(aclrtReleaseMemAddress(va));
+}
+
+ROW(aclrtUnmapMem)
+{
+    FOR_EACH_BAD_VA(va, aclrtUnmapMem(va));
+}
+
+ROW(aclrtMemSetAccess)
+{
+    aclrtMemAccessDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+    desc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    FOR_EACH_BAD_VA(va, aclrtMemSetAccess(va, 4096, &desc, 1));
+}
+
+ROW(aclrtMemGetAccess)
+{
+    aclrtMemLocation loc = {.id = 0, .type = ACL_MEM_LOCATION_TYPE_DEVICE};
+    uint64_t flags;
+    FOR_EACH_BAD_VA(va, aclrtMemGetAccess(va, &loc, &flags));
+}
+
+ROW(aclrtMemRetainAllocationHandle)
+{
+    aclrtDrvMemHandle h;
+    FOR_EACH_BAD_VA(va, aclrtMemRetainAllocationHandle(va, &h));
+}
+
+ROW(aclrtMemGetAllocationPropertiesFromHandle)
+{
+    aclrtPhysicalMemProp prop;
+    FOR_EACH_BAD_PHYS(h, aclrtMemGetAllocationPropertiesFromHandle(h, &prop));
+}
+
+ROW(aclrtMemGetAddressRange)
+{
+    void *base;
+    size_t size;
+    unsigned char local[16];
+    REJECTS(aclrtMemGetAddressRange(NULL, &base, &size), ACL_ERROR_INVALID_PARAM, "a NULL ptr");
+    REJECTS(aclrtMemGetAddressRange(local, &base, &size), ACL_ERROR_INVALID_PARAM,
+            "a local variable");
+}
+
+ROW(aclrtMemP2PMap)
+{
+    unsigned char local[16];
+    REJECTS(aclrtMemP2PMap(NULL, 16, 0, 0), ACL_ERROR_INVALID_PARAM, "a NULL devPtr");
+    REJECTS(aclrtMemP2PMap(local, 16, 0, 0), ACL_ERROR_INVALID_PARAM, "a local variable");
+}
+
+ROW(aclrtMemMapSelectedLink)
+{
+    FOR_EACH_BAD_VA(va, aclrtMemMapSelectedLink(va, 4096, va, 0));
+}
+
+ROW(aclrtMemMapSetLink)
+{
+    FOR_EACH_BAD_PHYS(h, aclrtMemMapSetLink(h, ACL_RT_MEM_ACCESS_LINK_SIO));
+}
+
+ROW(aclrtCheckMemType)
+{
+    uint32_t result;
+    void *addrs[1] = {NULL};
+    REJECTS(aclrtCheckMemType(NULL, 1, ACL_RT_MEM_TYPE_DEV, &result, 0), ACL_ERROR_INVALID_PARAM,
+            "a NULL addrList");
+    REJECTS(aclrtCheckMemType(addrs, 1, ACL_RT_MEM_TYPE_DEV, NULL, 0), ACL_ERROR_INVALID_PARAM,
+            "a NULL checkResult");
+}
+
+ROW(aclrtMallocForTaskScheduler)
+{
+    REJECTS(aclrtMallocForTaskScheduler(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL devPtr");
+}
+
 typedef struct row {
     const char *name;
     void (*run)(void);
@@ -1484,6 +1673,25 @@ static const row rows[] = {
     ROW_ENTRY(aclrtGetMemUsageInfo),
     ROW_ENTRY(aclrtGetMemUceInfo),
     ROW_ENTRY(aclrtMemUceRepair),
+    ROW_ENTRY(aclrtReserveMemAddress),
+    ROW_ENTRY(aclrtReserveMemAddressNoUCMemory),
+    ROW_ENTRY(aclrtReleaseMemAddress),
+    ROW_ENTRY(aclrtMallocPhysical),
+    ROW_ENTRY(aclrtFreePhysical),
+    ROW_ENTRY(aclrtMemGetAllocationGranularity),
+    ROW_ENTRY(aclrtMapMem),
+    ROW_ENTRY(aclrtMemMapNoAccess),
+    ROW_ENTRY(aclrtUnmapMem),
+    ROW_ENTRY(aclrtMemSetAccess),
+    ROW_ENTRY(aclrtMemGetAccess),
+    ROW_ENTRY(aclrtMemRetainAllocationHandle),
+    ROW_ENTRY(aclrtMemGetAllocationPropertiesFromHandle),
+    ROW_ENTRY(aclrtMemGetAddressRange),
+    ROW_ENTRY(aclrtMemP2PMap),
+    ROW_ENTRY(aclrtMemMapSelectedLink),
+    ROW_ENTRY(aclrtMemMapSetLink),
+    ROW_ENTRY(aclrtCheckMemType),
+    ROW_ENTRY(aclrtMallocForTaskScheduler),
 };
 
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };

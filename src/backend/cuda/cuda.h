@@ -106,5 +106,6 @@ extern const backend_device_ops cuda_device_ops;
 extern const backend_memory_ops cuda_memory_ops;
 extern const backend_stream_ops cuda_stream_ops;
 extern const backend_event_ops cuda_event_ops;
+extern const backend_vmm_ops cuda_vmm_ops;
 
 #endif

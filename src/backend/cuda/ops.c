@@ -11,4 +11,5 @@ const backend_ops backend_cuda_ops = {
     .memory = &cuda_memory_ops,
     .stream = &cuda_stream_ops,
     .event = &cuda_event_ops,
+    .vmm = &cuda_vmm_ops,
 };

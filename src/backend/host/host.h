@@ -112,5 +112,6 @@ extern const backend_device_ops host_device_ops;
 extern const backend_memory_ops host_memory_ops;
 extern const backend_stream_ops host_stream_ops;
 extern const backend_event_ops host_event_ops;
+extern const backend_vmm_ops host_vmm_ops;
 
 #endif

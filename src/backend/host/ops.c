@@ -7,4 +7,5 @@ const backend_ops backend_host_ops = {
     .memory = &host_memory_ops,
     .stream = &host_stream_ops,
     .event = &host_event_ops,
+    .vmm = &host_vmm_ops,
 };
