@@ -1,8 +1,12 @@
 /* Virtual memory (acl_rt.h): reserved ranges, physical memory, mappings,
  * access, and the link choices. The rules are in core/vmm.h; this file
  * checks arguments in CANN's order. */
+#include <string.h>
+
 #include "api/api.h"
+#include "core/current.h"
 #include "core/device.h"
+#include "core/share.h"
 #include "core/memory.h"
 #include "core/vmm.h"
 
@@ -219,4 +223,175 @@ ACL_EXPORT aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkTyp
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, vmm);
     return ret != ACL_SUCCESS ? ret : vmm_set_link(__func__, handle, adviceLink);
+}
+
+/* ---- shareable handles ----------------------------------------------------------------- */
+
+/* A 64-bit shareable handle: the exporting process and its broker's
+ * entry (share.h); an aclrtMemFabricHandle holds the same behind a tag. */
+static uint64_t handle_u64(const share_name *name)
+{
+    return (uint64_t)(uint32_t)name->pid << 40 | (name->id & ((UINT64_C(1) << 40) - 1));
+}
+
+static share_name name_of_u64(uint64_t h)
+{
+    return (share_name){.pid = (int32_t)(h >> 40), .id = h & ((UINT64_C(1) << 40) - 1)};
+}
+
+static const char fabric_tag[8] = {'a', 'c', 'l', 'f', 'a', 'b', 'r', 1};
+
+static void name_to_fabric(const share_name *name, aclrtMemFabricHandle *f)
+{
+    memset(f, 0, sizeof *f);
+    memcpy(f->data, fabric_tag, sizeof fabric_tag);
+    memcpy(f->data + sizeof fabric_tag, name, sizeof *name);
+}
+
+static bool fabric_to_name(const aclrtMemFabricHandle *f, share_name *name)
+{
+    if (memcmp(f->data, fabric_tag, sizeof fabric_tag) != 0)
+        return false;
+    memcpy(name, f->data + sizeof fabric_tag, sizeof *name);
+    return true;
+}
+
+static aclError share_type_valid(const char *func, aclrtMemSharedHandleType type)
+{
+    if (type != ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT && type != ACL_MEM_SHARE_HANDLE_TYPE_FABRIC)
+        return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID,
+                         "shareType %d is not ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT or _FABRIC",
+                         (int)type);
+    return ACL_SUCCESS;
+}
+
+/* The name a V2 shareable handle of type `type` holds. */
+static aclError name_of(const char *func, const void *shareable, aclrtMemSharedHandleType type,
+                        share_name *name)
+{
+    if (type == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT) {
+        *name = name_of_u64(*(const uint64_t *)shareable);
+        return ACL_SUCCESS;
+    }
+    if (!fabric_to_name(shareable, name))
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "the fabric handle was not made by aclrtMemExportToShareableHandleV2");
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle,
+                                                    aclrtMemHandleType handleType, uint64_t flags,
+                                                    uint64_t *shareableHandle)
+{
+    if (handle == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    if (handleType != ACL_MEM_HANDLE_TYPE_NONE)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handleType %d must be ACL_MEM_HANDLE_TYPE_NONE",
+                         (int)handleType);
+    if (shareableHandle == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "shareableHandle is NULL");
+    if (flags > ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "flags %llu is not in [0, 1]",
+                         (unsigned long long)flags);
+    aclError ret = BACKEND_REQUIRE(__func__, vmm);
+    share_name name;
+    if (ret == ACL_SUCCESS)
+        ret = vmm_export(__func__, handle, flags != ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                         &name);
+    if (ret == ACL_SUCCESS)
+        *shareableHandle = handle_u64(&name);
+    return ret;
+}
+
+ACL_EXPORT aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                                      aclrtMemSharedHandleType shareType,
+                                                      void *shareableHandle)
+{
+    if (handle == NULL || shareableHandle == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         handle == NULL ? "handle" : "shareableHandle");
+    aclError ret = share_type_valid(__func__, shareType);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (flags > ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "flags %llu is not in [0, 1]",
+                         (unsigned long long)flags);
+    ret = BACKEND_REQUIRE(__func__, vmm);
+    share_name name;
+    if (ret == ACL_SUCCESS)
+        ret = vmm_export(__func__, handle, flags != ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                         &name);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (shareType == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT)
+        *(uint64_t *)shareableHandle = handle_u64(&name);
+    else
+        name_to_fabric(&name, shareableHandle);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid,
+                                                    size_t pidNum)
+{
+    if (pid == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pid is NULL");
+    if (pidNum == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pidNum is 0");
+    aclError ret = BACKEND_REQUIRE(__func__, vmm);
+    share_name name = name_of_u64(shareableHandle);
+    return ret != ACL_SUCCESS ? ret : vmm_allow(__func__, &name, pid, pidNum);
+}
+
+ACL_EXPORT aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+                                                      aclrtMemSharedHandleType shareType,
+                                                      int32_t *pid, size_t pidNum)
+{
+    if (shareableHandle == NULL || pid == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         shareableHandle == NULL ? "shareableHandle" : "pid");
+    if (pidNum == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pidNum is 0");
+    aclError ret = share_type_valid(__func__, shareType);
+    share_name name;
+    if (ret == ACL_SUCCESS)
+        ret = name_of(__func__, shareableHandle, shareType, &name);
+    if (ret == ACL_SUCCESS)
+        ret = BACKEND_REQUIRE(__func__, vmm);
+    return ret != ACL_SUCCESS ? ret : vmm_allow(__func__, &name, pid, pidNum);
+}
+
+ACL_EXPORT aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                                      aclrtDrvMemHandle *handle)
+{
+    if (handle == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    aclError ret = BACKEND_REQUIRE(__func__, vmm);
+    share_name name = name_of_u64(shareableHandle);
+    return ret != ACL_SUCCESS ? ret : vmm_import(__func__, &name, deviceId, handle);
+}
+
+/* The memory is imported for the current device, as CANN does. */
+ACL_EXPORT aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+                                                        aclrtMemSharedHandleType shareType,
+                                                        uint64_t flags, aclrtDrvMemHandle *handle)
+{
+    if (shareableHandle == NULL || handle == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         shareableHandle == NULL ? "shareableHandle" : "handle");
+    if (flags != 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flags %llu is reserved and must be 0",
+                         (unsigned long long)flags);
+    acl_context *ctx;
+    aclError ret = current_context_get(__func__, &ctx);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    int32_t device = ctx->device;
+    context_put(ctx);
+    ret = share_type_valid(__func__, shareType);
+    share_name name;
+    if (ret == ACL_SUCCESS)
+        ret = name_of(__func__, shareableHandle, shareType, &name);
+    if (ret == ACL_SUCCESS)
+        ret = BACKEND_REQUIRE(__func__, vmm);
+    return ret != ACL_SUCCESS ? ret : vmm_import(__func__, &name, device, handle);
 }

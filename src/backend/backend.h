@@ -222,9 +222,10 @@ typedef struct backend_vmm_ops {
  * the file descriptor (which may be -1 where the backend needs none). */
 enum { IPC_BLOB_MAX = 128 };
 typedef struct backend_ipc_ops {
-    /* Makes [ptr, ptr + size) of device dev's memory importable. */
-    aclError (*mem_export)(int32_t dev, void *ptr, size_t size, void *blob, size_t *blob_len,
-                           int *fd);
+    /* Makes size bytes at base + offset of device dev's memory importable;
+     * base is the start of the allocation (aclrtMalloc's address). */
+    aclError (*mem_export)(int32_t dev, void *base, size_t offset, size_t size, void *blob,
+                           size_t *blob_len, int *fd);
     /* Maps what mem_export described; *ptr is where the memory appears. */
     aclError (*mem_import)(int32_t dev, const void *blob, size_t blob_len, int fd, void **ptr,
                            backend_import **imp);

@@ -29,6 +29,7 @@ typedef struct acl_event {
     uint32_t id;
     int32_t phys;
     atomic_bool recorded;                 /* since creation or the last reset */
+    void *share;                          /* its name for other processes (ipc.c), or NULL */
     _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
 } acl_event;
 
@@ -46,6 +47,10 @@ static inline void event_put(acl_event *e)
 /* A published event on ctx's device. Raises. */
 aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
                       acl_event **out);
+/* An event on what another process's IPC event exported (the backend's
+ * description and descriptor). Raises. */
+aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, size_t len, int fd,
+                        acl_event **out);
 /* The live event behind a handle, borrowed (event_put). Raises. */
 aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
 /* Destroys the event behind a handle: exactly one of racing destroys wins.

@@ -6,11 +6,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/handle.h"
 #include "core/memory.h"
+#include "core/share.h"
 #include "core/vmm.h"
 #include "core/vmm_internal.h"
 #include "util/fork.h"
@@ -800,8 +802,197 @@ __attribute__((constructor)) static void vmm_init(void)
     fork_register(FORK_RANK_VMM, fork_prepare, fork_done, fork_done);
 }
 
-/* Sharing comes with the IPC functions. */
+/* ---- sharing physical memory with other processes --------------------------------- */
+
+/* What the exporter publishes with the memory's descriptor. */
+typedef struct phys_blob {
+    uint64_t size;
+    uint32_t host, attr, page;
+} phys_blob;
+
+/* Each physical handle is exported once and each export imported once
+ * per process (one-to-one, as CANN requires). Under vmm_lock. */
+typedef struct share_record {
+    share_name name;
+    bool imported; /* an import of another process's export, else our export */
+} share_record;
+
+/* The exports imported by this process, to refuse a second import. A
+ * leaf lock: the handles' free function takes it, which may run inside
+ * any handle lookup. */
+typedef struct imported {
+    share_name name;
+    const phys_mem *pm;
+} imported;
+
+static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
+static imported *imports;
+static size_t import_count, import_cap;
+
 void vmm_share_forget(phys_mem *pm)
 {
-    (void)pm;
+    share_record *r = pm->share;
+    if (r == NULL)
+        return;
+    if (r->imported) {
+        pthread_mutex_lock(&imports_lock);
+        for (size_t i = 0; i < import_count; i++)
+            if (imports[i].pm == pm) {
+                imports[i] = imports[--import_count];
+                break;
+            }
+        pthread_mutex_unlock(&imports_lock);
+    } else {
+        share_withdraw(&r->name);
+    }
+    free(r);
+    pm->share = NULL;
+}
+
+aclError vmm_export(const char *api, aclrtDrvMemHandle handle, bool check_pids, share_name *name)
+{
+    pthread_mutex_lock(&vmm_lock);
+    phys_mem *pm;
+    aclError ret = phys_get(api, handle, &pm);
+    if (ret != ACL_SUCCESS) {
+        pthread_mutex_unlock(&vmm_lock);
+        return ret;
+    }
+    share_record *r = pm->share;
+    if (pm->imported)
+        ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "the handle was imported: only memory from aclrtMallocPhysical is "
+                        "exported");
+    else if (r != NULL)
+        ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                        "the handle was exported already: a handle has one shareable handle");
+    int fd = -1;
+    if (ret == ACL_SUCCESS) {
+        ret = backend()->vmm->export_fd(pm->bp, &fd);
+        if (ret != ACL_SUCCESS)
+            ret = acl_raise(api, ret, "the physical memory cannot be shared: %s",
+                            acl_error_text(ret));
+    }
+    if (ret == ACL_SUCCESS && (r = calloc(1, sizeof *r)) == NULL)
+        ret = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    if (ret == ACL_SUCCESS) {
+        phys_blob blob = {.size = pm->info.size,
+                          .host = pm->info.host,
+                          .attr = pm->info.attr,
+                          .page = pm->info.page};
+        ret = share_publish(SHARE_PHYSICAL, fd, &blob, sizeof blob, check_pids, false, &r->name);
+        if (ret != ACL_SUCCESS) {
+            free(r);
+            ret = acl_raise(api, ret, "the physical memory cannot be shared: %s",
+                            acl_error_text(ret));
+        } else {
+            fd = -1; /* the entry's now */
+            pm->share = r;
+            *name = r->name;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    phys_put(pm);
+    pthread_mutex_unlock(&vmm_lock);
+    return ret;
+}
+
+aclError vmm_allow(const char *api, const share_name *name, const int32_t *pids, size_t count)
+{
+    if (!share_is_ours(name, SHARE_PHYSICAL))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the shareable handle was not exported by this process (or its memory "
+                         "was freed)");
+    aclError ret = share_allow(name, pids, count);
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "cannot allow %zu processes: %s", count, acl_error_text(ret));
+    return ACL_SUCCESS;
+}
+
+aclError vmm_import(const char *api, const share_name *name, int32_t device, aclrtDrvMemHandle *out)
+{
+    int32_t phys;
+    if (device_to_phys(device, &phys) != ACL_SUCCESS)
+        return acl_raise(api, ACL_ERROR_RT_INVALID_DEVICEID,
+                         "device %d does not exist (%d visible)", device, device_visible_count());
+    if (name->pid == (int32_t)getpid())
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the shareable handle was exported by this process: it is imported by "
+                         "another process");
+    pthread_mutex_lock(&imports_lock);
+    bool again = false;
+    for (size_t i = 0; i < import_count && !again; i++)
+        again = imports[i].name.pid == name->pid && imports[i].name.id == name->id;
+    pthread_mutex_unlock(&imports_lock);
+    if (again)
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "the shareable handle was imported already: a process imports it once");
+    phys_blob blob;
+    size_t len = sizeof blob;
+    int fd;
+    aclError ret = share_fetch(name, SHARE_PHYSICAL, &fd, &blob, &len);
+    if (ret == ACL_ERROR_RT_NO_PERMISSION)
+        return acl_raise(api, ret,
+                         "process %d is not allowed to import the shareable handle: the exporter "
+                         "lists importers with aclrtMemSetPidToShareableHandle",
+                         (int)getpid());
+    if (ret == ACL_ERROR_INVALID_PARAM)
+        return acl_raise(api, ret,
+                         "the shareable handle names no physical memory (freed, or its process "
+                         "ended)");
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "cannot reach process %d: %s", (int)name->pid,
+                         acl_error_text(ret));
+    if (len != sizeof blob || fd < 0) {
+        if (fd >= 0)
+            close(fd);
+        return acl_raise(api, ACL_ERROR_RT_IPC_ERROR,
+                         "process %d described the shareable handle badly", (int)name->pid);
+    }
+    phys_info info = {.size = blob.size,
+                      .host = blob.host != 0,
+                      .phys = blob.host ? -1 : phys,
+                      .device = blob.host ? 0 : device,
+                      .attr = blob.attr,
+                      .page = blob.page};
+    backend_phys *bp;
+    ret = backend()->vmm->import_fd(fd, info.size, info.host, phys, info.page, &bp);
+    close(fd);
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "importing the physical memory failed: %s", acl_error_text(ret));
+    share_record *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        backend()->vmm->destroy(bp);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    r->name = *name;
+    r->imported = true;
+    ret = vmm_phys_publish(api, bp, &info, true, out);
+    if (ret != ACL_SUCCESS) {
+        free(r);
+        return ret;
+    }
+    phys_mem *pm = (phys_mem *)handle_get(*out, HANDLE_PHYS_MEM);
+    if (pm) {
+        pthread_mutex_lock(&vmm_lock);
+        pm->share = r;
+        pthread_mutex_unlock(&vmm_lock);
+        pthread_mutex_lock(&imports_lock);
+        if (import_count == import_cap) {
+            size_t cap = import_cap ? 2 * import_cap : 16;
+            imported *grown = realloc(imports, cap * sizeof *grown);
+            if (grown) {
+                imports = grown;
+                import_cap = cap;
+            }
+        }
+        if (import_count < import_cap)
+            imports[import_count++] = (imported){*name, pm};
+        pthread_mutex_unlock(&imports_lock);
+        phys_put(pm);
+    } else {
+        free(r);
+    }
+    return ACL_SUCCESS;
 }

@@ -53,7 +53,18 @@ aclError vmm_p2p_map(const char *api, void *ptr, size_t size, int32_t dst_phys, 
 /* Whether ptr lies in a reserved range (aclrtCheckMemType). */
 bool vmm_reserved(const void *ptr);
 
-/* Sharing (vmm_share.c uses these): the physical handle's backend memory
+/* Sharing with other processes (share.h names). check_pids: only the
+ * processes vmm_allow lists may import. The device of an import is the one
+ * its mappings give access to. */
+struct share_name;
+aclError vmm_export(const char *api, aclrtDrvMemHandle handle, bool check_pids,
+                    struct share_name *name);
+aclError vmm_allow(const char *api, const struct share_name *name, const int32_t *pids,
+                   size_t count);
+aclError vmm_import(const char *api, const struct share_name *name, int32_t device,
+                    aclrtDrvMemHandle *out);
+
+/* Sharing (vmm.c's helpers use these): the physical handle's backend memory
  * and its description, borrowed under the module's lock by the callback. */
 typedef struct phys_info {
     size_t size;

@@ -212,8 +212,8 @@ START_TEST(unsupported_functions_say_so)
     ACL_OK(aclrtSetDevice(0));
     uint64_t topology = 0;
     ASSERT_UNSUPPORTED("aclrtGetDevicesTopo", aclrtGetDevicesTopo(0, 0, &topology));
-    int32_t pid = 0;
-    ASSERT_UNSUPPORTED("aclrtDeviceGetBareTgid", aclrtDeviceGetBareTgid(&pid));
+    uint32_t groups = 0;
+    ASSERT_UNSUPPORTED("aclrtGetGroupCount", aclrtGetGroupCount(&groups));
     ASSERT_UNSUPPORTED("aclrtPersistentTaskClean", aclrtPersistentTaskClean(NULL));
     ACL_OK(aclrtResetDevice(0));
 }

@@ -1532,6 +1532,155 @@ ROW(aclrtMallocForTaskScheduler)
             ACL_ERROR_INVALID_PARAM, "a NULL devPtr");
 }
 
+/* ---- memory, complete (#15): IPC and shareable handles ---- */
+
+ROW(aclrtDeviceGetBareTgid)
+{
+    REJECTS(aclrtDeviceGetBareTgid(NULL), ACL_ERROR_INVALID_PARAM, "a NULL pid");
+}
+
+ROW(aclrtIpcMemGetExportKey)
+{
+    buffers b = buffers_make();
+    unsigned char local[64];
+    char key[65];
+    REJECTS(aclrtIpcMemGetExportKey(NULL, 64, key, 65, 0), ACL_ERROR_INVALID_PARAM, "a NULL devPtr");
+    REJECTS(aclrtIpcMemGetExportKey(b.device, 64, NULL, 65, 0), ACL_ERROR_INVALID_PARAM,
+            "a NULL key");
+    REJECTS(aclrtIpcMemGetExportKey(local, 64, key, 65, 0), ACL_ERROR_INVALID_PARAM,
+            "a local variable");
+    REJECTS(aclrtIpcMemGetExportKey(b.pinned, 64, key, 65, 0), ACL_ERROR_INVALID_PARAM,
+            "page-locked memory");
+    buffers_free(&b);
+}
+
+/* Keys that are none of ours. */
+static const char *const bad_keys[] = {"", "x", "acl-cuda-ipc:1:2:3",
+                                       "acl-cuda-ipc:2147483647:ffffffffff:ffffffffffffffff"};
+
+ROW(aclrtIpcMemSetImportPid)
+{
+    int32_t pid = 1;
+    REJECTS(aclrtIpcMemSetImportPid(NULL, &pid, 1), ACL_ERROR_INVALID_PARAM, "a NULL key");
+    for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++)
+        REJECTS(aclrtIpcMemSetImportPid(bad_keys[i], &pid, 1), ACL_ERROR_INVALID_PARAM,
+                bad_keys[i]);
+}
+
+ROW(aclrtIpcMemImportPidInterServer)
+{
+    int32_t pid = 1;
+    aclrtServerPid servers = {.sdid = 0, .pid = &pid, .num = 1};
+    REJECTS(aclrtIpcMemImportPidInterServer(NULL, &servers, 1), ANY_ERROR, "a NULL key");
+    REJECTS(aclrtIpcMemImportPidInterServer("x", NULL, 1), ANY_ERROR, "NULL serverPids");
+    REJECTS(aclrtIpcMemImportPidInterServer("x", &servers, 1), ACL_ERROR_INVALID_PARAM,
+            "an unknown key");
+}
+
+ROW(aclrtIpcMemImportByKey)
+{
+    void *p;
+    REJECTS(aclrtIpcMemImportByKey(NULL, "x", 0), ACL_ERROR_INVALID_PARAM, "a NULL devPtr");
+    REJECTS(aclrtIpcMemImportByKey(&p, NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL key");
+    for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++)
+        REJECTS(aclrtIpcMemImportByKey(&p, bad_keys[i], 0), ACL_ERROR_INVALID_PARAM, bad_keys[i]);
+}
+
+ROW(aclrtIpcMemSetAttr)
+{
+    REJECTS(aclrtIpcMemSetAttr(NULL, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0), ANY_ERROR, "a NULL key");
+    for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++)
+        REJECTS(aclrtIpcMemSetAttr(bad_keys[i], ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0),
+                ACL_ERROR_INVALID_PARAM, bad_keys[i]);
+}
+
+ROW(aclrtIpcMemClose)
+{
+    REJECTS(aclrtIpcMemClose(NULL), ACL_ERROR_INVALID_PARAM, "a NULL key");
+    for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++)
+        REJECTS(aclrtIpcMemClose(bad_keys[i]), ACL_ERROR_INVALID_PARAM, bad_keys[i]);
+}
+
+ROW(aclrtIpcGetEventHandle)
+{
+    aclrtIpcEventHandle handle;
+    aclrtEvent e = new_event(ACL_EVENT_SYNC);
+    REJECTS(aclrtIpcGetEventHandle(e, NULL), ACL_ERROR_INVALID_PARAM, "a NULL handle");
+    REJECTS(aclrtIpcGetEventHandle(e, &handle), ACL_ERROR_INVALID_PARAM, "an event without IPC");
+    FOR_EACH_BAD(KIND_EVENT, h, ACL_ERROR_INVALID_PARAM, aclrtIpcGetEventHandle(h, &handle));
+    ACL_OK(aclrtDestroyEvent(e));
+}
+
+ROW(aclrtIpcOpenEventHandle)
+{
+    aclrtIpcEventHandle handle;
+    aclrtEvent e;
+    memset(&handle, 0, sizeof handle);
+    REJECTS(aclrtIpcOpenEventHandle(handle, NULL), ACL_ERROR_INVALID_PARAM, "a NULL event");
+    REJECTS(aclrtIpcOpenEventHandle(handle, &e), ANY_ERROR, "a handle of zeros");
+    memset(&handle, 0x5A, sizeof handle);
+    REJECTS(aclrtIpcOpenEventHandle(handle, &e), ANY_ERROR, "a handle of garbage");
+}
+
+ROW(aclrtMemExportToShareableHandle)
+{
+    uint64_t shareable;
+    FOR_EACH_BAD_PHYS(h, aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 0,
+                                                         &shareable));
+}
+
+ROW(aclrtMemExportToShareableHandleV2)
+{
+    uint64_t shareable;
+    FOR_EACH_BAD_PHYS(h, aclrtMemExportToShareableHandleV2(h, 0, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT,
+                                                           &shareable));
+}
+
+ROW(aclrtMemImportFromShareableHandle)
+{
+    aclrtDrvMemHandle h;
+    REJECTS(aclrtMemImportFromShareableHandle(1, 0, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL handle");
+    REJECTS(aclrtMemImportFromShareableHandle(UINT64_MAX, 0, &h), ANY_ERROR,
+            "a shareable handle of nobody");
+}
+
+ROW(aclrtMemImportFromShareableHandleV2)
+{
+    aclrtDrvMemHandle h;
+    uint64_t shareable = UINT64_MAX;
+    REJECTS(aclrtMemImportFromShareableHandleV2(NULL, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &h),
+            ACL_ERROR_INVALID_PARAM, "a NULL shareableHandle");
+    REJECTS(aclrtMemImportFromShareableHandleV2(&shareable, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0,
+                                                NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL handle");
+    REJECTS(aclrtMemImportFromShareableHandleV2(&shareable, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0,
+                                                &h),
+            ANY_ERROR, "a shareable handle of nobody");
+}
+
+ROW(aclrtMemSetPidToShareableHandle)
+{
+    int32_t pid = 1;
+    REJECTS(aclrtMemSetPidToShareableHandle(1, NULL, 1), ACL_ERROR_INVALID_PARAM, "a NULL pid");
+    REJECTS(aclrtMemSetPidToShareableHandle(UINT64_MAX, &pid, 1), ACL_ERROR_INVALID_PARAM,
+            "a shareable handle of nobody");
+}
+
+ROW(aclrtMemSetPidToShareableHandleV2)
+{
+    int32_t pid = 1;
+    uint64_t shareable = UINT64_MAX;
+    REJECTS(aclrtMemSetPidToShareableHandleV2(NULL, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, &pid, 1),
+            ACL_ERROR_INVALID_PARAM, "a NULL shareableHandle");
+    REJECTS(aclrtMemSetPidToShareableHandleV2(&shareable, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, NULL,
+                                              1),
+            ACL_ERROR_INVALID_PARAM, "a NULL pid");
+    REJECTS(aclrtMemSetPidToShareableHandleV2(&shareable, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, &pid,
+                                              1),
+            ACL_ERROR_INVALID_PARAM, "a shareable handle of nobody");
+}
+
 typedef struct row {
     const char *name;
     void (*run)(void);
@@ -1692,6 +1841,21 @@ static const row rows[] = {
     ROW_ENTRY(aclrtMemMapSetLink),
     ROW_ENTRY(aclrtCheckMemType),
     ROW_ENTRY(aclrtMallocForTaskScheduler),
+    ROW_ENTRY(aclrtDeviceGetBareTgid),
+    ROW_ENTRY(aclrtIpcMemGetExportKey),
+    ROW_ENTRY(aclrtIpcMemSetImportPid),
+    ROW_ENTRY(aclrtIpcMemImportPidInterServer),
+    ROW_ENTRY(aclrtIpcMemImportByKey),
+    ROW_ENTRY(aclrtIpcMemSetAttr),
+    ROW_ENTRY(aclrtIpcMemClose),
+    ROW_ENTRY(aclrtIpcGetEventHandle),
+    ROW_ENTRY(aclrtIpcOpenEventHandle),
+    ROW_ENTRY(aclrtMemExportToShareableHandle),
+    ROW_ENTRY(aclrtMemExportToShareableHandleV2),
+    ROW_ENTRY(aclrtMemImportFromShareableHandle),
+    ROW_ENTRY(aclrtMemImportFromShareableHandleV2),
+    ROW_ENTRY(aclrtMemSetPidToShareableHandle),
+    ROW_ENTRY(aclrtMemSetPidToShareableHandleV2),
 };
 
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };

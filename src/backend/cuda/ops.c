@@ -12,4 +12,5 @@ const backend_ops backend_cuda_ops = {
     .stream = &cuda_stream_ops,
     .event = &cuda_event_ops,
     .vmm = &cuda_vmm_ops,
+    .ipc = &cuda_ipc_ops,
 };

@@ -26,6 +26,8 @@ static aclError host_event_create(backend_event *e, int32_t dev, bool timing)
     e->dev = dev;
     e->timing = timing;
     e->current = NULL;
+    e->ipc = NULL;
+    e->ipc_fd = -1;
     return ACL_SUCCESS;
 }
 
@@ -34,11 +36,14 @@ static void host_event_destroy(backend_event *e)
 {
     mark_release(e->current);
     pthread_mutex_destroy(&e->lock);
+    host_ipc_event_release(e);
 }
 
 aclError host_record(backend_stream *bs, backend_event *e)
 {
     host_stream *s = bs->impl;
+    if (e->ipc)
+        return host_ipc_record(s, e->ipc);
     mark *m;
     if (e->timing) {
         /* The mark is the timestamp task itself, which stamps it when run. */
@@ -77,6 +82,8 @@ aclError host_record(backend_stream *bs, backend_event *e)
 aclError host_wait(backend_stream *bs, backend_event *e)
 {
     host_stream *s = bs->impl;
+    if (e->ipc)
+        return host_ipc_wait(s, e->ipc);
     mark *m = event_mark(e);
     /* Nothing to wait for: never recorded, already complete, or recorded on
      * s itself, whose FIFO order already puts that work first. */
@@ -100,6 +107,10 @@ aclError host_wait(backend_stream *bs, backend_event *e)
 
 static aclError host_event_query(backend_event *e, bool *complete)
 {
+    if (e->ipc) {
+        *complete = host_ipc_complete(e->ipc, host_ipc_recorded(e->ipc));
+        return ACL_SUCCESS;
+    }
     mark *m = event_mark(e);
     *complete = mark_wait(m, 0);
     mark_release(m);
@@ -108,6 +119,10 @@ static aclError host_event_query(backend_event *e, bool *complete)
 
 static aclError host_event_synchronize(backend_event *e, int32_t timeout_ms)
 {
+    if (e->ipc)
+        return host_ipc_wait_for(e->ipc, host_ipc_recorded(e->ipc), timeout_ms)
+                   ? ACL_SUCCESS
+                   : ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
     mark *m = event_mark(e);
     bool reached = mark_wait(m, timeout_ms);
     mark_release(m);

@@ -38,6 +38,9 @@ void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size
 aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width);
 void host_fill32(uint32_t *dst, uint32_t value, size_t count);
+/* A descriptor of the arena holding dev's block at ptr (the caller's to
+ * close) and the block's offset in it, for another process to map. */
+aclError host_arena_export(int32_t dev, const void *ptr, size_t size, int *fd, uint64_t *offset);
 void host_copy_indirect(const indirect_copy *copy);
 
 /* ---- streams, tasks and marks (stream.c) ---- */
@@ -64,11 +67,17 @@ struct mark {
     int64_t stamp_ns; /* CLOCK_MONOTONIC, timing marks only */
 };
 
+/* The state of an event shared between processes (ipc.c): a page of a
+ * memfd that every process holding the event maps. */
+typedef struct ipc_page ipc_page;
+
 struct backend_event {
     int32_t dev;
     bool timing;
     pthread_mutex_t lock;
     mark *current; /* NULL until first recorded */
+    ipc_page *ipc; /* shared with other processes, else NULL */
+    int ipc_fd;
 };
 
 typedef enum task_kind {
@@ -79,8 +88,10 @@ typedef enum task_kind {
     TASK_WAIT,      /* until a mark on another stream is complete */
     TASK_TIMESTAMP, /* stamps a timing event's mark */
     TASK_SET32,
-    TASK_BATCH,    /* copies of a batch, owned by the task */
-    TASK_INDIRECT, /* a copy through addresses read when it runs */
+    TASK_BATCH,      /* copies of a batch, owned by the task */
+    TASK_INDIRECT,   /* a copy through addresses read when it runs */
+    TASK_IPC_SIGNAL, /* completes a record of a shared event */
+    TASK_IPC_WAIT,   /* until a shared event's record completes */
 } task_kind;
 
 typedef struct task task;
@@ -102,6 +113,18 @@ void mark_release(mark *m);
  * 0 just looks. Returns whether it is complete. */
 bool mark_wait(const mark *m, int32_t timeout_ms);
 
+/* Shared events (ipc.c): record, wait, and what the tasks do. */
+aclError host_ipc_record(host_stream *s, ipc_page *page);
+aclError host_ipc_wait(host_stream *s, ipc_page *page);
+bool host_ipc_complete(ipc_page *page, uint64_t target);
+uint64_t host_ipc_recorded(ipc_page *page);
+void host_ipc_signal(ipc_page *page, uint64_t seq);
+/* Waits until target completed; timeout_ms < 0 forever. */
+bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms);
+aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_page *page, uint64_t seq);
+/* Unmaps a shared event's page (its destroy). */
+void host_ipc_event_release(backend_event *e);
+
 /* record and wait (event.c), in the stream operations. */
 aclError host_record(backend_stream *bs, backend_event *e);
 aclError host_wait(backend_stream *bs, backend_event *e);
@@ -113,5 +136,6 @@ extern const backend_memory_ops host_memory_ops;
 extern const backend_stream_ops host_stream_ops;
 extern const backend_event_ops host_event_ops;
 extern const backend_vmm_ops host_vmm_ops;
+extern const backend_ipc_ops host_ipc_ops;
 
 #endif

@@ -8,4 +8,5 @@ const backend_ops backend_host_ops = {
     .stream = &host_stream_ops,
     .event = &host_event_ops,
     .vmm = &host_vmm_ops,
+    .ipc = &host_ipc_ops,
 };

@@ -62,6 +62,10 @@ struct task {
             size_t count;
         } batch;
         indirect_copy indirect;
+        struct {
+            ipc_page *page;
+            uint64_t seq;
+        } ipc;
     } u;
 };
 
@@ -278,6 +282,12 @@ static void task_run(task *t)
     case TASK_INDIRECT:
         host_copy_indirect(&t->u.indirect);
         break;
+    case TASK_IPC_SIGNAL:
+        host_ipc_signal(t->u.ipc.page, t->u.ipc.seq);
+        break;
+    case TASK_IPC_WAIT:
+        (void)host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, -1);
+        break;
     }
 }
 
@@ -431,6 +441,16 @@ static aclError submit(host_stream *s, task *t)
     if (err != ACL_SUCCESS)
         free(t);
     return err;
+}
+
+aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_page *page, uint64_t seq)
+{
+    task *t = task_new(kind);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.ipc.page = page;
+    t->u.ipc.seq = seq;
+    return submit(s, t);
 }
 
 /* ---- the backend's stream operations ---------------------------------------------------- */
