@@ -7,16 +7,20 @@
 # DIR holds acl-cuda-*.tar.gz and the Debian packages the build needs but the
 # machine may lack (check, libsubunit0, libsubunit-dev, libjansson4,
 # libjansson-dev: `apt-get download` them on a connected machine). Results go
-# to $OUT (default ./device-out): the test summary, logs, benchmark JSON.
-# STEPS picks what runs (default "check bench sanitize"; also "pytest").
-# SANITIZE_CASES (an extended regex over "tests/check/PROGRAM<TAB>CASE")
+# to $OUT (default ./device-out): the test summary, logs, benchmark JSON,
+# the compatibility suite's results.
+# STEPS picks what runs (default "check compat bench sanitize"; also
+# "pytest"). "compat" installs the build into a prefix under the work
+# directory and runs the compatibility suite out of tree against it, as an
+# Ascend team would (docs/compat-suite.md).
+# SANITIZE_CASES (an extended regex over "tests/DIR/PROGRAM<TAB>CASE")
 # narrows the sanitize step; SANITIZE_TIMEOUT_MULTIPLIER (default 10)
 # stretches Check's timeouts there.
 set -u
 dir=$(cd "${1:?usage: $0 DIR}" && pwd)
 out=${OUT:-$PWD/device-out}
 mkdir -p "$out"
-steps=${STEPS:-check bench sanitize}
+steps=${STEPS:-check compat bench sanitize}
 export ACLCUDA_BACKEND=cuda
 
 dep=$(mktemp -d)
@@ -29,8 +33,10 @@ export PKG_CONFIG_PATH=$pc LD_LIBRARY_PATH=$dep/usr/lib/x86_64-linux-gnu${LD_LIB
 
 work=$(mktemp -d)
 tar xzf "$dir"/acl-cuda-*.tar.gz -C "$work" && cd "$work"/acl-cuda-* || exit 1
-./configure -q --enable-werror CPPFLAGS="-I$dep/usr/include" LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" \
-  PYTHON="$(command -v python3)" > "$out/configure.txt" 2>&1 || { tail -20 "$out/configure.txt"; exit 1; }
+prefix=$work/prefix
+./configure -q --enable-werror --prefix="$prefix" CPPFLAGS="-I$dep/usr/include" \
+  LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" PYTHON="$(command -v python3)" > "$out/configure.txt" 2>&1 ||
+  { tail -20 "$out/configure.txt"; exit 1; }
 make -j"$(nproc)" > "$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
 
 rc=0
@@ -39,9 +45,23 @@ for step in $steps; do
     check)
       timeout 330 make -j"$(nproc)" check > "$out/check.txt" 2>&1 || rc=1
       grep -E '^(PASS|FAIL|ERROR|SKIP)|^# ' "$out/check.txt"
-      grep -h '%: Checks' tests/check/*.log
-      tail -n 2 tests/python/run-pytest.sh.log 2>/dev/null
+      grep -h '%: Checks' tests/compat/*.log tests/compat/ext/*.log tests/check/*.log
+      tail -n 2 tests/compat/python/run-pytest.sh.log tests/python/run-pytest.sh.log 2>/dev/null
       find tests -name '*.log' -print0 | tar czf "$out/logs.tgz" --null -T -
+      ;;
+    compat)
+      # The installed suite against the installed library, headers and
+      # package, built in a directory of its own: no path into the tarball
+      # tree. One GPU: the two-device cases report themselves skipped.
+      make install > "$out/install.txt" 2>&1 || { tail -20 "$out/install.txt"; rc=1; continue; }
+      mkdir -p "$work/compat" && (
+        cd "$work/compat" &&
+          "$prefix/share/acl-cuda/compat/configure" --with-acl="$prefix" --enable-extensions \
+            PYTHON="$(command -v python3)" > "$out/compat-configure.txt" 2>&1 &&
+          make -s > "$out/compat-build.txt" 2>&1 &&
+          timeout 600 make -s check RESULTS="$out/compat" > "$out/compat.txt" 2>&1
+      ) || rc=1
+      cat "$out/compat.txt" 2>/dev/null || tail -20 "$out"/compat-*.txt
       ;;
     bench)
       ACLCUDA_BENCH_JSON="$out/bench-cuda.json" timeout 300 make bench > "$out/bench.txt" 2>&1 || rc=1
@@ -61,10 +81,11 @@ for step in $steps; do
       # CUDA call.
       make -j"$(nproc)" check TESTS= > /dev/null 2>&1 || rc=1
       sanitize_case() { # PROGRAM CASE
-        # The bad-handle table (108 tests, no state between them) runs in
-        # one process: one CUDA initialisation instead of 108.
+        # The bad-argument rows (108 per level, no state between them) run
+        # in one process per area: one CUDA initialisation instead of one
+        # per row.
         local fork=yes
-        [ "${1##*/}:$2" = test_robustness:table ] && fork=no
+        case $2 in "bad arguments"|"hostile arguments") fork=no ;; esac
         local log="$out/sanitize-${1##*/}-${2// /_}.txt"
         CK_FORK=$fork CK_RUN_CASE=$2 timeout 280 compute-sanitizer --tool memcheck --report-api-errors no \
           --target-processes all "$1" > "$log" 2>&1
@@ -83,9 +104,16 @@ for step in $steps; do
       }
       export -f sanitize_case
       export out
-      for t in tests/check/test_*.c; do
-        case $t in *headers*) continue ;; esac
-        sed -n 's/.*tcase_create("\([^"]*\)").*/\1/p' "$t" | while read -r c; do
+      for t in tests/compat/test_*.c tests/compat/ext/test_*.c tests/check/test_*.c; do
+        case $t in *headers*|*error_table*) continue ;; esac
+        {
+          sed -n 's/.*tcase_create("\([^"]*\)").*/\1/p' "$t"
+          # The two cases compat_add_bad_args (tests/compat/bad_args.h) adds.
+          if grep -q 'compat_add_bad_args(s' "$t"; then
+            echo "bad arguments"
+            echo "hostile arguments"
+          fi
+        } | while read -r c; do
           printf '%s\t%s\n' "${t%.c}" "$c"
         done
       done | grep -E "${SANITIZE_CASES:-.}" > "$out/sanitize-cases.txt"
@@ -104,9 +132,12 @@ for step in $steps; do
       (cd "$out" && tar czf sanitize.tgz sanitize-*.txt && rm sanitize-*.txt)
       ;;
     pytest)
-      # The pyACL suite alone, one line per test.
-      ACLCUDA_TEST_SRCDIR=$PWD ACLCUDA_LIBRARY=$PWD/.libs/libascendcl.so PYTEST_ADDOPTS=-v \
-        timeout 300 sh tests/python/run-pytest.sh > "$out/pytest.txt" 2>&1 || rc=1
+      # The pyACL suites alone (the compatibility suite's, then acl-cuda's
+      # own), one line per test.
+      for suite in tests/compat/python tests/python; do
+        ACLCUDA_TEST_SRCDIR=$PWD ACLCUDA_LIBRARY=$PWD/.libs/libascendcl.so PYTEST_ADDOPTS=-v \
+          timeout 300 sh "$suite/run-pytest.sh" >> "$out/pytest.txt" 2>&1 || rc=1
+      done
       tail -n 5 "$out/pytest.txt"
       ;;
   esac

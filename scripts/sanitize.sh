@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the C test suites on the host backend under a dynamic checker:
+# Runs the C test suites (the compatibility suite, tests/compat, and
+# acl-cuda's own, tests/check) on the host backend under a dynamic checker:
 #   scripts/sanitize.sh asan      AddressSanitizer + UndefinedBehaviorSanitizer
 #   scripts/sanitize.sh tsan      ThreadSanitizer (the threaded suites)
 #   scripts/sanitize.sh valgrind  valgrind memcheck (definite leaks are errors)
@@ -99,8 +100,11 @@ mode_tsan() {
   # TSan cannot follow a threaded process into a forked child: the fork
   # test (tagged "fork") is left out.
   local tests=""
-  for t in test_storm test_event test_stream test_callback test_context test_memory test_robustness test_lifecycle; do
-    tests="$tests tests/check/$t"
+  for t in compat/test_event compat/test_stream compat/test_callback compat/test_context \
+           compat/test_memory check/test_storm check/test_robustness check/test_callback_ending \
+           check/test_memory_registry check/test_lifecycle check/test_fidelity \
+           check/test_two_devices; do
+    tests="$tests tests/$t"
   done
   TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \
   CK_EXCLUDE_TAGS=fork CK_TIMEOUT_MULTIPLIER=10 \

@@ -129,6 +129,9 @@ static void run_in_block_callback(copy_job *j, aclrtStream s, reporter *r)
     ACL_OK(aclrtLaunchCallback(queue_copy_from_callback, j, ACL_CALLBACK_BLOCK, s));
     ACL_OK(aclrtSynchronizeStream(s)); /* hung forever before the fix */
     ck_assert_int_eq(j->result, ACL_SUCCESS);
+    /* The copy was queued during the callback, after the first synchronize
+     * began: that one need not cover it, this one does. */
+    ACL_OK(aclrtSynchronizeStream(s));
     (void)r;
 }
 

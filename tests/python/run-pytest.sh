@@ -1,6 +1,7 @@
 #!/bin/sh
-# The pyACL test suite as one `make check` test: runs pytest on tests/python
-# with the package of the source tree. Exit status 77 tells automake the
+# acl-cuda's own pyACL tests (the package's internals) as one `make check`
+# test: runs pytest on tests/python with the package of the source tree.
+# pyACL's documented behaviour is tests/compat/python's. Exit status 77 tells automake the
 # test was skipped (no Python, pytest or NumPy).
 PYTHON="${PYTHON:-python3}"
 srcdir="${ACLCUDA_TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -21,7 +22,7 @@ PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
 # The source tree may be read-only (make distcheck): no bytecode, no pytest cache.
 PYTHONDONTWRITEBYTECODE=1
 # A test past its deadline dumps every thread's stack to fd 3, uncaptured.
-ACLCUDA_TEST_TRACEBACK_FD=3
-export PYTHONPATH PYTHONDONTWRITEBYTECODE ACLCUDA_TEST_TRACEBACK_FD
+COMPAT_TRACEBACK_FD=3
+export PYTHONPATH PYTHONDONTWRITEBYTECODE COMPAT_TRACEBACK_FD
 exec 3>&2
 exec "$PYTHON" -m pytest -q -p no:cacheprovider tests/python

@@ -60,8 +60,8 @@ static void command(char *line)
         size_t n = strtoull(b, NULL, 10);
         int value = atoi(c);
         unsigned char *host = malloc(n);
-        aclError ret = host ? aclrtMemcpy(host, n, p, n, ACL_MEMCPY_DEVICE_TO_HOST)
-                            : ACL_ERROR_BAD_ALLOC;
+        aclError ret =
+            host ? aclrtMemcpy(host, n, p, n, ACL_MEMCPY_DEVICE_TO_HOST) : ACL_ERROR_BAD_ALLOC;
         size_t i = 0;
         while (ret == ACL_SUCCESS && i < n && host[i] == (unsigned char)value)
             i++;
@@ -86,10 +86,10 @@ static void command(char *line)
     } else if (strcmp(op, "vimport2") == 0) { /* vimport2 HEX-OF-FABRIC-HANDLE */
         aclrtMemFabricHandle f;
         aclrtDrvMemHandle h = NULL;
-        aclError ret = from_hex(a, f.data, sizeof f.data) == 0
-                           ? aclrtMemImportFromShareableHandleV2(&f, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC,
-                                                                 0, &h)
-                           : ACL_ERROR_INVALID_PARAM;
+        aclError ret =
+            from_hex(a, f.data, sizeof f.data) == 0
+                ? aclrtMemImportFromShareableHandleV2(&f, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, 0, &h)
+                : ACL_ERROR_INVALID_PARAM;
         if (ret == ACL_SUCCESS)
             printf("ok %" PRIxPTR "\n", (uintptr_t)h);
         else
@@ -126,8 +126,7 @@ static void command(char *line)
             reply_ret(ret);
     } else if (strcmp(op, "equery") == 0) { /* equery EVENT: 1 when complete */
         aclrtEventRecordedStatus status;
-        aclError ret =
-            aclrtQueryEventStatus((aclrtEvent)(uintptr_t)strtoull(a, NULL, 16), &status);
+        aclError ret = aclrtQueryEventStatus((aclrtEvent)(uintptr_t)strtoull(a, NULL, 16), &status);
         if (ret == ACL_SUCCESS)
             printf("ok %d\n", status == ACL_EVENT_RECORDED_STATUS_COMPLETE);
         else

@@ -1,6 +1,7 @@
 /* Contexts: binding to the calling thread, their own default streams,
- * switching, sharing across threads, destruction and bad handles. */
-#include "acltest.h"
+ * switching, sharing across threads, destruction, and the bad-argument rows
+ * of the context functions. */
+#include "bad_args.h"
 
 static void init(void)
 {
@@ -12,7 +13,6 @@ static void finalize(void)
     ACL_OK(aclFinalize());
 }
 
-/* Asserts that a call failed, with any code, and left a message. */
 static aclrtContext current_context(void)
 {
     aclrtContext ctx = NULL;
@@ -29,7 +29,9 @@ static aclrtStream current_default_stream(void)
     return stream;
 }
 
-START_TEST(create_binds_to_thread)
+COMPAT_TEST(create_binds_to_thread,
+            "aclrtCreateContext makes the new context current for the calling thread, on its device, usable without aclrtSetDevice",
+            "API ref aclrtCreateContext: binds the context to the calling thread")
 {
     aclrtContext ctx = NULL;
     ACL_OK(aclrtCreateContext(&ctx, 0));
@@ -45,9 +47,10 @@ START_TEST(create_binds_to_thread)
     ACL_OK(aclrtDestroyStream(stream));
     ACL_OK(aclrtDestroyContext(ctx));
 }
-END_TEST
 
-START_TEST(contexts_have_own_default_streams)
+COMPAT_TEST(contexts_have_own_default_streams,
+            "each context, the default one included, has its own default stream, the same one each time it is current",
+            "API ref aclrtCreateContext: each context owns a default stream; aclrtCtxGetCurrentDefaultStream")
 {
     ACL_OK(aclrtSetDevice(0));
     aclrtContext dflt = current_context();
@@ -73,10 +76,11 @@ START_TEST(contexts_have_own_default_streams)
     ACL_OK(aclrtDestroyContext(b));
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
 /* NULL names the default stream of whichever context is current. */
-START_TEST(null_stream_follows_current_context)
+COMPAT_TEST(null_stream_follows_current_context,
+            "NULL names the default stream of the context current at the call",
+            "API ref Stream Management: NULL is the current context's default stream")
 {
     aclrtContext a = NULL, b = NULL;
     ACL_OK(aclrtCreateContext(&a, 0));
@@ -84,8 +88,8 @@ START_TEST(null_stream_follows_current_context)
     ACL_OK(aclrtCreateContext(&b, 0));
     aclrtStream b_stream = current_default_stream();
 
-    acltest_gate gate;
-    acltest_gate_close(&gate, NULL); /* holds b's default stream */
+    compat_gate gate;
+    compat_gate_close(&gate, NULL); /* holds b's default stream */
     aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
     ACL_OK(aclrtStreamQuery(b_stream, &status));
     ck_assert_int_eq(status, ACL_STREAM_STATUS_NOT_READY);
@@ -95,7 +99,7 @@ START_TEST(null_stream_follows_current_context)
     ACL_OK(aclrtSynchronizeStream(NULL));
     ACL_OK(aclrtStreamQuery(a_stream, &status));
     ck_assert_int_eq(status, ACL_STREAM_STATUS_COMPLETE);
-    acltest_gate_open(&gate);
+    compat_gate_open(&gate);
     ACL_OK(aclrtSetCurrentContext(b));
     ACL_OK(aclrtSynchronizeStream(NULL));
     ACL_OK(aclrtStreamQuery(b_stream, &status));
@@ -104,9 +108,10 @@ START_TEST(null_stream_follows_current_context)
     ACL_OK(aclrtDestroyContext(a));
     ACL_OK(aclrtDestroyContext(b));
 }
-END_TEST
 
-START_TEST(set_current_switches)
+COMPAT_TEST(set_current_switches,
+            "aclrtSetCurrentContext replaces the thread's current context (last call wins)",
+            "API ref aclrtSetCurrentContext")
 {
     aclrtContext a = NULL, b = NULL;
     ACL_OK(aclrtCreateContext(&a, 0));
@@ -119,7 +124,6 @@ START_TEST(set_current_switches)
     ACL_OK(aclrtDestroyContext(a));
     ACL_OK(aclrtDestroyContext(b));
 }
-END_TEST
 
 typedef struct context_probe {
     aclError get;
@@ -133,27 +137,29 @@ static void *get_context_in_thread(void *arg)
     return NULL;
 }
 
-START_TEST(new_thread_has_no_context)
+COMPAT_TEST(new_thread_has_no_context,
+            "a new thread has no current context: aclrtGetCurrentContext returns ACL_ERROR_RT_CONTEXT_NULL",
+            "API ref aclrtGetCurrentContext; [impl] 107002")
 {
     ACL_OK(aclrtSetDevice(0));
     aclrtContext ctx = NULL;
     ACL_OK(aclrtCreateContext(&ctx, 0));
     context_probe probe = {.get = ACL_SUCCESS, .ctx = NULL};
-    acltest_run_thread(get_context_in_thread, &probe);
+    compat_run_thread(get_context_in_thread, &probe);
     ck_assert_int_eq(probe.get, ACL_ERROR_RT_CONTEXT_NULL);
     ACL_OK(aclrtDestroyContext(ctx));
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
-START_TEST(no_context_in_fresh_process)
+COMPAT_TEST(no_context_in_fresh_process,
+            "before any SetDevice or CreateContext, aclrtGetCurrentContext and aclrtCtxGetCurrentDefaultStream return ACL_ERROR_RT_CONTEXT_NULL",
+            "API ref aclrtGetCurrentContext; [impl] 107002")
 {
     aclrtContext ctx = NULL;
     ACL_FAILS_WITH(aclrtGetCurrentContext(&ctx), ACL_ERROR_RT_CONTEXT_NULL);
     aclrtStream stream = NULL;
     ACL_FAILS_WITH(aclrtCtxGetCurrentDefaultStream(&stream), ACL_ERROR_RT_CONTEXT_NULL);
 }
-END_TEST
 
 /* Thread B adopts a context made by thread A and works in it. */
 typedef struct adopt {
@@ -188,12 +194,14 @@ static void *use_foreign_context(void *arg)
     return NULL;
 }
 
-START_TEST(context_shared_across_threads)
+COMPAT_TEST(context_shared_across_threads,
+            "a context made in one thread can be made current and used in another",
+            "API ref Context Management: contexts may be shared between threads")
 {
     adopt t = {.set = -1, .get = -1, .create = -1, .memset = -1, .copy = -1, .sync = -1,
                .destroy = -1};
     ACL_OK(aclrtCreateContext(&t.ctx, 0));
-    acltest_run_thread(use_foreign_context, &t);
+    compat_run_thread(use_foreign_context, &t);
     ck_assert_int_eq(t.set, ACL_SUCCESS);
     ck_assert_int_eq(t.get, ACL_SUCCESS);
     ck_assert_ptr_eq(t.seen, t.ctx);
@@ -206,9 +214,10 @@ START_TEST(context_shared_across_threads)
     ck_assert_ptr_eq(current_context(), t.ctx);
     ACL_OK(aclrtDestroyContext(t.ctx));
 }
-END_TEST
 
-START_TEST(destroy_current_leaves_none)
+COMPAT_TEST(destroy_current_leaves_none,
+            "destroying the current context leaves the thread with no context",
+            "API ref aclrtDestroyContext; [impl] no fallback to the default context")
 {
     aclrtContext ctx = NULL;
     ACL_OK(aclrtCreateContext(&ctx, 0));
@@ -216,11 +225,12 @@ START_TEST(destroy_current_leaves_none)
     aclrtContext cur = NULL;
     ACL_FAILS_WITH(aclrtGetCurrentContext(&cur), ACL_ERROR_RT_CONTEXT_NULL);
 }
-END_TEST
 
 /* The thread's link to the default context was dropped by CreateContext, so
  * it does not come back when the explicit context goes. */
-START_TEST(destroy_current_does_not_fall_back_to_default)
+COMPAT_TEST(destroy_current_does_not_fall_back_to_default,
+            "after SetDevice then CreateContext, destroying that context does not bring the default context back",
+            "API ref aclrtDestroyContext; [impl]")
 {
     ACL_OK(aclrtSetDevice(0));
     aclrtContext ctx = NULL;
@@ -230,9 +240,10 @@ START_TEST(destroy_current_does_not_fall_back_to_default)
     ACL_FAILS_WITH(aclrtGetCurrentContext(&cur), ACL_ERROR_RT_CONTEXT_NULL);
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
-START_TEST(destroy_other_context_keeps_current)
+COMPAT_TEST(destroy_other_context_keeps_current,
+            "destroying a context that is not current leaves the current one in place",
+            "API ref aclrtDestroyContext")
 {
     aclrtContext a = NULL, b = NULL;
     ACL_OK(aclrtCreateContext(&a, 0));
@@ -241,9 +252,10 @@ START_TEST(destroy_other_context_keeps_current)
     ck_assert_ptr_eq(current_context(), b);
     ACL_OK(aclrtDestroyContext(b));
 }
-END_TEST
 
-START_TEST(destroy_default_context_fails)
+COMPAT_TEST(destroy_default_context_fails,
+            "aclrtDestroyContext refuses the default context with ACL_ERROR_RT_CONTEXT_NULL; it stays current and usable",
+            "API ref aclrtDestroyContext: only explicit contexts; [impl] 107002")
 {
     ACL_OK(aclrtSetDevice(0));
     aclrtContext dflt = current_context();
@@ -255,9 +267,10 @@ START_TEST(destroy_default_context_fails)
     ACL_OK(aclrtDestroyStream(stream));
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
-START_TEST(null_arguments)
+COMPAT_TEST(null_arguments,
+            "NULL context handles and NULL output pointers are refused with ACL_ERROR_INVALID_PARAM",
+            "API ref aclrtSetCurrentContext: NULL -> ACL_ERROR_INVALID_PARAM; [impl] ACL-layer NULL checks")
 {
     ACL_FAILS_WITH(aclrtDestroyContext(NULL), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtSetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM);
@@ -267,9 +280,10 @@ START_TEST(null_arguments)
     ACL_FAILS_WITH(aclrtCtxGetCurrentDefaultStream(NULL), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
-START_TEST(create_on_bad_device)
+COMPAT_TEST(create_on_bad_device,
+            "aclrtCreateContext on -1 or an id past the count returns ACL_ERROR_RT_INVALID_DEVICEID",
+            "acl_rt.h aclrtCreateContext; [impl] 107001")
 {
     uint32_t count = 0;
     ACL_OK(aclrtGetDeviceCount(&count));
@@ -277,9 +291,11 @@ START_TEST(create_on_bad_device)
     ACL_FAILS_WITH(aclrtCreateContext(&ctx, -1), ACL_ERROR_RT_INVALID_DEVICEID);
     ACL_FAILS_WITH(aclrtCreateContext(&ctx, (int32_t)count), ACL_ERROR_RT_INVALID_DEVICEID);
 }
-END_TEST
 
-START_TEST(bad_handles_are_errors)
+COMPAT_TEST(bad_handles_are_errors,
+            "destroyed contexts, garbage and streams passed as contexts are refused with an "
+            "error and a message, changing nothing",
+            "acl-cuda guarantee beyond ACL, undefined there (docs/compat-suite.md: hostile)")
 {
     ACL_OK(aclrtSetDevice(0));
     aclrtContext dflt = current_context();
@@ -304,9 +320,10 @@ START_TEST(bad_handles_are_errors)
     ACL_OK(aclrtDestroyStream(stream));
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
-START_TEST(set_device_restores_default_context)
+COMPAT_TEST(set_device_restores_default_context,
+            "aclrtSetDevice makes the device's default context current again, replacing an explicit one",
+            "API ref aclrtSetDevice; [impl] SetDevice clears the explicit current context")
 {
     ACL_OK(aclrtSetDevice(0));
     aclrtContext dflt = current_context();
@@ -319,9 +336,10 @@ START_TEST(set_device_restores_default_context)
     ACL_OK(aclrtResetDevice(0));
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
-START_TEST(set_device_after_create_without_prior_device)
+COMPAT_TEST(set_device_after_create_without_prior_device,
+            "aclrtSetDevice after aclrtCreateContext switches to the device's default context, which cannot be destroyed",
+            "API ref aclrtSetDevice, aclrtDestroyContext")
 {
     aclrtContext ctx = NULL;
     ACL_OK(aclrtCreateContext(&ctx, 0));
@@ -333,9 +351,62 @@ START_TEST(set_device_after_create_without_prior_device)
     ACL_OK(aclrtDestroyContext(ctx));
     ACL_OK(aclrtResetDevice(0));
 }
-END_TEST
 
-static Suite *suite(void)
+/* ---- bad arguments ------------------------------------------------------------------ */
+
+ROW(aclrtCreateContext)
+{
+    REJECTS(aclrtCreateContext(NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL context");
+}
+
+ROW(aclrtDestroyContext)
+{
+    FOR_EACH_BAD(KIND_CONTEXT, h, ACL_ERROR_INVALID_PARAM, aclrtDestroyContext(h));
+}
+
+ROW(aclrtSetCurrentContext)
+{
+    FOR_EACH_BAD(KIND_CONTEXT, h, ACL_ERROR_INVALID_PARAM, aclrtSetCurrentContext(h));
+    int32_t device = -1;
+    ACL_OK(aclrtGetDevice(&device)); /* the current context survived */
+    ck_assert_int_eq(device, 0);
+}
+
+ROW(aclrtGetCurrentContext)
+{
+    REJECTS(aclrtGetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM, "a NULL context");
+}
+
+ROW(aclrtCtxGetCurrentDefaultStream)
+{
+    REJECTS(aclrtCtxGetCurrentDefaultStream(NULL), ACL_ERROR_INVALID_PARAM, "a NULL stream");
+}
+
+ROW(aclrtCtxGetSysParamOpt)
+{
+    REJECTS(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtGetPrimaryCtxState)
+{
+    uint32_t flags;
+    REJECTS(aclrtGetPrimaryCtxState(0, &flags, NULL), ACL_ERROR_INVALID_PARAM, "a NULL active");
+}
+
+static const compat_row rows[] = {
+    COMPAT_ROW(aclrtCreateContext),
+    COMPAT_ROW(aclrtCtxGetCurrentDefaultStream),
+    COMPAT_ROW(aclrtCtxGetSysParamOpt),
+    COMPAT_ROW(aclrtDestroyContext),
+    COMPAT_ROW(aclrtGetCurrentContext),
+    COMPAT_ROW(aclrtGetPrimaryCtxState),
+    COMPAT_ROW(aclrtSetCurrentContext),
+};
+COMPAT_BAD_ARGS(context, rows);
+
+Suite *compat_suite_context(void);
+Suite *compat_suite_context(void)
 {
     Suite *s = suite_create("context");
 
@@ -364,12 +435,11 @@ static Suite *suite(void)
     tcase_add_checked_fixture(args, init, finalize);
     tcase_add_test(args, null_arguments);
     tcase_add_test(args, create_on_bad_device);
-    tcase_add_test(args, bad_handles_are_errors);
     suite_add_tcase(s, args);
+
+    TCase *hostile = compat_add_bad_args(s, &compat_rows_context);
+    tcase_add_test(hostile, bad_handles_are_errors);
     return s;
 }
 
-int main(void)
-{
-    return acltest_run(suite());
-}
+COMPAT_MAIN(context)

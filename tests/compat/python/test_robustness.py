@@ -1,8 +1,8 @@
 """Robustness of the Python layer: every function of acl, acl.rt and acl.util
-called with arguments of the wrong type, with None, with negative and huge
-integers, and with freed or wrong-kind handles. Each must raise (TypeError,
-ValueError or OverflowError) or return an error code; the interpreter must
-never die. The sweeps run in a child interpreter so that a crash fails the
+called with arguments of the wrong type and with None (pyACL raises), and,
+as hostile input (marker "hostile"), with negative and huge integers and
+with freed or wrong-kind handles. Each must raise (TypeError, ValueError or
+OverflowError) or return an error code; the interpreter must never die. The sweeps run in a child interpreter so that a crash fails the
 test instead of ending pytest. test_conventions.py covers the parser's
 rules in detail; this file makes sure no function escapes them."""
 import json
@@ -27,7 +27,21 @@ def functions():
             yield "%s.%s" % (module.__name__, name), fn
 
 def arity(fn):
-    return len(inspect.signature(fn).parameters)
+    try:
+        return len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        pass
+    # A C builtin without a signature: PyArg_ParseTuple names the count.
+    import re
+    try:
+        fn(*[None] * 40)
+    except TypeError as exc:
+        found = re.search(r"(?:exactly|at most) (\d+) argument", str(exc))
+        if found:
+            return int(found.group(1))
+    except Exception:
+        pass
+    return 0
 
 def well_formed(result):
     if type(result) is int:
@@ -90,12 +104,17 @@ def _sweep(run_python, code):
     return report["calls"], report["problems"]
 
 
+@pytest.mark.pins('every function of acl, acl.rt and acl.util, given an argument of the wrong type (None included), raises TypeError/ValueError/OverflowError; the interpreter lives',
+                  'pyACL conventions: argument parse failure raises (PyArg_ParseTuple, CHECK_NULL)')
 def test_wrong_types_and_none_never_crash(run_python):
     calls, problems = _sweep(run_python, WRONG_TYPES)
     assert calls > 1000
     assert not problems, "\n".join(problems[:40])
 
 
+@pytest.mark.hostile
+@pytest.mark.pins('every function given extreme integers returns an error code or raises; the interpreter lives',
+                  'acl-cuda guarantee beyond ACL, undefined there (docs/compat-suite.md: hostile)')
 def test_negative_and_huge_integers_never_crash(run_python):
     calls, problems = _sweep(run_python, EXTREME_INTEGERS)
     assert calls > 1000
@@ -187,12 +206,17 @@ assert not failures, failures
 '''
 
 
+@pytest.mark.hostile
+@pytest.mark.pins('freed and wrong-kind handles are refused with an error code and a message',
+                  'acl-cuda guarantee beyond ACL, undefined there (docs/compat-suite.md: hostile)')
 def test_freed_and_wrong_kind_handles_are_errors(run_python):
     completed = run_python(STALE_HANDLES)
     assert completed.returncode == 0, "status %d:\n%s\n%s" % (
         completed.returncode, completed.stdout[-3000:], completed.stderr[-3000:])
 
 
+@pytest.mark.pins('ptr_to_bytes raises TypeError for a non-int pointer or size; bytes_to_ptr TypeError or ValueError for a non-bytes',
+                  "pyACL util/bytes_convert.cpp: 'kk' parse; non-bytes -> ValueError")
 @pytest.mark.parametrize("bad", [None, "0", 1.5, object()])
 def test_util_pointer_functions_reject_bad_types(bad):
     for call in (lambda: acl.util.ptr_to_bytes(bad, 4), lambda: acl.util.ptr_to_bytes(0, bad)):
@@ -202,14 +226,9 @@ def test_util_pointer_functions_reject_bad_types(bad):
         acl.util.bytes_to_ptr(bad)
 
 
-def test_util_null_pointers_are_value_errors():
-    with pytest.raises(ValueError):
-        acl.util.ptr_to_bytes(0, 16)
-    with pytest.raises(ValueError):
-        acl.util.ptr_to_bytes((1 << 64) * 3, 16)  # masks to NULL
-    assert acl.util.ptr_to_bytes(0, 0) == b""
-
-
+@pytest.mark.hostile
+@pytest.mark.pins('after a burst of garbage handles in this process, normal work still runs',
+                  'acl-cuda guarantee beyond ACL, undefined there (docs/compat-suite.md: hostile)')
 def test_library_survives_the_sweeps_in_process(context):
     """After a burst of bad calls in this process, normal work still runs."""
     for value in (-1, 1 << 64, 1 << 63, 12345):

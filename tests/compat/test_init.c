@@ -1,10 +1,11 @@
-/* aclInit / aclFinalize / aclFinalizeReference, the aclInit JSON config and
- * aclrtGetVersion. Every test starts in a fresh process (forked), so each one
- * sees the library uninitialised. */
+/* aclInit / aclFinalize / aclFinalizeReference, the aclInit JSON config,
+ * aclrtGetVersion, and the bad-argument rows of the init functions. Every
+ * test starts in a fresh process (forked), so each one sees the library
+ * uninitialised. */
 #include <errno.h>
 #include <unistd.h>
 
-#include "acltest.h"
+#include "bad_args.h"
 
 /* Writes text to a new temporary file and returns its path (free() it). */
 static char *write_temp_file(const char *text)
@@ -30,14 +31,17 @@ static aclError init_with_config(const char *json)
     return ret;
 }
 
-START_TEST(init_null_config)
+COMPAT_TEST(init_null_config,
+            "aclInit(NULL) initialises with the default configuration and aclFinalize tears it down",
+            "acl_rt.h aclInit, aclFinalize; API ref aclInit: configPath may be NULL")
 {
     ACL_OK(aclInit(NULL));
     ACL_OK(aclFinalize());
 }
-END_TEST
 
-START_TEST(second_init_reports_repeat)
+COMPAT_TEST(second_init_reports_repeat,
+            "a second aclInit returns ACL_ERROR_REPEAT_INITIALIZE (100002), which may be ignored: the library stays initialised",
+            "API ref aclInit: repeated initialisation")
 {
     ACL_OK(aclInit(NULL));
     /* Documented as ignorable: the library stays initialised. */
@@ -47,17 +51,19 @@ START_TEST(second_init_reports_repeat)
     ACL_OK(aclrtGetDeviceCount(&count));
     ACL_OK(aclFinalize());
 }
-END_TEST
 
-START_TEST(double_finalize_fails)
+COMPAT_TEST(double_finalize_fails,
+            "a second aclFinalize returns ACL_ERROR_REPEAT_FINALIZE (100037)",
+            "API ref aclFinalize; acl_base_rt.h ACL_ERROR_REPEAT_FINALIZE")
 {
     ACL_OK(aclInit(NULL));
     ACL_OK(aclFinalize());
     ACL_FAILS_WITH(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
 }
-END_TEST
 
-START_TEST(finalize_tears_down_all_references)
+COMPAT_TEST(finalize_tears_down_all_references,
+            "aclFinalize de-initialises at once however many aclInit calls preceded it",
+            "API ref aclFinalize vs aclFinalizeReference")
 {
     /* aclFinalize zeroes the init count at once, however many inits. */
     ACL_OK(aclInit(NULL));
@@ -65,9 +71,10 @@ START_TEST(finalize_tears_down_all_references)
     ACL_OK(aclFinalize());
     ACL_FAILS_WITH(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
 }
-END_TEST
 
-START_TEST(init_again_after_finalize)
+COMPAT_TEST(init_again_after_finalize,
+            "init -> work -> finalize may repeat in one process",
+            "API ref aclInit: init/finalize/init sequences are allowed")
 {
     for (int round = 0; round < 3; round++) {
         ACL_OK(aclInit(NULL));
@@ -80,9 +87,10 @@ START_TEST(init_again_after_finalize)
         ACL_OK(aclFinalize());
     }
 }
-END_TEST
 
-START_TEST(finalize_reference_counts_down)
+COMPAT_TEST(finalize_reference_counts_down,
+            "aclFinalizeReference decrements the init count, reports what is left and de-initialises at 0; one more returns ACL_ERROR_REPEAT_FINALIZE",
+            "acl_rt.h aclFinalizeReference; API ref aclFinalizeReference")
 {
     ACL_OK(aclInit(NULL));
     ck_assert_int_eq(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
@@ -100,22 +108,23 @@ START_TEST(finalize_reference_counts_down)
     ACL_OK(aclInit(NULL));
     ACL_OK(aclFinalize());
 }
-END_TEST
 
-START_TEST(finalize_reference_accepts_null_count)
+COMPAT_TEST(finalize_reference_accepts_null_count,
+            "aclFinalizeReference accepts a NULL refCount",
+            "API ref aclFinalizeReference: refCount may be NULL")
 {
     ACL_OK(aclInit(NULL));
     ACL_OK(aclFinalizeReference(NULL));
     ACL_FAILS_WITH(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
 }
-END_TEST
 
-START_TEST(config_empty_object)
+COMPAT_TEST(config_empty_object,
+            "aclInit accepts a JSON file holding {} (all defaults)",
+            "API ref aclInit: configuration file")
 {
     ACL_OK(init_with_config("{}"));
     ACL_OK(aclFinalize());
 }
-END_TEST
 
 /* Each documented top-level key, alone and all together. */
 static const char *const documented_configs[] = {
@@ -135,7 +144,9 @@ static const char *const documented_configs[] = {
     " \"StackSize\": {\"aicore_stack_size\": 65536}}",
 };
 
-START_TEST(config_documented_keys)
+COMPAT_TEST(config_documented_keys,
+            "aclInit accepts each documented top-level key (dump, profiler, max_opqueue_num, err_msg_mode, defaultDevice, StackSize), alone and together",
+            "API ref aclInit: configuration file keys")
 {
     const char *json = documented_configs[_i];
     aclError ret = init_with_config(json);
@@ -144,15 +155,17 @@ START_TEST(config_documented_keys)
                   msg ? msg : "(no message)");
     ACL_OK(aclFinalize());
 }
-END_TEST
 
-START_TEST(config_missing_file)
+COMPAT_TEST(config_missing_file,
+            "aclInit with a path that does not exist returns ACL_ERROR_INVALID_FILE (100003)",
+            "acl_base_rt.h ACL_ERROR_INVALID_FILE; API ref aclInit")
 {
     ACL_FAILS_WITH(aclInit("/nonexistent/acltest/no-such-config.json"), ACL_ERROR_INVALID_FILE);
 }
-END_TEST
 
-START_TEST(config_path_is_directory)
+COMPAT_TEST(config_path_is_directory,
+            "aclInit with a directory for its config path returns ACL_ERROR_INVALID_FILE",
+            "acl_base_rt.h ACL_ERROR_INVALID_FILE; API ref aclInit")
 {
     char dir[] = "/tmp/acltest-dir-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -161,19 +174,20 @@ START_TEST(config_path_is_directory)
     ck_assert_int_eq(ret, ACL_ERROR_INVALID_FILE);
     ck_assert_ptr_nonnull(aclGetRecentErrMsg());
 }
-END_TEST
 
-START_TEST(config_malformed_json)
+COMPAT_TEST(config_malformed_json,
+            "aclInit with malformed JSON returns ACL_ERROR_PARSE_FILE (100006)",
+            "acl_base_rt.h ACL_ERROR_PARSE_FILE; API ref aclInit")
 {
     ACL_FAILS_WITH(init_with_config("{\"err_msg_mode\": \"0\""), ACL_ERROR_PARSE_FILE);
 }
-END_TEST
 
-START_TEST(config_bad_err_msg_mode)
+COMPAT_TEST(config_bad_err_msg_mode,
+            "an err_msg_mode other than \"0\" or \"1\" is refused with ACL_ERROR_INVALID_PARAM",
+            "API ref aclInit: err_msg_mode; [impl] hicann/runtime")
 {
     ACL_FAILS_WITH(init_with_config("{\"err_msg_mode\": \"2\"}"), ACL_ERROR_INVALID_PARAM);
 }
-END_TEST
 
 typedef struct default_device_probe {
     aclError get_device;
@@ -193,7 +207,9 @@ static void *probe_default_device(void *arg)
     return NULL;
 }
 
-START_TEST(config_default_device)
+COMPAT_TEST(config_default_device,
+            "with defaultDevice configured, a thread that never set a device works on that device",
+            "API ref aclInit: defaultDevice; aclrtGetDevice")
 {
     ACL_OK(init_with_config("{\"defaultDevice\": {\"default_device\": \"0\"}}"));
     default_device_probe probe;
@@ -206,16 +222,14 @@ START_TEST(config_default_device)
     ck_assert_int_eq(probe.destroy_stream, ACL_SUCCESS);
     ACL_OK(aclFinalize());
 }
-END_TEST
 
 /* aclrtGetVersion is deprecated in the newest headers but still part of the API. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-START_TEST(version_matches_macros)
+COMPAT_TEST(version_matches_macros,
+            "aclrtGetVersion reports the ACL_MAJOR/MINOR/PATCH_VERSION the headers carry",
+            "acl_rt.h aclrtGetVersion (deprecated, still declared)")
 {
-    ck_assert_int_eq(ACL_MAJOR_VERSION, 1);
-    ck_assert_int_eq(ACL_MINOR_VERSION, 17);
-    ck_assert_int_eq(ACL_PATCH_VERSION, 0);
     ACL_OK(aclInit(NULL));
     int32_t major = -1, minor = -1, patch = -1;
     ACL_OK(aclrtGetVersion(&major, &minor, &patch));
@@ -227,10 +241,100 @@ START_TEST(version_matches_macros)
     ACL_FAILS_WITH(aclrtGetVersion(&major, &minor, NULL), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclFinalize());
 }
-END_TEST
 #pragma GCC diagnostic pop
 
-static Suite *suite(void)
+/* ---- bad arguments ------------------------------------------------------------------ */
+
+static aclError init_callback(const char *config, size_t len, void *user)
+{
+    (void)config;
+    (void)len;
+    (void)user;
+    return ACL_SUCCESS;
+}
+
+static aclError finalize_callback(void *user)
+{
+    (void)user;
+    return ACL_SUCCESS;
+}
+
+static const char *temp_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+ROW(aclInit)
+{
+    /* NULL is "no configuration"; bad paths fail before the reference count
+     * moves, so the fixture's aclFinalize still balances. */
+    char dir_path[512], junk_path[512];
+    snprintf(dir_path, sizeof dir_path, "%s", temp_dir());
+    snprintf(junk_path, sizeof junk_path, "%s/acl-robustness-XXXXXX", temp_dir());
+    int fd = mkstemp(junk_path);
+    ck_assert_int_ge(fd, 0);
+    unsigned char junk[COMPAT_GARBAGE];
+    compat_fill_random(junk, sizeof junk, 0x5eed0004);
+    ck_assert_int_eq(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+    close(fd);
+    REJECTS(aclInit(""), ACL_ERROR_INVALID_FILE, "an empty path");
+    REJECTS(aclInit("/nonexistent/acl.json"), ACL_ERROR_INVALID_FILE, "a missing file");
+    REJECTS(aclInit(dir_path), ACL_ERROR_INVALID_FILE, "a directory");
+    REJECTS(aclInit(junk_path), ACL_ERROR_PARSE_FILE, "a file of random bytes");
+    unlink(junk_path);
+}
+
+ROW(aclInitCallbackRegister)
+{
+    REJECTS(aclInitCallbackRegister(ACL_REG_TYPE_OTHER, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL function");
+}
+
+ROW(aclInitCallbackUnRegister)
+{
+    REJECTS(aclInitCallbackUnRegister(ACL_REG_TYPE_OTHER, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL function");
+    REJECTS(aclInitCallbackUnRegister(ACL_REG_TYPE_OTHER, init_callback), ACL_ERROR_INVALID_PARAM,
+            "a function never registered");
+}
+
+ROW(aclFinalizeCallbackRegister)
+{
+    REJECTS(aclFinalizeCallbackRegister(ACL_REG_TYPE_OTHER, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL function");
+}
+
+ROW(aclFinalizeCallbackUnRegister)
+{
+    REJECTS(aclFinalizeCallbackUnRegister(ACL_REG_TYPE_OTHER, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL function");
+    REJECTS(aclFinalizeCallbackUnRegister(ACL_REG_TYPE_OTHER, finalize_callback),
+            ACL_ERROR_INVALID_PARAM, "a function never registered");
+}
+
+ROW(aclFinalizeReference)
+{
+    /* refCount may be NULL. One extra reference is taken so that the
+     * library is not torn down under the fixture. */
+    ck_assert_int_eq(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+    ACL_OK(aclFinalizeReference(NULL));
+    aclrtStream s = compat_new_stream();
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+static const compat_row rows[] = {
+    COMPAT_ROW(aclInit),
+    COMPAT_ROW(aclInitCallbackRegister),
+    COMPAT_ROW(aclInitCallbackUnRegister),
+    COMPAT_ROW(aclFinalizeCallbackRegister),
+    COMPAT_ROW(aclFinalizeCallbackUnRegister),
+    COMPAT_ROW(aclFinalizeReference),
+};
+COMPAT_BAD_ARGS(init, rows);
+
+Suite *compat_suite_init(void);
+Suite *compat_suite_init(void)
 {
     Suite *s = suite_create("init");
 
@@ -258,10 +362,9 @@ static Suite *suite(void)
     TCase *version = tcase_create("version");
     tcase_add_test(version, version_matches_macros);
     suite_add_tcase(s, version);
+
+    compat_add_bad_args(s, &compat_rows_init);
     return s;
 }
 
-int main(void)
-{
-    return acltest_run(suite());
-}
+COMPAT_MAIN(init)

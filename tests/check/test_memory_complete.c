@@ -1,0 +1,247 @@
+/* acl-cuda's own choices for the memory functions of issue #15, where ACL
+ * leaves the behaviour undefined or names no error code (the documented
+ * behaviour is pinned by tests/compat/test_memory.c, test_vmm.c,
+ * test_ipc.c): the registry refuses copies that touch unmapped or
+ * inaccessible virtual memory; the codes of the virtual-memory and IPC
+ * refusals; on the host backend, a forked child's device memory is its own
+ * and a copy through a bad device-side address does not bring the process
+ * down. */
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "acltest.h"
+#include "acl/acl_cuda.h"
+
+static bool on_host_backend(void)
+{
+    return strcmp(aclcudaGetBackendName(), "host") == 0;
+}
+
+static size_t huge_granularity(aclrtPhysicalMemProp *prop)
+{
+    memset(prop, 0, sizeof *prop);
+    prop->memAttr = ACL_MEM_HUGE;
+    prop->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    size_t g = 0;
+    ACL_OK(aclrtMemGetAllocationGranularity(prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+    return g;
+}
+
+/* A failure with the code and a message that says `text`. */
+#define FAILS_SAYING(expr, code, text)                                                             \
+    do {                                                                                           \
+        (void)aclGetRecentErrMsg();                                                                \
+        aclError ret_ = (expr);                                                                    \
+        const char *msg_ = aclGetRecentErrMsg();                                                   \
+        ck_assert_msg(ret_ == (code), "%s returned %d", #expr, (int)ret_);                         \
+        ck_assert_msg(msg_ &&strstr(msg_, text), "%s said \"%s\", not \"%s\"", #expr,              \
+                      msg_ ? msg_ : "(nothing)", text);                                            \
+    } while (0)
+
+/* Copies and fills stay inside what is mapped, with access. */
+START_TEST(virtual_memory_registry)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va, in[256], out[256];
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, 3 * g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    ACL_OK(aclrtMapMem(va, g, 0, h, 0));
+    memset(in, 1, sizeof in);
+    /* Past the mapped part; into the reserved, unmapped part. */
+    FAILS_SAYING(aclrtMemcpy(out, 256, va + g - 128, 256, ACL_MEMCPY_DEVICE_TO_HOST),
+                 ACL_ERROR_INVALID_PARAM, "mapped part");
+    FAILS_SAYING(aclrtMemcpy(va + g, 256, in, 256, ACL_MEMCPY_HOST_TO_DEVICE),
+                 ACL_ERROR_INVALID_PARAM, "nothing is mapped");
+    ACL_FAILS_WITH(aclrtMemset(va + 2 * g, 64, 0, 64), ACL_ERROR_INVALID_PARAM);
+    /* aclrtFree refuses a mapping and names what releases it. */
+    FAILS_SAYING(aclrtFree(va), ACL_ERROR_INVALID_PARAM, "aclrtUnmapMem");
+    /* Read-only and no access. */
+    aclrtMemAccessDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READ;
+    ACL_OK(aclrtMemSetAccess(va, g, &desc, 1));
+    ACL_FAILS_WITH(aclrtMemcpy(va, 256, in, 256, ACL_MEMCPY_HOST_TO_DEVICE),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtMemcpy(out, 256, va, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtMemMapNoAccess(va, g, 0, h, 0));
+    ACL_FAILS_WITH(aclrtMemcpy(out, 256, va, 256, ACL_MEMCPY_DEVICE_TO_HOST),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemset(va, 256, 0, 256), ACL_ERROR_INVALID_PARAM);
+    void *base;
+    size_t size;
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_FAILS_WITH(aclrtMemGetAddressRange(va, &base, &size), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFreePhysical(h));
+    ACL_OK(aclrtReleaseMemAddress(va));
+}
+END_TEST
+
+/* The codes acl-cuda gives where CANN's documents name none: relations the
+ * runtime checks are ACL_ERROR_RT_PARAM_INVALID. */
+START_TEST(virtual_memory_codes)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va;
+    aclrtDrvMemHandle a, big;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, 4 * g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&a, g, &prop, 0));
+    ACL_OK(aclrtMallocPhysical(&big, 2 * g, &prop, 0));
+    ACL_FAILS_WITH(aclrtMapMem(va, g / 2, 0, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMapMem(va, g, g, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMapMem(va + 4096, g, 0, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMapMem(va + 3 * g, 2 * g, 0, big, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtMapMem(va, g, 0, a, 0));
+    ACL_FAILS_WITH(aclrtMapMem(va, g, 0, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtReleaseMemAddress(va), ACL_ERROR_RT_PARAM_INVALID);
+    uint64_t shareable, again;
+    ACL_OK(aclrtMemExportToShareableHandle(a, ACL_MEM_HANDLE_TYPE_NONE, 0, &shareable));
+    ACL_FAILS_WITH(aclrtMemExportToShareableHandle(a, ACL_MEM_HANDLE_TYPE_NONE, 0, &again),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    aclrtDrvMemHandle mine;
+    ACL_FAILS_WITH(aclrtMemImportFromShareableHandle(shareable, 0, &mine),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtFreePhysical(a));
+    ACL_OK(aclrtFreePhysical(big));
+    ACL_OK(aclrtReleaseMemAddress(va));
+    /* A shareable handle of a process that is gone names nothing. */
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    waitpid(child, NULL, 0);
+    ACL_FAILS_WITH(aclrtMemImportFromShareableHandle((uint64_t)child << 40 | 1, 0, &mine),
+                   ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+/* IPC keys: codes of the refusals, and the pid list enforced (a forked
+ * child imports; host backend only, a CUDA context does not survive fork). */
+START_TEST(ipc_codes)
+{
+    void *dev;
+    char key[65];
+    ACL_OK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, 4096, 0x42, 4096));
+    ACL_FAILS_WITH(aclrtIpcMemGetExportKey(dev, 4096, key, 8, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtIpcMemGetExportKey(dev, 4096, key, sizeof key, 0));
+    void *p;
+    ACL_FAILS_WITH(aclrtIpcMemImportByKey(&p, key, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtIpcMemImportByKey(&p, "acl-cuda-ipc:1:1:0000000000000001", 0),
+                   ACL_ERROR_INVALID_PARAM);
+    if (on_host_backend()) {
+        for (int round = 0; round < 2; round++) {
+            int go[2];
+            ck_assert_int_eq(pipe(go), 0);
+            pid_t child = fork();
+            if (child == 0) {
+                char c;
+                close(go[1]);
+                if (read(go[0], &c, 1) != 1)
+                    _exit(4);
+                void *q = NULL;
+                aclError ret = aclrtIpcMemImportByKey(&q, key, 0);
+                unsigned char byte = 0;
+                if (ret == ACL_SUCCESS)
+                    ret = aclrtMemcpy(&byte, 1, q, 1, ACL_MEMCPY_DEVICE_TO_HOST);
+                _exit(ret == ACL_SUCCESS                  ? (byte == 0x42 ? 0 : 3)
+                      : ret == ACL_ERROR_RT_NO_PERMISSION ? 2
+                                                          : 1);
+            }
+            close(go[0]);
+            int32_t pid = (int32_t)child;
+            if (round == 1)
+                ACL_OK(aclrtIpcMemSetImportPid(key, &pid, 1));
+            ck_assert_int_eq(write(go[1], "g", 1), 1);
+            close(go[1]);
+            int status = 0;
+            ck_assert_int_eq(waitpid(child, &status, 0), child);
+            ck_assert(WIFEXITED(status));
+            /* Not listed: no permission; listed: the memory. */
+            ck_assert_int_eq(WEXITSTATUS(status), round == 0 ? 2 : 0);
+        }
+    }
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
+/* Host backend: a forked child's device memory is its own copy. */
+START_TEST(host_fork_keeps_device_memory_private)
+{
+    if (!on_host_backend())
+        return;
+    unsigned char *dev, byte = 0;
+    ACL_OK(aclrtMalloc((void **)&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, 4096, 0x11, 4096));
+    pid_t child = fork();
+    if (child == 0) {
+        unsigned char seen = 0;
+        aclError ret = aclrtMemcpy(&seen, 1, dev, 1, ACL_MEMCPY_DEVICE_TO_HOST);
+        if (ret == ACL_SUCCESS)
+            ret = aclrtMemset(dev, 4096, 0x99, 4096);
+        _exit(ret == ACL_SUCCESS && seen == 0x11 ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ACL_OK(aclrtMemcpy(&byte, 1, dev, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(byte, 0x11); /* the child's fill stayed in the child */
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
+/* Host backend: a descriptor naming an unmapped address copies nothing and
+ * the process goes on (a device would report a bad address). */
+START_TEST(host_indirect_copy_with_bad_address)
+{
+    if (!on_host_backend())
+        return;
+    unsigned char *desc, *dst;
+    ACL_OK(aclrtMalloc((void **)&desc, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&dst, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dst, 4096, 0x7, 4096));
+    unsigned char *src;
+    ACL_OK(aclrtMalloc((void **)&src, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 4096, NULL));
+    /* Point the source at address 16 behind the library's back. */
+    uint64_t bad = 16;
+    ACL_OK(aclrtMemcpy(desc, 8, &bad, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    unsigned char out[16];
+    ACL_OK(aclrtMemcpy(out, 16, dst, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 16; i++)
+        ck_assert_uint_eq(out[i], 0x7);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(desc));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(dst));
+}
+END_TEST
+
+static Suite *memory_complete_suite(void)
+{
+    Suite *s = suite_create("memory_complete");
+    TCase *tc = tcase_create("choices");
+    tcase_add_checked_fixture(tc, acltest_set_device, acltest_reset_device);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, virtual_memory_registry);
+    tcase_add_test(tc, virtual_memory_codes);
+    tcase_add_test(tc, ipc_codes);
+    tcase_add_test(tc, host_fork_keeps_device_memory_private);
+    tcase_add_test(tc, host_indirect_copy_with_bad_address);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return acltest_run(memory_complete_suite());
+}

@@ -1,0 +1,17 @@
+/* Every area whose test file has bad-argument rows (COMPAT_BAD_ARGS in
+ * tests/compat/test_<area>.c, or ext/test_<area>.c for acl-cuda's
+ * extensions). One line per area: add a line when an area gets its first
+ * row. acl-cuda's coverage check (tests/check/test_robustness.c) reads every
+ * area's rows through this list. */
+COMPAT_AREA(base)
+COMPAT_AREA(init)
+COMPAT_AREA(errors)
+COMPAT_AREA(device)
+COMPAT_AREA(context)
+COMPAT_AREA(stream)
+COMPAT_AREA(event)
+COMPAT_AREA(memory)
+COMPAT_AREA(callback)
+COMPAT_AREA(vmm)
+COMPAT_AREA(ipc)
+COMPAT_AREA(cuda)

@@ -1,0 +1,615 @@
+/* Devices: counting and selecting them, the process-wide SetDevice reference
+ * count, ASCEND_RT_VISIBLE_DEVICES, device-wide synchronisation, the device
+ * queries, and the bad-argument rows of the device functions. */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bad_args.h"
+
+static void init(void)
+{
+    ACL_OK(aclInit(NULL));
+}
+
+static void finalize(void)
+{
+    ACL_OK(aclFinalize());
+}
+
+static uint32_t device_count(void)
+{
+    uint32_t count = 0;
+    ACL_OK(aclrtGetDeviceCount(&count));
+    return count;
+}
+
+COMPAT_TEST(count_at_least_one,
+            "aclrtGetDeviceCount reports at least one device and refuses a NULL count with ACL_ERROR_INVALID_PARAM",
+            "acl_rt.h aclrtGetDeviceCount; API ref aclrtGetDeviceCount")
+{
+    ck_assert_uint_ge(device_count(), 1);
+    ACL_FAILS_WITH(aclrtGetDeviceCount(NULL), ACL_ERROR_INVALID_PARAM);
+}
+
+COMPAT_TEST(set_device_rejects_bad_ids,
+            "aclrtSetDevice with -1 or an id past the count returns ACL_ERROR_RT_INVALID_DEVICEID (107001)",
+            "acl_rt.h aclrtSetDevice/aclrtResetDevice; API ref Device Management; [impl] invalid id -> 107001")
+{
+    ACL_FAILS_WITH(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
+    ACL_FAILS_WITH(aclrtSetDevice((int32_t)device_count()), ACL_ERROR_RT_INVALID_DEVICEID);
+    ck_assert_int_eq(ACL_ERROR_RT_INVALID_DEVICEID, 107001);
+}
+
+static void *get_device_in_thread(void *arg)
+{
+    int32_t device = -7;
+    *(aclError *)arg = aclrtGetDevice(&device);
+    return NULL;
+}
+
+COMPAT_TEST(get_device_without_device_fails,
+            "aclrtGetDevice without a device or context returns ACL_ERROR_RT_CONTEXT_NULL (107002); another thread's SetDevice gives a new thread no device",
+            "acl_rt.h aclrtGetDevice; API ref: SetDevice binds the calling thread; [impl] 107002")
+{
+    ACL_FAILS_WITH(aclrtGetDevice(&(int32_t){0}), ACL_ERROR_RT_CONTEXT_NULL);
+    ck_assert_int_eq(ACL_ERROR_RT_CONTEXT_NULL, 107002);
+    /* Another thread's SetDevice does not give this new thread a device. */
+    ACL_OK(aclrtSetDevice(0));
+    aclError in_thread = ACL_SUCCESS;
+    compat_run_thread(get_device_in_thread, &in_thread);
+    ck_assert_int_eq(in_thread, ACL_ERROR_RT_CONTEXT_NULL);
+    ACL_OK(aclrtResetDevice(0));
+}
+
+COMPAT_TEST(set_then_get_device,
+            "aclrtGetDevice reports the device the thread set last",
+            "acl_rt.h aclrtGetDevice; API ref aclrtSetDevice")
+{
+    uint32_t count = device_count();
+    for (int32_t dev = (int32_t)count - 1; dev >= 0; dev--) {
+        ACL_OK(aclrtSetDevice(dev));
+        int32_t got = -1;
+        ACL_OK(aclrtGetDevice(&got));
+        ck_assert_int_eq(got, dev);
+    }
+    ACL_FAILS_WITH(aclrtGetDevice(NULL), ACL_ERROR_INVALID_PARAM);
+    for (int32_t dev = 0; dev < (int32_t)count; dev++)
+        ACL_OK(aclrtResetDevice(dev));
+}
+
+COMPAT_TEST(reset_counts_down_in_one_thread,
+            "each aclrtSetDevice takes a reference, each aclrtResetDevice drops one; one reset too many returns ACL_ERROR_RT_CONTEXT_RELEASE_ERROR (507007)",
+            "acl_rt.h aclrtSetDevice/aclrtResetDevice; API ref Device Management: reference counting; [impl] 507007")
+{
+    ACL_OK(aclrtSetDevice(0));
+    ACL_OK(aclrtSetDevice(0));
+    ACL_OK(aclrtResetDevice(0));
+    ACL_OK(aclrtResetDevice(0));
+    ACL_FAILS_WITH(aclrtResetDevice(0), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+}
+
+/* Thread B holds the second reference and uses a stream of the default
+ * context after thread A has dropped the first one. */
+typedef struct shared_device {
+    pthread_barrier_t set;
+    pthread_barrier_t a_reset;
+    aclError set_device, create_stream, malloc_host, malloc_dev, memset, copy, sync, destroy;
+    bool data_ok;
+} shared_device;
+
+static void *second_user(void *arg)
+{
+    shared_device *t = arg;
+    aclrtStream stream = NULL;
+    t->set_device = aclrtSetDevice(0);
+    t->create_stream = aclrtCreateStream(&stream);
+    pthread_barrier_wait(&t->set);
+    pthread_barrier_wait(&t->a_reset);
+    if (t->set_device != ACL_SUCCESS || t->create_stream != ACL_SUCCESS)
+        return NULL;
+    enum { SIZE = 4096 };
+    void *dev = NULL;
+    uint8_t *host = NULL;
+    t->malloc_dev = aclrtMalloc(&dev, SIZE, ACL_MEM_MALLOC_HUGE_FIRST);
+    t->malloc_host = aclrtMallocHost((void **)&host, SIZE);
+    if (t->malloc_dev != ACL_SUCCESS || t->malloc_host != ACL_SUCCESS)
+        return NULL;
+    t->memset = aclrtMemsetAsync(dev, SIZE, 0x5a, SIZE, stream);
+    t->copy = aclrtMemcpyAsync(host, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, stream);
+    t->sync = aclrtSynchronizeStream(stream);
+    t->data_ok = true;
+    for (size_t i = 0; i < SIZE; i++)
+        t->data_ok = t->data_ok && host[i] == 0x5a;
+    t->destroy = aclrtDestroyStream(stream);
+    aclrtFree(dev);
+    aclrtFreeHost(host);
+    return NULL;
+}
+
+COMPAT_TEST(reset_keeps_device_while_other_thread_holds_it,
+            "the device reference count is process-wide: after one thread resets, another thread's reference keeps the default context and its streams usable",
+            "acl_rt.h aclrtSetDevice/aclrtResetDevice; API ref Device Management: reference counting, shared default context")
+{
+    shared_device t = {.data_ok = false};
+    pthread_barrier_init(&t.set, NULL, 2);
+    pthread_barrier_init(&t.a_reset, NULL, 2);
+    ACL_OK(aclrtSetDevice(0));
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, second_user, &t), 0);
+    pthread_barrier_wait(&t.set);
+    aclError first_reset = aclrtResetDevice(0);
+    pthread_barrier_wait(&t.a_reset);
+    pthread_join(thread, NULL);
+    ACL_OK(first_reset);
+    ck_assert_int_eq(t.set_device, ACL_SUCCESS);
+    ck_assert_int_eq(t.create_stream, ACL_SUCCESS);
+    ck_assert_int_eq(t.malloc_dev, ACL_SUCCESS);
+    ck_assert_int_eq(t.malloc_host, ACL_SUCCESS);
+    ck_assert_int_eq(t.memset, ACL_SUCCESS);
+    ck_assert_int_eq(t.copy, ACL_SUCCESS);
+    ck_assert_int_eq(t.sync, ACL_SUCCESS);
+    ck_assert_msg(t.data_ok, "work on the default context's stream did not land");
+    ck_assert_int_eq(t.destroy, ACL_SUCCESS);
+    /* The second reset releases the device; a third has nothing to release. */
+    ACL_OK(aclrtResetDevice(0));
+    ACL_FAILS_WITH(aclrtResetDevice(0), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+}
+
+COMPAT_TEST(reset_unset_device_fails,
+            "resetting a device that was never set returns ACL_ERROR_RT_CONTEXT_RELEASE_ERROR (507007)",
+            "acl_rt.h aclrtSetDevice/aclrtResetDevice; API ref Device Management; [impl] 507007")
+{
+    ACL_FAILS_WITH(aclrtResetDevice(0), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    ck_assert_int_eq(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, 507007);
+}
+
+COMPAT_TEST(reset_force_releases_at_once,
+            "aclrtResetDeviceForce releases the device whatever its count; it can be set again afterwards",
+            "acl_rt.h aclrtResetDeviceForce; API ref aclrtResetDeviceForce")
+{
+    for (int i = 0; i < 3; i++)
+        ACL_OK(aclrtSetDevice(0));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ACL_FAILS_WITH(aclrtResetDevice(0), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    /* The device can be set again afterwards. */
+    ACL_OK(aclrtSetDevice(0));
+    aclrtStream stream = NULL;
+    ACL_OK(aclrtCreateStream(&stream));
+    ACL_OK(aclrtDestroyStream(stream));
+    ACL_OK(aclrtResetDevice(0));
+}
+
+COMPAT_TEST(second_reset_force_fails,
+            "plain resets first, one force reset last; a second force reset fails",
+            "API ref aclrtResetDeviceForce: a second force reset errors")
+{
+    ACL_OK(aclrtSetDevice(0));
+    ACL_OK(aclrtSetDevice(0));
+    ACL_OK(aclrtResetDevice(0));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ACL_FAILS(aclrtResetDeviceForce(0));
+}
+
+/* Runs fn in a child process and returns its exit status: the child may
+ * set ACL's environment before its first ACL call. */
+static int in_child(int (*fn)(void))
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        _exit(fn());
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "the child died (status 0x%x)", status);
+    return WEXITSTATUS(status);
+}
+
+static int count_devices(void)
+{
+    uint32_t count = 0;
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtGetDeviceCount(&count) != ACL_SUCCESS)
+        return 255;
+    aclFinalize();
+    return count > 254 ? 254 : (int)count;
+}
+
+/* The device count without ASCEND_RT_VISIBLE_DEVICES, counted in another
+ * child (the runtime reads the variable once, at its first use). */
+static int devices_before;
+
+/* Makes the last device the only visible one; exits 0 if it became device
+ * 0, else the number of the first check that failed. */
+static int only_last_device_visible(void)
+{
+    int before = devices_before;
+    char list[16];
+    snprintf(list, sizeof list, "%d", before - 1);
+    setenv("ASCEND_RT_VISIBLE_DEVICES", list, 1);
+    uint32_t count = 0;
+    int32_t device = -1, logic = -1;
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtGetDeviceCount(&count) != ACL_SUCCESS)
+        return 1;
+    if (count != 1)
+        return 2;
+    if (aclrtSetDevice(1) != ACL_ERROR_RT_INVALID_DEVICEID)
+        return 3;
+    if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetDevice(&device) != ACL_SUCCESS || device != 0)
+        return 4;
+    /* User id 0 is the listed logical id. */
+    aclError ret = aclrtGetLogicDevIdByUserDevId(0, &logic);
+    if (ret == ACL_SUCCESS && logic != before - 1)
+        return 5;
+    if (aclrtResetDevice(0) != ACL_SUCCESS)
+        return 6;
+    aclFinalize();
+    return 0;
+}
+
+COMPAT_TEST(visible_devices_select,
+            "ASCEND_RT_VISIBLE_DEVICES lists the logical devices the process sees, renumbered "
+            "from 0: with the last device listed alone the count is 1 and user id 0 maps to it",
+            "ASCEND_RT_VISIBLE_DEVICES (env var reference); aclrtGetLogicDevIdByUserDevId")
+{
+    int count = in_child(count_devices);
+    ck_assert_int_ge(count, 1);
+    if (count < 2)
+        COMPAT_SKIP("one device: nothing to select among");
+    devices_before = count;
+    int failed = in_child(only_last_device_visible);
+    ck_assert_msg(failed == 0, "check %d failed in the child (see only_last_device_visible)",
+                  failed);
+}
+
+COMPAT_TEST(synchronize_device,
+            "aclrtSynchronizeDeviceWithTimeout waits for every stream of the device, the default stream included; expiry returns ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046), -1 waits forever, below -1 is ACL_ERROR_RT_PARAM_INVALID",
+            "acl_rt.h aclrtSynchronizeDevice, aclrtSynchronizeDeviceWithTimeout; API ref")
+{
+    ACL_OK(aclrtSetDevice(0));
+    ACL_OK(aclrtSynchronizeDevice());
+    ACL_OK(aclrtSynchronizeDeviceWithTimeout(-1));
+
+    aclrtStream stream = NULL;
+    ACL_OK(aclrtCreateStream(&stream));
+    compat_gate gate;
+    compat_gate_close(&gate, stream);
+    ACL_FAILS_WITH(aclrtSynchronizeDeviceWithTimeout(50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    ck_assert_int_eq(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, 507046);
+    ACL_FAILS_WITH(aclrtSynchronizeDeviceWithTimeout(-2), ACL_ERROR_RT_PARAM_INVALID);
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeDeviceWithTimeout(-1));
+    aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+    ACL_OK(aclrtStreamQuery(stream, &status));
+    ck_assert_int_eq(status, ACL_STREAM_STATUS_COMPLETE);
+
+    /* A held default stream is part of the device too. */
+    compat_gate_close(&gate, NULL);
+    ACL_FAILS_WITH(aclrtSynchronizeDeviceWithTimeout(50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeDevice());
+    ACL_OK(aclrtDestroyStream(stream));
+    ACL_OK(aclrtResetDevice(0));
+}
+
+/* SynchronizeDevice waits for a stream of an explicit context of the device
+ * as well. */
+COMPAT_TEST(synchronize_device_covers_other_contexts,
+            "aclrtSynchronizeDevice also waits for streams of the device's explicit contexts",
+            "API ref aclrtSynchronizeDevice: blocks until the device is idle")
+{
+    ACL_OK(aclrtSetDevice(0));
+    aclrtContext dflt = NULL;
+    ACL_OK(aclrtGetCurrentContext(&dflt));
+    aclrtContext ctx = NULL;
+    ACL_OK(aclrtCreateContext(&ctx, 0));
+    aclrtStream stream = NULL;
+    ACL_OK(aclrtCreateStream(&stream));
+    compat_gate gate;
+    compat_gate_close(&gate, stream);
+    ACL_OK(aclrtSetCurrentContext(dflt));
+    ACL_FAILS_WITH(aclrtSynchronizeDeviceWithTimeout(50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeDevice());
+    ACL_OK(aclrtSetCurrentContext(ctx));
+    ACL_OK(aclrtDestroyStream(stream));
+    ACL_OK(aclrtDestroyContext(ctx));
+    ACL_OK(aclrtResetDevice(0));
+}
+
+static void *synchronize_in_thread(void *arg)
+{
+    *(aclError *)arg = aclrtSynchronizeDevice();
+    return NULL;
+}
+
+COMPAT_TEST(synchronize_device_needs_a_context,
+            "aclrtSynchronizeDevice in a thread without a context returns ACL_ERROR_RT_CONTEXT_NULL",
+            "API ref aclrtSynchronizeDevice (device of the current context); [impl] 107002")
+{
+    aclError ret = ACL_SUCCESS;
+    compat_run_thread(synchronize_in_thread, &ret);
+    ck_assert_int_eq(ret, ACL_ERROR_RT_CONTEXT_NULL);
+}
+
+COMPAT_TEST(mem_info,
+            "aclrtGetMemInfo answers ACL_DDR_MEM and ACL_HBM_MEM with 0 < total and free <= total (pyACL's memcpy sample needs both)",
+            "acl_rt.h aclrtGetMemInfo; API ref aclrtGetMemInfo")
+{
+    ACL_OK(aclrtSetDevice(0));
+    const aclrtMemAttr attrs[] = {ACL_DDR_MEM, ACL_HBM_MEM};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        size_t free_bytes = 0, total_bytes = 0;
+        ACL_OK(aclrtGetMemInfo(attrs[i], &free_bytes, &total_bytes));
+        ck_assert_uint_gt(total_bytes, 0);
+        ck_assert_uint_le(free_bytes, total_bytes);
+    }
+    size_t scratch = 0;
+    ACL_FAILS_WITH(aclrtGetMemInfo(ACL_HBM_MEM, NULL, &scratch), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetMemInfo(ACL_HBM_MEM, &scratch, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtResetDevice(0));
+}
+
+COMPAT_TEST(soc_name,
+            "aclrtGetSocName returns a non-empty name",
+            "acl_base_rt.h aclrtGetSocName")
+{
+    const char *name = aclrtGetSocName();
+    ck_assert_ptr_nonnull(name);
+    ck_assert_int_gt(strlen(name), 0);
+}
+
+COMPAT_TEST(run_mode_is_host,
+            "aclrtGetRunMode reports ACL_HOST for an application on the host CPU",
+            "acl_rt.h aclrtGetRunMode; API ref aclrtGetRunMode")
+{
+    aclrtRunMode mode = ACL_DEVICE;
+    ACL_OK(aclrtGetRunMode(&mode));
+    ck_assert_int_eq(mode, ACL_HOST);
+    ACL_FAILS_WITH(aclrtGetRunMode(NULL), ACL_ERROR_INVALID_PARAM);
+}
+
+COMPAT_TEST(device_info,
+            "aclrtGetDeviceInfo answers core count and memory size with positive values, refuses an unknown attribute, a bad device id (ACL_ERROR_RT_INVALID_DEVICEID) and a NULL value",
+            "acl_rt.h aclrtGetDeviceInfo, aclrtDevAttr")
+{
+    int64_t value = 0;
+    ACL_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &value));
+    ck_assert_int_gt(value, 0);
+    value = 0;
+    ACL_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &value));
+    ck_assert_int_gt(value, 0);
+    ACL_FAILS(aclrtGetDeviceInfo(0, (aclrtDevAttr)9999, &value));
+    ACL_FAILS_WITH(aclrtGetDeviceInfo(device_count(), ACL_DEV_ATTR_AICORE_CORE_NUM, &value),
+                   ACL_ERROR_RT_INVALID_DEVICEID);
+    ACL_FAILS_WITH(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+}
+
+COMPAT_TEST(stream_priority_range,
+            "aclrtDeviceGetStreamPriorityRange gives greatest <= least, both >= 0 (smaller is higher)",
+            "acl_rt.h aclrtDeviceGetStreamPriorityRange")
+{
+    ACL_OK(aclrtSetDevice(0));
+    int32_t least = -100, greatest = -100;
+    ACL_OK(aclrtDeviceGetStreamPriorityRange(&least, &greatest));
+    /* Smaller numbers are higher priorities. */
+    ck_assert_int_le(greatest, least);
+    ck_assert_int_ge(greatest, 0);
+    ACL_FAILS_WITH(aclrtDeviceGetStreamPriorityRange(NULL, &greatest), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtDeviceGetStreamPriorityRange(&least, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtResetDevice(0));
+}
+
+/* The limits on kernel execution time. The effective limit is a multiple
+ * of the device's interval (API ref aclrtGetOpTimeOutInterval), so only
+ * its presence is pinned here, not the exact value read back. */
+COMPAT_TEST(op_execute_timeouts,
+            "aclrtSetOpExecuteTimeOut (s), aclrtSetOpExecuteTimeOutWithMs (ms) and "
+            "aclrtSetOpExecuteTimeOutV2 (us, reporting the effective value) succeed; "
+            "aclrtGetOpExecuteTimeout reports a limit and aclrtGetOpTimeOutInterval a granularity",
+            "acl_rt.h aclrtSetOpExecuteTimeOut*, aclrtGetOpExecuteTimeout, "
+            "aclrtGetOpTimeOutInterval; API ref")
+{
+    uint64_t interval = 0, actual = 0;
+    uint32_t limit_ms = 0;
+    ACL_OK(aclrtSetDevice(0));
+    ACL_OK(aclrtGetOpTimeOutInterval(&interval));
+    ck_assert_uint_gt(interval, 0);
+    ACL_OK(aclrtSetOpExecuteTimeOut(5));
+    ACL_OK(aclrtSetOpExecuteTimeOutWithMs(2000));
+    ACL_OK(aclrtGetOpExecuteTimeout(&limit_ms));
+    ck_assert_uint_gt(limit_ms, 0);
+    ACL_OK(aclrtSetOpExecuteTimeOutV2(3000000, &actual));
+    ck_assert_uint_gt(actual, 0);
+    ACL_OK(aclrtResetDevice(0));
+}
+
+/* ---- bad arguments ------------------------------------------------------------------ */
+
+ROW(aclGetDeviceCapability)
+{
+    REJECTS(aclGetDeviceCapability(0, ACL_DEVICE_INFO_AI_CORE_NUM, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtDeviceCanAccessPeer)
+{
+    REJECTS(aclrtDeviceCanAccessPeer(NULL, 0, 0), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclrtDevicePeerAccessStatus)
+{
+    REJECTS(aclrtDevicePeerAccessStatus(0, 0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL status");
+}
+
+ROW(aclrtDeviceGetStreamPriorityRange)
+{
+    int32_t value;
+    REJECTS(aclrtDeviceGetStreamPriorityRange(NULL, &value), ACL_ERROR_INVALID_PARAM,
+            "a NULL leastPriority");
+    REJECTS(aclrtDeviceGetStreamPriorityRange(&value, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL greatestPriority");
+}
+
+ROW(aclrtDeviceGetUuid)
+{
+    REJECTS(aclrtDeviceGetUuid(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL uuid");
+}
+
+ROW(aclrtGetDevice)
+{
+    REJECTS(aclrtGetDevice(NULL), ACL_ERROR_INVALID_PARAM, "a NULL deviceId");
+}
+
+ROW(aclrtGetDeviceCapability)
+{
+    REJECTS(aclrtGetDeviceCapability(0, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL value");
+}
+
+ROW(aclrtGetDeviceCount)
+{
+    REJECTS(aclrtGetDeviceCount(NULL), ACL_ERROR_INVALID_PARAM, "a NULL count");
+}
+
+ROW(aclrtGetDeviceInfo)
+{
+    REJECTS(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICPU_CORE_NUM, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtGetDeviceSatMode)
+{
+    REJECTS(aclrtGetDeviceSatMode(NULL), ACL_ERROR_INVALID_PARAM, "a NULL mode");
+}
+
+ROW(aclrtGetDeviceUtilizationRate)
+{
+    REJECTS(aclrtGetDeviceUtilizationRate(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL info");
+}
+
+ROW(aclrtGetLogicDevIdByPhyDevId)
+{
+    REJECTS(aclrtGetLogicDevIdByPhyDevId(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclrtGetLogicDevIdByUserDevId)
+{
+    REJECTS(aclrtGetLogicDevIdByUserDevId(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclrtGetPhyDevIdByLogicDevId)
+{
+    REJECTS(aclrtGetPhyDevIdByLogicDevId(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclrtGetUserDevIdByLogicDevId)
+{
+    REJECTS(aclrtGetUserDevIdByLogicDevId(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+ROW(aclrtGetRunMode)
+{
+    REJECTS(aclrtGetRunMode(NULL), ACL_ERROR_INVALID_PARAM, "a NULL mode");
+}
+
+ROW(aclrtQueryDeviceStatus)
+{
+    REJECTS(aclrtQueryDeviceStatus(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL status");
+}
+
+ROW(aclrtGetSysParamOpt)
+{
+    REJECTS(aclrtGetSysParamOpt(ACL_OPT_DETERMINISTIC, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+}
+
+ROW(aclrtGetOpExecuteTimeout)
+{
+    REJECTS(aclrtGetOpExecuteTimeout(NULL), ACL_ERROR_INVALID_PARAM, "a NULL timeout");
+}
+
+ROW(aclrtGetOpTimeOutInterval)
+{
+    REJECTS(aclrtGetOpTimeOutInterval(NULL), ACL_ERROR_INVALID_PARAM, "a NULL interval");
+}
+
+ROW(aclrtSetOpExecuteTimeOutV2)
+{
+    REJECTS(aclrtSetOpExecuteTimeOutV2(10, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
+}
+
+static const compat_row rows[] = {
+    COMPAT_ROW(aclGetDeviceCapability),
+    COMPAT_ROW(aclrtDeviceCanAccessPeer),
+    COMPAT_ROW(aclrtDeviceGetStreamPriorityRange),
+    COMPAT_ROW(aclrtDeviceGetUuid),
+    COMPAT_ROW(aclrtDevicePeerAccessStatus),
+    COMPAT_ROW(aclrtGetDevice),
+    COMPAT_ROW(aclrtGetDeviceCapability),
+    COMPAT_ROW(aclrtGetDeviceCount),
+    COMPAT_ROW(aclrtGetDeviceInfo),
+    COMPAT_ROW(aclrtGetDeviceSatMode),
+    COMPAT_ROW(aclrtGetDeviceUtilizationRate),
+    COMPAT_ROW(aclrtGetLogicDevIdByPhyDevId),
+    COMPAT_ROW(aclrtGetLogicDevIdByUserDevId),
+    COMPAT_ROW(aclrtGetOpExecuteTimeout),
+    COMPAT_ROW(aclrtGetOpTimeOutInterval),
+    COMPAT_ROW(aclrtGetPhyDevIdByLogicDevId),
+    COMPAT_ROW(aclrtGetRunMode),
+    COMPAT_ROW(aclrtGetSysParamOpt),
+    COMPAT_ROW(aclrtGetUserDevIdByLogicDevId),
+    COMPAT_ROW(aclrtQueryDeviceStatus),
+    COMPAT_ROW(aclrtSetOpExecuteTimeOutV2),
+};
+COMPAT_BAD_ARGS(device, rows);
+
+Suite *compat_suite_device(void);
+Suite *compat_suite_device(void)
+{
+    Suite *s = suite_create("device");
+
+    TCase *select = tcase_create("select");
+    tcase_add_checked_fixture(select, init, finalize);
+    tcase_add_test(select, count_at_least_one);
+    tcase_add_test(select, set_device_rejects_bad_ids);
+    tcase_add_test(select, get_device_without_device_fails);
+    tcase_add_test(select, set_then_get_device);
+    suite_add_tcase(s, select);
+
+    TCase *refcount = tcase_create("refcount");
+    tcase_add_checked_fixture(refcount, init, finalize);
+    tcase_add_test(refcount, reset_counts_down_in_one_thread);
+    tcase_add_test(refcount, reset_keeps_device_while_other_thread_holds_it);
+    tcase_add_test(refcount, reset_unset_device_fails);
+    tcase_add_test(refcount, reset_force_releases_at_once);
+    tcase_add_test(refcount, second_reset_force_fails);
+    suite_add_tcase(s, refcount);
+
+    /* No fixture: the environment must be set before the first ACL call. */
+    TCase *visible = tcase_create("visible_devices");
+    tcase_add_test(visible, visible_devices_select);
+    suite_add_tcase(s, visible);
+
+    TCase *sync = tcase_create("synchronize");
+    tcase_add_checked_fixture(sync, init, finalize);
+    tcase_add_test(sync, synchronize_device);
+    tcase_add_test(sync, synchronize_device_covers_other_contexts);
+    tcase_add_test(sync, synchronize_device_needs_a_context);
+    suite_add_tcase(s, sync);
+
+    TCase *query = tcase_create("query");
+    tcase_add_checked_fixture(query, init, finalize);
+    tcase_add_test(query, mem_info);
+    tcase_add_test(query, soc_name);
+    tcase_add_test(query, run_mode_is_host);
+    tcase_add_test(query, device_info);
+    tcase_add_test(query, stream_priority_range);
+    tcase_add_test(query, op_execute_timeouts);
+    suite_add_tcase(s, query);
+
+    compat_add_bad_args(s, &compat_rows_device);
+    return s;
+}
+
+COMPAT_MAIN(device)
