@@ -226,6 +226,8 @@ _PROTOTYPES = (
     ("aclrtMemInvalidate", aclError, (_vp, c_size_t)),
     ("aclrtHostRegister", aclError, (_vp, c_uint64, c_int, _P(_vp))),
     ("aclrtHostUnregister", aclError, (_vp,)),
+    ("aclrtHostRegisterV2", aclError, (_vp, c_uint64, c_uint32)),
+    ("aclrtHostGetDevicePointer", aclError, (_vp, _P(_vp), c_uint32)),
     ("aclrtPointerGetAttributes", aclError, (_vp, _P(aclrtPtrAttributes))),
     # copies and fills
     ("aclrtMemcpy", aclError, (_vp, c_size_t, _vp, c_size_t, c_int)),

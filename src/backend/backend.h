@@ -238,15 +238,17 @@ typedef struct backend_ipc_ops {
                            int fd);
 } backend_ipc_ops;
 
-/* Host memory made reachable by the device. */
+/* Host memory made reachable by the device. dev: the caller's device
+ * (the registration itself serves every device). */
 typedef struct backend_host_register_ops {
-    /* flags: ACL_HOST_REG_MAPPED / ACL_HOST_REG_PINNED; pinned: the range
-     * is page-locked memory of ours already. */
-    aclError (*register_range)(void *ptr, size_t size, uint32_t flags, bool pinned);
-    aclError (*unregister_range)(void *ptr, bool pinned);
-    /* The device's address of registered (or page-locked) host memory. */
-    aclError (*device_pointer)(void *ptr, void **dev_ptr);
-    /* Whether the device can reach mapped host memory at all. */
+    /* flags: ACL_HOST_REG_MAPPED / ACL_HOST_REG_PINNED of a range of
+     * ordinary (pageable) process memory. */
+    aclError (*register_range)(int32_t dev, void *ptr, size_t size, uint32_t flags);
+    aclError (*unregister_range)(int32_t dev, void *ptr);
+    /* The device's address of registered or page-locked host memory (an
+     * address inside such a range gives the matching address). */
+    aclError (*device_pointer)(int32_t dev, void *ptr, void **dev_ptr);
+    /* Whether the device's compute units can reach mapped host memory. */
     aclError (*can_map)(int32_t dev, bool *can);
 } backend_host_register_ops;
 

@@ -22,6 +22,7 @@
 
 #include "core/callback.h"
 #include "core/errors.h"
+#include "core/hostmem.h"
 #include "core/lifecycle.h"
 #include "core/memory.h"
 #include "util/fork.h"
@@ -636,6 +637,8 @@ aclError memory_free(const char *api, void *ptr, unsigned origins)
                          "%p is not live %s (never allocated by ACL or already freed)", ptr,
                          wanted_memory(origins));
     }
+    if (b.origin == ORIGIN_MALLOC_HOST)
+        hostmem_forget(ptr, b.size);
     if (b.origin == ORIGIN_MANAGED) {
         aclError ret = backend()->managed->free(b.phys, ptr);
         if (ret != ACL_SUCCESS)

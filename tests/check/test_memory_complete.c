@@ -7,6 +7,7 @@
  * and a copy through a bad device-side address does not bring the process
  * down. */
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -226,6 +227,64 @@ START_TEST(host_indirect_copy_with_bad_address)
 }
 END_TEST
 
+/* Registration: the codes acl-cuda picks where CANN leaves them to its
+ * driver, the registry's view of registered memory, and registrations of
+ * aclrtMallocHost memory forgotten when it is freed. */
+START_TEST(host_registration_choices)
+{
+    size_t size = 8 * 4096;
+    unsigned char *host =
+        mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(host, MAP_FAILED);
+    void *dev;
+    ACL_FAILS_WITH(aclrtHostRegisterV2(host + 16, 64, ACL_HOST_REG_MAPPED),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtHostRegisterV2(host, size, ACL_HOST_REG_READONLY),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtHostRegister(host, size, ACL_HOST_REGISTER_IOMEMORY, &dev),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtHostRegisterV2(host, size, 0x40), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* Registered memory is page-locked host memory to copies. */
+    ACL_OK(aclrtHostRegisterV2(host, size, ACL_HOST_REG_PINNED));
+    aclrtPtrAttributes attrs;
+    ACL_OK(aclrtPointerGetAttributes(host + 100, &attrs));
+    ck_assert_int_eq(attrs.location.type, ACL_MEM_LOCATION_TYPE_HOST);
+    ACL_FAILS_WITH(aclrtHostGetDevicePointer(host, &dev, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtHostUnregister(host + 4096), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    ACL_FAILS_WITH(aclrtFreeHost(host), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtHostUnregister(host));
+
+    /* Device memory is not host memory. */
+    void *devmem;
+    ACL_OK(aclrtMalloc(&devmem, size, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_FAILS_WITH(aclrtHostRegisterV2(devmem, 4096, ACL_HOST_REG_MAPPED),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtFree(devmem));
+
+    /* Pinning page-locked memory again: already registered. Freeing it
+     * drops a mapped registration with it. */
+    void *pinned;
+    ACL_OK(aclrtMallocHost(&pinned, size));
+    ck_assert_uint_eq((uintptr_t)pinned % 4096, 0);
+    ACL_FAILS_WITH(aclrtHostRegisterV2(pinned, size, ACL_HOST_REG_PINNED),
+                   ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    ACL_OK(aclrtHostRegisterV2(pinned, size, ACL_HOST_REG_MAPPED));
+    ACL_OK(aclrtHostGetDevicePointer((char *)pinned + 8, &dev, 0));
+    ACL_OK(aclrtFreeHost(pinned));
+    ACL_FAILS_WITH(aclrtHostUnregister(pinned), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    munmap(host, size);
+
+    aclrtHostMemMapCapability cap;
+    ACL_OK(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_SDMA, &cap));
+    ck_assert_int_eq(cap, ACL_RT_HOST_MEM_MAP_SUPPORTED);
+    ACL_OK(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_DVPP, &cap));
+    ck_assert_int_eq(cap, ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED);
+    ACL_FAILS_WITH(aclrtHostMemMapCapabilities(0, (aclrtHacType)10, &cap),
+                   ACL_ERROR_RT_PARAM_INVALID);
+}
+END_TEST
+
 static Suite *memory_complete_suite(void)
 {
     Suite *s = suite_create("memory_complete");
@@ -237,6 +296,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, ipc_codes);
     tcase_add_test(tc, host_fork_keeps_device_memory_private);
     tcase_add_test(tc, host_indirect_copy_with_bad_address);
+    tcase_add_test(tc, host_registration_choices);
     suite_add_tcase(s, tc);
     return s;
 }

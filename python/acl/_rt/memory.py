@@ -172,6 +172,20 @@ def host_unregister(host_ptr, /):
     return _c.aclrtHostUnregister(host_ptr)
 
 
+@_api("KKI", "aclrtHostRegisterV2")
+def host_register_v2(host_ptr, size, flag, /):
+    """ret = acl.rt.host_register_v2(host_ptr, size, flag)"""
+    return _c.aclrtHostRegisterV2(host_ptr, size, flag)
+
+
+@_api("KI", "aclrtHostGetDevicePointer")
+def host_get_device_pointer(host_ptr, flag, /):
+    """dev_ptr, ret = acl.rt.host_get_device_pointer(host_ptr, flag)"""
+    dev_ptr = _c_void_p()
+    ret = _c.aclrtHostGetDevicePointer(host_ptr, _byref(dev_ptr), flag)
+    return dev_ptr.value or 0, ret
+
+
 @_api("k", "aclrtPointerGetAttributes")
 def pointer_get_attributes(ptr, /):
     """attr_dict, ret = acl.rt.pointer_get_attributes(ptr)

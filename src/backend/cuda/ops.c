@@ -13,4 +13,5 @@ const backend_ops backend_cuda_ops = {
     .event = &cuda_event_ops,
     .vmm = &cuda_vmm_ops,
     .ipc = &cuda_ipc_ops,
+    .host_register = &cuda_host_register_ops,
 };

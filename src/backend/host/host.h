@@ -137,5 +137,6 @@ extern const backend_stream_ops host_stream_ops;
 extern const backend_event_ops host_event_ops;
 extern const backend_vmm_ops host_vmm_ops;
 extern const backend_ipc_ops host_ipc_ops;
+extern const backend_host_register_ops host_host_register_ops;
 
 #endif

@@ -9,4 +9,5 @@ const backend_ops backend_host_ops = {
     .event = &host_event_ops,
     .vmm = &host_vmm_ops,
     .ipc = &host_ipc_ops,
+    .host_register = &host_host_register_ops,
 };
