@@ -252,16 +252,15 @@ typedef struct backend_host_register_ops {
     aclError (*can_map)(int32_t dev, bool *can);
 } backend_host_register_ops;
 
-/* Managed memory (one address on the host and every device). */
+/* Managed memory (one address on the host and every device). The core
+ * keeps the advice given (what aclrtMemManagedGetAttr answers); the
+ * backend passes it on to whatever migrates the pages. */
 typedef struct backend_managed_ops {
     aclError (*alloc)(int32_t dev, void **ptr, size_t size);
     aclError (*free)(int32_t dev, void *ptr);
-    /* advice: ACL's aclrtMemManagedAdviseType. */
+    /* advice: ACL's aclrtMemManagedAdviseType; loc.id a backend device,
+     * or a NUMA node; HOST_NUMA_CURRENT is resolved by the caller. */
     aclError (*advise)(const void *ptr, size_t size, int32_t advice, managed_location loc);
-    /* attribute: ACL's aclrtMemManagedRangeAttribute, answered as ACL
-     * defines it (device ids are backend ids). */
-    aclError (*get_attr)(int32_t attribute, const void *ptr, size_t size, void *data,
-                         size_t data_size);
 } backend_managed_ops;
 
 /* Memory pools for stream-ordered allocation (pool_alloc_async and

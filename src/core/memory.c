@@ -24,6 +24,7 @@
 #include "core/errors.h"
 #include "core/hostmem.h"
 #include "core/lifecycle.h"
+#include "core/managed.h"
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
@@ -640,6 +641,7 @@ aclError memory_free(const char *api, void *ptr, unsigned origins)
     if (b.origin == ORIGIN_MALLOC_HOST)
         hostmem_forget(ptr, b.size);
     if (b.origin == ORIGIN_MANAGED) {
+        managed_forget(ptr);
         aclError ret = backend()->managed->free(b.phys, ptr);
         if (ret != ACL_SUCCESS)
             return acl_raise(api, ret, "the backend failed to free %p (%s): %s", ptr,

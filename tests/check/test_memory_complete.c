@@ -285,6 +285,55 @@ START_TEST(host_registration_choices)
 }
 END_TEST
 
+/* Managed memory: the codes acl-cuda picks, NUMA locations, and advice
+ * kept per 2 MiB page. */
+START_TEST(managed_choices)
+{
+    const size_t page = (size_t)2 << 20;
+    char *p = NULL;
+    ACL_FAILS_WITH(aclrtMemAllocManaged((void **)&p, 0, ACL_RT_MEM_ATTACH_GLOBAL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtMemAllocManaged((void **)&p, 3 * page - 1, ACL_RT_MEM_ATTACH_GLOBAL));
+    aclrtMemManagedLocation host = {ACL_MEM_LOCATIONTYPE_HOST, 0};
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, page / 2, ACL_MEM_ADVISE_SET_READ_MOSTLY, host),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, 4 * page, ACL_MEM_ADVISE_SET_READ_MOSTLY, host),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    aclrtMemManagedLocation invalid = {ACL_MEM_LOCATIONTYPE_INVALID, 0};
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_PREFERRED_LOCATION, invalid),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    aclrtMemManagedLocation numa = {ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT, 99};
+    ACL_OK(aclrtMemManagedAdvise(p + page, page, ACL_MEM_ADVISE_SET_PREFERRED_LOCATION, numa));
+    int32_t v = 7;
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE, p + page, page,
+                                  &v, 4));
+    ck_assert_int_eq(v, ACL_MEM_LOCATIONTYPE_HOST_NUMA);
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID, p + page, page,
+                                  &v, 4));
+    ck_assert_int_ge(v, 0);
+    aclrtMemManagedLocation node0 = {ACL_MEM_LOCATIONTYPE_HOST_NUMA, 0};
+    ACL_OK(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_ACCESSED_BY, node0));
+    ACL_OK(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_ACCESSED_BY, host));
+    int32_t ids[3];
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, p, page, ids, sizeof ids));
+    ck_assert_int_eq(ids[0], -1);
+    ck_assert_int_eq(ids[1], 0);
+    ck_assert_int_eq(ids[2], -2);
+    aclrtMemManagedLocation far_node = {ACL_MEM_LOCATIONTYPE_HOST_NUMA, 63};
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_ACCESSED_BY, far_node),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    /* An interior address covers the pages it touches. */
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p + 100, page, &v, 4));
+    ACL_FAILS_WITH(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p + 100, 3 * page,
+                                          &v, 4),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtFreeHost(p), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(p));
+    ACL_FAILS_WITH(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p, page, &v, 4),
+                   ACL_ERROR_RT_PARAM_INVALID);
+}
+END_TEST
+
 static Suite *memory_complete_suite(void)
 {
     Suite *s = suite_create("memory_complete");
@@ -297,6 +346,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, host_fork_keeps_device_memory_private);
     tcase_add_test(tc, host_indirect_copy_with_bad_address);
     tcase_add_test(tc, host_registration_choices);
+    tcase_add_test(tc, managed_choices);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -109,5 +109,6 @@ extern const backend_event_ops cuda_event_ops;
 extern const backend_vmm_ops cuda_vmm_ops;
 extern const backend_ipc_ops cuda_ipc_ops;
 extern const backend_host_register_ops cuda_host_register_ops;
+extern const backend_managed_ops cuda_managed_ops;
 
 #endif

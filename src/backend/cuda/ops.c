@@ -14,4 +14,5 @@ const backend_ops backend_cuda_ops = {
     .vmm = &cuda_vmm_ops,
     .ipc = &cuda_ipc_ops,
     .host_register = &cuda_host_register_ops,
+    .managed = &cuda_managed_ops,
 };

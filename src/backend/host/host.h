@@ -138,5 +138,6 @@ extern const backend_event_ops host_event_ops;
 extern const backend_vmm_ops host_vmm_ops;
 extern const backend_ipc_ops host_ipc_ops;
 extern const backend_host_register_ops host_host_register_ops;
+extern const backend_managed_ops host_managed_ops;
 
 #endif

@@ -10,4 +10,5 @@ const backend_ops backend_host_ops = {
     .vmm = &host_vmm_ops,
     .ipc = &host_ipc_ops,
     .host_register = &host_host_register_ops,
+    .managed = &host_managed_ops,
 };
