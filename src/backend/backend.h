@@ -162,10 +162,12 @@ typedef struct backend_stream_ops {
      * takes each range's location. */
     aclError (*prefetch_async)(backend_stream *s, const void *ptr, size_t n, managed_location loc);
     /* Stream-ordered pool memory: alloc returns the address at once, valid
-     * for work queued after it; free returns it to its pool once the work
-     * queued before it is done. */
+     * for work queued after it; free returns the n bytes at ptr to their
+     * pool once the work queued before it is done (pool NULL: ptr is
+     * malloc_device memory of backend device dev, which is freed then). */
     aclError (*pool_alloc_async)(backend_stream *s, backend_pool *pool, size_t n, void **ptr);
-    aclError (*pool_free_async)(backend_stream *s, void *ptr);
+    aclError (*pool_free_async)(backend_stream *s, backend_pool *pool, void *ptr, size_t n,
+                                int32_t dev);
 } backend_stream_ops;
 
 /* Events. A new event may still carry a record from an earlier life (the
@@ -263,11 +265,16 @@ typedef struct backend_managed_ops {
     aclError (*advise)(const void *ptr, size_t size, int32_t advice, managed_location loc);
 } backend_managed_ops;
 
-/* Memory pools for stream-ordered allocation (pool_alloc_async and
- * pool_free_async are stream operations). attr: ACL's aclrtMemPoolAttr. */
+/* Memory pools for stream-ordered allocation of device memory
+ * (pool_alloc_async and pool_free_async are stream operations). attr:
+ * ACL's aclrtMemPoolAttr, each value as a uint64_t (the core checks them;
+ * it keeps the used-memory counts itself). destroy drops the creator's
+ * reference: frees still queued return their memory to the backend. An
+ * allocation beyond max_size fails with ACL_ERROR_RT_MEMORY_ALLOCATION. */
 typedef struct backend_pool_ops {
     aclError (*create)(backend_pool **pool, int32_t dev, size_t max_size);
-    aclError (*destroy)(backend_pool *pool);
+    void (*destroy)(backend_pool *pool);
+    /* Releases idle memory until the pool holds at most keep bytes. */
     aclError (*trim)(backend_pool *pool, size_t keep);
     aclError (*set_attr)(backend_pool *pool, int32_t attr, uint64_t value);
     aclError (*get_attr)(backend_pool *pool, int32_t attr, uint64_t *value);

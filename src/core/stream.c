@@ -128,8 +128,10 @@ aclError stream_submit(const char *api, acl_stream *s, const task *t)
                                     : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         break;
     case TASK_POOL_FREE:
-        err = ops->pool_free_async ? ops->pool_free_async(bs, t->u.pool_free)
-                                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        err = ops->pool_free_async
+                  ? ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
+                                         t->u.pool_free.n, t->u.pool_free.phys)
+                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         break;
     default:
         err = ACL_ERROR_RT_INTERNAL_ERROR;

@@ -120,7 +120,12 @@ typedef struct task {
             size_t n;
             void **out;
         } pool_alloc;
-        void *pool_free; /* TASK_POOL_FREE */
+        struct {
+            backend_pool *pool; /* NULL: malloc_device memory of phys */
+            void *ptr;
+            size_t n;
+            int32_t phys;
+        } pool_free;
     } u;
 } task;
 

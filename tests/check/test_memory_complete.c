@@ -13,6 +13,7 @@
 
 #include "acltest.h"
 #include "acl/acl_cuda.h"
+#include "acl/acl_rt_memory_soma.h"
 
 static bool on_host_backend(void)
 {
@@ -334,6 +335,61 @@ START_TEST(managed_choices)
 }
 END_TEST
 
+/* Pools: the codes acl-cuda picks where CANN's are internal ones, the
+ * registry's view of pool memory, and same-stream reuse. */
+START_TEST(pool_choices)
+{
+    const size_t mib = (size_t)1 << 20;
+    aclrtMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    props.maxSize = 8 * mib;
+    aclrtMemPool pool;
+    props.handleType = ACL_MEM_HANDLE_TYPE_POSIX;
+    ACL_FAILS_WITH(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    props.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    props.maxSize = SIZE_MAX / 2;
+    ACL_FAILS_WITH(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_RT_PARAM_INVALID);
+    props.maxSize = 8 * mib;
+    ACL_OK(aclrtMemPoolCreate(&pool, &props));
+    aclrtStream s = acltest_new_stream();
+    void *p = NULL, *q = NULL;
+    ACL_FAILS_WITH(aclrtMemPoolMallocAsync(&p, 9 * mib, pool, s), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    ACL_OK(aclrtMemPoolMallocAsync(&p, 100, pool, s));
+    ACL_FAILS_WITH(aclrtFree(p), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemPoolDestroy(pool), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolTrimTo(pool, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolTrimTo(pool, 9 * mib), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolFreeAsync((char *)p + 64, s), ACL_ERROR_INVALID_PARAM);
+    /* Blocks are 2 MiB: the whole block is the allocation's. */
+    ACL_OK(aclrtMemsetAsync(p, 2 * mib, 0, 2 * mib, s));
+    ACL_FAILS_WITH(aclrtMemsetAsync(p, 2 * mib + 1, 0, 2 * mib + 1, s), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtMemPoolFreeAsync(p, s));
+    ACL_FAILS_WITH(aclrtMemsetAsync(p, 16, 0, 16, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemPoolFreeAsync(p, s), ACL_ERROR_INVALID_PARAM);
+    if (on_host_backend()) {
+        /* Reused on its own stream before the free even ran. */
+        ACL_OK(aclrtMemPoolMallocAsync(&q, 100, pool, s));
+        ck_assert_ptr_eq(q, p);
+        ACL_OK(aclrtMemPoolFreeAsync(q, s));
+    }
+    uint32_t on = 5, got = 0;
+    ACL_OK(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, &on));
+    ACL_OK(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, &got));
+    ck_assert_uint_eq(got, 1);
+    uint64_t too_much = 9 * mib;
+    ACL_FAILS_WITH(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, &too_much),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtMemPoolDestroy(pool));
+    ACL_FAILS_WITH(aclrtMemPoolDestroy(pool), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
 static Suite *memory_complete_suite(void)
 {
     Suite *s = suite_create("memory_complete");
@@ -347,6 +403,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, host_indirect_copy_with_bad_address);
     tcase_add_test(tc, host_registration_choices);
     tcase_add_test(tc, managed_choices);
+    tcase_add_test(tc, pool_choices);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -110,5 +110,9 @@ extern const backend_vmm_ops cuda_vmm_ops;
 extern const backend_ipc_ops cuda_ipc_ops;
 extern const backend_host_register_ops cuda_host_register_ops;
 extern const backend_managed_ops cuda_managed_ops;
+extern const backend_pool_ops cuda_pool_ops;
+/* Stream operations of mempool.c. */
+aclError cuda_pool_alloc_async(backend_stream *s, backend_pool *p, size_t n, void **ptr);
+aclError cuda_pool_free_async(backend_stream *s, backend_pool *p, void *ptr, size_t n, int32_t dev);
 
 #endif

@@ -15,4 +15,5 @@ const backend_ops backend_cuda_ops = {
     .ipc = &cuda_ipc_ops,
     .host_register = &cuda_host_register_ops,
     .managed = &cuda_managed_ops,
+    .pool = &cuda_pool_ops,
 };

@@ -318,4 +318,6 @@ const backend_stream_ops cuda_stream_ops = {
     .memcpy_batch_async = cuda_memcpy_batch_async,
     .memcpy_indirect_async = cuda_memcpy_indirect_async,
     .prefetch_async = cuda_prefetch_async,
+    .pool_alloc_async = cuda_pool_alloc_async,
+    .pool_free_async = cuda_pool_free_async,
 };

@@ -139,5 +139,13 @@ extern const backend_vmm_ops host_vmm_ops;
 extern const backend_ipc_ops host_ipc_ops;
 extern const backend_host_register_ops host_host_register_ops;
 extern const backend_managed_ops host_managed_ops;
+extern const backend_pool_ops host_pool_ops;
+/* Stream operations of mempool.c. */
+aclError host_pool_alloc_async(backend_stream *bs, backend_pool *p, size_t n, void **ptr);
+aclError host_pool_free_async(backend_stream *bs, backend_pool *p, void *ptr, size_t n,
+                              int32_t dev);
+/* Gives idle pool memory above each pool's release threshold back (after
+ * a stream synchronize). */
+void host_pools_settle(void);
 
 #endif

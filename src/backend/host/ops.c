@@ -11,4 +11,5 @@ const backend_ops backend_host_ops = {
     .ipc = &host_ipc_ops,
     .host_register = &host_host_register_ops,
     .managed = &host_managed_ops,
+    .pool = &host_pool_ops,
 };

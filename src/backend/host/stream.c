@@ -644,7 +644,10 @@ static aclError host_stream_synchronize(backend_stream *bs, int32_t timeout_ms)
     pthread_mutex_lock(&s->lock);
     uint64_t target = s->enqueued;
     pthread_mutex_unlock(&s->lock);
-    return stream_wait_seq(s, target, timeout_ms) ? ACL_SUCCESS : ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    if (!stream_wait_seq(s, target, timeout_ms))
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    host_pools_settle();
+    return ACL_SUCCESS;
 }
 
 static aclError host_stream_query(backend_stream *bs, bool *complete)
@@ -679,4 +682,6 @@ const backend_stream_ops host_stream_ops = {
     .memcpy_batch_async = host_memcpy_batch_async,
     .memcpy_indirect_async = host_memcpy_indirect_async,
     .prefetch_async = host_prefetch_async,
+    .pool_alloc_async = host_pool_alloc_async,
+    .pool_free_async = host_pool_free_async,
 };
