@@ -114,34 +114,40 @@ static aclError malloc_config_read(const char *func, const aclrtMallocConfig *cf
     return ACL_SUCCESS;
 }
 
-ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
-                                       aclrtMallocConfig *cfg)
+aclError api_malloc_with_cfg(const char *func, void **devPtr, size_t size,
+                             aclrtMemMallocPolicy policy, const aclrtMallocConfig *cfg,
+                             mem_origin origin)
 {
     size_t padded;
-    aclError ret = device_alloc_args(__func__, devPtr, size, (uint32_t)policy, false, &padded);
+    aclError ret = device_alloc_args(func, devPtr, size, (uint32_t)policy, false, &padded);
     if (ret != ACL_SUCCESS)
         return ret;
     bool has_device;
     int32_t device = 0, phys;
-    ret = malloc_config_read(__func__, cfg, &has_device, &device);
+    ret = malloc_config_read(func, cfg, &has_device, &device);
     if (ret != ACL_SUCCESS)
         return ret;
     if (has_device) {
         ret = device_to_phys(device, &phys);
         if (ret != ACL_SUCCESS)
-            return ACL_RAISE(ret, "device %d does not exist (%d visible)", device,
+            return acl_raise(func, ret, "device %d does not exist (%d visible)", device,
                              device_visible_count());
     } else {
         acl_context *ctx;
-        ret = current_context_get(__func__, &ctx);
+        ret = current_context_get(func, &ctx);
         if (ret != ACL_SUCCESS)
             return ret;
         phys = ctx->phys;
         device = ctx->device;
         context_put(ctx);
     }
-    return memory_alloc_device(__func__, devPtr, size, padded, (uint32_t)policy, phys, device,
-                               ORIGIN_MALLOC);
+    return memory_alloc_device(func, devPtr, size, padded, (uint32_t)policy, phys, device, origin);
+}
+
+ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                       aclrtMallocConfig *cfg)
+{
+    return api_malloc_with_cfg(__func__, devPtr, size, policy, cfg, ORIGIN_MALLOC);
 }
 
 /* What aclrtFree releases. */
