@@ -278,7 +278,7 @@ ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
     aclError ret = host_alloc_args(__func__, hostPtr, size);
     if (ret != ACL_SUCCESS)
         return ret;
-    return memory_alloc_host(__func__, hostPtr, size);
+    return memory_alloc_host(__func__, hostPtr, size, ORIGIN_MALLOC_HOST);
 }
 
 ACL_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
@@ -296,7 +296,7 @@ ACL_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallo
     if (has_device && device_to_phys(device, &phys) != ACL_SUCCESS)
         return ACL_RAISE(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist (%d visible)",
                          device, device_visible_count());
-    return memory_alloc_host(__func__, ptr, size);
+    return memory_alloc_host(__func__, ptr, size, ORIGIN_MALLOC_HOST);
 }
 
 ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)

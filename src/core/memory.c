@@ -684,7 +684,7 @@ aclError memory_alloc_managed(const char *api, void **ptr, size_t size, int32_t 
 }
 
 /* Allocates and registers page-locked memory; arguments already checked. */
-aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size)
+aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size, mem_origin origin)
 {
     void *ptr;
     size_t capacity;
@@ -696,7 +696,7 @@ aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size)
                                     .size = (size_t)size,
                                     .capacity = capacity,
                                     .kind = MEM_HOST_PINNED,
-                                    .origin = ORIGIN_MALLOC_HOST,
+                                    .origin = origin,
                                     .phys = -1});
     if (ret != ACL_SUCCESS) {
         if (!park_free(ptr, capacity, -1))

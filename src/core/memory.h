@@ -94,8 +94,9 @@ aclError memory_alloc_device(const char *api, void **dev_ptr, size_t size, size_
 /* Allocates and registers `size` bytes of managed memory. Raises. */
 aclError memory_alloc_managed(const char *api, void **ptr, size_t size, int32_t phys,
                               int32_t device);
-/* Allocates and registers page-locked host memory. Raises. */
-aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size);
+/* Allocates and registers page-locked host memory made by origin
+ * (ORIGIN_MALLOC_HOST, or ORIGIN_MBUF for mbuf data). Raises. */
+aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size, mem_origin origin);
 /* Frees a live allocation at exactly ptr made by one of the origins in
  * `origins` (ORIGIN_BIT mask of ORIGIN_MALLOC, ORIGIN_TASK_SCHEDULER,
  * ORIGIN_MANAGED, ORIGIN_DVPP, ORIGIN_MALLOC_HOST); every other pointer is

@@ -390,6 +390,44 @@ START_TEST(pool_choices)
 }
 END_TEST
 
+/* Shared buffers: acl-cuda's choices where CANN leaves them to its driver. */
+START_TEST(mbuf_choices)
+{
+    aclrtMbuf head, a, b, copy;
+    ACL_OK(aclrtAllocBuf(&head, 64));
+    ACL_OK(aclrtAllocBuf(&a, 64));
+    ACL_OK(aclrtAllocBuf(&b, 64));
+    ACL_FAILS_WITH(aclrtSetBufDataLen(a, 65), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtSetBufDataLen(a, 64));
+    unsigned char tag[4] = {1, 2, 3, 4}, got[4] = {0};
+    ACL_OK(aclrtSetBufUserData(a, tag, 4, 92));
+    ACL_OK(aclrtCopyBufRef(a, &copy));
+    size_t len = 0;
+    ACL_OK(aclrtGetBufDataLen(copy, &len));
+    ck_assert_uint_eq(len, 64);
+    ACL_OK(aclrtGetBufUserData(copy, got, 4, 92));
+    ck_assert_mem_eq(got, tag, 4);
+    void *data;
+    size_t size;
+    ACL_OK(aclrtGetBufData(a, &data, &size));
+    ACL_FAILS_WITH(aclrtFreeHost(data), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtAppendBufChain(head, a));
+    ACL_FAILS_WITH(aclrtAppendBufChain(b, a), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtAppendBufChain(a, b), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtAppendBufChain(head, head), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtFreeBuf(a), ACL_ERROR_RT_PARAM_INVALID);
+    /* A chain appended to a chain joins it whole. */
+    ACL_OK(aclrtAppendBufChain(b, copy));
+    ACL_OK(aclrtAppendBufChain(head, b));
+    uint32_t num = 0;
+    ACL_OK(aclrtGetBufChainNum(head, &num));
+    ck_assert_uint_eq(num, 4);
+    ACL_OK(aclrtFreeBuf(head));
+    ACL_FAILS_WITH(aclrtGetBufDataLen(a, &len), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetBufDataLen(copy, &len), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
 static Suite *memory_complete_suite(void)
 {
     Suite *s = suite_create("memory_complete");
@@ -404,6 +442,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, host_registration_choices);
     tcase_add_test(tc, managed_choices);
     tcase_add_test(tc, pool_choices);
+    tcase_add_test(tc, mbuf_choices);
     suite_add_tcase(s, tc);
     return s;
 }
