@@ -428,6 +428,48 @@ START_TEST(mbuf_choices)
 }
 END_TEST
 
+/* Allocators: a stream's registration goes with the stream (CANN keys it
+ * by the stream's address and keeps it after the stream is gone). */
+static void *ws_alloc(aclrtAllocator a, size_t n)
+{
+    (void)a;
+    (void)n;
+    return NULL;
+}
+static void ws_free(aclrtAllocator a, aclrtAllocatorBlock b)
+{
+    (void)a;
+    (void)b;
+}
+static void *ws_addr(aclrtAllocatorBlock b)
+{
+    return b;
+}
+
+START_TEST(allocator_choices)
+{
+    static int obj;
+    aclrtAllocatorDesc d = aclrtAllocatorCreateDesc();
+    ACL_OK(aclrtAllocatorSetObjToDesc(d, &obj));
+    ACL_OK(aclrtAllocatorSetAllocFuncToDesc(d, ws_alloc));
+    ACL_OK(aclrtAllocatorSetFreeFuncToDesc(d, ws_free));
+    ACL_OK(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, ws_addr));
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclrtAllocatorRegister(s, d));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtAllocatorUnregister(s));
+    aclrtAllocatorDesc got;
+    ACL_FAILS_WITH(aclrtAllocatorGetByStream(s, &got, NULL, NULL, NULL, NULL, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    aclrtStream again = acltest_new_stream();
+    ACL_FAILS_WITH(aclrtAllocatorGetByStream(again, &got, NULL, NULL, NULL, NULL, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(again));
+    ACL_OK(aclrtAllocatorDestroyDesc(d));
+    ACL_FAILS_WITH(aclrtAllocatorDestroyDesc(d), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
 static Suite *memory_complete_suite(void)
 {
     Suite *s = suite_create("memory_complete");
@@ -443,6 +485,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, managed_choices);
     tcase_add_test(tc, pool_choices);
     tcase_add_test(tc, mbuf_choices);
+    tcase_add_test(tc, allocator_choices);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,7 +8,8 @@
 #   make check HOSTILE=yes|no   UNKNOWN=no   PYTEST_ARGS='-k memcpy'
 #   make clean
 
-AREAS = headers base init errors device context stream event memory callback vmm ipc host_mem managed pool dvpp mbuf
+AREAS = headers base init errors device context stream event memory callback vmm ipc host_mem managed pool dvpp mbuf \
+	allocator
 PROGRAMS = $(AREAS:%=test_%)
 ifeq ($(EXTENSIONS),yes)
 PROGRAMS += ext/test_cuda
