@@ -198,3 +198,4 @@ _drop_unavailable(globals())
 
 from . import rt  # noqa: E402  (submodules use the loaded library above)
 from . import util  # noqa: E402
+from . import media  # noqa: E402

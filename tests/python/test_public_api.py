@@ -14,7 +14,7 @@ import acl._rt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "public-api.txt")
-MODULES = (acl, acl.rt, acl.util)
+MODULES = (acl, acl.rt, acl.util, acl.media)
 
 
 def _describe(module, name):

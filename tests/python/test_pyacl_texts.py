@@ -48,6 +48,13 @@ TEXTS = {
     # rt/rt_memory.cpp
     "acl.rt.malloc_with_cfg": "{name} args parse failed!",
     "acl.rt.malloc_for_task_scheduler": "{name} args parse failed!",
+    "acl.rt.get_mem_uce_info": "{name} args parse failed!",
+    "acl.rt.mem_uce_repair": "{name} args parse failed!",
+    "acl.rt.host_get_device_pointer": "{name} parse failed",
+    # media/media_dvpp.cpp (DVPP memory only)
+    "acl.media.dvpp_malloc": "{name} args parse failed!",
+    "acl.media.dvpp_malloc_with_cfg": "{name} args parse failed!",
+    "acl.media.dvpp_free": "{name} args parse failed!",
     # util/thread.cpp: start_thread keeps PyArg_ParseTuple's exception
     "acl.util.start_thread": CPYTHON,
 }
@@ -68,7 +75,7 @@ NOT_CALLED = {"acl.finalize", "acl.finalize_reference"}
 
 
 def _functions():
-    for module in (acl, acl.rt, acl.util):
+    for module in (acl, acl.rt, acl.util, acl.media):
         for name in sorted(dir(module)):
             function = getattr(module, name)
             if not name.startswith("_") and inspect.isfunction(function):

@@ -11,6 +11,8 @@
     callback   report threads and launch_callback
     exception  exception reports, last errors
     kernel     kernel execution time limits
+    vmm        virtual memory, physical memory, shareable handles
+    ipc        device memory shared between processes by key
 
 A new area (virtual memory, IPC, memory pools, kernel launch, notify, ...)
 is a new module here ending with ``__all__ = _exported(globals())``, named

@@ -85,6 +85,43 @@ def _then(first, second):
     return call
 
 
+# Device memory of device 0 for the virtual memory cases (ACL_MEM_HANDLE_TYPE_NONE,
+# ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_DEVICE).
+_PHYSICAL_PROP = {"handleType": 0, "allocationType": 0, "memAttr": 4,
+                  "location": {"id": 0, "type": 1}, "reserve": 0}
+_VMM_SIZE = 2 << 20
+
+
+def _physical(env):
+    handle, ret = acl.rt.malloc_physical(_VMM_SIZE, _PHYSICAL_PROP, 0)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.free_physical(handle))
+    return handle
+
+
+def _mapped(env, unmap):
+    """Maps physical memory at a reserved address; map_mem's result, or
+    unmap_mem's."""
+    va, ret = acl.rt.reserve_mem_address(_VMM_SIZE, 0, 0, 0)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.release_mem_address(va))
+    ret = acl.rt.map_mem(va, _VMM_SIZE, 0, _physical(env), 0)
+    if ret != 0 or not unmap:
+        return ret if unmap else acl.rt.unmap_mem(va)
+    env.cleanup.insert(len(env.cleanup) - 1, lambda: acl.rt.unmap_mem(va))
+    return ret
+
+
+def _imported(env):
+    shareable, ret = acl.rt.mem_export_to_shareable_handle(_physical(env), 0, 0)
+    assert ret == 0
+    assert acl.rt.mem_set_pid_to_shareable_handle(shareable, [os.getpid()]) == 0
+    result = acl.rt.mem_import_from_shareable_handle(shareable, 0)
+    if result[1] == 0:
+        env.cleanup.append(lambda: acl.rt.free_physical(result[0]))
+    return result
+
+
 def _device(env, size):
     """Device memory freed after the test."""
     ptr, ret = acl.rt.malloc(size, 0)
@@ -338,6 +375,48 @@ RT = [
          lambda e: acl.rt.get_device_id_from_exception_info(0), int),
     Case("peek_at_last_error", "aclrtPeekAtLastError", lambda e: acl.rt.peek_at_last_error(0)),
     Case("get_last_error", "aclrtGetLastError", lambda e: acl.rt.get_last_error(0)),
+    Case("get_mem_uce_info", "aclrtGetMemUceInfo", lambda e: acl.rt.get_mem_uce_info(0, 4), (list, RET)),
+    Case("mem_uce_repair", "aclrtMemUceRepair",
+         lambda e: acl.rt.mem_uce_repair(0, [{"addr": e.dev, "len": 64, "reserved": [0] * 14}]), expect=FAIL),
+    # virtual memory
+    Case("mem_get_allocation_granularity", "aclrtMemGetAllocationGranularity",
+         lambda e: acl.rt.mem_get_allocation_granularity(_PHYSICAL_PROP, 0), (int, RET)),
+    Case("reserve_mem_address", "aclrtReserveMemAddress",
+         _created(lambda: acl.rt.reserve_mem_address(_VMM_SIZE, 0, 0, 0), acl.rt.release_mem_address), (int, RET)),
+    Case("release_mem_address", "aclrtReleaseMemAddress",
+         lambda e: acl.rt.release_mem_address(acl.rt.reserve_mem_address(_VMM_SIZE, 0, 0, 0)[0])),
+    Case("malloc_physical", "aclrtMallocPhysical",
+         _created(lambda: acl.rt.malloc_physical(_VMM_SIZE, _PHYSICAL_PROP, 0), acl.rt.free_physical), (int, RET)),
+    Case("free_physical", "aclrtFreePhysical",
+         lambda e: acl.rt.free_physical(acl.rt.malloc_physical(_VMM_SIZE, _PHYSICAL_PROP, 0)[0])),
+    Case("map_mem", "aclrtMapMem", lambda e: _mapped(e, unmap=True)),
+    Case("unmap_mem", "aclrtUnmapMem", lambda e: _mapped(e, unmap=False)),
+    Case("mem_export_to_shareable_handle", "aclrtMemExportToShareableHandle",
+         lambda e: acl.rt.mem_export_to_shareable_handle(_physical(e), 0, 0), (int, RET)),
+    Case("mem_set_pid_to_shareable_handle", "aclrtMemSetPidToShareableHandle",
+         lambda e: acl.rt.mem_set_pid_to_shareable_handle(
+             acl.rt.mem_export_to_shareable_handle(_physical(e), 0, 0)[0], [os.getpid()])),
+    Case("mem_import_from_shareable_handle", "aclrtMemImportFromShareableHandle",
+         lambda e: _imported(e), (int, RET), expect=FAIL),  # in the exporting process: refused
+    # IPC
+    Case("ipc_mem_get_export_key", "aclrtIpcMemGetExportKey",
+         lambda e: acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0), (str, RET)),
+    Case("ipc_mem_set_import_pid", "aclrtIpcMemSetImportPid",
+         lambda e: acl.rt.ipc_mem_set_import_pid(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0],
+                                                 [os.getpid()])),
+    Case("ipc_mem_import_by_key", "aclrtIpcMemImportByKey",
+         lambda e: acl.rt.ipc_mem_import_by_key(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0], 0),
+         (int, RET), expect=FAIL),
+    Case("ipc_mem_close", "aclrtIpcMemClose",
+         lambda e: acl.rt.ipc_mem_close(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0])),
+]
+
+MEDIA = [
+    Case("dvpp_malloc", "acldvppMalloc", _created(lambda: acl.media.dvpp_malloc(64), acl.media.dvpp_free),
+         (int, RET)),
+    Case("dvpp_malloc_with_cfg", "acldvppMallocWithCfg",
+         _created(lambda: acl.media.dvpp_malloc_with_cfg(64, 0, {}), acl.media.dvpp_free), (int, RET)),
+    Case("dvpp_free", "acldvppFree", lambda e: acl.media.dvpp_free(acl.media.dvpp_malloc(64)[0])),
 ]
 
 UTIL = [
@@ -351,7 +430,8 @@ UTIL = [
     Case("stop_thread", None, lambda e: acl.util.stop_thread(e.start_thread()[0])),
 ]
 
-MODULES = {"acl": (acl, TOP_LEVEL), "acl.rt": (acl.rt, RT), "acl.util": (acl.util, UTIL)}
+MODULES = {"acl": (acl, TOP_LEVEL), "acl.rt": (acl.rt, RT), "acl.util": (acl.util, UTIL),
+           "acl.media": (getattr(acl, "media", None), MEDIA)}
 ALL_CASES = [(module, case) for module, (_, cases) in MODULES.items() for case in cases]
 
 
