@@ -16,7 +16,7 @@ SAMPLES = sorted(name for name in os.listdir(SAMPLES_DIR) if name.endswith(".py"
 def test_the_expected_samples_exist():
     expected = {"init_finalize", "resource_allocation", "memcpy_sync", "memcpy_async", "sync_event",
                 "sync_stream", "sync_stream_wait_event", "sync_device", "callback_start_thread",
-                "callback_threading", "memory_info"}
+                "callback_threading", "memory_info", "virtual_memory", "ipc_memory"}
     assert expected <= {name[:-3] for name in SAMPLES}
 
 
