@@ -12,7 +12,9 @@ and acl runs on its cuda backend.
     PYTHONPATH=python ACLCUDA_LIBRARY=.libs/libascendcl.so python3 bench/bench_py.py [--json PATH]
 
 With --json, the results go under the key "python" of that file, which
-keeps what else it holds (bench_c's results).
+keeps what else it holds (bench_c's results); the acl.cuda section (handle
+conversions, copies from torch memory next to the same copies from ACL
+memory; cuda backend with torch only) under "python_interop".
 """
 
 import argparse
@@ -267,6 +269,149 @@ class CudaPythonColumn:
         }
 
 
+# ---- interop (acl.cuda, issue #18) -------------------------------------------------
+
+INTEROP_LIMIT_NS = 2000      # an acl.cuda handle conversion, from Python
+FOREIGN_COPY_LIMIT = 1.10    # a copy from torch memory over the same copy from ACL memory
+ACL_MEMCPY_DEVICE_TO_DEVICE = 3
+
+
+class InteropConversions:
+    """acl.cuda's handle conversions, one column; handles made in a batch are
+    destroyed after it, untimed."""
+    name = "acl.cuda"
+
+    def __init__(self, torch, acl_column):
+        import acl.cuda as cuda
+        rt = acl.rt
+        stream, event = acl_column.stream, acl_column.recorded
+        side = torch.cuda.Stream()
+        torch_event = torch.cuda.Event()
+        torch_event.record(side)
+        side.synchronize()
+        made_streams, made_events = [], []
+        native_stream, native_event = cuda.native_stream, cuda.native_event
+        torch_stream, stream_from_torch = cuda.torch_stream, cuda.stream_from_torch
+        event_from_torch = cuda.event_from_torch
+
+        def release():
+            for handle in made_streams:
+                rt.destroy_stream(handle)
+            for handle in made_events:
+                rt.destroy_event(handle)
+            del made_streams[:], made_events[:]
+
+        def native_stream_op(calls):
+            for _ in range(calls):
+                native_stream(stream)
+
+        def native_event_op(calls):
+            for _ in range(calls):
+                native_event(event)
+
+        def torch_stream_op(calls):
+            for _ in range(calls):
+                torch_stream(stream)
+
+        def stream_from_torch_op(calls):
+            append = made_streams.append
+            for _ in range(calls):
+                append(stream_from_torch(side))
+
+        def event_from_torch_op(calls):
+            append = made_events.append
+            for _ in range(calls):
+                append(event_from_torch(torch_event))
+
+        self.side, self.torch_event = side, torch_event  # the wrapped objects outlive their handles
+        self.ops = {
+            "native_stream": (native_stream_op, None),
+            "native_event": (native_event_op, None),
+            "torch_stream": (torch_stream_op, None),
+            "stream_from_torch": (stream_from_torch_op, release),
+            "event_from_torch": (event_from_torch_op, release),
+        }
+
+
+class CopyFrom:
+    """acl.rt copies into ACL memory from a source of one allocator."""
+
+    def __init__(self, name, sources, dst, stream):
+        self.name = name
+        rt = acl.rt
+        copy_async, copy, sync = rt.memcpy_async, rt.memcpy, rt.synchronize_stream
+        kind = ACL_MEMCPY_DEVICE_TO_DEVICE
+        small, large = sources
+        mib = 1 << 20
+        checked("memcpy_async", copy_async(dst, 4, small, 4, kind, stream))
+        checked("memcpy_async", copy_async(dst, mib, large, mib, kind, stream))
+        checked("memcpy", copy(dst, mib, large, mib, kind))
+        checked("synchronize_stream", sync(stream))
+
+        def async_4(calls):
+            for _ in range(calls):
+                copy_async(dst, 4, small, 4, kind, stream)
+
+        def async_1m(calls):
+            for _ in range(calls):
+                copy_async(dst, mib, large, mib, kind, stream)
+
+        def sync_1m(calls):
+            for _ in range(calls):
+                copy(dst, mib, large, mib, kind)
+
+        def settle():
+            sync(stream)
+
+        self.ops = {
+            "memcpy async 4 B D2D": (async_4, settle),
+            "memcpy async 1 MiB D2D": (async_1m, settle),
+            "memcpy 1 MiB D2D": (sync_1m, None),
+        }
+
+
+def interop_section(torch, acl_column, calls, rounds):
+    """The acl.cuda rows: conversions against INTEROP_LIMIT_NS, copies from torch
+    memory against the same copies from ACL memory."""
+    rt = acl.rt
+    mib = 1 << 20
+    dst = checked("malloc", rt.malloc(mib, ACL_MEM_MALLOC_HUGE_FIRST))[0]
+    acl_small = checked("malloc", rt.malloc(4, ACL_MEM_MALLOC_HUGE_FIRST))[0]
+    acl_large = checked("malloc", rt.malloc(mib, ACL_MEM_MALLOC_HUGE_FIRST))[0]
+    torch_small = torch.zeros(1, dtype=torch.int32, device="cuda")
+    torch_large = torch.zeros(mib, dtype=torch.uint8, device="cuda")
+    torch.cuda.synchronize()
+    conversions = InteropConversions(torch, acl_column)
+    columns = [CopyFrom("ACL memory", (acl_small, acl_large), dst, acl_column.stream),
+               CopyFrom("torch memory", (torch_small.data_ptr(), torch_large.data_ptr()), dst,
+                        acl_column.stream)]
+
+    print("\nacl.cuda, ns per call (median [p10-p90] over %d rounds of %d calls)" % (rounds, calls))
+    rows = []
+    for op_name in conversions.ops:
+        stats = measure([conversions], op_name, calls, rounds)[conversions.name]
+        within = stats["median_ns"] < INTEROP_LIMIT_NS
+        print("%-22s  %9.0f [%7.0f-%7.0f]  %s" % (op_name, stats["median_ns"], stats["p10_ns"], stats["p90_ns"],
+                                                 "< 2 us" if within else "OVER 2 us"))
+        rows.append({"name": op_name, "kind": "conversion", "stats": stats, "limit_ns": INTEROP_LIMIT_NS,
+                     "within_limit": within})
+    print("%-22s  %9s %17s  %9s %17s  %s" % ("copy into ACL memory", "from ACL", "", "from torch", "",
+                                            "torch / ACL"))
+    for op_name in columns[0].ops:
+        stats = measure(columns, op_name, calls, rounds)
+        own, foreign = stats["ACL memory"], stats["torch memory"]
+        ratio = foreign["median_ns"] / own["median_ns"]
+        print("%-22s  %9.0f [%7.0f-%7.0f]  %9.0f [%7.0f-%7.0f]  %.2f%s" % (
+            op_name, own["median_ns"], own["p10_ns"], own["p90_ns"], foreign["median_ns"], foreign["p10_ns"],
+            foreign["p90_ns"], ratio, "" if ratio <= FOREIGN_COPY_LIMIT else "  (over %.2f)" % FOREIGN_COPY_LIMIT))
+        rows.append({"name": op_name, "kind": "copy", "acl_memory": own, "torch_memory": foreign,
+                     "ratio": ratio, "limit": FOREIGN_COPY_LIMIT, "within_limit": ratio <= FOREIGN_COPY_LIMIT})
+        sys.stdout.flush()
+    for ptr in (dst, acl_small, acl_large):
+        checked("free", rt.free(ptr))
+    return rows
+
+
 def import_cudart():
     """cuda-python's runtime bindings under their new name, else the old one."""
     try:
@@ -394,6 +539,15 @@ def main():
         results.append({"name": op_name, "calls_per_batch": args.calls, "rounds": rounds,
                         "columns": stats, "acl_ratio": ratios})
 
+    interop_rows, interop_note = [], None
+    torch_column = next((c for c in columns if c.name == "torch"), None)
+    if torch_column is None:
+        interop_note = "acl.cuda section skipped: %s" % (
+            "backend %s" % backend if backend != "cuda" else "torch is missing or unusable")
+        print("\n(%s)" % interop_note)
+    else:
+        interop_rows = interop_section(torch_column.torch, acl_column, args.calls, rounds)
+
     for column in columns[1:]:
         if hasattr(column, "cleanup"):
             column.cleanup()
@@ -417,6 +571,12 @@ def main():
                           "memcpy async 4 B H2D": "acl.rt.memcpy_async",
                           "memset async 4 B": "acl.rt.memset_async"},
             "per_call": results,
+        }
+        document["python_interop"] = {
+            "tool": "bench_py",
+            "backend": backend,
+            "note": interop_note,
+            "rows": interop_rows,
         }
         with open(args.json, "w") as f:
             json.dump(document, f, indent=2)

@@ -84,7 +84,7 @@ backend=${ACLCUDA_BACKEND:-auto}
 case "$what" in
   samples)
     say "running the pyACL samples (ACLCUDA_BACKEND=$backend)"
-    ACLCUDA_LIBRARY="$build/.libs/libascendcl.so" PYTHONPATH="$here/python" \
+    ACLCUDA_LIBRARY="$build/.libs/libascendcl.so" ACLCUDA_TEST_BUILDDIR="$build" PYTHONPATH="$here/python" \
       "$python" "$here/samples/run_all.py"
     ;;
   test)

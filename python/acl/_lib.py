@@ -81,6 +81,33 @@ class aclrtMallocConfig(Structure):
     _fields_ = [("attrs", POINTER(aclrtMallocAttribute)), ("numAttrs", c_size_t)]
 
 
+class aclrtBinaryLoadOptionValue(Union):
+    _fields_ = [("isLazyLoad", c_uint32), ("magic", c_uint32), ("cpuKernelMode", c_int32), ("rsv", c_uint32 * 4)]
+
+
+class aclrtBinaryLoadOption(Structure):
+    _fields_ = [("type", c_int), ("value", aclrtBinaryLoadOptionValue)]
+
+
+class aclrtBinaryLoadOptions(Structure):
+    _fields_ = [("options", POINTER(aclrtBinaryLoadOption)), ("numOpt", c_size_t)]
+
+
+class aclrtLaunchKernelAttrValue(Union):
+    # Every member of the C union; pyACL fills blockDimOffset, which shares
+    # its first bytes with the others.
+    _fields_ = [("schemMode", c_uint8), ("dynUBufSize", c_uint32), ("engineType", c_int),
+                ("blockDimOffset", c_uint32), ("timeout", c_uint16), ("rsv", c_uint32 * 4)]
+
+
+class aclrtLaunchKernelAttr(Structure):
+    _fields_ = [("id", c_int), ("value", aclrtLaunchKernelAttrValue)]
+
+
+class aclrtLaunchKernelCfg(Structure):
+    _fields_ = [("attrs", POINTER(aclrtLaunchKernelAttr)), ("numAttrs", c_size_t)]
+
+
 ACL_PKG_VERSION_MAX_SIZE = 128
 ACL_PKG_VERSION_PARTS_MAX_SIZE = 64
 
@@ -291,7 +318,60 @@ _PROTOTYPES = (
     ("aclrtSetOpExecuteTimeOutV2", aclError, (c_uint64, _P(c_uint64))),
     ("aclrtGetOpExecuteTimeout", aclError, (_P(c_uint32),)),
     ("aclrtGetOpTimeOutInterval", aclError, (_P(c_uint64),)),
-    # acl-cuda's own (acl/acl_cuda.h): waits in slices
+    # binaries, functions and kernel launches
+    ("aclrtCreateBinary", _vp, (_vp, c_size_t)),
+    ("aclrtDestroyBinary", aclError, (_vp,)),
+    ("aclrtBinaryLoad", aclError, (_vp, _P(_vp))),
+    ("aclrtBinaryLoadFromFile", aclError, (c_char_p, _P(aclrtBinaryLoadOptions), _P(_vp))),
+    ("aclrtBinaryLoadFromData", aclError, (_vp, c_size_t, _P(aclrtBinaryLoadOptions), _P(_vp))),
+    ("aclrtBinaryUnLoad", aclError, (_vp,)),
+    ("aclrtBinaryGetFunction", aclError, (_vp, c_char_p, _P(_vp))),
+    ("aclrtRegisterCpuFunc", aclError, (_vp, c_char_p, c_char_p, _P(_vp))),
+    ("aclrtGetFunctionAddr", aclError, (_vp, _P(_vp), _P(_vp))),
+    ("aclrtGetFunctionName", aclError, (_vp, c_uint32, c_char_p)),
+    ("aclrtLaunchKernel", aclError, (_vp, c_uint32, _vp, c_size_t, _vp)),
+    ("aclrtKernelArgsInit", aclError, (_vp, _P(_vp))),
+    ("aclrtKernelArgsInitByUserMem", aclError, (_vp, _vp, _vp, c_size_t)),
+    ("aclrtKernelArgsGetMemSize", aclError, (_vp, c_size_t, _P(c_size_t))),
+    ("aclrtKernelArgsGetHandleMemSize", aclError, (_vp, _P(c_size_t))),
+    ("aclrtKernelArgsAppend", aclError, (_vp, _vp, c_size_t, _P(_vp))),
+    ("aclrtKernelArgsAppendPlaceHolder", aclError, (_vp, _P(_vp))),
+    ("aclrtKernelArgsGetPlaceHolderBuffer", aclError, (_vp, _vp, c_size_t, _P(_vp))),
+    ("aclrtKernelArgsParaUpdate", aclError, (_vp, _vp, _vp, c_size_t)),
+    ("aclrtKernelArgsFinalize", aclError, (_vp,)),
+    ("aclrtLaunchKernelWithConfig", aclError, (_vp, c_uint32, _vp, _P(aclrtLaunchKernelCfg), _vp, _vp)),
+    # stream capture into models and model building (acl.mdl, acl-cuda's own)
+    ("aclmdlRICaptureBegin", aclError, (_vp, c_int)),
+    ("aclmdlRICaptureGetInfo", aclError, (_vp, _P(c_int), _P(_vp))),
+    ("aclmdlRICaptureEnd", aclError, (_vp, _P(_vp))),
+    ("aclmdlRICaptureThreadExchangeMode", aclError, (_P(c_int),)),
+    ("aclmdlRICaptureTaskGrpBegin", aclError, (_vp,)),
+    ("aclmdlRICaptureTaskGrpEnd", aclError, (_vp, _P(_vp))),
+    ("aclmdlRICaptureTaskUpdateBegin", aclError, (_vp, _vp)),
+    ("aclmdlRICaptureTaskUpdateEnd", aclError, (_vp,)),
+    ("aclmdlRIBuildBegin", aclError, (_P(_vp), c_uint32)),
+    ("aclmdlRIBindStream", aclError, (_vp, _vp, c_uint32)),
+    ("aclmdlRIEndTask", aclError, (_vp, _vp)),
+    ("aclmdlRIBuildEnd", aclError, (_vp, _vp)),
+    ("aclmdlRIUnbindStream", aclError, (_vp, _vp)),
+    ("aclmdlRIExecuteAsync", aclError, (_vp, _vp)),
+    ("aclmdlRIExecute", aclError, (_vp, c_int32)),
+    ("aclmdlRIDestroy", aclError, (_vp,)),
+    ("aclmdlRISetName", aclError, (_vp, c_char_p)),
+    ("aclmdlRIGetName", aclError, (_vp, c_uint32, c_char_p)),
+    ("aclmdlRIGetId", aclError, (_vp, _P(c_uint32))),
+    ("aclmdlRIDebugPrint", aclError, (_vp,)),
+    ("aclmdlRIDebugJsonPrint", aclError, (_vp, c_char_p, c_uint32)),
+    ("aclmdlRIGetStreams", aclError, (_vp, _P(_vp), _P(c_uint32))),
+    # acl-cuda's own (acl/acl_cuda.h): the backend and native handles (acl.cuda)
+    ("aclcudaGetBackendName", c_char_p, ()),
+    ("aclcudaGetNativeStream", aclError, (_vp, _P(_vp))),
+    ("aclcudaGetNativeEvent", aclError, (_vp, _P(_vp))),
+    ("aclcudaStreamFromNative", aclError, (_vp, _P(_vp))),
+    ("aclcudaEventFromNative", aclError, (_vp, _P(_vp))),
+    ("aclcudaGetNativeDevice", aclError, (c_int32, _P(c_int32))),
+    ("aclcudaStreamGetDevice", aclError, (_vp, _P(c_int32))),
+    # ... waits in slices
     ("aclcudaSynchronizeStreamSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeEventSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeDeviceSlice", aclError, (c_int32,)),

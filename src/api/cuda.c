@@ -4,6 +4,7 @@
 #include "core/current.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "core/kernel.h"
 
 ACL_EXPORT const char *aclcudaGetBackendName(void)
 {
@@ -33,6 +34,94 @@ ACL_EXPORT aclError aclcudaGetNativeEvent(aclrtEvent event, void **native)
         return err;
     *native = event_native(e);
     event_put(e);
+    return ACL_SUCCESS;
+}
+
+/* ---- native handles into ACL (interop) -------------------------------------------- */
+
+ACL_EXPORT aclError aclcudaStreamFromNative(void *native, aclrtStream *stream)
+{
+    if (!stream)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stream is NULL");
+    if (!backend()->stream->adopt)
+        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend has no native streams to wrap", backend()->name);
+    acl_context *ctx;
+    aclError err = current_context_get(__func__, &ctx);
+    if (err)
+        return err;
+    acl_stream *s;
+    int32_t native_dev;
+    err = stream_adopt(ctx, native, &s, &native_dev);
+    int32_t device = ctx->device, phys = ctx->phys;
+    context_put(ctx);
+    switch (err) {
+    case ACL_SUCCESS:
+        *stream = handle_of(&s->obj);
+        stream_put(s);
+        return ACL_SUCCESS;
+    case ACL_ERROR_RT_STREAM_CONTEXT:
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "native stream %p belongs to %s device %d, the current context to device "
+                         "%d (%s device %d)",
+                         native, backend()->name, (int)native_dev, (int)device, backend()->name,
+                         (int)phys);
+    case ACL_ERROR_RT_PARAM_INVALID:
+    case ACL_ERROR_RT_INVALID_HANDLE:
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%p is not a live native stream: %s", native,
+                         acl_error_text(err));
+    case ACL_ERROR_RT_NO_STREAM_RESOURCE:
+        return ACL_RAISE(err, "as many streams as acl-cuda allows are live already");
+    case ACL_ERROR_RT_CONTEXT_NULL:
+        return ACL_RAISE(err, "the current context is being destroyed");
+    default:
+        return ACL_RAISE(err, "wrapping native stream %p on device %d failed: %s", native,
+                         (int)device, acl_error_text(err));
+    }
+}
+
+ACL_EXPORT aclError aclcudaEventFromNative(void *native, aclrtEvent *event)
+{
+    if (!event)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "event is NULL");
+    if (!backend()->event->adopt)
+        return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend has no native events to wrap", backend()->name);
+    if (!native)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "native is NULL");
+    acl_context *ctx;
+    aclError err = current_context_get(__func__, &ctx);
+    if (err)
+        return err;
+    acl_event *e;
+    err = event_adopt(__func__, ctx, native, &e);
+    context_put(ctx);
+    if (!err)
+        *event = handle_of(&e->obj);
+    return err;
+}
+
+ACL_EXPORT aclError aclcudaGetNativeDevice(int32_t deviceId, int32_t *nativeDevice)
+{
+    if (!nativeDevice)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "nativeDevice is NULL");
+    int32_t phys;
+    aclError err = device_resolve(__func__, deviceId, &phys);
+    if (!err)
+        *nativeDevice = phys;
+    return err;
+}
+
+ACL_EXPORT aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t *deviceId)
+{
+    if (!deviceId)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "deviceId is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    *deviceId = s->ctx->device;
+    stream_put(s);
     return ACL_SUCCESS;
 }
 
@@ -82,4 +171,48 @@ ACL_EXPORT aclError aclcudaSynchronizeDeviceSlice(int32_t sliceMs)
     if (err && err != ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
         ACL_RAISE(err, "waiting for device %d failed", (int)device);
     return err;
+}
+
+/* ---- the launch shape of a kernel (acl_cuda.h) ---- */
+
+ACL_EXPORT aclError aclcudaFunctionSetBlockDim(aclrtFuncHandle funcHandle, uint32_t blockDimX,
+                                               uint32_t blockDimY, uint32_t blockDimZ,
+                                               size_t dynamicSharedBytes)
+{
+    bool reset = !blockDimX && !blockDimY && !blockDimZ;
+    if (!reset && (!blockDimX || !blockDimY || !blockDimZ || blockDimX > 0x1fffff ||
+                   blockDimY > 0x1fffff || blockDimZ > 0x1fffff))
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "block %u x %u x %u: each dimension must be 1 or more (0 x 0 x 0 "
+                         "restores the default)",
+                         blockDimX, blockDimY, blockDimZ);
+    if (dynamicSharedBytes > UINT32_MAX)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
+                         dynamicSharedBytes);
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    function_set_block(f, blockDimX, blockDimY, blockDimZ, reset ? 0 : dynamicSharedBytes);
+    function_put(f);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclcudaFunctionGetBlockDim(aclrtFuncHandle funcHandle, uint32_t *blockDimX,
+                                               uint32_t *blockDimY, uint32_t *blockDimZ,
+                                               size_t *dynamicSharedBytes)
+{
+    if (!blockDimX || !blockDimY || !blockDimZ || !dynamicSharedBytes)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "an output pointer is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    uint32_t block[3];
+    function_get_block(f, block, dynamicSharedBytes);
+    *blockDimX = block[0];
+    *blockDimY = block[1];
+    *blockDimZ = block[2];
+    function_put(f);
+    return ACL_SUCCESS;
 }

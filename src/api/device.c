@@ -78,6 +78,11 @@ static aclError synchronize_current_device(const char *api, int32_t timeout_ms)
     if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
         return acl_raise(api, err, "device %d still busy after %d ms", (int)device,
                          (int)timeout_ms);
+    if (err == ACL_ERROR_RT_STREAM_CAPTURED)
+        return acl_raise(api, err,
+                         "a stream of device %d is being captured: ACL forbids synchronising "
+                         "the device meanwhile",
+                         (int)device);
     if (err)
         return acl_raise(api, err, "synchronising device %d failed", (int)device);
     return ACL_SUCCESS;

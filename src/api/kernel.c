@@ -1,7 +1,18 @@
-/* Kernels (acl_rt.h): for now the operator execution timeouts. */
+/* Kernels (acl_rt.h): binaries, functions, argument lists, launches,
+ * device variables, the built-in reduce and random-number tasks, and the
+ * operator execution timeouts; acl-cuda's launch shape (acl_cuda.h). */
+#include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "acl/acl_cuda.h"
 #include "api/api.h"
+#include "core/builtin.h"
+#include "core/current.h"
+#include "core/kernel.h"
 
 /* ---- operator execution timeouts --------------------------------------------------
  * Ascend aborts operators that run too long. No operator runs on acl-cuda's
@@ -56,4 +67,605 @@ ACL_EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "interval is NULL");
     *interval = OP_TIMEOUT_INTERVAL_US;
     return ACL_SUCCESS;
+}
+
+/* ---- binaries -------------------------------------------------------------------- */
+
+ACL_EXPORT aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen)
+{
+    return binary_create(__func__, data, dataLen);
+}
+
+ACL_EXPORT aclError aclrtDestroyBinary(aclrtBinary binary)
+{
+    return binary_destroy(__func__, binary);
+}
+
+ACL_EXPORT aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle)
+{
+    if (!binHandle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
+    acl_binary *b;
+    aclError err = binary_get(__func__, binary, &b);
+    if (err)
+        return err;
+    err = module_load(__func__, b->data, b->size, NULL, NULL, binHandle);
+    object_put(&b->obj);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtBinaryLoadFromData(const void *data, size_t length,
+                                            const aclrtBinaryLoadOptions *options,
+                                            aclrtBinHandle *binHandle)
+{
+    if (!data)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "data is NULL");
+    if (length == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "length is 0");
+    if (!binHandle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
+    return module_load(__func__, data, length, NULL, options, binHandle);
+}
+
+enum { BINARY_FILE_MAX = 1 << 30 }; /* 1 GiB: more is not a kernel binary */
+
+ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
+                                            aclrtBinHandle *binHandle)
+{
+    if (!binPath)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binPath is NULL");
+    if (!binHandle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
+    FILE *f = fopen(binPath, "rb");
+    if (!f)
+        return ACL_RAISE(ACL_ERROR_INVALID_FILE, "cannot open %s: %s", binPath, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        st.st_size > BINARY_FILE_MAX) {
+        fclose(f);
+        return ACL_RAISE(ACL_ERROR_INVALID_FILE, "%s is not a regular file of 1 byte to 1 GiB",
+                         binPath);
+    }
+    size_t size = (size_t)st.st_size;
+    void *data = malloc(size);
+    if (!data) {
+        fclose(f);
+        return ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for %zu bytes", size);
+    }
+    size_t got = fread(data, 1, size, f);
+    fclose(f);
+    aclError err = got == size ? module_load(__func__, data, size, binPath, options, binHandle)
+                               : ACL_RAISE(ACL_ERROR_INVALID_FILE, "reading %s failed", binPath);
+    free(data);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
+{
+    return module_unload(__func__, binHandle);
+}
+
+ACL_EXPORT aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void **binAddr,
+                                             size_t *binSize)
+{
+    acl_module *m;
+    aclError err = module_get(__func__, binHandle, &m);
+    if (err)
+        return err;
+    err = module_image(__func__, m, binAddr, binSize);
+    module_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *name, void **dptr,
+                                         size_t *size)
+{
+    acl_module *m;
+    aclError err = module_get(__func__, binHandle, &m);
+    if (err)
+        return err;
+    err = module_global(__func__, m, name, dptr, size);
+    module_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                           aclrtFuncHandle *funcHandle)
+{
+    if (!funcHandle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
+    acl_module *m;
+    aclError err = module_get(__func__, binHandle, &m);
+    if (err)
+        return err;
+    err = module_function(__func__, m, kernelName, funcHandle);
+    module_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint64_t funcEntry,
+                                                  aclrtFuncHandle *funcHandle)
+{
+    if (!funcHandle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
+    acl_module *m;
+    aclError err = module_get(__func__, binHandle, &m);
+    if (err)
+        return err;
+    err = module_function_by_entry(__func__, m, funcEntry, funcHandle);
+    module_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtGetFuncBySymbol(const void *symbol, aclrtFuncHandle *funcHandle)
+{
+    return function_by_symbol(__func__, symbol, funcHandle);
+}
+
+/* ---- functions ----------------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtFunctionGetBinary(const aclrtFuncHandle funcHandle,
+                                           aclrtBinHandle *binHandle)
+{
+    if (!binHandle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    if (f->module)
+        *binHandle = handle_of(&f->module->obj);
+    else
+        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                        "kernel \"%s\" was found by symbol (aclrtGetFuncBySymbol): it belongs to "
+                        "no binary handle",
+                        f->name);
+    function_put(f);
+    return err;
+}
+
+/* The entry and code size of one kind of core: CUDA and the host have one,
+ * reported as the cube (AI core) side; the vector side is empty. */
+ACL_EXPORT aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr)
+{
+    if (!aicAddr || !aivAddr)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", aicAddr ? "aivAddr" : "aicAddr");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    size_t size;
+    err = function_code(__func__, f, aicAddr, &size);
+    if (!err)
+        *aivAddr = NULL;
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle, size_t *aicSize,
+                                         size_t *aivSize)
+{
+    if (!aicSize || !aivSize)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", aicSize ? "aivSize" : "aicSize");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    void *entry;
+    err = function_code(__func__, f, &entry, aicSize);
+    if (!err)
+        *aivSize = 0;
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name)
+{
+    if (!name)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "name is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    size_t len = strlen(f->name);
+    if (maxLen <= len)
+        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                        "kernel \"%s\" needs %zu bytes with its terminator; maxLen is %u", f->name,
+                        len + 1, maxLen);
+    else
+        memcpy(name, f->name, len + 1);
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtGetFunctionAttribute(aclrtFuncHandle funcHandle,
+                                              aclrtFuncAttribute attrType, int64_t *attrValue)
+{
+    if (!attrValue)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "attrValue is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    err = function_attribute(__func__, f, attrType, attrValue);
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtFunctionGetParamCount(const void *func, size_t *paramCount)
+{
+    if (!paramCount)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "paramCount is NULL");
+    acl_function *f;
+    aclError err = function_resolve(__func__, func, &f);
+    if (err)
+        return err;
+    err = function_param(__func__, f, SIZE_MAX, NULL, NULL);
+    if (!err)
+        *paramCount = f->nparams;
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtFunctionGetParamInfo(const void *func, size_t paramIndex,
+                                              size_t *paramOffset, size_t *paramSize)
+{
+    if (!paramOffset || !paramSize)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         paramOffset ? "paramSize" : "paramOffset");
+    acl_function *f;
+    aclError err = function_resolve(__func__, func, &f);
+    if (err)
+        return err;
+    err = function_param(__func__, f, paramIndex, paramOffset, paramSize);
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtFunctionGetAvailDynUbufPerBlock(void *func, uint32_t flags,
+                                                         size_t *dynamicUbufSize)
+{
+    if (!dynamicUbufSize)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "dynamicUbufSize is NULL");
+    if (flags != 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flags 0x%x: must be 0", flags);
+    acl_function *f;
+    aclError err = function_resolve(__func__, func, &f);
+    if (err)
+        return err;
+    err = function_max_dynamic_shared(__func__, f, dynamicUbufSize);
+    function_put(f);
+    return err;
+}
+
+/* ---- argument lists -------------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle, size_t *memSize)
+{
+    if (!memSize)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memSize is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    *memSize = args_handle_mem_size();
+    function_put(f);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle, size_t userArgsSize,
+                                              size_t *actualArgsSize)
+{
+    if (!actualArgsSize)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "actualArgsSize is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    *actualArgsSize = args_mem_size(f, userArgsSize);
+    function_put(f);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle)
+{
+    if (!argsHandle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "argsHandle is NULL");
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    err = args_init(__func__, f, argsHandle);
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle,
+                                                 aclrtArgsHandle argsHandle, void *userHostMem,
+                                                 size_t actualArgsSize)
+{
+    acl_function *f;
+    aclError err = function_get(__func__, funcHandle, &f);
+    if (err)
+        return err;
+    err = args_init_user(__func__, f, argsHandle, userHostMem, actualArgsSize);
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
+                                          aclrtParamHandle *paramHandle)
+{
+    acl_args *a;
+    aclError err = args_get(__func__, argsHandle, &a);
+    if (err)
+        return err;
+    err = args_append(__func__, a, param, paramSize, paramHandle);
+    args_put(a);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle,
+                                                     aclrtParamHandle *paramHandle)
+{
+    acl_args *a;
+    aclError err = args_get(__func__, argsHandle, &a);
+    if (err)
+        return err;
+    err = args_append_placeholder(__func__, a, paramHandle);
+    args_put(a);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
+                                                        aclrtParamHandle paramHandle,
+                                                        size_t dataSize, void **bufferAddr)
+{
+    acl_args *a;
+    aclError err = args_get(__func__, argsHandle, &a);
+    if (err)
+        return err;
+    err = args_placeholder_buffer(__func__, a, paramHandle, dataSize, bufferAddr);
+    args_put(a);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle,
+                                              aclrtParamHandle paramHandle, void *param,
+                                              size_t paramSize)
+{
+    acl_args *a;
+    aclError err = args_get(__func__, argsHandle, &a);
+    if (err)
+        return err;
+    err = args_update(__func__, a, paramHandle, param, paramSize);
+    args_put(a);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
+{
+    acl_args *a;
+    aclError err = args_get(__func__, argsHandle, &a);
+    if (err)
+        return err;
+    err = args_finalize(__func__, a);
+    args_put(a);
+    return err;
+}
+
+/* ---- launches -------------------------------------------------------------------------- */
+
+/* Resolves the stream and the function, launches, lets both go. */
+static aclError launch(const char *api, aclrtStream stream, launch_request *r, const void *func,
+                       bool by_symbol)
+{
+    aclError err = BACKEND_REQUIRE(api, module);
+    if (err)
+        return err;
+    acl_function *f;
+    err =
+        by_symbol ? function_resolve(api, func, &f) : function_get(api, (aclrtFuncHandle)func, &f);
+    if (err)
+        return err;
+    acl_stream *s;
+    if ((err = current_stream_get(api, stream, &s))) {
+        function_put(f);
+        return err;
+    }
+    r->fn = f;
+    err = kernel_launch(api, s, r);
+    stream_put(s);
+    function_put(f);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                      const void *argsData, size_t argsSize, aclrtStream stream)
+{
+    launch_request r = {.grid = {numBlocks, 1, 1},
+                        .args_kind = LAUNCH_ARGS_DEVICE,
+                        .args = argsData,
+                        .args_size = argsSize};
+    return launch(__func__, stream, &r, funcHandle, false);
+}
+
+ACL_EXPORT aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                        const void *argsData, size_t argsSize,
+                                        aclrtLaunchKernelCfg *cfg, aclrtStream stream)
+{
+    launch_request r = {.grid = {numBlocks, 1, 1},
+                        .cfg = cfg,
+                        .args_kind = LAUNCH_ARGS_DEVICE,
+                        .args = argsData,
+                        .args_size = argsSize};
+    return launch(__func__, stream, &r, funcHandle, false);
+}
+
+ACL_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                                aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                                aclrtArgsHandle argsHandle, void *reserve)
+{
+    (void)reserve; /* ACL: fixed NULL, unused */
+    acl_args *a;
+    aclError err = args_get(__func__, argsHandle, &a);
+    if (err)
+        return err;
+    launch_request r = {
+        .grid = {numBlocks, 1, 1}, .cfg = cfg, .args_kind = LAUNCH_ARGS_LIST, .list = a};
+    err = launch(__func__, stream, &r, funcHandle, false);
+    args_put(a);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                                  aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                                  void *hostArgs, size_t argsSize,
+                                                  aclrtPlaceHolderInfo *placeHolderArray,
+                                                  size_t placeHolderNum)
+{
+    launch_request r = {.grid = {numBlocks, 1, 1},
+                        .cfg = cfg,
+                        .args_kind = LAUNCH_ARGS_HOST,
+                        .args = hostArgs,
+                        .args_size = argsSize,
+                        .placeholders = placeHolderArray,
+                        .placeholder_count = placeHolderNum};
+    return launch(__func__, stream, &r, funcHandle, false);
+}
+
+ACL_EXPORT aclError aclrtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks,
+                                                   aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                                   void **args)
+{
+    launch_request r = {
+        .grid = {numBlocks, 1, 1}, .cfg = cfg, .args_kind = LAUNCH_ARGS_ARRAY, .array = args};
+    return launch(__func__, stream, &r, func, true);
+}
+
+ACL_EXPORT aclError aclrtLaunchSIMTKernelWithArgsArray(void *func, dim3 gridDim, dim3 blockDim,
+                                                       size_t dynUbufSize, aclrtStream stream,
+                                                       aclrtLaunchKernelCfg *cfg, void **args)
+{
+    launch_request r = {.grid = {gridDim.x, gridDim.y, gridDim.z},
+                        .simt = true,
+                        .block = {blockDim.x, blockDim.y, blockDim.z},
+                        .shared = dynUbufSize,
+                        .cfg = cfg,
+                        .args_kind = LAUNCH_ARGS_ARRAY,
+                        .array = args};
+    return launch(__func__, stream, &r, func, true);
+}
+
+ACL_EXPORT aclError aclrtLaunchSIMTKernelWithHostArgs(void *func, dim3 gridDim, dim3 blockDim,
+                                                      size_t dynUbufSize, aclrtStream stream,
+                                                      aclrtLaunchKernelCfg *cfg, void *hostArgs,
+                                                      size_t argsSize,
+                                                      aclrtPlaceHolderInfo *placeHolderArray,
+                                                      size_t placeHolderNum)
+{
+    launch_request r = {.grid = {gridDim.x, gridDim.y, gridDim.z},
+                        .simt = true,
+                        .block = {blockDim.x, blockDim.y, blockDim.z},
+                        .shared = dynUbufSize,
+                        .cfg = cfg,
+                        .args_kind = LAUNCH_ARGS_HOST,
+                        .args = hostArgs,
+                        .args_size = argsSize,
+                        .placeholders = placeHolderArray,
+                        .placeholder_count = placeHolderNum};
+    return launch(__func__, stream, &r, func, true);
+}
+
+/* ---- device variables ------------------------------------------------------------------ */
+
+ACL_EXPORT aclError aclrtGetSymbolAddress(const void *symbol, void **devPtr)
+{
+    if (!devPtr)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    size_t size;
+    return symbol_address(__func__, symbol, devPtr, &size);
+}
+
+ACL_EXPORT aclError aclrtGetSymbolSize(const void *symbol, size_t *size)
+{
+    if (!size)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "size is NULL");
+    void *addr;
+    return symbol_address(__func__, symbol, &addr, size);
+}
+
+ACL_EXPORT aclError aclrtMemcpyFromSymbol(void *dst, size_t dstMax, const void *symbol,
+                                          size_t count, size_t offset, aclrtMemcpyKind kind)
+{
+    if (dstMax < count)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "dstMax %zu is less than count %zu", dstMax,
+                         count);
+    return symbol_copy(__func__, NULL, symbol, offset, dst, count, false, kind);
+}
+
+ACL_EXPORT aclError aclrtMemcpyFromSymbolAsync(void *dst, size_t dstMax, const void *symbol,
+                                               size_t count, size_t offset, aclrtMemcpyKind kind,
+                                               aclrtStream stream)
+{
+    if (dstMax < count)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "dstMax %zu is less than count %zu", dstMax,
+                         count);
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = symbol_copy(__func__, s, symbol, offset, dst, count, false, kind);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                        size_t offset, aclrtMemcpyKind kind)
+{
+    return symbol_copy(__func__, NULL, symbol, offset, (void *)src, count, true, kind);
+}
+
+ACL_EXPORT aclError aclrtMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                             size_t offset, aclrtMemcpyKind kind,
+                                             aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = symbol_copy(__func__, s, symbol, offset, (void *)src, count, true, kind);
+    stream_put(s);
+    return err;
+}
+
+/* ---- built-in tasks -------------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count,
+                                     aclrtReduceKind kind, aclDataType type, aclrtStream stream,
+                                     void *reserve)
+{
+    (void)reserve; /* ACL: fixed NULL, unused */
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = builtin_reduce(__func__, s, dst, src, count, kind, type);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo,
+                                        const aclrtStream stream, void *reserve)
+{
+    (void)reserve;
+    if (!taskInfo)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "taskInfo is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = builtin_random(__func__, s, taskInfo);
+    stream_put(s);
+    return err;
 }

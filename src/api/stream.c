@@ -108,6 +108,9 @@ static aclError synchronize(const char *api, aclrtStream stream, int32_t timeout
                   (int)s->id);
     else if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
         acl_raise(api, err, "stream %d still busy after %d ms", (int)s->id, (int)timeout_ms);
+    else if (err == ACL_ERROR_RT_STREAM_CAPTURED)
+        acl_raise(api, err, "stream %d is being captured: its work runs when the model does",
+                  (int)s->id);
     else if (err)
         acl_raise(api, err, "work on stream %d failed", (int)s->id);
     stream_put(s);
@@ -137,7 +140,10 @@ ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *stat
         return err;
     bool complete;
     err = stream_query(s, &complete);
-    if (err)
+    if (err == ACL_ERROR_RT_STREAM_CAPTURED)
+        ACL_RAISE(err, "stream %d is being captured: its work runs when the model does",
+                  (int)s->id);
+    else if (err)
         ACL_RAISE(err, "querying stream %d failed", (int)s->id);
     else
         *status = complete ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;

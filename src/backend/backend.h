@@ -26,11 +26,14 @@
 
 #include "acl/acl.h"
 
-typedef struct backend_stream backend_stream; /* per backend */
-typedef struct backend_event backend_event;   /* per backend */
-typedef struct backend_phys backend_phys;     /* physical memory (vmm), per backend */
-typedef struct backend_pool backend_pool;     /* a memory pool, per backend */
-typedef struct backend_import backend_import; /* memory imported from a process */
+typedef struct backend_stream backend_stream;     /* per backend */
+typedef struct backend_event backend_event;       /* per backend */
+typedef struct backend_module backend_module;     /* a loaded binary, per backend */
+typedef struct backend_function backend_function; /* a kernel of one, per backend */
+typedef struct backend_graph backend_graph;       /* a captured graph, per backend */
+typedef struct backend_phys backend_phys;         /* physical memory (vmm), per backend */
+typedef struct backend_pool backend_pool;         /* a memory pool, per backend */
+typedef struct backend_import backend_import;     /* memory imported from a process */
 
 typedef enum copy_dir {
     COPY_HOST_TO_HOST,
@@ -58,6 +61,77 @@ typedef struct device_props {
 
 typedef void (*host_fn)(void *arg);
 
+/* A kernel launch. The argument buffer (and the placeholder data) is host
+ * memory that the call copies: the caller may reuse it as soon as the call
+ * returns, as with cuLaunchKernel. */
+typedef struct launch_placeholder {
+    size_t addr_offset; /* where in args the data's device address goes */
+    const void *data;
+    size_t size;
+} launch_placeholder;
+
+typedef struct launch_params {
+    backend_function *fn;
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shared_bytes;
+    bool cooperative; /* every block resident at once (ACL's batch scheduling) */
+    const void *args;
+    size_t args_size;
+    const launch_placeholder *placeholders;
+    size_t placeholder_count;
+} launch_params;
+
+/* Element-wise dst = dst op src of aclrtReduceAsync. */
+typedef enum reduce_op { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN } reduce_op;
+typedef enum reduce_type {
+    REDUCE_INT8,
+    REDUCE_INT16,
+    REDUCE_INT32,
+    REDUCE_UINT32,
+    REDUCE_FP16,
+    REDUCE_BF16,
+    REDUCE_FP32,
+} reduce_type;
+
+/* A random-number task (aclrtRandomNumAsync), checked by the core. Values
+ * and addresses are ACL's aclrtRandomParaInfo, read when the task runs. */
+typedef enum random_dist {
+    RANDOM_DROPOUT_BITMASK,
+    RANDOM_UNIFORM,
+    RANDOM_NORMAL,
+    RANDOM_TRUNCATED_NORMAL,
+} random_dist;
+
+typedef enum random_type {
+    RANDOM_INT32,
+    RANDOM_INT64,
+    RANDOM_UINT32,
+    RANDOM_UINT64,
+    RANDOM_FP16,
+    RANDOM_BF16,
+    RANDOM_FP32,
+} random_type;
+
+/* One scalar parameter: a value of `size` bytes, or the device address of
+ * one (is_addr). Floating-point parameters are of the task's type (FP16 and
+ * BF16 as their bits), integer ones of its type, the seed and the count
+ * 64-bit unsigned (fewer bytes are zero-extended). */
+typedef struct random_scalar {
+    bool is_addr;
+    uint8_t size;
+    uint8_t bytes[8];
+} random_scalar;
+
+typedef struct random_params {
+    random_dist dist;
+    random_type type;
+    random_scalar a, b; /* dropout: ratio; uniform: min, max; normal: mean, stddev */
+    random_scalar seed, count;
+    void *result;
+    const void *counter; /* device memory holding the 64-bit Philox offset, or NULL */
+} random_params;
+
 /* Process level. probe() is called once; a failure means the backend is
  * unusable on this machine (no driver, no device). Devices are the
  * backend's own indices. */
@@ -75,6 +149,27 @@ typedef struct backend_device_ops {
     aclError (*make_current)(int32_t dev);
 } backend_device_ops;
 
+/* Memory the backend knows of without ACL having allocated it: another
+ * allocator of the same process (torch, CuPy, cudaMalloc, a memory pool, a
+ * virtual memory mapping). Device memory is reported only where it is
+ * mapped. base and size: the range that holds the pointer, as the driver
+ * reports it (an allocation, or a whole reserved range of which only parts
+ * may be mapped); where the driver cannot tell, from the pointer to the
+ * top of the address space. */
+typedef enum foreign_kind {
+    FOREIGN_NONE,        /* not memory the backend knows */
+    FOREIGN_DEVICE,      /* device memory (managed memory too) of device dev */
+    FOREIGN_HOST_PINNED, /* page-locked host memory */
+} foreign_kind;
+
+typedef struct foreign_memory {
+    foreign_kind kind;
+    int32_t dev;
+    uintptr_t base;
+    size_t size;
+    bool whole; /* the range is one allocation, mapped throughout */
+} foreign_memory;
+
 /* Allocation and the synchronous copies. All copies take plain pointers
  * whose direction the caller resolved. src_pinned: the source is
  * page-locked memory from malloc_host. The synchronous calls neither wait
@@ -91,6 +186,10 @@ typedef struct backend_memory_ops {
     aclError (*memset_sync)(int32_t dev, void *ptr, uint8_t value, size_t n, bool on_device);
     /* count 32-bit words of value from ptr (4-byte aligned). */
     aclError (*memset32_sync)(int32_t dev, void *ptr, uint32_t value, size_t count, bool on_device);
+    /* Optional (NULL: the backend knows no memory but what it allocated for
+     * ACL): what ptr is to the backend. Asked only for pointers outside
+     * ACL's own allocations; never fails, answering FOREIGN_NONE instead. */
+    void (*pointer_info)(const void *ptr, foreign_memory *out);
 } backend_memory_ops;
 
 /* One copy of a batch: plain pointers, the direction resolved. */
@@ -141,6 +240,15 @@ typedef struct backend_stream_ops {
     aclError (*query)(backend_stream *s, bool *complete);
     /* The native object (cudaStream_t), NULL where the backend has none. */
     void *(*native)(backend_stream *s);
+    /* Optional (NULL: the backend has no native streams): makes s stand for
+     * an existing native stream, which it does not own (destroy leaves it
+     * alone). dev is the device the caller expects; *native_dev receives
+     * the device the native stream belongs to (dev where the backend cannot
+     * tell, or for a handle that means "the current device's", such as
+     * CUDA's legacy stream), *priority its priority in the backend's range.
+     * s is initialised even when *native_dev differs from dev. */
+    aclError (*adopt)(backend_stream *s, int32_t dev, void *native, int32_t *native_dev,
+                      int32_t *priority);
 
     aclError (*memcpy_async)(backend_stream *s, void *dst, const void *src, size_t n, copy_dir dir);
     aclError (*memcpy2d_async)(backend_stream *s, void *dst, size_t dpitch, const void *src,
@@ -149,6 +257,13 @@ typedef struct backend_stream_ops {
     aclError (*record)(backend_stream *s, backend_event *e);
     aclError (*wait)(backend_stream *s, backend_event *e);
     aclError (*host_func)(backend_stream *s, host_fn fn, void *arg);
+    /* Kernels and built-in tasks; NULL where the backend lacks them. */
+    aclError (*launch)(backend_stream *s, const launch_params *p);
+    aclError (*reduce)(backend_stream *s, void *dst, const void *src, size_t elements, reduce_op op,
+                       reduce_type type);
+    aclError (*random)(backend_stream *s, const random_params *p);
+    /* Runs a captured graph (one replay) in stream order. */
+    aclError (*graph_launch)(backend_stream *s, backend_graph *g);
 
     /* Optional (NULL: the backend cannot). */
     aclError (*memset32_async)(backend_stream *s, void *ptr, uint32_t value, size_t count,
@@ -185,7 +300,76 @@ typedef struct backend_event_ops {
     aclError (*elapsed)(backend_event *start, backend_event *end, float *ms);
     /* The native object (cudaEvent_t), NULL where the backend has none. */
     void *(*native)(backend_event *e);
+    /* Optional (NULL: the backend has no native events): makes e stand for
+     * an existing native event of device dev, which it does not own
+     * (destroy leaves it alone). Its state is the native event's own. */
+    aclError (*adopt)(backend_event *e, int32_t dev, void *native);
 } backend_event_ops;
+
+/* Binaries and their kernels. A binary is what the backend runs: cubin,
+ * fatbin or PTX (cuda), an ELF shared object (host). Modules are loaded on
+ * one device; functions belong to their module and go with it. */
+typedef struct backend_module_ops {
+    /* Loads an image (size bytes). A binary the backend cannot run is
+     * refused with ACL_ERROR_INVALID_PARAM and *why set to a short static
+     * description of what it is instead. lazy: load on first use. */
+    aclError (*load)(int32_t dev, const void *image, size_t size, bool lazy, backend_module **out,
+                     const char **why);
+    void (*unload)(backend_module *m);
+    /* ACL_ERROR_RT_SYMBOL_NOT_FOUND when there is no such kernel/global. */
+    aclError (*function)(backend_module *m, const char *name, backend_function **out);
+    aclError (*global)(backend_module *m, const char *name, void **dptr, size_t *size);
+    /* The image in device memory (copied there on first request). */
+    aclError (*image)(backend_module *m, void **addr, size_t *size);
+    /* The kernel's entry (an address, or an opaque value that identifies the
+     * kernel) and the size of its code, 0 when unknown. */
+    aclError (*code)(backend_function *f, void **entry, size_t *size);
+    /* Parameter index's offset and size in the packed buffer;
+     * ACL_ERROR_RT_PARAM_INVALID past the last one,
+     * ACL_ERROR_RT_FEATURE_NOT_SUPPORT when the kernel does not say. */
+    aclError (*param)(backend_function *f, size_t index, size_t *offset, size_t *size);
+    /* Most threads a block of the kernel may have, and most bytes of
+     * dynamic shared memory a block of it may ask for. */
+    aclError (*max_block_threads)(backend_function *f, int32_t dev, uint32_t *threads);
+    aclError (*max_dynamic_shared)(backend_function *f, int32_t dev, size_t *bytes);
+    /* The kernel behind a host-side symbol of the application (a __global__
+     * function of an nvcc program, a host kernel function), kept for the
+     * process lifetime; and the address and size of a device variable. */
+    aclError (*symbol_function)(const void *symbol, int32_t dev, backend_function **out,
+                                const char **name);
+    aclError (*symbol_address)(const void *symbol, int32_t dev, void **dptr, size_t *size);
+} backend_module_ops;
+
+/* Stream capture into graphs. The core decides what may be captured and
+ * keeps ACL's bookkeeping (which streams capture into which model); the
+ * backend records. Work queued on a capturing stream through the stream
+ * operations is recorded, not run. A wait on an event recorded by a
+ * capturing stream makes the waiting stream join that capture. */
+typedef struct backend_graph_ops {
+    aclError (*capture_begin)(backend_stream *s);
+    /* Ends the capture begun on s; every joined stream must have been
+     * waited for by s (ACL_ERROR_RT_STREAM_UNJOINED otherwise). discard:
+     * the capture was invalidated, nothing is kept (*out NULL). */
+    aclError (*capture_end)(backend_stream *s, bool discard, backend_graph **out);
+    /* The node the last work captured on s became (for task groups and
+     * task lists), an opaque value. */
+    aclError (*capture_last_node)(backend_stream *s, uint64_t *node);
+    /* Ties ptr to the graph being captured on s: release(ptr) runs once the
+     * graph and every run of it are gone, on any thread, and must not call
+     * the backend. */
+    aclError (*capture_keep)(backend_stream *s, void *ptr, void (*release)(void *));
+    /* Never blocks; a graph still running is freed once it finished. */
+    void (*destroy)(backend_graph *g);
+    /* How many nodes it has, and the kind of each (for debug prints). */
+    aclError (*nodes)(backend_graph *g, size_t *count, const char **kinds, size_t max);
+    /* Gives node `target` of g the parameters of node `source` of update
+     * (same kind: kernel, copy or fill); ACL_ERROR_RT_MODEL_UPDATE_FAILED
+     * when they cannot be exchanged. */
+    aclError (*update_node)(backend_graph *g, uint64_t target, backend_graph *update,
+                            uint64_t source);
+    /* Enables or disables one node for later launches. */
+    aclError (*enable_node)(backend_graph *g, uint64_t node, bool enable);
+} backend_graph_ops;
 
 /* Virtual memory: reserved address ranges, physical memory and mappings.
  * Locations: host true = host memory, else device dev. page is ACL's page
@@ -286,6 +470,8 @@ typedef struct backend_ops {
     const backend_memory_ops *memory;
     const backend_stream_ops *stream;
     const backend_event_ops *event;
+    const backend_module_ops *module; /* NULL: no kernels */
+    const backend_graph_ops *graph;   /* NULL: no capture */
     /* Optional groups (NULL: not supported by this backend). */
     const backend_vmm_ops *vmm;
     const backend_ipc_ops *ipc;

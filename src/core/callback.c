@@ -63,6 +63,7 @@
 #include "core/callback.h"
 #include "core/context.h"
 #include "core/errors.h"
+#include "core/graph.h"
 #include "core/lifecycle.h"
 #include "util/clock.h"
 #include "util/fork.h"
@@ -456,6 +457,36 @@ static void callback_reached(void *arg)
     callback_entry_put(e);
 }
 
+/* A callback recorded by a capture runs once per replay: the model keeps
+ * this template (and with it a reference to the report thread), and each
+ * run posts a fresh entry made from it. */
+static void callback_replayed(void *arg)
+{
+    const callback_entry *tmpl = arg;
+    callback_entry *e = malloc(sizeof *e);
+    if (!e) {
+        ACL_LOG(LOG_ERROR, "out of memory: a replayed callback runs on the stream's own thread");
+        tmpl->fn(tmpl->user_data);
+        return;
+    }
+    atomic_fetch_add(&tmpl->rt->refs, 1); /* safe: the template holds one */
+    *e = (callback_entry){
+        .fn = tmpl->fn,
+        .user_data = tmpl->user_data,
+        .stream_id = tmpl->stream_id,
+        .rt = tmpl->rt,
+        .block = tmpl->block,
+        .refs = 1,
+        .state = ENTRY_PENDING,
+    };
+    callback_reached(e);
+}
+
+static void callback_template_release(void *arg)
+{
+    callback_entry_free(arg);
+}
+
 aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void *user_data,
                          bool block)
 {
@@ -484,9 +515,18 @@ aclError callback_launch(const char *api, acl_stream *s, aclrtCallback fn, void 
         .refs = 1,
         .state = ENTRY_PENDING,
     };
+    host_fn reached = callback_reached;
+    if (stream_capture(s)) {
+        if (capture_keep(s, e, callback_template_release) != ACL_SUCCESS) {
+            callback_entry_free(e);
+            return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                             "the capture of stream %d could not keep the callback", s->id);
+        }
+        reached = callback_replayed; /* e is the model's template from now on */
+    }
     aclError ret = stream_submit(
-        api, s, &(task){.kind = TASK_HOST_FUNC, .u.host_func = {.fn = callback_reached, .arg = e}});
-    if (ret != ACL_SUCCESS)
+        api, s, &(task){.kind = TASK_HOST_FUNC, .u.host_func = {.fn = reached, .arg = e}});
+    if (ret != ACL_SUCCESS && reached == callback_reached)
         callback_entry_free(e);
     return ret;
 }

@@ -4,6 +4,7 @@
 #include "core/callback.h"
 #include "core/copy.h"
 #include "core/errors.h"
+#include "core/graph.h"
 #include "core/memory.h"
 #include "core/vmm.h"
 #include "core/staging.h"
@@ -197,6 +198,8 @@ aclError copy_sync(const char *api, acl_context *ctx, void *dst, const void *src
         ret = memory_check_extent(api, "dst", dst, count, &p.dst);
     if (ret == ACL_SUCCESS)
         ret = memory_check_extent(api, "src", src, count, &p.src);
+    if (ret == ACL_SUCCESS)
+        ret = capture_check_unsafe(api, "a synchronous copy");
     if (ret != ACL_SUCCESS || dst == src)
         return ret;
     ret = backend()->memory->memcpy_sync(copy_device(&p, ctx), dst, src, count, p.dir,
@@ -225,6 +228,8 @@ aclError copy_async(const char *api, acl_stream *s, void *dst, const void *src, 
     ret = memory_check_extent(api, "dst", dst, count, &p.dst);
     if (ret == ACL_SUCCESS)
         ret = memory_check_extent(api, "src", src, count, &p.src);
+    if (ret == ACL_SUCCESS && (copy_must_finish(&p) || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE))
+        ret = capture_check_pageable(api, s, "an asynchronous copy through pageable host memory");
     if (ret != ACL_SUCCESS || dst == src)
         return ret;
     if (copy_staged_instead(&p, (int)kind))
@@ -273,6 +278,8 @@ aclError copy2d_sync(const char *api, acl_context *ctx, void *dst, size_t dpitch
 {
     copy_plan p;
     aclError ret = copy2d_plan(api, dst, dpitch, src, spitch, width, height, kind, &p);
+    if (ret == ACL_SUCCESS)
+        ret = capture_check_unsafe(api, "a synchronous 2D copy");
     if (ret != ACL_SUCCESS)
         return ret;
     ret = backend()->memory->memcpy2d_sync(copy_device(&p, ctx), dst, dpitch, src, spitch, width,
@@ -298,6 +305,12 @@ aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, 
                          "dst %p and src %p are both host memory: host-to-host copies cannot be "
                          "queued on a stream; use aclrtMemcpy2d",
                          dst, src);
+    if (copy_must_finish(&p) || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
+        ret =
+            capture_check_pageable(api, s, "an asynchronous 2D copy through pageable host memory");
+        if (ret != ACL_SUCCESS)
+            return ret;
+    }
     if (copy_staged_instead(&p, (int)kind))
         return copy_staged(api, s, dst, dpitch, src, spitch, width, height, p.dir);
     ret = stream_submit(api, s,
@@ -320,6 +333,8 @@ aclError fill_sync(const char *api, acl_context *ctx, void *ptr, int32_t value, 
 {
     mem_block b;
     aclError ret = memory_locate_live(api, ptr, count, &b);
+    if (ret == ACL_SUCCESS)
+        ret = capture_check_unsafe(api, "a synchronous fill");
     if (ret != ACL_SUCCESS)
         return ret;
     bool on_device = b.kind == MEM_DEVICE || b.kind == MEM_MANAGED;

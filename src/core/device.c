@@ -345,8 +345,15 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
         err = ACL_ERROR_RT_MEMORY_ALLOCATION;
     for (size_t i = 0; i < count && !err; i++) {
         bool idle;
-        /* A marker on an idle stream would only make it look busy. */
-        if (stream_query(streams[i], &idle) == ACL_SUCCESS && idle)
+        /* A marker on an idle stream would only make it look busy. ACL
+         * forbids synchronising a device while one of its streams is
+         * being captured. */
+        aclError queried = stream_query(streams[i], &idle);
+        if (queried == ACL_ERROR_RT_STREAM_CAPTURED) {
+            err = queried;
+            break;
+        }
+        if (queried == ACL_SUCCESS && idle)
             continue;
         backend_event *mark = (backend_event *)(mark_mem + marks * ev->size);
         err = ev->create(mark, phys, false);

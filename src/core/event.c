@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 #include "core/event.h"
+#include "core/graph.h"
 #include "core/share.h"
 
 enum { EVENT_LIMIT = 1 << 20 };
@@ -50,6 +51,45 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
     e->flags = flags;
     e->id = atomic_fetch_add(&next_event_id, 1);
     e->phys = ctx->phys;
+    if ((err = handle_publish(&e->obj, HANDLE_EVENT, event_free))) {
+        event_free(&e->obj);
+        return acl_raise(api, err, "out of host memory for the handle table");
+    }
+    *out = e;
+    return ACL_SUCCESS;
+}
+
+aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event **out)
+{
+    const backend_event_ops *ops = backend()->event;
+    if (ops->adopt == NULL)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend has no native events to wrap", backend()->name);
+    if (atomic_fetch_add(&live_events, 1) >= EVENT_LIMIT) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already",
+                         EVENT_LIMIT);
+    }
+    acl_event *e = calloc(1, sizeof *e + ops->size);
+    if (!e) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    aclError err = ops->adopt(event_backend(e), ctx->phys, native);
+    if (err) {
+        ops->destroy(event_backend(e)); /* leaves the native event */
+        free(e);
+        atomic_fetch_sub(&live_events, 1);
+        bool bad_handle = err == ACL_ERROR_RT_PARAM_INVALID || err == ACL_ERROR_RT_INVALID_HANDLE;
+        return acl_raise(api, bad_handle ? ACL_ERROR_INVALID_PARAM : err,
+                         "%p is not a live native event of device %d: %s", native, (int)ctx->device,
+                         acl_error_text(err));
+    }
+    e->flavour = EVENT_WITH_FLAG;
+    e->flags = ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE;
+    e->id = atomic_fetch_add(&next_event_id, 1);
+    e->phys = ctx->phys;
+    atomic_store_explicit(&e->recorded, true, memory_order_relaxed);
     if ((err = handle_publish(&e->obj, HANDLE_EVENT, event_free))) {
         event_free(&e->obj);
         return acl_raise(api, err, "out of host memory for the handle table");
@@ -118,9 +158,16 @@ aclError event_destroy(const char *api, aclrtEvent handle)
 
 aclError event_record(const char *api, acl_event *e, acl_stream *s)
 {
-    aclError err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
-    if (err == ACL_SUCCESS)
+    uint64_t capture_id = 0;
+    aclError err;
+    if (__builtin_expect(stream_capture(s) != NULL, 0))
+        err = capture_event_record(api, s, e, &capture_id);
+    else
+        err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
+    if (err == ACL_SUCCESS) {
+        atomic_store_explicit(&e->capture_id, capture_id, memory_order_relaxed);
         atomic_store_explicit(&e->recorded, true, memory_order_release);
+    }
     return err;
 }
 
@@ -128,6 +175,9 @@ aclError event_wait(const char *api, acl_stream *s, acl_event *e)
 {
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
         return ACL_SUCCESS; /* nothing captured: nothing to wait for */
+    uint64_t capture_id = atomic_load_explicit(&e->capture_id, memory_order_relaxed);
+    if (__builtin_expect(capture_id != 0 || stream_capture(s) != NULL, 0))
+        return capture_event_wait(api, s, e, capture_id);
     return stream_submit(api, s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e)});
 }
 
@@ -136,8 +186,27 @@ void event_reset(acl_event *e)
     atomic_store_explicit(&e->recorded, false, memory_order_release);
 }
 
+/* Recorded by a capture: busy while it goes on, then as if never recorded
+ * (the record belongs to the model). */
+static bool recorded_outside_captures(acl_event *e, aclError *err)
+{
+    uint64_t capture_id = atomic_load_explicit(&e->capture_id, memory_order_relaxed);
+    *err = ACL_SUCCESS;
+    if (__builtin_expect(capture_id == 0, 1))
+        return true;
+    if (capture_event_busy(capture_id))
+        *err = ACL_ERROR_RT_EVENT_CAPTURED;
+    return false;
+}
+
 aclError event_query(acl_event *e, bool *complete)
 {
+    aclError err;
+    if (atomic_load_explicit(&e->recorded, memory_order_acquire) &&
+        !recorded_outside_captures(e, &err)) {
+        *complete = true;
+        return err;
+    }
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire)) {
         /* CANN: an event from aclrtCreateEvent or aclrtCreateEventWithFlag
          * is not ready until its first record (or after a reset); one from
@@ -152,11 +221,14 @@ aclError event_synchronize(acl_event *e, int32_t timeout_ms)
 {
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
         return ACL_SUCCESS;
+    aclError err;
+    if (!recorded_outside_captures(e, &err))
+        return err;
     /* A wait is no place for a borrow (handle.h). */
     if (!object_hold(&e->obj))
         return ACL_ERROR_INVALID_PARAM;
     unsigned borrowed = borrow_suspend();
-    aclError err = backend()->event->synchronize(event_backend(e), timeout_ms);
+    err = backend()->event->synchronize(event_backend(e), timeout_ms);
     borrow_resume(borrowed);
     object_release(&e->obj);
     return err;
@@ -164,6 +236,9 @@ aclError event_synchronize(acl_event *e, int32_t timeout_ms)
 
 aclError event_elapsed(acl_event *start, acl_event *end, float *ms)
 {
+    aclError err;
+    if (!recorded_outside_captures(start, &err) || !recorded_outside_captures(end, &err))
+        return err ? err : ACL_ERROR_RT_EVENT_CAPTURED;
     return backend()->event->elapsed(event_backend(start), event_backend(end), ms);
 }
 

@@ -29,6 +29,7 @@ typedef struct acl_event {
     uint32_t id;
     int32_t phys;
     atomic_bool recorded;                 /* since creation or the last reset */
+    _Atomic uint64_t capture_id;          /* the capture its latest record was made in, or 0 */
     void *share;                          /* its name for other processes (ipc.c), or NULL */
     _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
 } acl_event;
@@ -47,6 +48,14 @@ static inline void event_put(acl_event *e)
 /* A published event on ctx's device. Raises. */
 aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
                       acl_event **out);
+/* A published event standing for a native event of the backend that the
+ * application owns (backend_event_ops.adopt), taken to be on ctx's device:
+ * never recycled, its native event never destroyed. It counts as recorded
+ * from the start, so that queries, synchronizations and waits follow the
+ * native event's own state, records made outside ACL included (a native
+ * event never recorded is complete). Raises; ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+ * when the backend cannot adopt. */
+aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event **out);
 /* An event on what another process's IPC event exported (the backend's
  * description and descriptor). Raises. */
 aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, size_t len, int fd,
@@ -57,14 +66,16 @@ aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
  * Raises. */
 aclError event_destroy(const char *api, aclrtEvent handle);
 
-/* record and wait go through stream_submit and raise. */
+/* record and wait go through stream_submit and raise; on a capturing
+ * stream (or for an event recorded in a capture) through graph.h's rules. */
 aclError event_record(const char *api, acl_event *e, acl_stream *s);
 aclError event_wait(const char *api, acl_stream *s, acl_event *e);
 void event_reset(acl_event *e);
 /* Not ready when never recorded or reset (EX events: complete);
  * synchronize of such an event returns at once. synchronize returns
  * ACL_ERROR_INVALID_PARAM when another thread destroyed the event before
- * the wait could begin. */
+ * the wait could begin. All three return ACL_ERROR_RT_EVENT_CAPTURED for an
+ * event recorded by a capture still going on. */
 aclError event_query(acl_event *e, bool *complete);
 aclError event_synchronize(acl_event *e, int32_t timeout_ms);
 aclError event_elapsed(acl_event *start, acl_event *end, float *ms);

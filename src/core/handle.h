@@ -47,6 +47,12 @@ typedef enum handle_kind {
     HANDLE_STREAM,
     HANDLE_EVENT,
     HANDLE_BUFFER,
+    HANDLE_BINARY,         /* aclrtBinary: bytes of a binary, not loaded */
+    HANDLE_MODULE,         /* aclrtBinHandle: a loaded binary */
+    HANDLE_FUNCTION,       /* aclrtFuncHandle */
+    HANDLE_ARGS,           /* aclrtArgsHandle */
+    HANDLE_MODEL,          /* aclmdlRI */
+    HANDLE_TASK_GROUP,     /* aclrtTaskGrp */
     HANDLE_PHYS_MEM,       /* aclrtDrvMemHandle */
     HANDLE_MEM_POOL,       /* aclrtMemPool */
     HANDLE_MBUF,           /* aclrtMbuf */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/callback.h"
+#include "core/device.h"
 #include "core/errors.h"
 #include "core/hostmem.h"
 #include "core/lifecycle.h"
@@ -275,6 +276,8 @@ const char *memory_origin_maker(mem_origin origin)
         return "aclrtHostRegister";
     case ORIGIN_MBUF:
         return "aclrtAllocBuf";
+    case ORIGIN_BORROWED:
+        return "aclrtBinaryLoad";
     default:
         return "nothing";
     }
@@ -301,6 +304,8 @@ const char *memory_origin_release(mem_origin origin)
         return "aclrtHostUnregister";
     case ORIGIN_MBUF:
         return "aclrtFreeBuf";
+    case ORIGIN_BORROWED:
+        return "aclrtBinaryUnLoad";
     default:
         return "nothing";
     }
@@ -309,6 +314,9 @@ const char *memory_origin_release(mem_origin origin)
 /* Where a pointer lives, for error messages. */
 const char *memory_where(const mem_block *b)
 {
+    if (b->foreign)
+        return b->kind == MEM_DEVICE ? "device memory of another allocator"
+                                     : "page-locked host memory of another allocator";
     switch (b->origin) {
     case ORIGIN_MALLOC:
         return "device memory";
@@ -331,30 +339,81 @@ const char *memory_where(const mem_block *b)
         return "host memory registered with aclrtHostRegister";
     case ORIGIN_MBUF:
         return "the data of a shared buffer from aclrtAllocBuf";
+    case ORIGIN_BORROWED:
+        return "device memory of a loaded binary (a global variable or its image)";
     default:
         break;
     }
     return "host memory not allocated by ACL";
 }
 
-/* Looks ptr up; an unregistered pointer yields a MEM_UNKNOWN block. */
+/* ---- memory of other allocators ------------------------------------------------ */
+
+/* What the backend knows of a pointer the registry does not hold: memory of
+ * another allocator of the process (on CUDA: torch's, CuPy's, cudaMalloc's,
+ * pools, VMM mappings). Only asked after the registry missed, so ACL's own
+ * memory never pays for it; not cached, as such memory comes and goes
+ * behind our back. */
+static bool foreign_find(const void *ptr, mem_block *b)
+{
+    void (*info)(const void *, foreign_memory *) = backend()->memory->pointer_info;
+    foreign_memory m;
+    if (info == NULL || ptr == NULL)
+        return false;
+    info(ptr, &m);
+    if (m.kind == FOREIGN_NONE)
+        return false;
+    bool device = m.kind == FOREIGN_DEVICE;
+    int32_t user = device ? device_from_phys(m.dev) : 0;
+    *b = (mem_block){.base = m.base,
+                     .size = m.size,
+                     .capacity = m.size,
+                     .kind = device ? MEM_DEVICE : MEM_HOST_PINNED,
+                     .phys = device ? m.dev : -1,
+                     .device = user,
+                     .foreign = true,
+                     .foreign_whole = m.whole};
+    return true;
+}
+
+/* A foreign range may be a reservation only partly mapped (VMM, memory
+ * pools): the last byte of an extent that stays inside it must be mapped
+ * memory of the same range too. (A hole in between cannot be seen without
+ * walking the range; allocators map their ranges from the start.) */
+static bool foreign_end_mapped(const mem_block *b, const void *ptr, size_t extent)
+{
+    if (b->kind != MEM_DEVICE || b->foreign_whole || extent == 0)
+        return true;
+    mem_block last;
+    return foreign_find((const char *)ptr + (extent - 1), &last) && last.kind == b->kind &&
+           last.base == b->base && last.phys == b->phys;
+}
+
+/* Looks ptr up: ACL's registry first, then the backend. Anything else
+ * yields a MEM_UNKNOWN block. */
 void memory_locate(const void *ptr, mem_block *b)
 {
-    if (!registry_find(ptr, b))
+    if (!registry_find(ptr, b) && !foreign_find(ptr, b))
         *b = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
 }
 
 /* The `extent` bytes from ptr must stay inside ptr's allocation (or the
- * run of touching blocks of its span). Memory we did not allocate cannot
- * be checked and passes. */
+ * run of touching blocks of its span). Memory nobody allocated cannot be
+ * checked and passes. */
 aclError memory_check_extent(const char *api, const char *role, const void *ptr, size_t extent,
                              const mem_block *b)
 {
     if (b->kind == MEM_UNKNOWN)
         return ACL_SUCCESS;
     size_t offset = (uintptr_t)ptr - b->base;
-    if (extent <= b->size - offset)
+    if (extent <= b->size - offset) {
+        if (b->foreign && !foreign_end_mapped(b, ptr, extent))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "%s %p: %zu bytes run past the mapped part of the %zu-byte range at "
+                             "%p (%s)",
+                             role, ptr, extent, b->size, (void *)b->base, memory_where(b));
         return ACL_SUCCESS;
+    }
     /* Mappings side by side in one reservation are one range. */
     mem_block next = *b;
     size_t covered = b->size - offset;
@@ -389,8 +448,11 @@ aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem
     if (b->kind == MEM_UNKNOWN)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not live memory from aclrtMalloc, aclrtMallocHost or another ACL "
-                         "allocator (never allocated by ACL, or already freed)",
-                         ptr);
+                         "allocator (never allocated by ACL, or already freed)%s",
+                         ptr,
+                         backend()->memory->pointer_info
+                             ? ", nor device memory of another allocator of the process"
+                             : "");
     aclError ret = memory_check_access(api, "devPtr", ptr, b, true);
     return ret != ACL_SUCCESS ? ret : memory_check_extent(api, "devPtr", ptr, extent, b);
 }
@@ -634,6 +696,11 @@ aclError memory_free(const char *api, void *ptr, unsigned origins)
                              "the address returned by the allocation can be freed",
                              ptr, (size_t)((uintptr_t)ptr - b.base), b.size, memory_where(&b),
                              (void *)b.base);
+        if (foreign_find(ptr, &b))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "%p is %s (at %p, %zu bytes), which ACL copies and fills but "
+                             "never frees: free it through the allocator that made it",
+                             ptr, memory_where(&b), (void *)b.base, b.size);
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not live %s (never allocated by ACL or already freed)", ptr,
                          wanted_memory(origins));
@@ -681,6 +748,32 @@ aclError memory_alloc_managed(const char *api, void **ptr, size_t size, int32_t 
     }
     *ptr = p;
     return ACL_SUCCESS;
+}
+
+aclError memory_register_borrowed(void *ptr, size_t size, int32_t phys, int32_t device)
+{
+    if (!ptr || size == 0)
+        return ACL_SUCCESS;
+    mem_block b;
+    if (registry_find(ptr, &b))
+        return b.origin == ORIGIN_BORROWED && b.base == (uintptr_t)ptr
+                   ? ACL_SUCCESS
+                   : ACL_ERROR_RT_INTERNAL_ERROR;
+    return registry_add(&(mem_block){.base = (uintptr_t)ptr,
+                                     .size = size,
+                                     .capacity = size,
+                                     .kind = MEM_DEVICE,
+                                     .origin = ORIGIN_BORROWED,
+                                     .phys = phys,
+                                     .device = device,
+                                     .policy = MEM_POLICY_BORROWED});
+}
+
+void memory_unregister_borrowed(void *ptr)
+{
+    mem_block b;
+    if (ptr)
+        (void)registry_take(ptr, ORIGIN_BIT(ORIGIN_BORROWED), &b);
 }
 
 /* Allocates and registers page-locked memory; arguments already checked. */

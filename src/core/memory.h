@@ -41,6 +41,7 @@ typedef enum mem_origin {
     ORIGIN_POOL,           /* aclrtMemPoolMallocAsync: aclrtMemPoolFreeAsync */
     ORIGIN_REGISTERED,     /* aclrtHostRegister(V2): aclrtHostUnregister */
     ORIGIN_MBUF,           /* aclrtAllocBuf's data: aclrtFreeBuf */
+    ORIGIN_BORROWED,       /* a loaded binary's globals and image: aclrtBinaryUnLoad */
     ORIGIN_COUNT
 } mem_origin;
 
@@ -60,6 +61,13 @@ typedef struct mem_block {
      * range for extent checks (mappings side by side in one reservation). */
     const void *span;
     uint32_t flags; /* MEM_FLAG_* */
+    /* Not ACL's: memory of another allocator of the process that the
+     * backend knows (cuda: any CUDA allocation, torch's and CuPy's
+     * included), found when the registry has no block for a pointer. It
+     * takes part in copies and fills like ACL's own memory, and is never
+     * freed through ACL. */
+    bool foreign;
+    bool foreign_whole; /* its range is one allocation, mapped throughout */
 } mem_block;
 
 /* A mapping made with aclrtMemMapNoAccess that no aclrtMemSetAccess opened
@@ -71,12 +79,16 @@ typedef struct mem_block {
 /* Copies the block containing ptr into *out; false when ptr lies in no
  * ACL allocation (pageable host memory, or nothing at all). */
 bool registry_find(const void *ptr, mem_block *out);
-/* registry_find, an unregistered pointer yielding a MEM_UNKNOWN block. */
+/* registry_find, then, for a pointer in no ACL allocation, what the
+ * backend knows of it (a foreign block); anything else yields a MEM_UNKNOWN
+ * block. */
 void memory_locate(const void *ptr, mem_block *b);
 /* Where a pointer lives, for error messages. */
 const char *memory_where(const mem_block *b);
 /* The `extent` bytes from ptr must stay inside ptr's allocation b (as
- * located); memory we did not allocate cannot be checked and passes.
+ * located; for a foreign block, the range the backend reports, whose part
+ * at the extent's last byte must be mapped too); memory nobody allocated
+ * cannot be checked and passes.
  * role names the argument ("dst"). Raises. */
 aclError memory_check_extent(const char *api, const char *role, const void *ptr, size_t extent,
                              const mem_block *b);
@@ -133,5 +145,13 @@ size_t memory_usage(int32_t phys, memory_usage_entry *out, size_t most);
  * them (for messages). */
 const char *memory_origin_maker(mem_origin origin);
 const char *memory_origin_release(mem_origin origin);
+
+/* Device memory that ACL did not allocate but hands out (a loaded binary's
+ * global variables and device image): registered so that copies see device
+ * memory, with this policy, which aclrtFree refuses. Registering a block
+ * again is not an error. Bare codes. */
+#define MEM_POLICY_BORROWED UINT32_MAX
+aclError memory_register_borrowed(void *ptr, size_t size, int32_t phys, int32_t device);
+void memory_unregister_borrowed(void *ptr);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/errors.h"
+#include "core/graph.h"
 #include "core/lifecycle.h"
 #include "core/stream.h"
 
@@ -10,7 +11,7 @@ enum { STREAM_LIMIT = 65536 };
 static atomic_int next_stream_id;
 static atomic_int live_streams;
 
-static const char *task_name(task_kind kind)
+const char *stream_task_name(task_kind kind)
 {
     switch (kind) {
     case TASK_COPY:
@@ -25,6 +26,14 @@ static const char *task_name(task_kind kind)
         return "an event wait";
     case TASK_HOST_FUNC:
         return "a host function";
+    case TASK_LAUNCH:
+        return "a kernel launch";
+    case TASK_REDUCE:
+        return "a reduction";
+    case TASK_RANDOM:
+        return "a random-number task";
+    case TASK_GRAPH:
+        return "a model execution";
     case TASK_FILL32:
         return "a 32-bit fill";
     case TASK_COPY_BATCH:
@@ -42,7 +51,7 @@ static const char *task_name(task_kind kind)
 }
 
 /* The failure of t on s, described for aclGetRecentErrMsg. */
-static aclError submit_failed(const char *api, const acl_stream *s, const task *t, aclError err)
+aclError stream_submit_failed(const char *api, const acl_stream *s, const task *t, aclError err)
 {
     if (!api)
         return err;
@@ -59,88 +68,102 @@ static aclError submit_failed(const char *api, const acl_stream *s, const task *
     case TASK_FILL:
         return acl_raise(api, err, "queueing a %zu-byte fill at %p on stream %d failed: %s",
                          t->u.fill.n, t->u.fill.ptr, (int)s->id, acl_error_text(err));
+    case TASK_GRAPH:
+        return acl_raise(api, err, "queueing model %u on stream %d failed: %s",
+                         (unsigned)t->u.graph.model_id, (int)s->id, acl_error_text(err));
     default:
-        return acl_raise(api, err, "queueing %s on stream %d failed: %s", task_name(t->kind),
+        return acl_raise(api, err, "queueing %s on stream %d failed: %s", stream_task_name(t->kind),
                          (int)s->id, acl_error_text(err));
     }
 }
 
+aclError stream_dispatch(acl_stream *s, const task *t)
+{
+    const backend_stream_ops *ops = backend()->stream;
+    backend_stream *bs = stream_backend(s);
+    switch (t->kind) {
+    case TASK_COPY:
+        return ops->memcpy_async(bs, t->u.copy.dst, t->u.copy.src, t->u.copy.n, t->u.copy.dir);
+    case TASK_COPY_2D:
+        return ops->memcpy2d_async(bs, t->u.copy_2d.dst, t->u.copy_2d.dpitch, t->u.copy_2d.src,
+                                   t->u.copy_2d.spitch, t->u.copy_2d.width, t->u.copy_2d.height,
+                                   t->u.copy_2d.dir);
+    case TASK_FILL:
+        return ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n,
+                                 t->u.fill.on_device);
+    case TASK_RECORD:
+        return ops->record(bs, t->u.event);
+    case TASK_WAIT:
+        return ops->wait(bs, t->u.event);
+    case TASK_HOST_FUNC:
+        return ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
+    case TASK_LAUNCH:
+        return ops->launch ? ops->launch(bs, t->u.launch) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_REDUCE:
+        return ops->reduce ? ops->reduce(bs, t->u.reduce.dst, t->u.reduce.src, t->u.reduce.elements,
+                                         t->u.reduce.op, t->u.reduce.type)
+                           : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_RANDOM:
+        return ops->random ? ops->random(bs, t->u.random) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_GRAPH:
+        return ops->graph_launch ? ops->graph_launch(bs, t->u.graph.graph)
+                                 : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_FILL32:
+        return ops->memset32_async ? ops->memset32_async(bs, t->u.fill32.ptr, t->u.fill32.value,
+                                                         t->u.fill32.count, t->u.fill32.on_device)
+                                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_COPY_BATCH:
+        return ops->memcpy_batch_async
+                   ? ops->memcpy_batch_async(bs, t->u.copy_batch.copies, t->u.copy_batch.count,
+                                             t->u.copy_batch.dir)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_COPY_INDIRECT:
+        return ops->memcpy_indirect_async ? ops->memcpy_indirect_async(bs, &t->u.copy_indirect)
+                                          : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_PREFETCH:
+        return ops->prefetch_async
+                   ? ops->prefetch_async(bs, t->u.prefetch.ptr, t->u.prefetch.n, t->u.prefetch.loc)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_POOL_ALLOC:
+        return ops->pool_alloc_async ? ops->pool_alloc_async(bs, t->u.pool_alloc.pool,
+                                                             t->u.pool_alloc.n, t->u.pool_alloc.out)
+                                     : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_POOL_FREE:
+        return ops->pool_free_async
+                   ? ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
+                                          t->u.pool_free.n, t->u.pool_free.phys)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    }
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
 aclError stream_submit(const char *api, acl_stream *s, const task *t)
 {
-    if (__builtin_expect(s->flags & STREAM_DEVICE_FED_FLAGS, 0)) {
+    /* The one place capture hooks in: work on a capturing stream is
+     * recorded by the capture, never queued, and so never counted. */
+    capture *cap = stream_capture(s);
+    if (__builtin_expect(cap != NULL, 0))
+        return capture_submit(api, cap, s, t);
+    if (__builtin_expect(s->flags & STREAM_DEVICE_FED_FLAGS, 0) &&
+        !(t->kind == TASK_GRAPH && t->u.graph.from_model)) {
         if (!api)
             return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         return acl_raise(
             api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             "stream %d was created with flags 0x%x (persistent, CPU-scheduled or "
             "device-only): only the device feeds it and synchronizing it does not wait, "
-            "so %s queued from the host is refused",
-            (int)s->id, s->flags, task_name(t->kind));
+            "so %s queued from the host is refused%s",
+            (int)s->id, s->flags, stream_task_name(t->kind),
+            (s->flags & ACL_STREAM_PERSISTENT)
+                ? " (a persistent stream takes work while it is captured or bound to a model "
+                  "being built)"
+                : "");
     }
-    const backend_stream_ops *ops = backend()->stream;
-    backend_stream *bs = stream_backend(s);
-    aclError err;
-    switch (t->kind) {
-    case TASK_COPY:
-        err = ops->memcpy_async(bs, t->u.copy.dst, t->u.copy.src, t->u.copy.n, t->u.copy.dir);
-        break;
-    case TASK_COPY_2D:
-        err = ops->memcpy2d_async(bs, t->u.copy_2d.dst, t->u.copy_2d.dpitch, t->u.copy_2d.src,
-                                  t->u.copy_2d.spitch, t->u.copy_2d.width, t->u.copy_2d.height,
-                                  t->u.copy_2d.dir);
-        break;
-    case TASK_FILL:
-        err =
-            ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n, t->u.fill.on_device);
-        break;
-    case TASK_RECORD:
-        err = ops->record(bs, t->u.event);
-        break;
-    case TASK_WAIT:
-        err = ops->wait(bs, t->u.event);
-        break;
-    case TASK_HOST_FUNC:
-        err = ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
-        break;
-    case TASK_FILL32:
-        err = ops->memset32_async ? ops->memset32_async(bs, t->u.fill32.ptr, t->u.fill32.value,
-                                                        t->u.fill32.count, t->u.fill32.on_device)
-                                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-        break;
-    case TASK_COPY_BATCH:
-        err = ops->memcpy_batch_async
-                  ? ops->memcpy_batch_async(bs, t->u.copy_batch.copies, t->u.copy_batch.count,
-                                            t->u.copy_batch.dir)
-                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-        break;
-    case TASK_COPY_INDIRECT:
-        err = ops->memcpy_indirect_async ? ops->memcpy_indirect_async(bs, &t->u.copy_indirect)
-                                         : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-        break;
-    case TASK_PREFETCH:
-        err = ops->prefetch_async
-                  ? ops->prefetch_async(bs, t->u.prefetch.ptr, t->u.prefetch.n, t->u.prefetch.loc)
-                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-        break;
-    case TASK_POOL_ALLOC:
-        err = ops->pool_alloc_async ? ops->pool_alloc_async(bs, t->u.pool_alloc.pool,
-                                                            t->u.pool_alloc.n, t->u.pool_alloc.out)
-                                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-        break;
-    case TASK_POOL_FREE:
-        err = ops->pool_free_async
-                  ? ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
-                                         t->u.pool_free.n, t->u.pool_free.phys)
-                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-        break;
-    default:
-        err = ACL_ERROR_RT_INTERNAL_ERROR;
-        break;
-    }
+    aclError err = stream_dispatch(s, t);
     /* Counted after the call: a synchronize that read the count before
      * this store began before the call returned, and need not cover it. */
     atomic_fetch_add_explicit(&s->queued, 1, memory_order_release);
-    return __builtin_expect(err == ACL_SUCCESS, 1) ? err : submit_failed(api, s, t, err);
+    return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
 }
 
 /* True when everything counted so far is known complete. */
@@ -163,6 +186,8 @@ static void mark_done(acl_stream *s, uint_fast64_t queued)
 aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
 {
     uint_fast64_t queued;
+    if (__builtin_expect(stream_capture(s) != NULL, 0))
+        return ACL_ERROR_RT_STREAM_CAPTURED; /* ACL: no synchronize while capturing */
     if ((s->flags & STREAM_DEVICE_FED_FLAGS) || known_idle(s, &queued))
         return ACL_SUCCESS;
     /* A wait is no place for a borrow (handle.h). */
@@ -180,6 +205,8 @@ aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
 aclError stream_query(acl_stream *s, bool *complete)
 {
     uint_fast64_t queued;
+    if (__builtin_expect(stream_capture(s) != NULL, 0))
+        return ACL_ERROR_RT_STREAM_CAPTURED;
     if (known_idle(s, &queued)) {
         *complete = true;
         return ACL_SUCCESS;
@@ -260,6 +287,70 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_
     borrow_begin();
     if (!context_link_stream(ctx, s)) {
         /* ctx is being torn down: it will not see this stream. */
+        object_take(&s->obj);
+        stream_put(s);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    *out = s;
+    return ACL_SUCCESS;
+}
+
+/* ACL's priority 0 (highest) .. 7 of a backend priority: the inverse of
+ * stream_create's spread. */
+static uint32_t acl_priority(const device_props *props, int32_t backend_priority)
+{
+    int32_t span = props->least_priority - props->greatest_priority;
+    if (span <= 0 || backend_priority <= props->greatest_priority)
+        return 0;
+    if (backend_priority >= props->least_priority)
+        return 7;
+    return (uint32_t)((7 * (backend_priority - props->greatest_priority) + span / 2) / span);
+}
+
+aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t *native_dev)
+{
+    const backend_ops *be = backend();
+    *native_dev = ctx->phys;
+    if (be->stream->adopt == NULL)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    if (atomic_fetch_add(&live_streams, 1) >= STREAM_LIMIT) {
+        atomic_fetch_sub(&live_streams, 1);
+        return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    }
+    device_props props;
+    int32_t backend_priority = 0;
+    aclError err = be->device->props(ctx->phys, &props);
+    acl_stream *s = NULL;
+    if (!err && !(s = calloc(1, sizeof *s + be->stream->size)))
+        err = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    if (!err) {
+        err =
+            be->stream->adopt(stream_backend(s), ctx->phys, native, native_dev, &backend_priority);
+        if (!err && *native_dev != ctx->phys)
+            err = ACL_ERROR_RT_STREAM_CONTEXT;
+    }
+    if (!err && !context_hold(ctx))
+        err = ACL_ERROR_RT_CONTEXT_NULL;
+    if (err) {
+        if (s) {
+            be->stream->destroy(stream_backend(s), false); /* leaves the native stream */
+            free(s);
+        }
+        atomic_fetch_sub(&live_streams, 1);
+        return err;
+    }
+    s->id = atomic_fetch_add(&next_stream_id, 1);
+    s->priority = acl_priority(&props, backend_priority);
+    atomic_store_explicit(&s->exported, true, memory_order_relaxed);
+    list_init(&s->ctx_link);
+    s->ctx = ctx;
+    if ((err = handle_publish(&s->obj, HANDLE_STREAM, stream_free))) {
+        s->obj.free = stream_free;
+        stream_free(&s->obj);
+        return err;
+    }
+    borrow_begin(); /* the caller's borrow, as in stream_create */
+    if (!context_link_stream(ctx, s)) {
         object_take(&s->obj);
         stream_put(s);
         return ACL_ERROR_RT_CONTEXT_NULL;

@@ -20,10 +20,12 @@
 #include "util/list.h"
 
 typedef struct acl_context acl_context;
+typedef struct capture capture;
 struct report_thread;
 
 /* Flags whose streams are only fed by the device: synchronising them
- * returns at once, as ACL documents. */
+ * returns at once, as ACL documents. A persistent stream takes work from the
+ * host while it is bound to a model being built, or captured (graph.h). */
 #define STREAM_DEVICE_FED_FLAGS                                                                    \
     (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
 
@@ -47,6 +49,9 @@ typedef struct acl_stream {
     atomic_uint_fast64_t queued;
     atomic_uint_fast64_t done;
     atomic_bool exported;
+    /* The capture recording this stream's work (graph.h), NULL when none:
+     * work submitted meanwhile is recorded, not queued, and not counted. */
+    _Atomic(capture *) capture;
     _Alignas(16) unsigned char backend[]; /* the backend's stream, in place */
 } acl_stream;
 
@@ -62,6 +67,10 @@ typedef enum task_kind {
     TASK_RECORD,
     TASK_WAIT,
     TASK_HOST_FUNC,
+    TASK_LAUNCH, /* a kernel */
+    TASK_REDUCE,
+    TASK_RANDOM,
+    TASK_GRAPH, /* one replay of a captured or built model */
     TASK_FILL32,
     TASK_COPY_BATCH,
     TASK_COPY_INDIRECT,
@@ -98,6 +107,22 @@ typedef struct task {
             host_fn fn;
             void *arg;
         } host_func;
+        const launch_params *launch;
+        struct {
+            void *dst;
+            const void *src;
+            size_t elements;
+            reduce_op op;
+            reduce_type type;
+        } reduce;
+        const random_params *random;
+        struct {
+            backend_graph *graph;
+            uint32_t model_id;
+            /* The model's own run on its bound stream (aclmdlRIExecute):
+             * the device feeding a stream only the device feeds. */
+            bool from_model;
+        } graph;
         struct {
             void *ptr;
             size_t count; /* 32-bit words */
@@ -133,8 +158,21 @@ typedef struct task {
  * the backend's, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT for a stream only
  * the device feeds (STREAM_DEVICE_FED_FLAGS: CANN documents that
  * synchronizing such a stream returns at once, so work queued from the
- * host would be waited for by nothing). */
+ * host would be waited for by nothing) unless it is being captured. On a
+ * capturing stream the task goes to the capture (graph.h), which records
+ * it or refuses it. */
 aclError stream_submit(const char *api, acl_stream *s, const task *t);
+/* The backend call of t, nothing else: for the capture, which records. */
+aclError stream_dispatch(acl_stream *s, const task *t);
+/* The failure of t on s, raised (api NULL: just the code). */
+aclError stream_submit_failed(const char *api, const acl_stream *s, const task *t, aclError err);
+/* What t is, for messages ("a copy"). */
+const char *stream_task_name(task_kind kind);
+
+static inline capture *stream_capture(acl_stream *s)
+{
+    return atomic_load_explicit(&s->capture, memory_order_acquire);
+}
 
 /* Makes a published stream in ctx, linked into ctx's stream list and
  * borrowed by the caller (stream_put); it holds a reference to ctx.
@@ -142,6 +180,15 @@ aclError stream_submit(const char *api, acl_stream *s, const task *t);
  * ACL_ERROR_RT_NO_STREAM_RESOURCE at the limit, ACL_ERROR_RT_CONTEXT_NULL
  * when ctx is being torn down, else the backend's. */
 aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_stream **out);
+/* Like stream_create, for a native stream of the backend that the
+ * application owns (backend_stream_ops.adopt): the stream is never
+ * recycled and its native stream never destroyed, and it counts as
+ * exported (the idle-stream shortcut never applies: work reaches it
+ * behind our back). Bare codes as stream_create's, plus
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT when the backend cannot adopt and
+ * ACL_ERROR_RT_STREAM_CONTEXT when the native stream belongs to another
+ * device than ctx's (its device in *native_dev). */
+aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t *native_dev);
 /* The live stream behind a (non-NULL) handle, borrowed (stream_put).
  * Raises. current_stream_get also resolves NULL. */
 aclError stream_get(const char *api, aclrtStream handle, acl_stream **out);
@@ -168,7 +215,8 @@ void stream_teardown(acl_stream *s, bool wait);
 
 /* Both return bare codes (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry;
  * synchronize: ACL_ERROR_INVALID_PARAM when the stream was destroyed by
- * another thread before the wait could begin). */
+ * another thread before the wait could begin; ACL_ERROR_RT_STREAM_CAPTURED
+ * for a stream being captured, which ACL forbids). */
 aclError stream_synchronize(acl_stream *s, int32_t timeout_ms);
 aclError stream_query(acl_stream *s, bool *complete);
 /* The backend's native stream; from then on, work may bypass us. */

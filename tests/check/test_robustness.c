@@ -110,7 +110,6 @@ static const struct {
     const char *api_area, *compat_area;
 } area_folds[] = {
     {"diag", "errors"},   /* exception information: test_errors.c */
-    {"kernel", "device"}, /* operator timeouts: test_device.c */
 };
 
 static const char *compat_area_of(const api_row *api)

@@ -116,7 +116,20 @@ static inline void compat_check_rejected(aclError ret, aclError code, const char
 
 /* ---- bad handles ----------------------------------------------------------------- */
 
-typedef enum compat_kind { KIND_STREAM, KIND_EVENT, KIND_CONTEXT, KIND_BUFFER } compat_kind;
+typedef enum compat_kind {
+    KIND_STREAM,
+    KIND_EVENT,
+    KIND_CONTEXT,
+    KIND_BUFFER,
+    KIND_MODEL,  /* aclmdlRI */
+    KIND_BINARY, /* aclrtBinary */
+    /* Kinds the suite cannot make a live one of without a device binary of
+     * the implementation's own: their sets lack the three entries that
+     * start from a live handle of the kind. */
+    KIND_MODULE,   /* aclrtBinHandle */
+    KIND_FUNCTION, /* aclrtFuncHandle */
+    KIND_ARGS,     /* aclrtArgsHandle */
+} compat_kind;
 
 /* Handles that are not live handles of one kind, with what each one is. The
  * set lives in the caller's frame: `local` is a local variable's address. */
@@ -129,6 +142,8 @@ typedef struct compat_bad_set {
     aclrtEvent event;
     aclrtContext context;
     aclDataBuffer *buffer;
+    aclmdlRI model;
+    aclrtBinary binary;
     unsigned char local[COMPAT_GARBAGE];
     unsigned char *heap_random;
     unsigned char *heap_forged; /* holds a live handle of the wanted kind */
@@ -166,6 +181,17 @@ static inline void *compat_destroyed_handle(compat_kind kind, aclrtContext curre
         ck_assert_ptr_nonnull(h);
         ACL_OK(aclDestroyDataBuffer(h));
         break;
+    case KIND_MODEL:
+        ACL_OK(aclmdlRIBuildBegin(&h, 0));
+        ACL_OK(aclmdlRIDestroy(h));
+        break;
+    case KIND_BINARY:
+        h = aclrtCreateBinary("compat", 6);
+        ck_assert_ptr_nonnull(h);
+        ACL_OK(aclrtDestroyBinary(h));
+        break;
+    default:
+        break;
     }
     return h;
 }
@@ -186,6 +212,9 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
     ACL_OK(aclrtGetCurrentContext(&b->context));
     b->buffer = aclCreateDataBuffer(NULL, 0);
     ck_assert_ptr_nonnull(b->buffer);
+    ACL_OK(aclmdlRIBuildBegin(&b->model, 0));
+    b->binary = aclrtCreateBinary("compat", 6);
+    ck_assert_ptr_nonnull(b->binary);
 
     compat_fill_random(b->local, sizeof b->local, 0x5eed0001);
     b->heap_random = malloc(COMPAT_GARBAGE);
@@ -198,8 +227,10 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
      * block holding a live handle's value, and that value with bit 40
      * flipped (another generation of the same slot in acl-cuda; an address
      * nothing maps elsewhere), are not handles. */
-    void *model[] = {b->stream, b->event, b->context, b->buffer};
-    memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
+    void *model[] = {b->stream, b->event, b->context, b->buffer, b->model, b->binary};
+    bool has_live = kind <= KIND_BINARY;
+    if (has_live)
+        memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
 
     if (kind != KIND_STREAM)
         compat_bad_add(b, b->stream, "a stream");
@@ -209,14 +240,21 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
         compat_bad_add(b, b->context, "a context");
     if (kind != KIND_BUFFER)
         compat_bad_add(b, b->buffer, "a data buffer");
+    if (kind != KIND_MODEL)
+        compat_bad_add(b, b->model, "a model run instance");
+    if (kind != KIND_BINARY)
+        compat_bad_add(b, b->binary, "a binary (aclrtCreateBinary)");
     compat_bad_add(b, b->local, "a local variable's address");
     compat_bad_add(b, b->heap_random, "a heap block of random bytes");
-    compat_bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
-    compat_bad_add(b, (void *)((uintptr_t)model[kind] ^ ((uintptr_t)1 << 40)),
-                   "a live handle's value, another generation");
+    if (has_live) {
+        compat_bad_add(b, b->heap_forged, "a heap block holding a live handle's value");
+        compat_bad_add(b, (void *)((uintptr_t)model[kind] ^ ((uintptr_t)1 << 40)),
+                       "a live handle's value, another generation");
+    }
     compat_bad_add(b, (void *)(uintptr_t)16, "address 16");
     compat_bad_add(b, (void *)(UINTPTR_MAX - 15), "the top of the address space");
-    compat_bad_add(b, compat_destroyed_handle(kind, b->context), "a destroyed handle");
+    if (has_live)
+        compat_bad_add(b, compat_destroyed_handle(kind, b->context), "a destroyed handle");
 }
 
 static inline void compat_bad_set_free(compat_bad_set *b)
@@ -226,6 +264,8 @@ static inline void compat_bad_set_free(compat_bad_set *b)
     ACL_OK(aclrtDestroyStream(b->stream));
     ACL_OK(aclrtDestroyEvent(b->event));
     ACL_OK(aclDestroyDataBuffer(b->buffer));
+    ACL_OK(aclmdlRIDestroy(b->model));
+    ACL_OK(aclrtDestroyBinary(b->binary));
     free(b->heap_random);
     free(b->heap_forged);
 }

@@ -9,7 +9,7 @@
 #   make clean
 
 AREAS = headers base init errors device context stream event memory callback vmm ipc host_mem managed pool dvpp mbuf \
-	allocator
+	allocator kernel graph
 PROGRAMS = $(AREAS:%=test_%)
 ifeq ($(EXTENSIONS),yes)
 PROGRAMS += ext/test_cuda

@@ -524,21 +524,6 @@ ROW(aclrtGetSysParamOpt)
             "a NULL value");
 }
 
-ROW(aclrtGetOpExecuteTimeout)
-{
-    REJECTS(aclrtGetOpExecuteTimeout(NULL), ACL_ERROR_INVALID_PARAM, "a NULL timeout");
-}
-
-ROW(aclrtGetOpTimeOutInterval)
-{
-    REJECTS(aclrtGetOpTimeOutInterval(NULL), ACL_ERROR_INVALID_PARAM, "a NULL interval");
-}
-
-ROW(aclrtSetOpExecuteTimeOutV2)
-{
-    REJECTS(aclrtSetOpExecuteTimeOutV2(10, NULL), ACL_ERROR_INVALID_PARAM, "a NULL result");
-}
-
 static const compat_row rows[] = {
     COMPAT_ROW(aclGetDeviceCapability),
     COMPAT_ROW(aclrtDeviceCanAccessPeer),
@@ -553,14 +538,11 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclrtGetDeviceUtilizationRate),
     COMPAT_ROW(aclrtGetLogicDevIdByPhyDevId),
     COMPAT_ROW(aclrtGetLogicDevIdByUserDevId),
-    COMPAT_ROW(aclrtGetOpExecuteTimeout),
-    COMPAT_ROW(aclrtGetOpTimeOutInterval),
     COMPAT_ROW(aclrtGetPhyDevIdByLogicDevId),
     COMPAT_ROW(aclrtGetRunMode),
     COMPAT_ROW(aclrtGetSysParamOpt),
     COMPAT_ROW(aclrtGetUserDevIdByLogicDevId),
     COMPAT_ROW(aclrtQueryDeviceStatus),
-    COMPAT_ROW(aclrtSetOpExecuteTimeOutV2),
 };
 COMPAT_BAD_ARGS(device, rows);
 

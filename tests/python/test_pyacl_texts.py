@@ -48,6 +48,12 @@ TEXTS = {
     # rt/rt_memory.cpp
     "acl.rt.malloc_with_cfg": "{name} args parse failed!",
     "acl.rt.malloc_for_task_scheduler": "{name} args parse failed!",
+    # rt/rt_binary.cpp
+    "acl.rt.binary_load_from_file": "{name} args parse failed!",
+    "acl.rt.binary_load_from_data": "{name} args parse failed!",
+    "acl.rt.get_function_addr": "{name} args parse failed!",
+    "acl.rt.get_function_name": "{name} args parse failed!",
+    "acl.rt.register_cpu_func": "{name} args parse failed!",
     "acl.rt.get_mem_uce_info": "{name} args parse failed!",
     "acl.rt.mem_uce_repair": "{name} args parse failed!",
     "acl.rt.host_get_device_pointer": "{name} parse failed",
@@ -75,7 +81,8 @@ NOT_CALLED = {"acl.finalize", "acl.finalize_reference"}
 
 
 def _functions():
-    for module in (acl, acl.rt, acl.util, acl.media):
+    # acl.mdl's ri_* functions are acl-cuda's (pyACL has none): pyACL's default text.
+    for module in (acl, acl.mdl, acl.rt, acl.util, acl.media):
         for name in sorted(dir(module)):
             function = getattr(module, name)
             if not name.startswith("_") and inspect.isfunction(function):

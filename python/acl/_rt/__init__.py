@@ -10,15 +10,16 @@
     memcpy     copies, fills, copy descriptors, reductions
     callback   report threads and launch_callback
     exception  exception reports, last errors
-    kernel     kernel execution time limits
+    kernel     binaries, functions, argument lists, kernel launches,
+               execution time limits
     vmm        virtual memory, physical memory, shareable handles
     ipc        device memory shared between processes by key
 
-A new area (virtual memory, IPC, memory pools, kernel launch, notify, ...)
+A new area (notify, ...)
 is a new module here ending with ``__all__ = _exported(globals())``, named
 in the _publish() call of acl/rt.py, listed in ACL_PY_SOURCES of
 Makefile.am, and its names recorded in tests/python/public-api.txt. Areas
-of the other public modules (acl.mdl for aclmdlRI capture, acl.media for
-dvpp_malloc) get a private package of their own (acl/_mdl/, acl/_media/)
-and a public module made the same way (see acl/_module.py).
+of the other public modules get a private package of their own (acl/_mdl/
+for acl.mdl's aclmdlRI calls; acl/_media/ for dvpp_malloc, say) and a
+public module made the same way (see acl/_module.py).
 """

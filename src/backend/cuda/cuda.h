@@ -18,6 +18,11 @@ struct backend_stream {
     int dev;
     int priority;
     atomic_bool exported;
+    /* Wraps the application's stream (adopt): never destroyed or pooled
+     * here. Such a stream may be one of CUDA's per-device handles (the
+     * legacy or per-thread stream), so every operation on it makes its
+     * device current first. */
+    bool adopted;
 };
 
 struct backend_event {
@@ -26,6 +31,7 @@ struct backend_event {
     bool timing;
     atomic_bool exported; /* the CUDA handle went to the application */
     atomic_bool reused;   /* recycled and not recorded since: may carry an old record */
+    bool adopted;         /* the application's event (adopt): never destroyed or pooled here */
 };
 
 /* ---- errors (errors.c) ---- */
@@ -100,12 +106,32 @@ void *pool_take(handle_pool *p, int flavour);
 /* False when the pool is full (or p is NULL): the caller destroys. */
 bool pool_put(handle_pool *p, void *handle, int flavour, size_t most);
 
+/* ---- kernels (module.c, launch.c, builtin.c) and graphs (graph.c) ---- */
+
+/* The driver's handle of a kernel; the library's CUfunction type comes
+ * from driver.h, so it travels as a pointer here. */
+struct CUfunc_st;
+struct CUfunc_st *cuda_function_handle(backend_function *f);
+/* Raises a kernel's dynamic shared memory limit when a launch needs it. */
+aclError cuda_function_allow_shared(backend_function *f, uint32_t bytes);
+aclError cuda_launch(backend_stream *s, const launch_params *p);
+aclError cuda_reduce(backend_stream *s, void *dst, const void *src, size_t elements, reduce_op op,
+                     reduce_type type);
+aclError cuda_random(backend_stream *s, const random_params *p);
+aclError cuda_graph_launch(backend_stream *s, backend_graph *g);
+/* Ties ptr to the graph being captured on s (release(ptr) runs once the
+ * graph and its launches are gone; it must not call CUDA). On failure
+ * ptr stays the caller's. */
+aclError cuda_capture_keep(cudaStream_t s, void *ptr, void (*release)(void *));
+
 /* ---- the groups of operations, one per file ---- */
 
 extern const backend_device_ops cuda_device_ops;
 extern const backend_memory_ops cuda_memory_ops;
 extern const backend_stream_ops cuda_stream_ops;
 extern const backend_event_ops cuda_event_ops;
+extern const backend_module_ops cuda_module_ops;
+extern const backend_graph_ops cuda_graph_ops;
 extern const backend_vmm_ops cuda_vmm_ops;
 extern const backend_ipc_ops cuda_ipc_ops;
 extern const backend_host_register_ops cuda_host_register_ops;

@@ -20,10 +20,21 @@
 #define DRIVER_FUNCTIONS(X)                                                                        \
     X(cuGetErrorName, 6000)                                                                        \
     X(cuCtxGetCurrent, 4000)                                                                       \
+    X(cuPointerGetAttributes, 7000)                                                                \
+    X(cuDeviceGetAttribute, 2000)                                                                  \
+    X(cuLibraryLoadData, 12000)                                                                    \
+    X(cuLibraryUnload, 12000)                                                                      \
+    X(cuLibraryGetKernel, 12000)                                                                   \
+    X(cuLibraryGetGlobal, 12000)                                                                   \
+    X(cuKernelGetFunction, 12000)                                                                  \
+    X(cuFuncGetAttribute, 2020)                                                                    \
+    X(cuFuncSetAttribute, 9000)                                                                    \
+    X(cuFuncGetParamInfo, 12040)                                                                   \
+    X(cuLaunchKernel, 4000)                                                                        \
+    X(cuLaunchKernelEx, 11060)                                                                     \
     X(cuMemsetD32Async, 3020)                                                                      \
     X(cuModuleLoadData, 2000)                                                                      \
     X(cuModuleGetFunction, 2000)                                                                   \
-    X(cuLaunchKernel, 4000)                                                                        \
     X(cuMemAddressReserve, 10020)                                                                  \
     X(cuMemAddressFree, 10020)                                                                     \
     X(cuMemCreate, 10020)                                                                          \

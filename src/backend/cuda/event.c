@@ -37,6 +37,8 @@ static aclError cuda_event_create(backend_event *e, int32_t dev, bool timing)
  * record. */
 static void cuda_event_destroy(backend_event *e)
 {
+    if (e->adopted)
+        return; /* the application's */
     if (!atomic_load_explicit(&e->exported, memory_order_relaxed) &&
         pool_put(cuda_event_pool(e->dev, e->timing), e->e, 0, EVENT_POOL_MAX))
         return;
@@ -93,6 +95,23 @@ static void *cuda_event_native(backend_event *e)
     return e->e;
 }
 
+/* An application's event, wrapped without being owned. CUDA cannot tell
+ * an event's device or whether it times, so dev is the caller's and timing
+ * is left to cudaEventElapsedTime to refuse. A query checks the handle. */
+static aclError cuda_event_adopt(backend_event *e, int32_t dev, void *native)
+{
+    e->e = native;
+    e->dev = dev;
+    e->timing = true;
+    e->adopted = true;
+    atomic_init(&e->exported, true);
+    atomic_init(&e->reused, false);
+    if (native == NULL)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    cudaError_t err = cudaEventQuery(e->e);
+    return err == cudaErrorNotReady ? ACL_SUCCESS : check(err);
+}
+
 const backend_event_ops cuda_event_ops = {
     .size = sizeof(backend_event),
     .create = cuda_event_create,
@@ -101,4 +120,5 @@ const backend_event_ops cuda_event_ops = {
     .synchronize = cuda_event_synchronize,
     .elapsed = cuda_event_elapsed,
     .native = cuda_event_native,
+    .adopt = cuda_event_adopt,
 };

@@ -133,6 +133,80 @@ static aclError cuda_memset32_sync(int32_t dev, void *ptr, uint32_t value, size_
     return finish_on_legacy_stream();
 }
 
+/* ---- memory of other allocators --------------------------------------------------- */
+
+/* What the driver knows of ptr, in one call: device memory from any
+ * allocator of the process (cudaMalloc, cudaMallocAsync pools, VMM
+ * mappings, managed memory; torch's and CuPy's allocators use these) or
+ * page-locked host memory, with its address range: the allocation, or for
+ * VMM and pool memory the whole reserved range (the driver's "mappable
+ * address range"), of which only some may be mapped. Device memory must be
+ * mapped at ptr. cuPointerGetAttributes answers a pointer it does not know
+ * with a memory type of 0 rather than an error. Each result is read from a
+ * zeroed 64-bit slot: the driver writes 1, 4 or 8 bytes depending on the
+ * attribute. */
+static void cuda_pointer_info(const void *ptr, foreign_memory *out)
+{
+    *out = (foreign_memory){.kind = FOREIGN_NONE, .dev = -1};
+    if (!driver_ready() || drv.cuPointerGetAttributes == NULL)
+        return;
+    CUpointer_attribute attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+        CU_POINTER_ATTRIBUTE_IS_MANAGED,
+        CU_POINTER_ATTRIBUTE_MAPPED,
+        CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+    };
+    enum { N = sizeof attrs / sizeof attrs[0] };
+    uint64_t values[N] = {0};
+    void *data[N];
+    for (unsigned i = 0; i < N; i++)
+        data[i] = &values[i];
+    if (drv.cuPointerGetAttributes(N, attrs, data, (CUdeviceptr)(uintptr_t)ptr) != CUDA_SUCCESS) {
+        /* A driver refusing one of the attributes for this kind of memory:
+         * the type, device and managed state alone; the range is then
+         * unknown (unchecked) and device memory taken as mapped. */
+        attrs[2] = CU_POINTER_ATTRIBUTE_IS_MANAGED;
+        memset(values, 0, sizeof values);
+        if (drv.cuPointerGetAttributes(3, attrs, data, (CUdeviceptr)(uintptr_t)ptr) != CUDA_SUCCESS)
+            return;
+        values[4] = values[2];
+        values[2] = 0;
+        values[5] = 1; /* mapped */
+        values[6] = 1; /* nothing to check at the end of an unknown range */
+    }
+    unsigned type = (unsigned)values[0];
+    int ordinal = (int)(uint32_t)values[1];
+    uintptr_t base = (uintptr_t)values[2];
+    size_t size = (size_t)values[3];
+    bool managed = values[4] != 0, mapped = values[5] != 0;
+    /* cudaIpcGetMemHandle takes only memory of cuMemAlloc (cudaMalloc):
+     * one allocation, mapped throughout, never a reservation. */
+    bool whole = values[6] != 0;
+    /* Where the driver gives no range (page-locked host memory may have
+     * none), the block runs to the top of the address space: unchecked, as
+     * for pageable memory. */
+    if (size == 0 || (uintptr_t)ptr - base >= size) {
+        base = (uintptr_t)ptr;
+        size = UINTPTR_MAX - base + 1;
+        whole = true; /* no end to check either */
+    }
+    if (type == CU_MEMORYTYPE_DEVICE || managed) {
+        /* Reserved address space without memory behind it is not memory:
+         * a copy there would fault on the device. (cudaMalloc and managed
+         * allocations are mapped whole: not asked of them.) */
+        if (ordinal < 0 || !(mapped || whole || managed))
+            return;
+        *out = (foreign_memory){
+            .kind = FOREIGN_DEVICE, .dev = ordinal, .base = base, .size = size, .whole = whole};
+    } else if (type == CU_MEMORYTYPE_HOST) {
+        *out = (foreign_memory){
+            .kind = FOREIGN_HOST_PINNED, .dev = -1, .base = base, .size = size, .whole = true};
+    }
+}
+
 const backend_memory_ops cuda_memory_ops = {
     .malloc_device = cuda_malloc_device,
     .free_device = cuda_free_device,
@@ -142,4 +216,5 @@ const backend_memory_ops cuda_memory_ops = {
     .memcpy2d_sync = cuda_memcpy2d_sync,
     .memset_sync = cuda_memset_sync,
     .memset32_sync = cuda_memset32_sync,
+    .pointer_info = cuda_pointer_info,
 };

@@ -71,14 +71,27 @@ static aclError cuda_stream_create(backend_stream *s, int32_t dev, int32_t prior
  * recorded on the stream stay valid. */
 static void cuda_stream_destroy(backend_stream *s, bool idle)
 {
+    if (s->adopted)
+        return; /* the application's */
     if (idle && !atomic_load_explicit(&s->exported, memory_order_relaxed) &&
         pool_put(cuda_stream_pool(s->dev), s->s, s->priority, STREAM_POOL_MAX))
         return;
     (void)check(cudaStreamDestroy(s->s));
 }
 
+/* CUDA's legacy and per-thread streams (and NULL, the legacy one) stand for
+ * a stream of whichever device is current: operations on an adopted stream
+ * make its device current first (the others need not, see cuda.h). */
+static aclError use_adopted_device(const backend_stream *s)
+{
+    return __builtin_expect(s->adopted, 0) ? use_device(s->dev) : ACL_SUCCESS;
+}
+
 static aclError cuda_stream_synchronize(backend_stream *s, int32_t timeout_ms)
 {
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (timeout_ms < 0)
         return check(cudaStreamSynchronize(s->s));
     return cuda_wait_until_done(query_stream, s->s, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
@@ -86,6 +99,9 @@ static aclError cuda_stream_synchronize(backend_stream *s, int32_t timeout_ms)
 
 static aclError cuda_stream_query(backend_stream *s, bool *complete)
 {
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     cudaError_t err = cudaStreamQuery(s->s);
     if (err == cudaSuccess || err == cudaErrorNotReady) {
         *complete = err == cudaSuccess;
@@ -98,6 +114,39 @@ static void *cuda_stream_native(backend_stream *s)
 {
     atomic_store_explicit(&s->exported, true, memory_order_relaxed);
     return s->s;
+}
+
+/* An application's stream, wrapped without being owned. Its device comes
+ * from CUDA (cudaStreamGetDevice, drivers of CUDA 12.8 and newer); the
+ * per-device handles, and any stream where the driver cannot tell, are
+ * taken to be on dev. */
+static aclError cuda_stream_adopt(backend_stream *s, int32_t dev, void *native, int32_t *native_dev,
+                                  int32_t *priority)
+{
+    cudaStream_t cs = native;
+    s->s = cs;
+    s->dev = dev;
+    s->adopted = true;
+    atomic_init(&s->exported, true);
+    *native_dev = dev;
+    aclError rc = use_device_checked(dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (cs != NULL && cs != cudaStreamLegacy && cs != cudaStreamPerThread) {
+        int owner;
+        cudaError_t err = cudaStreamGetDevice(cs, &owner);
+        if (err == cudaSuccess)
+            *native_dev = owner;
+        else if (err == cudaErrorInvalidResourceHandle || err == cudaErrorContextIsDestroyed)
+            return check(err);
+        else
+            (void)cudaGetLastError(); /* an older driver: trust the caller */
+    }
+    int p = 0;
+    rc = check(cudaStreamGetPriority(cs, &p));
+    s->priority = p;
+    *priority = p;
+    return rc;
 }
 
 /* ---- stream-ordered work ------------------------------------------------------ */
@@ -127,13 +176,15 @@ typedef struct host_memset {
     void *ptr;
     size_t n;
     uint8_t value;
+    bool captured; /* the graph owns the job: it runs once per replay */
 } host_memset;
 
 static void run_host_memset(void *arg)
 {
     host_memset *job = arg;
     memset(job->ptr, job->value, job->n);
-    free(job);
+    if (!job->captured)
+        free(job);
 }
 
 static aclError cuda_memset_async(backend_stream *s, void *ptr, uint8_t value, size_t n,
@@ -149,8 +200,20 @@ static aclError cuda_memset_async(backend_stream *s, void *ptr, uint8_t value, s
     if (job == NULL)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     *job = (host_memset){.ptr = ptr, .n = n, .value = value};
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if ((rc = check(cudaStreamIsCapturing(s->s, &status)))) {
+        free(job);
+        return rc;
+    }
+    if (status == cudaStreamCaptureStatusActive) {
+        if ((rc = cuda_capture_keep(s->s, job, free))) {
+            free(job);
+            return rc;
+        }
+        job->captured = true;
+    }
     rc = check(cudaLaunchHostFunc(s->s, run_host_memset, job));
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS && !job->captured)
         free(job);
     return rc;
 }
@@ -282,7 +345,10 @@ static aclError cuda_prefetch_async(backend_stream *s, const void *ptr, size_t n
 
 static aclError cuda_record(backend_stream *s, backend_event *e)
 {
-    aclError rc = check(cudaEventRecord(e->e, s->s));
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    rc = check(cudaEventRecord(e->e, s->s));
     if (rc == ACL_SUCCESS)
         atomic_store_explicit(&e->reused, false, memory_order_relaxed);
     return rc;
@@ -290,6 +356,9 @@ static aclError cuda_record(backend_stream *s, backend_event *e)
 
 static aclError cuda_wait(backend_stream *s, backend_event *e)
 {
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     return check(cudaStreamWaitEvent(s->s, e->e, 0));
 }
 
@@ -308,12 +377,19 @@ const backend_stream_ops cuda_stream_ops = {
     .synchronize = cuda_stream_synchronize,
     .query = cuda_stream_query,
     .native = cuda_stream_native,
+    .adopt = cuda_stream_adopt,
     .memcpy_async = cuda_memcpy_async,
     .memcpy2d_async = cuda_memcpy2d_async,
     .memset_async = cuda_memset_async,
     .record = cuda_record,
     .wait = cuda_wait,
     .host_func = cuda_host_func,
+    .launch = cuda_launch,
+#ifdef ACLCUDA_HAVE_BUILTIN_KERNELS
+    .reduce = cuda_reduce,
+    .random = cuda_random,
+#endif
+    .graph_launch = cuda_graph_launch,
     .memset32_async = cuda_memset32_async,
     .memcpy_batch_async = cuda_memcpy_batch_async,
     .memcpy_indirect_async = cuda_memcpy_indirect_async,

@@ -44,8 +44,10 @@ aclError host_record(backend_stream *bs, backend_event *e)
     host_stream *s = bs->impl;
     if (e->ipc)
         return host_ipc_record(s, e->ipc);
-    mark *m;
-    if (e->timing) {
+    /* During a capture the record names the stream's current node; no
+     * time is taken (models are not timed). */
+    mark *m = capture_mark(s);
+    if (!m && e->timing) {
         /* The mark is the timestamp task itself, which stamps it when run. */
         m = mark_new(s);
         task *t = m ? task_new(TASK_TIMESTAMP) : NULL;
@@ -62,7 +64,7 @@ aclError host_record(backend_stream *bs, backend_event *e)
             mark_release(m); /* ours */
             return err;
         }
-    } else {
+    } else if (!m) {
         /* Just note how far the stream has been fed; no task needed. */
         bool done;
         uint64_t seq = stream_fed(s, &done);
@@ -85,6 +87,11 @@ aclError host_wait(backend_stream *bs, backend_event *e)
     if (e->ipc)
         return host_ipc_wait(s, e->ipc);
     mark *m = event_mark(e);
+    if (m && m->capture) {
+        aclError err = capture_wait_mark(s, m);
+        mark_release(m);
+        return err;
+    }
     /* Nothing to wait for: never recorded, already complete, or recorded on
      * s itself, whose FIFO order already puts that work first. */
     if (!m || !m->stream || m->stream == s || mark_wait(m, 0)) {

@@ -60,11 +60,18 @@ struct backend_stream {
  * once published, except stamp_ns, which the worker writes before it
  * counts the timestamp task complete (the stream lock orders that write
  * before any reader). */
+typedef struct host_capture host_capture;
+
 struct mark {
     atomic_int refs;
     host_stream *stream; /* one reference, or NULL */
     uint64_t seq;
     int64_t stamp_ns; /* CLOCK_MONOTONIC, timing marks only */
+    /* A record made during a capture: node `node` of that capture (one
+     * reference). Such a mark is complete for queries; a wait on it joins
+     * the capture. */
+    host_capture *capture;
+    int64_t node;
 };
 
 /* The state of an event shared between processes (ipc.c): a page of a
@@ -87,6 +94,7 @@ typedef enum task_kind {
     TASK_HOST_FN,
     TASK_WAIT,      /* until a mark on another stream is complete */
     TASK_TIMESTAMP, /* stamps a timing event's mark */
+    TASK_JOB,       /* run(payload); release(payload) when the task goes */
     TASK_SET32,
     TASK_BATCH,      /* copies of a batch, owned by the task */
     TASK_INDIRECT,   /* a copy through addresses read when it runs */
@@ -95,6 +103,13 @@ typedef enum task_kind {
 } task_kind;
 
 typedef struct task task;
+
+/* What a job task does: kernels, built-in tasks, model replays. */
+typedef struct host_job_ops {
+    const char *name; /* "kernel", for debug prints */
+    void (*run)(void *payload);
+    void (*release)(void *payload);
+} host_job_ops;
 
 task *task_new(task_kind kind);
 /* Frees a task that was never enqueued (its mark reference stays). */
@@ -105,6 +120,53 @@ void task_set_mark(task *t, mark *m);
 aclError stream_enqueue(host_stream *s, task *t, mark *m);
 /* s's enqueued count, and whether everything enqueued has completed. */
 uint64_t stream_fed(host_stream *s, bool *done);
+/* Queues a job; on failure its payload is released. */
+aclError stream_enqueue_job(host_stream *s, const host_job_ops *ops, void *payload);
+/* Runs t now, on the calling thread (a task of a model replay). */
+void task_run(task *t);
+void task_free(task *t);
+task_kind task_kind_of(const task *t);
+const host_job_ops *task_job(const task *t);
+/* References to s for holders outside stream.c (captures). */
+void stream_retain_ref(host_stream *s);
+void stream_release_ref(host_stream *s);
+
+/* ---- capture (graph.c) ----
+ * While a stream is captured, stream_enqueue appends its tasks to the
+ * capture as nodes instead of queueing them; each node depends on the
+ * stream's previous node and on the nodes its waits named. */
+host_capture *stream_capture_of(host_stream *s, int64_t *tail);
+aclError capture_record_task(host_capture *c, host_stream *s, task *t);
+/* A mark of s's current node in its capture, or NULL when s is not capturing. */
+mark *capture_mark(host_stream *s);
+/* s waits for a capture mark: it joins the capture or depends on the node. */
+aclError capture_wait_mark(host_stream *s, const mark *m);
+void capture_retain(host_capture *c);
+void capture_release(host_capture *c);
+/* Under s's lock (stream_lock), for graph.c. */
+void stream_lock(host_stream *s);
+void stream_unlock(host_stream *s);
+host_capture *stream_capture_of_locked(host_stream *s);
+void stream_set_capture(host_stream *s, host_capture *c, int64_t tail);
+void stream_add_pending(host_stream *s, int64_t node);
+int64_t *stream_pending(host_stream *s, size_t *count, int64_t *tail);
+void stream_set_tail(host_stream *s, int64_t tail);
+
+/* ---- kernels (launch.c, module.c, builtin.c) ---- */
+
+/* The C function of a host kernel (module.c). */
+typedef void (*host_kernel_fn)(uint32_t block, uint32_t nblocks, void *args, size_t size);
+host_kernel_fn host_function_entry(const backend_function *f);
+
+/* Runs fn for blocks 0 .. nblocks-1 on the calling thread and the block
+ * pool's workers; returns when all have run. */
+typedef void (*host_block_fn)(uint32_t block, uint32_t nblocks, void *args, size_t size);
+void host_run_blocks(host_block_fn fn, uint32_t nblocks, void *args, size_t size);
+aclError host_launch(backend_stream *bs, const launch_params *p);
+aclError host_reduce(backend_stream *bs, void *dst, const void *src, size_t elements, reduce_op op,
+                     reduce_type type);
+aclError host_random(backend_stream *bs, const random_params *p);
+aclError host_graph_launch(backend_stream *bs, backend_graph *g);
 
 mark *mark_new(host_stream *s);
 void mark_retain(mark *m);
@@ -135,6 +197,8 @@ extern const backend_device_ops host_device_ops;
 extern const backend_memory_ops host_memory_ops;
 extern const backend_stream_ops host_stream_ops;
 extern const backend_event_ops host_event_ops;
+extern const backend_module_ops host_module_ops;
+extern const backend_graph_ops host_graph_ops;
 extern const backend_vmm_ops host_vmm_ops;
 extern const backend_ipc_ops host_ipc_ops;
 extern const backend_host_register_ops host_host_register_ops;

@@ -53,6 +53,10 @@ struct task {
         } call;
         mark *mark; /* TASK_WAIT, TASK_TIMESTAMP: one reference */
         struct {
+            const host_job_ops *ops;
+            void *payload;
+        } job;
+        struct {
             uint32_t *dst;
             size_t count;
             uint32_t value;
@@ -88,6 +92,12 @@ struct host_stream {
     host_stream *fork_next, *fork_prev; /* every stream, for the fork handlers */
     bool orphaned_ref; /* a reference of a worker left behind in the parent by fork */
     task *running;     /* the task the worker is running, NULL between tasks */
+    /* While captured (graph.c): the capture (a reference), the stream's
+     * last node in it, and the nodes its next one must also wait for. */
+    host_capture *capture;
+    int64_t capture_tail;
+    int64_t *pending;
+    size_t npending, pending_cap;
 };
 
 static void stream_retain(host_stream *s)
@@ -101,8 +111,6 @@ static void stream_retain(host_stream *s)
  * done (the child has the memory as it was at the fork), so that the next
  * enqueue or wait starts a fresh worker. The prepare handler holds every
  * stream lock across the fork, so that none is inherited locked. */
-static void task_free(task *t);
-
 static host_stream *all_streams;
 static pthread_mutex_t all_streams_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -179,10 +187,23 @@ static void stream_release(host_stream *s)
     if (s->fork_next)
         s->fork_next->fork_prev = s->fork_prev;
     pthread_mutex_unlock(&all_streams_lock);
+    if (s->capture)
+        capture_release(s->capture);
+    free(s->pending);
     pthread_cond_destroy(&s->done_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->lock);
     free(s);
+}
+
+void stream_retain_ref(host_stream *s)
+{
+    stream_retain(s);
+}
+
+void stream_release_ref(host_stream *s)
+{
+    stream_release(s);
 }
 
 mark *mark_new(host_stream *s)
@@ -196,6 +217,8 @@ mark *mark_new(host_stream *s)
         stream_retain(s);
     m->seq = 0;
     m->stamp_ns = 0;
+    m->capture = NULL;
+    m->node = -1;
     return m;
 }
 
@@ -205,6 +228,8 @@ void mark_release(mark *m)
         return;
     if (m->stream)
         stream_release(m->stream);
+    if (m->capture)
+        capture_release(m->capture);
     free(m);
 }
 
@@ -245,12 +270,22 @@ static bool stream_wait_seq(host_stream *s, uint64_t seq, int32_t timeout_ms)
 bool mark_wait(const mark *m, int32_t timeout_ms)
 {
     if (!m || !m->stream)
-        return true;
+        return true; /* never recorded, complete when taken, or a record in a capture */
     return stream_wait_seq(m->stream, m->seq, timeout_ms);
 }
 
-/* Runs t on the worker; no lock is held. */
-static void task_run(task *t)
+task_kind task_kind_of(const task *t)
+{
+    return t->kind;
+}
+
+const host_job_ops *task_job(const task *t)
+{
+    return t->kind == TASK_JOB ? t->u.job.ops : NULL;
+}
+
+/* Runs t on the worker (or a model replay); no lock is held. */
+void task_run(task *t)
 {
     switch (t->kind) {
     case TASK_COPY:
@@ -271,6 +306,9 @@ static void task_run(task *t)
         break;
     case TASK_TIMESTAMP:
         t->u.mark->stamp_ns = monotonic_ns();
+        break;
+    case TASK_JOB:
+        t->u.job.ops->run(t->u.job.payload);
         break;
     case TASK_SET32:
         host_fill32(t->u.set32.dst, t->u.set32.value, t->u.set32.count);
@@ -293,10 +331,12 @@ static void task_run(task *t)
 
 /* Frees a task that ran (or never will) with its mark reference. Called
  * without stream locks: the last reference to a mark may free a stream. */
-static void task_free(task *t)
+void task_free(task *t)
 {
     if (t->kind == TASK_WAIT || t->kind == TASK_TIMESTAMP)
         mark_release(t->u.mark);
+    if (t->kind == TASK_JOB && t->u.job.ops->release)
+        t->u.job.ops->release(t->u.job.payload);
     if (t->kind == TASK_BATCH)
         free(t->u.batch.copies);
     free(t);
@@ -382,6 +422,12 @@ aclError stream_enqueue(host_stream *s, task *t, mark *m)
 {
     t->next = NULL;
     pthread_mutex_lock(&s->lock);
+    if (s->capture) {
+        /* Recorded, not run: the capture takes the task. */
+        aclError err = capture_record_task(s->capture, s, t);
+        pthread_mutex_unlock(&s->lock);
+        return err;
+    }
     if (!s->worker_running) {
         aclError err = worker_start(s);
         if (err != ACL_SUCCESS) {
@@ -423,6 +469,88 @@ void task_set_mark(task *t, mark *m)
 void mark_retain(mark *m)
 {
     atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+}
+
+aclError stream_enqueue_job(host_stream *s, const host_job_ops *ops, void *payload)
+{
+    task *t = task_new(TASK_JOB);
+    if (!t) {
+        ops->release(payload);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    t->u.job.ops = ops;
+    t->u.job.payload = payload;
+    aclError err = stream_enqueue(s, t, NULL);
+    if (err != ACL_SUCCESS)
+        task_free(t);
+    return err;
+}
+
+host_capture *stream_capture_of(host_stream *s, int64_t *tail)
+{
+    pthread_mutex_lock(&s->lock);
+    host_capture *c = s->capture;
+    if (c)
+        capture_retain(c);
+    if (tail)
+        *tail = s->capture_tail;
+    pthread_mutex_unlock(&s->lock);
+    return c;
+}
+
+host_capture *stream_capture_of_locked(host_stream *s)
+{
+    return s->capture;
+}
+
+/* Under s's lock (graph.c takes it through these). */
+void stream_set_capture(host_stream *s, host_capture *c, int64_t tail)
+{
+    host_capture *old = s->capture;
+    s->capture = c;
+    s->capture_tail = tail;
+    s->npending = 0;
+    if (c)
+        capture_retain(c);
+    if (old)
+        capture_release(old);
+}
+
+void stream_add_pending(host_stream *s, int64_t node)
+{
+    if (s->npending == s->pending_cap) {
+        size_t cap = s->pending_cap ? 2 * s->pending_cap : 4;
+        int64_t *grown = realloc(s->pending, cap * sizeof *grown);
+        if (!grown)
+            return; /* the dependency stays implied by the order of the nodes */
+        s->pending = grown;
+        s->pending_cap = cap;
+    }
+    s->pending[s->npending++] = node;
+}
+
+/* graph.c: the stream's tail and pending dependencies, with its lock. */
+void stream_lock(host_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+}
+
+void stream_unlock(host_stream *s)
+{
+    pthread_mutex_unlock(&s->lock);
+}
+
+int64_t *stream_pending(host_stream *s, size_t *count, int64_t *tail)
+{
+    *count = s->npending;
+    *tail = s->capture_tail;
+    return s->pending;
+}
+
+void stream_set_tail(host_stream *s, int64_t tail)
+{
+    s->capture_tail = tail;
+    s->npending = 0;
 }
 
 uint64_t stream_fed(host_stream *s, bool *done)
@@ -678,6 +806,10 @@ const backend_stream_ops host_stream_ops = {
     .record = host_record,
     .wait = host_wait,
     .host_func = host_host_func,
+    .launch = host_launch,
+    .reduce = host_reduce,
+    .random = host_random,
+    .graph_launch = host_graph_launch,
     .memset32_async = host_memset32_async,
     .memcpy_batch_async = host_memcpy_batch_async,
     .memcpy_indirect_async = host_memcpy_indirect_async,

@@ -48,7 +48,186 @@ COMPAT_TEST(native_handles,
     ACL_OK(aclrtDestroyStream(stream));
 }
 
+static bool on_cuda(void)
+{
+    return strcmp(aclcudaGetBackendName(), "cuda") == 0;
+}
+
+COMPAT_TEST(native_device,
+            "aclcudaGetNativeDevice gives the native device of an ACL device id, "
+            "aclcudaStreamGetDevice the ACL device of a stream (NULL: the default stream's)",
+            "acl/acl_cuda.h aclcudaGetNativeDevice, aclcudaStreamGetDevice")
+{
+    int32_t current = -1, native = -1, of_stream = -1, of_default = -1;
+    ACL_OK(aclrtGetDevice(&current));
+    ACL_OK(aclcudaGetNativeDevice(current, &native));
+    ck_assert_int_ge(native, 0);
+    aclrtStream stream = compat_new_stream();
+    ACL_OK(aclcudaStreamGetDevice(stream, &of_stream));
+    ACL_OK(aclcudaStreamGetDevice(NULL, &of_default));
+    ck_assert_int_eq(of_stream, current);
+    ck_assert_int_eq(of_default, current);
+    ACL_FAILS_WITH(aclcudaGetNativeDevice(4096, &native), ACL_ERROR_RT_INVALID_DEVICEID);
+    ACL_FAILS_WITH(aclcudaGetNativeDevice(-1, &native), ACL_ERROR_RT_INVALID_DEVICEID);
+    ACL_OK(aclrtDestroyStream(stream));
+}
+
+COMPAT_TEST(wrap_native_stream,
+            "aclcudaStreamFromNative wraps a CUDA stream without owning it: work queued on it "
+            "behind ACL's back is waited for, destroying the handle leaves the CUDA stream "
+            "working; the host backend refuses (no native streams)",
+            "acl/acl_cuda.h aclcudaStreamFromNative")
+{
+    aclrtStream wrapped = NULL;
+    if (!on_cuda()) {
+        ACL_FAILS_WITH(aclcudaStreamFromNative(NULL, &wrapped), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        return;
+    }
+    enum { SIZE = 1 << 16 };
+    aclrtStream owner = compat_new_stream();
+    void *native = NULL, *back = NULL;
+    ACL_OK(aclcudaGetNativeStream(owner, &native));
+    ACL_OK(aclcudaStreamFromNative(native, &wrapped));
+    ck_assert_ptr_nonnull(wrapped);
+    ck_assert_ptr_ne(wrapped, owner);
+    ACL_OK(aclcudaGetNativeStream(wrapped, &back));
+    ck_assert_ptr_eq(back, native);
+
+    uint8_t *host = compat_host_buffer(SIZE), *out = compat_host_buffer(SIZE);
+    void *dev = compat_device_buffer(SIZE);
+    memset(host, 0x5a, SIZE);
+    /* Held through the other handle: nothing was queued through `wrapped`,
+     * yet it is busy. */
+    compat_gate gate;
+    compat_gate_close(&gate, owner);
+    compat_gate_wait_reached(&gate);
+    aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
+    ACL_OK(aclrtStreamQuery(wrapped, &status));
+    ck_assert_int_eq(status, ACL_STREAM_STATUS_NOT_READY);
+    ACL_OK(aclrtMemcpyAsync(dev, SIZE, host, SIZE, ACL_MEMCPY_HOST_TO_DEVICE, wrapped));
+    ACL_OK(aclrtMemcpyAsync(out, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, wrapped));
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(wrapped));
+    compat_assert_filled(out, SIZE, 0x5a);
+
+    ACL_OK(aclrtDestroyStream(wrapped));
+    ACL_FAILS_WITH(aclrtSynchronizeStream(wrapped), ACL_ERROR_INVALID_PARAM);
+    /* The CUDA stream is still the owner's, and works. */
+    ACL_OK(aclrtMemsetAsync(dev, SIZE, 0x11, SIZE, owner));
+    ACL_OK(aclrtMemcpyAsync(out, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, owner));
+    ACL_OK(aclrtSynchronizeStream(owner));
+    compat_assert_filled(out, SIZE, 0x11);
+
+    /* CUDA's legacy stream (NULL) stands for the context device's. */
+    ACL_OK(aclcudaStreamFromNative(NULL, &wrapped));
+    ACL_OK(aclrtMemsetAsync(dev, SIZE, 0x22, SIZE, wrapped));
+    ACL_OK(aclrtMemcpyAsync(out, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, wrapped));
+    ACL_OK(aclrtSynchronizeStream(wrapped));
+    compat_assert_filled(out, SIZE, 0x22);
+    ACL_OK(aclrtDestroyStream(wrapped));
+
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtFreeHost(out));
+    ACL_OK(aclrtDestroyStream(owner));
+}
+
+COMPAT_TEST(wrap_native_event,
+            "aclcudaEventFromNative wraps a CUDA event without owning it; its state is the CUDA "
+            "event's own (complete before any record, then its latest record, whoever made it), "
+            "and waits on it order streams; the host backend refuses (no native events)",
+            "acl/acl_cuda.h aclcudaEventFromNative")
+{
+    aclrtEvent wrapped = NULL;
+    if (!on_cuda()) {
+        ACL_FAILS_WITH(aclcudaEventFromNative((void *)1, &wrapped),
+                       ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        return;
+    }
+    enum { SIZE = 1 << 16 };
+    aclrtEvent owner = NULL;
+    ACL_OK(aclrtCreateEventWithFlag(&owner, ACL_EVENT_SYNC));
+    void *native = NULL, *back = NULL;
+    ACL_OK(aclcudaGetNativeEvent(owner, &native));
+    ACL_OK(aclcudaEventFromNative(native, &wrapped));
+    ACL_OK(aclcudaGetNativeEvent(wrapped, &back));
+    ck_assert_ptr_eq(back, native);
+    aclrtEventRecordedStatus recorded = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    ACL_OK(aclrtQueryEventStatus(wrapped, &recorded));
+    ck_assert_int_eq(recorded, ACL_EVENT_RECORDED_STATUS_COMPLETE); /* CUDA: never recorded */
+
+    aclrtStream producer = compat_new_stream(), consumer = compat_new_stream();
+    uint8_t *out = compat_host_buffer(SIZE);
+    void *dev = compat_device_buffer(SIZE);
+    ACL_OK(aclrtMemset(dev, SIZE, 0, SIZE));
+    compat_gate gate;
+    compat_gate_close(&gate, producer);
+    ACL_OK(aclrtMemsetAsync(dev, SIZE, 0x7e, SIZE, producer));
+    ACL_OK(aclrtRecordEvent(owner, producer)); /* through the other handle */
+    ACL_OK(aclrtQueryEventStatus(wrapped, &recorded));
+    ck_assert_int_eq(recorded, ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    ACL_OK(aclrtStreamWaitEvent(consumer, wrapped));
+    ACL_OK(aclrtMemcpyAsync(out, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+    aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
+    ACL_OK(aclrtStreamQuery(consumer, &status));
+    ck_assert_int_eq(status, ACL_STREAM_STATUS_NOT_READY);
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(consumer));
+    compat_assert_filled(out, SIZE, 0x7e);
+    ACL_OK(aclrtSynchronizeEvent(wrapped));
+
+    ACL_OK(aclrtDestroyEvent(wrapped));
+    ACL_OK(aclrtRecordEvent(owner, producer)); /* the CUDA event lives on */
+    ACL_OK(aclrtSynchronizeEvent(owner));
+    ACL_OK(aclrtDestroyEvent(owner));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(out));
+    ACL_OK(aclrtDestroyStream(producer));
+    ACL_OK(aclrtDestroyStream(consumer));
+}
+
 /* ---- bad arguments ------------------------------------------------------------------ */
+
+ROW(aclcudaFunctionSetBlockDim)
+{
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM,
+                 aclcudaFunctionSetBlockDim(h, 32, 1, 1, 0));
+}
+
+ROW(aclcudaFunctionGetBlockDim)
+{
+    uint32_t x, y, z;
+    size_t shared;
+    FOR_EACH_BAD(KIND_FUNCTION, h, ACL_ERROR_INVALID_PARAM,
+                 aclcudaFunctionGetBlockDim(h, &x, &y, &z, &shared));
+}
+
+ROW(aclcudaStreamFromNative)
+{
+    REJECTS(aclcudaStreamFromNative(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL stream");
+}
+
+ROW(aclcudaEventFromNative)
+{
+    aclrtEvent e;
+    REJECTS(aclcudaEventFromNative(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL event");
+    REJECTS(aclcudaEventFromNative(NULL, &e), ANY_ERROR, "a NULL native event");
+}
+
+ROW(aclcudaGetNativeDevice)
+{
+    int32_t native;
+    REJECTS(aclcudaGetNativeDevice(0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL nativeDevice");
+    REJECTS(aclcudaGetNativeDevice(4096, &native), ACL_ERROR_RT_INVALID_DEVICEID,
+            "a device that does not exist");
+}
+
+ROW(aclcudaStreamGetDevice)
+{
+    int32_t device;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclcudaStreamGetDevice(h, &device));
+    REJECTS(aclcudaStreamGetDevice(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL deviceId");
+}
 
 ROW(aclcudaGetNativeEvent)
 {
@@ -105,8 +284,14 @@ ROW(aclcudaSynchronizeEventSlice)
 }
 
 static const compat_row rows[] = {
+    COMPAT_ROW(aclcudaEventFromNative),
+    COMPAT_ROW(aclcudaFunctionGetBlockDim),
+    COMPAT_ROW(aclcudaFunctionSetBlockDim),
+    COMPAT_ROW(aclcudaGetNativeDevice),
     COMPAT_ROW(aclcudaGetNativeEvent),
     COMPAT_ROW(aclcudaGetNativeStream),
+    COMPAT_ROW(aclcudaStreamFromNative),
+    COMPAT_ROW(aclcudaStreamGetDevice),
     COMPAT_ROW(aclcudaSynchronizeEventSlice),
     COMPAT_ROW(aclcudaSynchronizeStreamSlice),
 };
@@ -121,6 +306,9 @@ Suite *compat_suite_cuda(void)
     tcase_add_test(handles, backend_name);
     tcase_add_test(handles, native_handles);
     tcase_add_test(handles, waits_in_slices);
+    tcase_add_test(handles, native_device);
+    tcase_add_test(handles, wrap_native_stream);
+    tcase_add_test(handles, wrap_native_event);
     suite_add_tcase(s, handles);
 
     compat_add_bad_args(s, &compat_rows_cuda);

@@ -1,4 +1,4 @@
-"""Every function of acl, acl.rt and acl.util called at least once with valid
+"""Every function of acl, acl.rt, acl.util and acl.mdl's model run instances called at least once with valid
 arguments, checking the shape of its result (ret alone, or a tuple with ret
 last, or the value alone where pyACL returns no ret) and its ret.
 
@@ -7,9 +7,16 @@ name a file listing the C functions it implements (one name a line, or the
 rows of an API table ACL_API(name, header, area, status, ...)); a listed
 function must return 0, an unlisted one ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
 Without the file only the shape and the explicit expectations are checked.
-A function the package does not have is skipped."""
+A function the package does not have is skipped (pyACL's acl.mdl has no
+ri_* wrappers: acl-cuda's acl.mdl adds them with pyACL's conventions).
+
+The kernel functions are called where no device binary is needed (one is
+platform-specific): with bytes that are no binary, or a NULL handle, and
+expected to fail; acl-cuda's own tests launch real kernels
+(tests/python/test_kernel.py)."""
 import os
 import re
+import tempfile
 import threading
 import types
 
@@ -142,6 +149,142 @@ def _data_buffer(env, use):
     assert handle != 0
     env.cleanup.append(lambda: acl.destroy_data_buffer(handle))
     return use(handle)
+
+
+# 64 bytes that are no operator binary on any platform, kept alive for the session.
+_JUNK = bytes(range(7, 7 + 64))
+
+
+def _junk_ptr():
+    return acl.util.bytes_to_ptr(_JUNK)
+
+
+def _binary(env):
+    """An aclrtBinary describing _JUNK, destroyed after the test."""
+    binary = acl.rt.create_binary(_junk_ptr(), len(_JUNK))
+    assert binary != 0
+    env.cleanup.append(lambda: acl.rt.destroy_binary(binary))
+    return binary
+
+
+def _captured(env):
+    """A model captured from env.stream (one memset), destroyed after the test."""
+    assert acl.mdl.ri_capture_begin(env.stream, 0) == 0
+    assert acl.rt.memset_async(env.dev, env.size, 1, env.size, env.stream) == 0
+    model, ret = acl.mdl.ri_capture_end(env.stream)
+    assert ret == 0 and model != 0
+    env.cleanup.append(lambda: acl.mdl.ri_destroy(model))
+    return model
+
+
+def _capturing(env, during):
+    """Runs during(env) while env.stream captures; the capture is ended and
+    its model destroyed afterwards."""
+    assert acl.mdl.ri_capture_begin(env.stream, 0) == 0
+    try:
+        return during(env)
+    finally:
+        model, ret = acl.mdl.ri_capture_end(env.stream)
+        if ret == 0:
+            env.cleanup.append(lambda: acl.mdl.ri_destroy(model))
+
+
+def _capture_begin(env):
+    ret = acl.mdl.ri_capture_begin(env.stream, 0)
+    if ret == 0:
+        assert acl.rt.memset_async(env.dev, env.size, 1, env.size, env.stream) == 0
+        model, end = acl.mdl.ri_capture_end(env.stream)
+        if end == 0:
+            env.cleanup.append(lambda: acl.mdl.ri_destroy(model))
+    return ret
+
+
+def _group(env, result):
+    """Opens and closes a task group of one memset while env.stream
+    captures: the result of ri_capture_task_grp_begin (result 0) or of
+    ri_capture_task_grp_end (result 1)."""
+    def grouped(e):
+        begin = acl.mdl.ri_capture_task_grp_begin(e.stream)
+        assert acl.rt.memset_async(e.dev, e.size, 1, e.size, e.stream) == 0
+        end = acl.mdl.ri_capture_task_grp_end(e.stream)
+        return (begin, end)[result]
+    return _capturing(env, grouped)
+
+
+def _update_stream(env):
+    """A task group of the model captured from env.stream, and a stream for its update."""
+    group, ret = _group(env, 1)
+    assert ret == 0 and group != 0
+    stream, ret = acl.rt.create_stream()
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.destroy_stream(stream))
+    return group, stream
+
+
+def _update_begin(env):
+    group, stream = _update_stream(env)
+    ret = acl.mdl.ri_capture_task_update_begin(stream, group)
+    if ret == 0:
+        assert acl.rt.memset_async(env.dev, env.size, 2, env.size, stream) == 0
+        acl.mdl.ri_capture_task_update_end(stream)
+    return ret
+
+
+def _update(env):
+    group, stream = _update_stream(env)
+    assert acl.mdl.ri_capture_task_update_begin(stream, group) == 0
+    assert acl.rt.memset_async(env.dev, env.size, 2, env.size, stream) == 0
+    return acl.mdl.ri_capture_task_update_end(stream)
+
+
+def _persistent_stream(env):
+    stream, ret = acl.rt.create_stream_with_config(0, 0x4)  # ACL_STREAM_PERSISTENT
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.destroy_stream(stream))
+    return stream
+
+
+def _building(env):
+    """A model being built, destroyed after the test."""
+    model, ret = acl.mdl.ri_build_begin(0)
+    assert ret == 0 and model != 0
+    env.cleanup.append(lambda: acl.mdl.ri_destroy(model))
+    return model
+
+
+def _bound(env):
+    """(model being built, persistent stream bound to it as its head)."""
+    model, stream = _building(env), _persistent_stream(env)
+    assert acl.mdl.ri_bind_stream(model, stream, 0) == 0  # ACL_MODEL_STREAM_FLAG_HEAD
+    return model, stream
+
+
+def _built(env):
+    """A built model of one memset on a bound stream."""
+    model, stream = _bound(env)
+    assert acl.rt.memset_async(env.dev, env.size, 3, env.size, stream) == 0
+    assert acl.mdl.ri_end_task(model, stream) == 0
+    assert acl.mdl.ri_build_end(model, 0) == 0
+    return model, stream
+
+
+def _exchange_mode(env):
+    result = acl.mdl.ri_capture_thread_exchange_mode(1)
+    if result[-1] == 0:
+        env.cleanup.append(lambda: acl.mdl.ri_capture_thread_exchange_mode(result[0]))
+    return result
+
+
+def _build_end(env):
+    model, stream = _bound(env)
+    assert acl.rt.memset_async(env.dev, env.size, 3, env.size, stream) == 0
+    assert acl.mdl.ri_end_task(model, stream) == 0
+    return acl.mdl.ri_build_end(model, 0)
+
+
+def _json_print(env):
+    with tempfile.TemporaryDirectory() as directory:
+        return acl.mdl.ri_debug_json_print(_captured(env), os.path.join(directory, "model.json"), 0)
 
 
 TOP_LEVEL = [
@@ -304,6 +447,45 @@ RT = [
          (int, RET)),
     Case("get_op_execute_timeout", "aclrtGetOpExecuteTimeout", lambda e: acl.rt.get_op_execute_timeout(),
          (int, RET)),
+    # binaries, functions, argument lists, launches: no device binary here (see the docstring)
+    Case("binary_load_from_file", "aclrtBinaryLoadFromFile",
+         lambda e: acl.rt.binary_load_from_file("/nonexistent/acl-compat/kernel.o", []), (int, RET), FAIL),
+    Case("binary_load_from_data", "aclrtBinaryLoadFromData",
+         lambda e: acl.rt.binary_load_from_data(_junk_ptr(), len(_JUNK), []), (int, RET), FAIL),
+    Case("create_binary", "aclrtCreateBinary", lambda e: _binary(e), int),
+    Case("destroy_binary", "aclrtDestroyBinary",
+         lambda e: acl.rt.destroy_binary(acl.rt.create_binary(_junk_ptr(), len(_JUNK)))),
+    Case("binary_load", "aclrtBinaryLoad", lambda e: acl.rt.binary_load(_binary(e)), (int, RET), FAIL),
+    Case("binary_unload", "aclrtBinaryUnLoad", lambda e: acl.rt.binary_unload(0), expect=FAIL),
+    Case("binary_get_function", "aclrtBinaryGetFunction", lambda e: acl.rt.binary_get_function(0, "kernel"),
+         (int, RET), FAIL),
+    Case("register_cpu_func", "aclrtRegisterCpuFunc", lambda e: acl.rt.register_cpu_func(0, "func", "kernel"),
+         (int, RET), FAIL),
+    Case("get_function_addr", "aclrtGetFunctionAddr", lambda e: acl.rt.get_function_addr(0), (int, int, RET),
+         FAIL),
+    Case("get_function_name", "aclrtGetFunctionName", lambda e: acl.rt.get_function_name(0, 64), (str, RET),
+         FAIL),
+    Case("kernel_args_init", "aclrtKernelArgsInit", lambda e: acl.rt.kernel_args_init(0), (int, RET), FAIL),
+    Case("kernel_args_init_by_user_mem", "aclrtKernelArgsInitByUserMem",
+         lambda e: acl.rt.kernel_args_init_by_user_mem(0, e.host, e.host + 1024, 64), expect=FAIL),
+    Case("kernel_args_get_mem_size", "aclrtKernelArgsGetMemSize", lambda e: acl.rt.kernel_args_get_mem_size(0, 8),
+         (int, RET), FAIL),
+    Case("kernel_args_get_handle_mem_size", "aclrtKernelArgsGetHandleMemSize",
+         lambda e: acl.rt.kernel_args_get_handle_mem_size(0), (int, RET), FAIL),
+    Case("kernel_args_append", "aclrtKernelArgsAppend", lambda e: acl.rt.kernel_args_append(0, e.host, 8),
+         (int, RET), FAIL),
+    Case("kernel_args_append_place_holder", "aclrtKernelArgsAppendPlaceHolder",
+         lambda e: acl.rt.kernel_args_append_place_holder(0), (int, RET), FAIL),
+    Case("kernel_args_get_place_holder_buffer", "aclrtKernelArgsGetPlaceHolderBuffer",
+         lambda e: acl.rt.kernel_args_get_place_holder_buffer(0, 0, 8), (int, RET), FAIL),
+    Case("kernel_args_para_update", "aclrtKernelArgsParaUpdate",
+         lambda e: acl.rt.kernel_args_para_update(0, 0, e.host, 8), expect=FAIL),
+    Case("kernel_args_finalize", "aclrtKernelArgsFinalize", lambda e: acl.rt.kernel_args_finalize(0),
+         expect=FAIL),
+    Case("launch_kernel", "aclrtLaunchKernel", lambda e: acl.rt.launch_kernel(0, 1, e.host, 8, e.stream),
+         expect=FAIL),
+    Case("launch_kernel_with_config", "aclrtLaunchKernelWithConfig",
+         lambda e: acl.rt.launch_kernel_with_config(0, 1, e.stream, [], 0, 0), expect=FAIL),
     # memory
     Case("malloc", "aclrtMalloc", _created(lambda: acl.rt.malloc(64, 0), acl.rt.free), (int, RET)),
     Case("malloc_align32", "aclrtMallocAlign32", _created(lambda: acl.rt.malloc_align32(64, 0), acl.rt.free),
@@ -430,8 +612,39 @@ UTIL = [
     Case("stop_thread", None, lambda e: acl.util.stop_thread(e.start_thread()[0])),
 ]
 
+MDL = [
+    # capture
+    Case("ri_capture_begin", "aclmdlRICaptureBegin", _capture_begin),
+    Case("ri_capture_get_info", "aclmdlRICaptureGetInfo", lambda e: acl.mdl.ri_capture_get_info(e.stream),
+         (int, int, RET)),
+    Case("ri_capture_end", "aclmdlRICaptureEnd", lambda e: (_captured(e), 0), (int, RET)),
+    Case("ri_capture_thread_exchange_mode", "aclmdlRICaptureThreadExchangeMode", _exchange_mode, (int, RET)),
+    Case("ri_capture_task_grp_begin", "aclmdlRICaptureTaskGrpBegin", lambda e: _group(e, 0)),
+    Case("ri_capture_task_grp_end", "aclmdlRICaptureTaskGrpEnd", lambda e: _group(e, 1), (int, RET)),
+    Case("ri_capture_task_update_begin", "aclmdlRICaptureTaskUpdateBegin", _update_begin),
+    Case("ri_capture_task_update_end", "aclmdlRICaptureTaskUpdateEnd", _update, expect=ANY),
+    # built models
+    Case("ri_build_begin", "aclmdlRIBuildBegin", lambda e: (_building(e), 0), (int, RET)),
+    Case("ri_bind_stream", "aclmdlRIBindStream",
+         lambda e: acl.mdl.ri_bind_stream(_building(e), _persistent_stream(e), 0)),
+    Case("ri_end_task", "aclmdlRIEndTask", lambda e: acl.mdl.ri_end_task(*_bound(e))),
+    Case("ri_build_end", "aclmdlRIBuildEnd", _build_end),
+    Case("ri_unbind_stream", "aclmdlRIUnbindStream", lambda e: acl.mdl.ri_unbind_stream(*_built(e))),
+    # running and destroying
+    Case("ri_execute_async", "aclmdlRIExecuteAsync", lambda e: acl.mdl.ri_execute_async(_captured(e), e.stream)),
+    Case("ri_execute", "aclmdlRIExecute", lambda e: acl.mdl.ri_execute(_built(e)[0], -1)),
+    Case("ri_destroy", "aclmdlRIDestroy", lambda e: acl.mdl.ri_destroy(acl.mdl.ri_build_begin(0)[0])),
+    # names, ids, streams, debug output
+    Case("ri_set_name", "aclmdlRISetName", lambda e: acl.mdl.ri_set_name(_building(e), "compat")),
+    Case("ri_get_name", "aclmdlRIGetName", lambda e: acl.mdl.ri_get_name(_building(e), 64), (str, RET)),
+    Case("ri_get_id", "aclmdlRIGetId", lambda e: acl.mdl.ri_get_id(_building(e)), (int, RET)),
+    Case("ri_get_streams", "aclmdlRIGetStreams", lambda e: acl.mdl.ri_get_streams(_built(e)[0]), (list, RET)),
+    Case("ri_debug_print", "aclmdlRIDebugPrint", lambda e: acl.mdl.ri_debug_print(_captured(e))),
+    Case("ri_debug_json_print", "aclmdlRIDebugJsonPrint", _json_print),
+]
+
 MODULES = {"acl": (acl, TOP_LEVEL), "acl.rt": (acl.rt, RT), "acl.util": (acl.util, UTIL),
-           "acl.media": (getattr(acl, "media", None), MEDIA)}
+           "acl.mdl": (getattr(acl, "mdl", None), MDL), "acl.media": (getattr(acl, "media", None), MEDIA)}
 ALL_CASES = [(module, case) for module, (_, cases) in MODULES.items() for case in cases]
 
 

@@ -1,5 +1,5 @@
 """Robustness of the Python layer: every function of acl, acl.rt and acl.util
-called with arguments of the wrong type and with None (pyACL raises), and,
+(and acl.mdl's ri_* model run instance functions) called with arguments of the wrong type and with None (pyACL raises), and,
 as hostile input (marker "hostile"), with negative and huge integers and
 with freed or wrong-kind handles. Each must raise (TypeError, ValueError or
 OverflowError) or return an error code; the interpreter must never die. The sweeps run in a child interpreter so that a crash fails the
@@ -19,11 +19,14 @@ import acl
 ACCEPTED = (TypeError, ValueError, OverflowError)
 
 def functions():
-    for module in (acl, acl.rt, acl.util):
+    mdl = getattr(acl, "mdl", None)
+    for module in (acl, acl.rt, acl.util) + ((mdl,) if mdl else ()):
         for name in sorted(dir(module)):
             fn = getattr(module, name)
             if name.startswith("_") or not callable(fn) or isinstance(fn, type(sys)):
                 continue
+            if module is mdl and not name.startswith("ri_"):
+                continue  # pyACL's offline-model functions are not this suite's
             yield "%s.%s" % (module.__name__, name), fn
 
 def arity(fn):

@@ -1,0 +1,614 @@
+"""acl.cuda: acl-cuda's interop with the CUDA ecosystem (torch, CuPy, DLPack).
+
+Not part of pyACL: acl-cuda's own module, on top of acl/acl_cuda.h. Unlike
+acl and acl.rt it is Pythonic: functions return values and raise
+acl.cuda.Error (with the ACL code in .ret and the library's message) when
+the library refuses. Import it explicitly (``import acl.cuda``); ``import
+acl`` alone stays exactly pyACL.
+
+Handles, both ways (ACL handles are the ints acl.rt uses; 0 as a stream is
+the current context's default stream):
+
+    native_stream(stream) / native_event(event)   the cudaStream_t / cudaEvent_t, as ints
+    torch_stream(stream) / cupy_stream(stream)     a torch.cuda.ExternalStream / cupy.cuda.ExternalStream
+    stream_from_torch(s) / event_from_torch(e)     ACL handles for torch's CUDA stream / event
+    stream_from_cupy(s) / event_from_cupy(e)       ... for CuPy's
+    stream_from_native(ptr) / event_from_native(ptr)
+
+A handle made from a foreign stream or event does not own it: destroy it
+with acl.rt.destroy_stream / destroy_event when done (the CUDA object stays
+alive; it must outlive the handle).
+
+Memory, both ways:
+
+    empty(shape, dtype)                  new ACL device memory as a DeviceBuffer (freed with it)
+    as_array(ptr, shape, dtype, ...)     existing memory (ACL's or not) as a DeviceBuffer
+    data_ptr(obj) -> (ptr, nbytes)       a tensor's / array's memory, for acl.rt.memcpy* and memset*
+
+A DeviceBuffer has __cuda_array_interface__ (version 3, with its stream)
+and __dlpack__ / __dlpack_device__ (DLPack 1.x: the versioned capsule when
+the consumer asks for it, the unversioned one otherwise), so
+torch.from_dlpack, torch.as_tensor, cupy.asarray and numpy.from_dlpack take
+it without a copy. A DLPack tensor made from a buffer keeps the buffer, and
+so its memory, alive until the tensor is gone. On the host backend the same
+calls give CPU tensors (kDLCPU): numpy.from_dlpack works there.
+
+On the cuda backend acl.rt's copies and fills take device memory of any CUDA
+allocator of the process, torch's and CuPy's included (acl/acl_cuda.h).
+"""
+
+import ctypes as _ctypes
+from ctypes import byref as _byref
+from ctypes import c_int32 as _c_int32
+from ctypes import c_int64 as _c_int64
+from ctypes import c_uint8 as _c_uint8
+from ctypes import c_uint16 as _c_uint16
+from ctypes import c_uint32 as _c_uint32
+from ctypes import c_uint64 as _c_uint64
+from ctypes import c_void_p as _c_void_p
+
+from . import _lib
+
+_c = _lib.api
+
+__all__ = [
+    "Error", "DeviceBuffer", "backend", "native_stream", "native_event", "native_device",
+    "stream_device", "stream_from_native", "event_from_native", "torch_stream", "cupy_stream",
+    "stream_from_torch", "event_from_torch", "stream_from_cupy", "event_from_cupy", "empty",
+    "as_array", "data_ptr",
+]
+
+_ACL_EVENT_SYNC = 0x1
+_ACL_MEM_MALLOC_HUGE_FIRST = 0
+_ACL_MEM_LOCATION_TYPE_HOST = 0
+_ACL_MEM_LOCATION_TYPE_DEVICE = 1
+
+# DLPack's device types.
+_KDL_CPU = 1
+_KDL_CUDA = 2
+_KDL_CUDA_HOST = 3
+
+# CUDA's legacy stream, as DLPack and the CUDA Array Interface pass it.
+_CUDA_STREAM_LEGACY = 1
+
+
+class Error(RuntimeError):
+    """A call acl-cuda refused: .ret is the ACL error code, the text its message."""
+
+    def __init__(self, message, ret):
+        super().__init__(message)
+        self.ret = ret
+
+
+def _fail(what, ret):
+    message = _c.aclGetRecentErrMsg()
+    text = message.decode("utf-8", "replace") if message else "%s failed with %d" % (what, ret)
+    raise Error(text, ret)
+
+
+def _require(*names):
+    missing = [name for name in names if not _lib.has(name)]
+    if missing:
+        raise Error("this libascendcl.so lacks %s" % ", ".join(missing), 207000)
+
+
+def _import(name):
+    try:
+        return __import__(name)
+    except ImportError as exc:
+        raise ImportError("acl.cuda: this function needs %s" % name) from exc
+
+
+# ---- handles ----------------------------------------------------------------------
+
+def backend():
+    """"cuda" or "host": the backend libascendcl.so runs on in this process."""
+    return _c.aclcudaGetBackendName().decode()
+
+
+def native_stream(stream=0):
+    """The cudaStream_t behind an ACL stream (0: the default stream), as an int; 0 on the host backend."""
+    out = _c_void_p()
+    ret = _c.aclcudaGetNativeStream(stream, _byref(out))
+    if ret:
+        _fail("aclcudaGetNativeStream", ret)
+    return out.value or 0
+
+
+def native_event(event):
+    """The cudaEvent_t behind an ACL event, as an int; 0 on the host backend."""
+    out = _c_void_p()
+    ret = _c.aclcudaGetNativeEvent(event, _byref(out))
+    if ret:
+        _fail("aclcudaGetNativeEvent", ret)
+    return out.value or 0
+
+
+def native_device(device_id=None):
+    """The CUDA device ordinal of ACL device device_id (None: the current one),
+    as torch.device("cuda", n) takes it; the device index on the host backend."""
+    if device_id is None:
+        current = _c_int32()
+        ret = _c.aclrtGetDevice(_byref(current))
+        if ret:
+            _fail("aclrtGetDevice", ret)
+        device_id = current.value
+    out = _c_int32()
+    ret = _c.aclcudaGetNativeDevice(device_id, _byref(out))
+    if ret:
+        _fail("aclcudaGetNativeDevice", ret)
+    return out.value
+
+
+def stream_device(stream=0):
+    """The ACL device id an ACL stream belongs to (0: the default stream)."""
+    out = _c_int32()
+    ret = _c.aclcudaStreamGetDevice(stream, _byref(out))
+    if ret:
+        _fail("aclcudaStreamGetDevice", ret)
+    return out.value
+
+
+def stream_from_native(native):
+    """A new ACL stream handle for a cudaStream_t (an int; 0 is CUDA's legacy
+    stream) of the current context's device. It does not own the CUDA stream:
+    acl.rt.destroy_stream releases the handle only."""
+    out = _c_void_p()
+    ret = _c.aclcudaStreamFromNative(native or None, _byref(out))
+    if ret:
+        _fail("aclcudaStreamFromNative", ret)
+    return out.value
+
+
+def event_from_native(native):
+    """A new ACL event handle for a cudaEvent_t (an int) of the current
+    context's device. It does not own the CUDA event, and its state is the
+    CUDA event's own: ACL waits follow records made by CUDA code too."""
+    out = _c_void_p()
+    ret = _c.aclcudaEventFromNative(native or None, _byref(out))
+    if ret:
+        _fail("aclcudaEventFromNative", ret)
+    return out.value
+
+
+# ExternalStream objects by (native stream, device): making one costs torch
+# several microseconds. One for a CUDA handle value stays right after the
+# stream is gone: a new stream at the same value is the same to CUDA.
+_EXTERNAL_CACHE_MOST = 256
+_torch_streams = {}
+_cupy_streams = {}
+
+
+def _cached(cache, key, make):
+    value = cache.get(key)
+    if value is None:
+        if len(cache) >= _EXTERNAL_CACHE_MOST:
+            cache.clear()
+        value = cache[key] = make()
+    return value
+
+
+def _native_for_library(stream, library):
+    native = native_stream(stream)
+    if not native:
+        raise Error("the %s backend has no CUDA streams to hand to %s" % (backend(), library), 207000)
+    return native, native_device(stream_device(stream))
+
+
+def torch_stream(stream=0):
+    """A torch.cuda.ExternalStream for an ACL stream (0: the default stream):
+    ``with torch.cuda.stream(acl.cuda.torch_stream(s)):`` runs torch's work on it."""
+    native, device = _native_for_library(stream, "torch")
+    torch = _import("torch")
+    return _cached(_torch_streams, (native, device),
+                   lambda: torch.cuda.ExternalStream(native, device=torch.device("cuda", device)))
+
+
+def cupy_stream(stream=0):
+    """A cupy.cuda.ExternalStream for an ACL stream (0: the default stream)."""
+    native, device = _native_for_library(stream, "CuPy")
+    cupy = _import("cupy")
+    return _cached(_cupy_streams, (native, device),
+                   lambda: cupy.cuda.ExternalStream(native, device_id=device))
+
+
+def stream_from_torch(stream):
+    """A new ACL stream handle for a torch.cuda.Stream (or ExternalStream);
+    acl.rt.destroy_stream releases the handle, not torch's stream."""
+    return stream_from_native(stream.cuda_stream)
+
+
+def event_from_torch(event):
+    """A new ACL event handle for a torch.cuda.Event. torch makes the CUDA
+    event at its first record: record it before asking."""
+    native = event.cuda_event
+    if not native:
+        raise ValueError("acl.cuda.event_from_torch: this torch.cuda.Event has no CUDA event yet "
+                         "(torch makes it at the first record): record it first")
+    return event_from_native(native)
+
+
+def stream_from_cupy(stream):
+    """A new ACL stream handle for a cupy.cuda.Stream (or ExternalStream)."""
+    return stream_from_native(stream.ptr)
+
+
+def event_from_cupy(event):
+    """A new ACL event handle for a cupy.cuda.Event."""
+    return event_from_native(event.ptr)
+
+
+# ---- data types ----------------------------------------------------------------------
+
+# name: (CUDA Array Interface typestr, DLPack type code, bits)
+_DTYPES = {
+    "bool": ("|b1", 6, 8),
+    "int8": ("|i1", 0, 8), "uint8": ("|u1", 1, 8),
+    "int16": ("<i2", 0, 16), "uint16": ("<u2", 1, 16),
+    "int32": ("<i4", 0, 32), "uint32": ("<u4", 1, 32),
+    "int64": ("<i8", 0, 64), "uint64": ("<u8", 1, 64),
+    "float16": ("<f2", 2, 16), "float32": ("<f4", 2, 32), "float64": ("<f8", 2, 64),
+    "bfloat16": (None, 4, 16),
+    "complex64": ("<c8", 5, 64), "complex128": ("<c16", 5, 128),
+}
+_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "short": "int16",
+            "int": "int32", "long": "int64", "cfloat": "complex64", "cdouble": "complex128"}
+
+
+def _dtype_name(dtype):
+    """A dtype's name from a str ("float32", "torch.float32"), a NumPy/CuPy
+    dtype or type, or a torch dtype."""
+    text = dtype if isinstance(dtype, str) else str(dtype)
+    if text.startswith("torch."):
+        name = text[len("torch."):]
+    elif isinstance(dtype, str):
+        name = text
+    else:
+        try:
+            import numpy
+            name = numpy.dtype(dtype).name
+        except Exception:  # not a NumPy dtype either: its own name
+            name = getattr(dtype, "name", text)
+    name = _ALIASES.get(name, name)
+    if name not in _DTYPES:
+        raise TypeError("acl.cuda: unsupported dtype %r (one of %s)" % (dtype, ", ".join(sorted(_DTYPES))))
+    return name
+
+
+def _shape(shape):
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("acl.cuda: negative dimension in shape %r" % (shape,))
+    return shape
+
+
+def _count(shape):
+    count = 1
+    for n in shape:
+        count *= n
+    return count
+
+
+def _contiguous_strides(shape):
+    """Row-major strides, in elements."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+# ---- memory ----------------------------------------------------------------------------
+
+def _where(ptr):
+    """(ACL location type, ACL device id) of a pointer, per aclrtPointerGetAttributes."""
+    attributes = _lib.aclrtPtrAttributes()
+    ret = _c.aclrtPointerGetAttributes(ptr, _byref(attributes))
+    if ret:
+        _fail("aclrtPointerGetAttributes", ret)
+    return attributes.location.type, attributes.location.id
+
+
+class DeviceBuffer:
+    """Memory as a C-contiguous array for other libraries, without copying.
+
+    ptr, nbytes, shape, dtype (a name), itemsize; stream: the ACL stream
+    whose queued work produces the data (None: ready now), used to order
+    consumers after it (DLPack's stream argument, the CUDA Array Interface's
+    "stream"); device: the ACL device id of device memory, else None.
+    Made by acl.cuda.empty (owning new ACL memory, freed when the buffer and
+    every DLPack tensor made from it are gone, or by close()) and
+    acl.cuda.as_array (existing memory, not owned)."""
+
+    __slots__ = ("ptr", "nbytes", "shape", "dtype", "itemsize", "stream", "device", "_dl_device",
+                 "_owned", "_owner", "__weakref__")
+
+    def __init__(self, ptr, shape, dtype, *, stream=None, owner=None, device=None):
+        self.shape = _shape(shape)
+        self.dtype = _dtype_name(dtype)
+        self.itemsize = _DTYPES[self.dtype][2] // 8
+        self.nbytes = _count(self.shape) * self.itemsize
+        self.ptr = int(ptr or 0)
+        self.stream = stream
+        self._owner = owner
+        self._owned = False
+        self.device = None
+        self._dl_device = (_KDL_CPU, 0)
+        if not self.ptr:
+            if self.nbytes:
+                raise ValueError("acl.cuda: a NULL pointer for %d bytes" % self.nbytes)
+            return
+        location, location_id = _where(self.ptr)
+        on_cuda = backend() == "cuda"
+        if location == _ACL_MEM_LOCATION_TYPE_DEVICE:
+            self.device = location_id if device is None else device
+            if on_cuda:
+                self._dl_device = (_KDL_CUDA, native_device(self.device))
+        elif location == _ACL_MEM_LOCATION_TYPE_HOST and on_cuda:
+            self._dl_device = (_KDL_CUDA_HOST, 0)
+
+    def __repr__(self):
+        return "acl.cuda.DeviceBuffer(ptr=0x%x, shape=%r, dtype=%r, device=%r%s)" % (
+            self.ptr, self.shape, self.dtype, self.device, ", owned" if self._owned else "")
+
+    def close(self):
+        """Frees owned memory now (DLPack tensors made from the buffer must be gone)."""
+        if self._owned and self.ptr:
+            ptr, self.ptr, self._owned = self.ptr, 0, False
+            ret = _c.aclrtFree(ptr)
+            if ret:
+                _fail("aclrtFree", ret)
+
+    def __del__(self):
+        try:
+            if self._owned and self.ptr and _c is not None:
+                _c.aclrtFree(self.ptr)
+        except Exception:  # interpreter shutdown: nothing left to free with
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- the CUDA Array Interface (version 3) ----
+
+    @property
+    def __cuda_array_interface__(self):
+        if self._dl_device[0] != _KDL_CUDA:
+            raise AttributeError("__cuda_array_interface__: not device memory of the cuda backend")
+        typestr = _DTYPES[self.dtype][0]
+        if typestr is None:
+            raise AttributeError("__cuda_array_interface__ has no type for %s (use DLPack)" % self.dtype)
+        stream = None
+        if self.stream is not None:
+            stream = native_stream(self.stream) or _CUDA_STREAM_LEGACY
+        return {"shape": self.shape, "typestr": typestr, "data": (self.ptr, False),
+                "strides": None, "version": 3, "stream": stream}
+
+    # ---- DLPack ----
+
+    def __dlpack_device__(self):
+        return self._dl_device
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if dl_device is not None and tuple(dl_device) != tuple(self._dl_device):
+            raise BufferError("acl.cuda: the buffer is on DLPack device %r, not %r (no copies)"
+                              % (self._dl_device, tuple(dl_device)))
+        if copy:
+            raise BufferError("acl.cuda: DeviceBuffer is exported without copying (copy=True)")
+        if self._dl_device[0] in (_KDL_CUDA, _KDL_CUDA_HOST):
+            if stream == 0:
+                raise ValueError("acl.cuda: stream 0 is ambiguous in DLPack (1: legacy, 2: per-thread)")
+            if stream != -1 and self.stream is not None:
+                _order_before(self.stream, _CUDA_STREAM_LEGACY if stream is None else stream)
+        versioned = max_version is not None and tuple(max_version)[0] >= 1
+        return _export(self, versioned)
+
+
+def empty(shape, dtype="float32", *, stream=None):
+    """New device memory of the current context (aclrtMalloc) as a DeviceBuffer
+    that owns it; its contents are undefined."""
+    shape = _shape(shape)
+    name = _dtype_name(dtype)
+    nbytes = _count(shape) * (_DTYPES[name][2] // 8)
+    ptr = _c_void_p()
+    ret = _c.aclrtMalloc(_byref(ptr), max(nbytes, 1), _ACL_MEM_MALLOC_HUGE_FIRST)
+    if ret:
+        _fail("aclrtMalloc", ret)
+    try:
+        buffer = DeviceBuffer(ptr.value, shape, name, stream=stream)
+    except BaseException:
+        _c.aclrtFree(ptr.value)
+        raise
+    buffer._owned = True
+    return buffer
+
+
+def as_array(ptr, shape, dtype, device=None, *, stream=None, owner=None):
+    """Existing memory at ptr (ACL's own, or of any CUDA allocator on the cuda
+    backend) as a DeviceBuffer that does not own it. owner: an object kept
+    alive as long as the buffer (and its DLPack tensors); stream: the ACL
+    stream producing the data (None: ready); device: the ACL device id, by
+    default where the memory lives."""
+    return DeviceBuffer(ptr, shape, dtype, stream=stream, owner=owner, device=device)
+
+
+def data_ptr(obj):
+    """(ptr, nbytes) of a C-contiguous tensor or array: a torch tensor, a CuPy
+    or NumPy array, a DeviceBuffer, or anything with __cuda_array_interface__
+    or __array_interface__. Pass them to acl.rt.memcpy / memcpy_async /
+    memset; keep obj alive while ACL work uses the memory."""
+    if isinstance(obj, DeviceBuffer):
+        return obj.ptr, obj.nbytes
+    if hasattr(obj, "data_ptr") and hasattr(obj, "element_size") and hasattr(obj, "is_contiguous"):
+        if not obj.is_contiguous():
+            raise ValueError("acl.cuda.data_ptr: the tensor is not contiguous (call .contiguous())")
+        return obj.data_ptr(), obj.numel() * obj.element_size()
+    interface = getattr(obj, "__cuda_array_interface__", None)
+    if interface is None:
+        interface = getattr(obj, "__array_interface__", None)
+    if interface is None:
+        raise TypeError("acl.cuda.data_ptr: %s exposes no memory (no tensor, array or array interface)"
+                        % type(obj).__name__)
+    shape = tuple(interface["shape"])
+    itemsize = int(interface["typestr"][2:])
+    strides = interface.get("strides")
+    if strides is not None and tuple(strides) != tuple(s * itemsize for s in _contiguous_strides(shape)) \
+            and _count(shape) > 1:
+        raise ValueError("acl.cuda.data_ptr: the array is not C-contiguous")
+    return int(interface["data"][0] or 0), _count(shape) * itemsize
+
+
+# ---- ordering a consumer's stream after the producer's ---------------------------------
+
+def _order_before(stream, consumer):
+    """Makes later work on the consumer's CUDA stream (a cudaStream_t, 1 or 2
+    for CUDA's legacy and per-thread streams) wait for the work queued so far
+    on ACL stream `stream`: an ACL event recorded on it, waited for by the
+    consumer's stream wrapped as an ACL handle. Where the consumer's stream
+    cannot be wrapped (another device, no current context in this thread),
+    the producer's stream is synchronized instead."""
+    if native_stream(stream) == consumer:
+        return
+    event = _c_void_p()
+    ret = _c.aclrtCreateEventWithFlag(_byref(event), _ACL_EVENT_SYNC)
+    if ret:
+        _fail("aclrtCreateEventWithFlag", ret)
+    try:
+        ret = _c.aclrtRecordEvent(event, stream)
+        if ret:
+            _fail("aclrtRecordEvent", ret)
+        wrapped = _c_void_p()
+        if _c.aclcudaStreamFromNative(consumer, _byref(wrapped)) == 0:
+            try:
+                ret = _c.aclrtStreamWaitEvent(wrapped, event)
+                if ret:
+                    _fail("aclrtStreamWaitEvent", ret)
+            finally:
+                _c.aclrtDestroyStreamForce(wrapped)  # the handle only; CUDA's stream stays
+        else:
+            _c.aclGetRecentErrMsg()  # the refusal's message: not the caller's business
+            ret = _c.aclrtSynchronizeStream(stream)
+            if ret:
+                _fail("aclrtSynchronizeStream", ret)
+    finally:
+        _c.aclrtDestroyEvent(event)  # a queued wait keeps what it needs
+
+
+# ---- DLPack capsules -----------------------------------------------------------------------
+
+class _DLDevice(_ctypes.Structure):
+    _fields_ = [("device_type", _c_int32), ("device_id", _c_int32)]
+
+
+class _DLDataType(_ctypes.Structure):
+    _fields_ = [("code", _c_uint8), ("bits", _c_uint8), ("lanes", _c_uint16)]
+
+
+class _DLTensor(_ctypes.Structure):
+    _fields_ = [("data", _c_void_p), ("device", _DLDevice), ("ndim", _c_int32), ("dtype", _DLDataType),
+                ("shape", _ctypes.POINTER(_c_int64)), ("strides", _ctypes.POINTER(_c_int64)),
+                ("byte_offset", _c_uint64)]
+
+
+class _DLManagedTensor(_ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", _c_void_p), ("deleter", _c_void_p)]
+
+
+class _DLPackVersion(_ctypes.Structure):
+    _fields_ = [("major", _c_uint32), ("minor", _c_uint32)]
+
+
+class _DLManagedTensorVersioned(_ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", _c_void_p), ("deleter", _c_void_p),
+                ("flags", _c_uint64), ("dl_tensor", _DLTensor)]
+
+
+_DLPACK_VERSION = (1, 0)
+_NAME_VERSIONED = b"dltensor_versioned"
+_NAME_UNVERSIONED = b"dltensor"
+
+# What each exported managed tensor keeps alive, by its address: the ctypes
+# structures the consumer reads and the buffer (and so its memory). The
+# entry goes when the consumer calls the deleter, or when a capsule nobody
+# consumed is destroyed.
+_exported = {}
+
+
+def _release(address):
+    _exported.pop(address, None)
+
+
+_DELETER_TYPE = _ctypes.CFUNCTYPE(None, _c_void_p)
+_deleter = _DELETER_TYPE(_release)
+_DELETER_ADDRESS = _ctypes.cast(_deleter, _c_void_p).value
+
+# Python's capsule functions, as function objects of our own (the shared
+# ctypes.pythonapi attributes may be configured otherwise by others).
+_capsule_new = _ctypes.PYFUNCTYPE(_ctypes.py_object, _c_void_p, _ctypes.c_char_p, _c_void_p)(
+    ("PyCapsule_New", _ctypes.pythonapi))
+_capsule_is_valid = _ctypes.PYFUNCTYPE(_ctypes.c_int, _c_void_p, _ctypes.c_char_p)(
+    ("PyCapsule_IsValid", _ctypes.pythonapi))
+_capsule_pointer = _ctypes.PYFUNCTYPE(_c_void_p, _c_void_p, _ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _ctypes.pythonapi))
+
+
+def _capsule_destroyed(capsule):
+    """A capsule's destructor: a consumer renames the capsule it consumes
+    ("used_..."), so one still under our name was never consumed and its
+    tensor is released here."""
+    for name in (_NAME_VERSIONED, _NAME_UNVERSIONED):
+        if _capsule_is_valid(capsule, name):
+            _release(_capsule_pointer(capsule, name))
+            return
+
+
+_DESTRUCTOR_TYPE = _ctypes.CFUNCTYPE(None, _c_void_p)
+_destructor = _DESTRUCTOR_TYPE(_capsule_destroyed)
+_DESTRUCTOR_ADDRESS = _ctypes.cast(_destructor, _c_void_p).value
+
+
+def _export(buffer, versioned):
+    ndim = len(buffer.shape)
+    shape = (_c_int64 * max(ndim, 1))(*buffer.shape)
+    strides = (_c_int64 * max(ndim, 1))(*_contiguous_strides(buffer.shape))
+    managed = _DLManagedTensorVersioned() if versioned else _DLManagedTensor()
+    tensor = managed.dl_tensor
+    tensor.data = buffer.ptr or None
+    tensor.device = _DLDevice(*buffer._dl_device)
+    tensor.ndim = ndim
+    _, code, bits = _DTYPES[buffer.dtype]
+    tensor.dtype = _DLDataType(code, bits, 1)
+    tensor.shape = _ctypes.cast(shape, _ctypes.POINTER(_c_int64))
+    tensor.strides = _ctypes.cast(strides, _ctypes.POINTER(_c_int64))
+    tensor.byte_offset = 0
+    managed.deleter = _DELETER_ADDRESS
+    if versioned:
+        managed.version = _DLPackVersion(*_DLPACK_VERSION)
+        managed.flags = 0
+    address = _ctypes.addressof(managed)
+    _exported[address] = (managed, shape, strides, buffer)
+    try:
+        return _capsule_new(address, _NAME_VERSIONED if versioned else _NAME_UNVERSIONED,
+                            _DESTRUCTOR_ADDRESS)
+    except BaseException:
+        _release(address)
+        raise
+
+
+def _exported_count():
+    """How many exported DLPack tensors are still alive (for tests)."""
+    return len(_exported)
+
+
+def _check_library():
+    _require("aclcudaGetBackendName", "aclcudaGetNativeStream", "aclcudaGetNativeEvent",
+             "aclcudaStreamFromNative", "aclcudaEventFromNative", "aclcudaGetNativeDevice",
+             "aclcudaStreamGetDevice")
+
+
+_check_library()

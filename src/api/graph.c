@@ -1,0 +1,310 @@
+/* Model run instances (aclmdlRI, acl_rt.h): stream capture, models built
+ * from persistent streams, their execution and inspection. */
+#include "api/api.h"
+#include "core/current.h"
+#include "core/graph.h"
+
+/* A stream ACL requires (no NULL: the default stream cannot take part). */
+static aclError explicit_stream(const char *api, aclrtStream stream, acl_stream **s)
+{
+    if (!stream)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "stream is NULL");
+    return stream_get(api, stream, s);
+}
+
+ACL_EXPORT aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = capture_begin(__func__, s, mode);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,
+                                           aclmdlRI *modelRI)
+{
+    if (!status)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = capture_info(__func__, s, status, modelRI);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
+{
+    if (!modelRI)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = capture_end(__func__, s, modelRI);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
+{
+    if (!mode)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "mode is NULL");
+    if (*mode != ACL_MODEL_RI_CAPTURE_MODE_GLOBAL &&
+        *mode != ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL &&
+        *mode != ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown capture mode %d", (int)*mode);
+    *mode = capture_exchange_mode(*mode);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = capture_group_begin(__func__, s);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
+{
+    if (!handle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = capture_group_end(__func__, s, handle);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = capture_update_begin(__func__, s, handle);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    err = capture_update_end(__func__, s);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
+{
+    if (!modelRI)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
+    if (flag != 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flag 0x%x: must be 0", flag);
+    return model_build_begin(__func__, modelRI);
+}
+
+/* A model and an explicit stream, both borrowed. */
+static aclError model_and_stream(const char *api, aclmdlRI modelRI, aclrtStream stream,
+                                 acl_model **m, acl_stream **s)
+{
+    aclError err = model_get(api, modelRI, m);
+    if (err)
+        return err;
+    if ((err = explicit_stream(api, stream, s)))
+        model_put(*m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag)
+{
+    acl_model *m;
+    acl_stream *s;
+    aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
+    if (err)
+        return err;
+    err = model_bind(__func__, m, s, flag);
+    stream_put(s);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream)
+{
+    acl_model *m;
+    acl_stream *s;
+    aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
+    if (err)
+        return err;
+    err = model_end_task(__func__, m, s);
+    stream_put(s);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
+{
+    (void)reserve; /* ACL: fixed NULL */
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_build_end(__func__, m);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
+{
+    acl_model *m;
+    acl_stream *s;
+    aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
+    if (err)
+        return err;
+    err = model_unbind(__func__, m, s);
+    stream_put(s);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    acl_stream *s;
+    if (!(err = current_stream_get(__func__, stream, &s))) {
+        err = model_execute_async(__func__, m, s);
+        stream_put(s);
+    }
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)
+{
+    if (timeout < -1 || timeout == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeout %d ms: -1 (forever) or more than 0",
+                         (int)timeout);
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_execute(__func__, m, timeout);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
+{
+    return model_destroy(__func__, modelRI);
+}
+
+ACL_EXPORT aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func,
+                                                    void *userData)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_destroy_callback(__func__, m, func, userData, true);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_destroy_callback(__func__, m, func, NULL, false);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRISetName(aclmdlRI modelRI, const char *name)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_set_name(__func__, m, name);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *name)
+{
+    if (!name)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "name is NULL");
+    if (maxLen == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "maxLen is 0");
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    model_get_name(m, name, maxLen);
+    model_put(m);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId)
+{
+    if (!modelRIId)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "modelRIId is NULL");
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    *modelRIId = model_id(m);
+    model_put(m);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclmdlRIDebugPrint(aclmdlRI modelRI)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_debug_print(__func__, m);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_debug_json(__func__, m, path, flags);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_streams(__func__, m, streams, numStreams);
+    model_put(m);
+    return err;
+}

@@ -1,0 +1,1515 @@
+/* Model run instances: capture, build, execution (graph.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/current.h"
+#include "core/errors.h"
+#include "core/event.h"
+#include "core/graph.h"
+#include "core/lifecycle.h"
+#include "util/fork.h"
+#include "util/log.h"
+
+enum {
+    MODEL_NAME_MAX = 512, /* ACL: longer names are cut */
+    MAX_NODE_KINDS = 4096,
+};
+
+typedef enum model_state {
+    MODEL_CAPTURING, /* being filled by a capture */
+    MODEL_BUILDING,  /* aclmdlRIBuildBegin .. BuildEnd */
+    MODEL_READY,     /* has a graph */
+    MODEL_BROKEN,    /* its capture or build was abandoned */
+} model_state;
+
+typedef struct destroy_callback {
+    aclrtCallback fn;
+    void *user_data;
+} destroy_callback;
+
+struct acl_model {
+    object obj;
+    uint32_t id;
+    int32_t phys, device;
+    pthread_mutex_t lock; /* everything below */
+    model_state state;
+    capture *cap; /* while capturing or building: a reference */
+    backend_graph *graph;
+    char name[MODEL_NAME_MAX + 1];
+    /* Built models: the streams bound to it, held; the first is where
+     * aclmdlRIExecute runs it. */
+    acl_stream **bound;
+    size_t nbound, bound_cap;
+    /* Every stream that took part, for aclmdlRIGetStreams. */
+    aclrtStream *members;
+    size_t nmembers, member_cap;
+    acl_task_group **groups;
+    size_t ngroups, group_cap;
+    destroy_callback *callbacks;
+    size_t ncallbacks, callback_cap;
+    acl_model *next_built; /* in built_models, under registry_lock */
+};
+
+struct acl_task_group {
+    object obj;
+    acl_model *model; /* a counted reference */
+    uint64_t *nodes;
+    task_kind *kinds;
+    size_t count;
+};
+
+struct capture {
+    atomic_int refs; /* the registry's while active, and lookups' */
+    uint64_t id;
+    acl_model *model;   /* the model it fills (held); NULL for a task update */
+    acl_stream *origin; /* where it began: streams[0] */
+    aclmdlRICaptureMode mode;
+    pthread_t thread;
+    bool building;           /* aclmdlRIBuildBegin: streams bound one by one */
+    acl_task_group *update;  /* aclmdlRICaptureTaskUpdateBegin: held */
+    atomic_bool invalidated; /* work after it is refused; the end discards */
+    atomic_bool tracking;    /* nodes are noted (a task group is open, or an update) */
+    pthread_mutex_t lock;    /* what follows */
+    bool finished;
+    char why[192];        /* why it was invalidated */
+    acl_stream **streams; /* every stream in it, held; origin first */
+    bool *ended;          /* aclmdlRIEndTask seen, per stream */
+    size_t nstreams, stream_cap;
+    acl_stream *group_stream; /* whose task group is open */
+    uint64_t *nodes;
+    task_kind *kinds;
+    size_t nnodes, node_cap;
+    capture *next; /* in the registry */
+};
+
+/* Active captures, and models bound to streams. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static capture *captures;
+static atomic_int capture_count;
+static uint64_t next_capture_id = 1; /* under registry_lock */
+static acl_model *built_models;
+static atomic_uint next_model_id;
+
+/* The calling thread's capture mode (aclmdlRICaptureThreadExchangeMode). */
+static _Thread_local aclmdlRICaptureMode thread_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+
+static const char *mode_name(aclmdlRICaptureMode mode)
+{
+    switch (mode) {
+    case ACL_MODEL_RI_CAPTURE_MODE_GLOBAL:
+        return "global";
+    case ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL:
+        return "thread-local";
+    case ACL_MODEL_RI_CAPTURE_MODE_RELAXED:
+        return "relaxed";
+    }
+    return "unknown";
+}
+
+static aclError require_graphs(const char *api)
+{
+    if (backend()->graph)
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "the %s backend cannot capture streams (no graph operations)",
+                     backend()->name);
+}
+
+/* ---- captures ---------------------------------------------------------------------- */
+
+static void capture_unref(capture *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1) != 1)
+        return;
+    if (c->update)
+        object_release(&c->update->obj);
+    if (c->model)
+        object_release(&c->model->obj);
+    free(c->streams);
+    free(c->ended);
+    free(c->nodes);
+    free(c->kinds);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* The active capture with this id, with a reference, or NULL. */
+static capture *capture_find(uint64_t id)
+{
+    capture *found = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (capture *c = captures; c; c = c->next) {
+        if (c->id == id) {
+            found = c;
+            atomic_fetch_add(&found->refs, 1);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
+
+bool capture_event_busy(uint64_t capture_id)
+{
+    capture *c = capture_find(capture_id);
+    if (c)
+        capture_unref(c);
+    return c != NULL;
+}
+
+static void capture_invalidate(capture *c, const char *fmt, const char *what)
+{
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load(&c->invalidated)) {
+        snprintf(c->why, sizeof c->why, fmt, what);
+        atomic_store(&c->invalidated, true);
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Adds s to c (held), with c->lock held. */
+static aclError capture_add_stream(capture *c, acl_stream *s)
+{
+    if (c->nstreams == c->stream_cap) {
+        size_t cap = c->stream_cap ? 2 * c->stream_cap : 4;
+        acl_stream **streams = realloc(c->streams, cap * sizeof *streams);
+        if (!streams)
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        c->streams = streams;
+        bool *ended = realloc(c->ended, cap * sizeof *ended);
+        if (!ended)
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        c->ended = ended;
+        c->stream_cap = cap;
+    }
+    if (!stream_hold(s))
+        return ACL_ERROR_INVALID_PARAM;
+    c->ended[c->nstreams] = false;
+    c->streams[c->nstreams++] = s;
+    atomic_store_explicit(&s->capture, c, memory_order_release);
+    return ACL_SUCCESS;
+}
+
+/* A new capture of origin, registered, holding origin (not yet marked
+ * capturing: the caller starts the backend's capture first). */
+static aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode,
+                            capture **out)
+{
+    capture *c = calloc(1, sizeof *c);
+    if (!c)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    atomic_init(&c->refs, 1);
+    c->origin = origin;
+    c->mode = mode;
+    c->thread = pthread_self();
+    pthread_mutex_init(&c->lock, NULL);
+    if (m && !object_hold(&m->obj)) {
+        free(c);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    c->model = m;
+    *out = c;
+    return ACL_SUCCESS;
+}
+
+static void capture_register(capture *c)
+{
+    pthread_mutex_lock(&registry_lock);
+    c->id = next_capture_id++;
+    c->next = captures;
+    captures = c;
+    atomic_fetch_add(&capture_count, 1);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* Ends c's bookkeeping once the backend's capture is over: its streams
+ * are no longer capturing, and it leaves the registry. True for the one
+ * caller that finished it. */
+static bool capture_finish(capture *c)
+{
+    pthread_mutex_lock(&c->lock);
+    bool first = !c->finished;
+    c->finished = true;
+    pthread_mutex_unlock(&c->lock);
+    if (!first)
+        return false;
+    pthread_mutex_lock(&registry_lock);
+    for (capture **p = &captures; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            atomic_fetch_sub(&capture_count, 1);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    for (size_t i = 0; i < c->nstreams; i++) {
+        atomic_store_explicit(&c->streams[i]->capture, NULL, memory_order_release);
+        stream_release(c->streams[i]);
+    }
+    c->nstreams = 0;
+    return true;
+}
+
+/* Notes the node work on s became, for an open task group or an update. */
+static void capture_note_node(capture *c, acl_stream *s, task_kind kind)
+{
+    if (!atomic_load_explicit(&c->tracking, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&c->lock);
+    if ((c->update || c->group_stream == s) && c->nnodes < MAX_NODE_KINDS) {
+        uint64_t node;
+        if (c->nnodes == c->node_cap) {
+            size_t cap = c->node_cap ? 2 * c->node_cap : 16;
+            uint64_t *nodes = realloc(c->nodes, cap * sizeof *nodes);
+            task_kind *kinds = nodes ? realloc(c->kinds, cap * sizeof *kinds) : NULL;
+            if (nodes)
+                c->nodes = nodes;
+            if (kinds) {
+                c->kinds = kinds;
+                c->node_cap = cap;
+            }
+        }
+        if (c->nnodes < c->node_cap &&
+            backend()->graph->capture_last_node(stream_backend(s), &node) == ACL_SUCCESS) {
+            c->nodes[c->nnodes] = node;
+            c->kinds[c->nnodes] = kind;
+            c->nnodes++;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+static bool stream_ended_in(capture *c, acl_stream *s)
+{
+    bool ended = false;
+    pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < c->nstreams; i++)
+        if (c->streams[i] == s)
+            ended = c->ended[i];
+    pthread_mutex_unlock(&c->lock);
+    return ended;
+}
+
+aclError capture_submit(const char *api, capture *cap, acl_stream *s, const task *t)
+{
+    if (atomic_load_explicit(&cap->invalidated, memory_order_acquire)) {
+        if (!api)
+            return ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED;
+        pthread_mutex_lock(&cap->lock);
+        char why[sizeof cap->why];
+        memcpy(why, cap->why, sizeof why);
+        pthread_mutex_unlock(&cap->lock);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                         "stream %d belongs to a capture that was invalidated (%s): %s is "
+                         "refused; end the capture",
+                         (int)s->id, why, stream_task_name(t->kind));
+    }
+    if (cap->building && stream_ended_in(cap, s)) {
+        if (!api)
+            return ACL_ERROR_RT_STREAM_MODEL;
+        return acl_raise(api, ACL_ERROR_RT_STREAM_MODEL,
+                         "aclmdlRIEndTask closed stream %d's tasks in model %u: %s is refused",
+                         (int)s->id, (unsigned)cap->model->id, stream_task_name(t->kind));
+    }
+    aclError err = stream_dispatch(s, t);
+    if (err) {
+        /* As CUDA does: a capture that could not record some work would
+         * replay without it. */
+        capture_invalidate(cap, "recording %s failed", stream_task_name(t->kind));
+        return stream_submit_failed(api, s, t, err);
+    }
+    capture_note_node(cap, s, t->kind);
+    return ACL_SUCCESS;
+}
+
+aclError capture_keep(acl_stream *s, void *ptr, void (*release)(void *))
+{
+    return backend()->graph->capture_keep(stream_backend(s), ptr, release);
+}
+
+/* ---- what captures forbid ------------------------------------------------------------ */
+
+aclError capture_check_unsafe(const char *api, const char *what)
+{
+    if (__builtin_expect(atomic_load_explicit(&capture_count, memory_order_acquire) == 0, 1))
+        return ACL_SUCCESS;
+    aclmdlRICaptureMode mine = thread_mode;
+    if (mine == ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
+        return ACL_SUCCESS;
+    /* CUDA's rules, which ACL's documentation states: a thread may not call
+     * unsafe functions while it runs a capture of its own that is not
+     * relaxed, nor, unless its own mode is thread-local, while any other
+     * thread runs a global one. */
+    pthread_t self = pthread_self();
+    int32_t stream_id = -1;
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    pthread_mutex_lock(&registry_lock);
+    for (capture *c = captures; c; c = c->next) {
+        if (c->mode == ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
+            continue;
+        bool forbids =
+            pthread_equal(c->thread, self) || (mine == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL &&
+                                               c->mode == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
+        if (!forbids)
+            continue;
+        capture_invalidate(c, "%s was called while it was captured", what);
+        stream_id = c->origin->id;
+        mode = c->mode;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (stream_id < 0)
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                     "%s is not allowed while stream %d is captured in %s mode, which "
+                     "invalidates that capture (aclmdlRICaptureThreadExchangeMode can make this "
+                     "thread relaxed)",
+                     what, (int)stream_id, mode_name(mode));
+}
+
+aclError capture_check_pageable(const char *api, acl_stream *s, const char *what)
+{
+    aclError err = capture_check_unsafe(api, what);
+    if (err)
+        return err;
+    capture *c = stream_capture(s);
+    if (!c)
+        return ACL_SUCCESS;
+    capture_invalidate(c, "%s was queued on it", what);
+    return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                     "stream %d is being captured: %s cannot be recorded (use page-locked memory "
+                     "from aclrtMallocHost); the capture is invalidated",
+                     (int)s->id, what);
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id)
+{
+    capture *c = stream_capture(s);
+    aclError err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
+    if (!err)
+        *capture_id = c ? c->id : 0;
+    return err;
+}
+
+aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id)
+{
+    task wait = {.kind = TASK_WAIT, .u.event = event_backend(e)};
+    capture *mine = stream_capture(s);
+    capture *theirs = capture_id ? capture_find(capture_id) : NULL;
+    aclError err;
+    if (!theirs) {
+        if (capture_id)
+            return ACL_SUCCESS; /* its record belongs to a model: nothing to wait for here */
+        if (!mine)
+            return stream_submit(api, s, &wait);
+        /* A dependency on work outside the capture cannot be replayed. */
+        capture_invalidate(mine, "it waited for event %s, recorded outside the capture", "");
+        return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                         "stream %d is being captured and event %u was recorded outside the "
+                         "capture: a model cannot wait for work outside it (the capture is "
+                         "invalidated)",
+                         (int)s->id, e->id);
+    }
+    if (mine == theirs) {
+        err = stream_submit(api, s, &wait);
+    } else if (mine) {
+        capture_invalidate(mine, "it waited for an event of another capture%s", "");
+        err = acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                        "event %u was recorded in another capture than stream %d's: captures "
+                        "cannot depend on each other (stream %d's capture is invalidated)",
+                        e->id, (int)s->id, (int)s->id);
+    } else if (theirs->update || atomic_load(&theirs->invalidated)) {
+        err = acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                        "event %u belongs to a task update or an invalidated capture: stream %d "
+                        "cannot join it",
+                        e->id, (int)s->id);
+    } else {
+        /* s joins the capture that recorded the event (ACL's cross-stream
+         * capture): from now on its work is recorded there. */
+        pthread_mutex_lock(&theirs->lock);
+        err = theirs->finished ? ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
+                               : capture_add_stream(theirs, s);
+        pthread_mutex_unlock(&theirs->lock);
+        if (err)
+            err = acl_raise(api, err, "stream %d could not join the capture of event %u: %s",
+                            (int)s->id, e->id, acl_error_text(err));
+        else
+            err = stream_submit(api, s, &wait);
+    }
+    capture_unref(theirs);
+    return err;
+}
+
+/* `to` waits for `from`'s work so far, through a backend event of our own
+ * (used to fork a bound stream off a build and join it back). */
+static aclError link_streams(const char *api, acl_stream *from, acl_stream *to)
+{
+    const backend_event_ops *ev = backend()->event;
+    backend_event *e = calloc(1, ev->size);
+    if (!e)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    aclError err = ev->create(e, from->ctx->phys, false);
+    if (err) {
+        free(e);
+        return acl_raise(api, err, "creating an event failed: %s", acl_error_text(err));
+    }
+    err = stream_submit(api, from, &(task){.kind = TASK_RECORD, .u.event = e});
+    if (!err)
+        err = stream_submit(api, to, &(task){.kind = TASK_WAIT, .u.event = e});
+    ev->destroy(e);
+    free(e);
+    return err;
+}
+
+/* ---- models ---------------------------------------------------------------------------- */
+
+static void model_free(object *o)
+{
+    acl_model *m = (acl_model *)o;
+    if (m->graph)
+        backend()->graph->destroy(m->graph); /* deferred while it runs */
+    for (size_t i = 0; i < m->nbound; i++)
+        stream_release(m->bound[i]);
+    free(m->bound);
+    free(m->members);
+    free(m->groups);
+    free(m->callbacks);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+/* A published model, borrowed by the caller. Bare codes. */
+static aclError model_new(int32_t phys, int32_t device, model_state state, acl_model **out)
+{
+    acl_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    m->id = atomic_fetch_add(&next_model_id, 1);
+    m->phys = phys;
+    m->device = device;
+    m->state = state;
+    pthread_mutex_init(&m->lock, NULL);
+    aclError err = handle_publish(&m->obj, HANDLE_MODEL, model_free);
+    if (err) {
+        model_free(&m->obj);
+        return err;
+    }
+    borrow_begin();
+    *out = m;
+    return ACL_SUCCESS;
+}
+
+static void model_add_member(acl_model *m, acl_stream *s)
+{
+    aclrtStream h = handle_of(&s->obj);
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->nmembers; i++) {
+        if (m->members[i] == h) {
+            pthread_mutex_unlock(&m->lock);
+            return;
+        }
+    }
+    if (m->nmembers == m->member_cap) {
+        size_t cap = m->member_cap ? 2 * m->member_cap : 4;
+        aclrtStream *grown = realloc(m->members, cap * sizeof *grown);
+        if (grown) {
+            m->members = grown;
+            m->member_cap = cap;
+        }
+    }
+    if (m->nmembers < m->member_cap)
+        m->members[m->nmembers++] = h;
+    pthread_mutex_unlock(&m->lock);
+}
+
+aclError model_get(const char *api, aclmdlRI handle, acl_model **out)
+{
+    if (!handle)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
+    *out = (acl_model *)handle_get(handle, HANDLE_MODEL);
+    if (*out)
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live model run instance%s", handle,
+                     handle_kind_of(handle) ? " (it is another kind of handle)" : "");
+}
+
+void model_put(acl_model *m)
+{
+    object_put(&m->obj);
+}
+
+uint32_t model_id(const acl_model *m)
+{
+    return m->id;
+}
+
+/* Ends a capture or build whose model will not be kept: the backend stops
+ * recording and forgets what it recorded. The caller holds a reference. */
+static void capture_abandon(capture *c)
+{
+    pthread_mutex_lock(&c->lock);
+    bool finished = c->finished;
+    pthread_mutex_unlock(&c->lock);
+    if (finished)
+        return;
+    backend_graph *g = NULL;
+    (void)backend()->graph->capture_end(stream_backend(c->origin), true, &g);
+    if (g)
+        backend()->graph->destroy(g);
+    if (!capture_finish(c))
+        return;
+    capture_unref(c); /* the registry's */
+    acl_model *m = c->model;
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->lock);
+    bool had = m->cap == c;
+    if (had) {
+        m->cap = NULL;
+        m->state = MODEL_BROKEN;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (had)
+        capture_unref(c); /* the model's */
+}
+
+/* Makes the model of a finished capture ready, or breaks it. */
+static void model_settle(acl_model *m, capture *c, backend_graph *g)
+{
+    pthread_mutex_lock(&m->lock);
+    if (m->cap == c) {
+        m->cap = NULL;
+        m->graph = g;
+        m->state = g ? MODEL_READY : MODEL_BROKEN;
+        g = NULL;
+        capture_unref(c);
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (g)
+        backend()->graph->destroy(g);
+}
+
+aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode)
+{
+    aclError err = require_graphs(api);
+    if (err)
+        return err;
+    if (mode != ACL_MODEL_RI_CAPTURE_MODE_GLOBAL &&
+        mode != ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL && mode != ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "unknown capture mode %d", (int)mode);
+    if (s == s->ctx->default_stream)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the default stream cannot be captured (ACL forbids using it during a "
+                         "capture); create a stream");
+    if (stream_capture(s))
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURED, "stream %d is already being captured",
+                         (int)s->id);
+    acl_model *m;
+    if ((err = model_new(s->ctx->phys, s->ctx->device, MODEL_CAPTURING, &m)))
+        return acl_raise(api, err, "out of host memory");
+    capture *c = NULL;
+    err = capture_new(s, m, mode, &c);
+    if (!err)
+        err = backend()->graph->capture_begin(stream_backend(s));
+    if (!err) {
+        pthread_mutex_lock(&c->lock);
+        err = capture_add_stream(c, s);
+        pthread_mutex_unlock(&c->lock);
+        if (err) {
+            backend_graph *g = NULL;
+            (void)backend()->graph->capture_end(stream_backend(s), true, &g);
+        }
+    }
+    if (err) {
+        if (c)
+            capture_unref(c);
+        (void)object_take(&m->obj);
+        model_put(m);
+        return acl_raise(api, err, "starting the capture of stream %d failed: %s", (int)s->id,
+                         acl_error_text(err));
+    }
+    atomic_fetch_add(&c->refs, 1); /* the model's */
+    pthread_mutex_lock(&m->lock);
+    m->cap = c;
+    pthread_mutex_unlock(&m->lock);
+    model_add_member(m, s);
+    capture_register(c);
+    model_put(m);
+    return ACL_SUCCESS;
+}
+
+aclError capture_end(const char *api, acl_stream *s, aclmdlRI *out)
+{
+    capture *c = stream_capture(s);
+    if (!c)
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
+                         (int)s->id);
+    if (c->origin != s || c->building || c->update)
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
+                         "stream %d %s; the capture began on stream %d", (int)s->id,
+                         c->building ? "is bound to a model being built (aclmdlRIBuildEnd ends "
+                                       "it)"
+                         : c->update ? "is recording a task update (aclmdlRICaptureTaskUpdateEnd "
+                                       "ends it)"
+                                     : "joined a capture",
+                         (int)c->origin->id);
+    if (c->mode != ACL_MODEL_RI_CAPTURE_MODE_RELAXED && !pthread_equal(c->thread, pthread_self()))
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD,
+                         "the capture of stream %d began in %s mode on another thread: it must "
+                         "end there",
+                         (int)s->id, mode_name(c->mode));
+    atomic_fetch_add(&c->refs, 1);
+    bool invalidated = atomic_load(&c->invalidated);
+    for (size_t i = 0; i < c->nstreams && !invalidated; i++)
+        model_add_member(c->model, c->streams[i]);
+    backend_graph *g = NULL;
+    aclError err = backend()->graph->capture_end(stream_backend(s), invalidated, &g);
+    acl_model *m = c->model;
+    bool mine = capture_finish(c);
+    if (mine)
+        capture_unref(c); /* the registry's */
+    if (!mine) {
+        if (g)
+            backend()->graph->destroy(g);
+        capture_unref(c);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                         "the capture of stream %d ended meanwhile", (int)s->id);
+    }
+    char why[sizeof c->why];
+    memcpy(why, c->why, sizeof why);
+    if (invalidated || err) {
+        model_settle(m, c, NULL);
+        if (g)
+            backend()->graph->destroy(g);
+        /* The model goes: nothing it could replay was kept. */
+        (void)object_take(&m->obj);
+        capture_unref(c);
+        if (out)
+            *out = NULL;
+        if (invalidated)
+            return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                             "the capture of stream %d was invalidated (%s); nothing was kept",
+                             (int)s->id, why);
+        if (err == ACL_ERROR_RT_STREAM_UNJOINED)
+            return acl_raise(api, err,
+                             "a stream that joined the capture of stream %d was not waited for "
+                             "by it before the end (record an event on it and wait for that "
+                             "event on stream %d); nothing was kept",
+                             (int)s->id, (int)s->id);
+        return acl_raise(api, err, "ending the capture of stream %d failed: %s", (int)s->id,
+                         acl_error_text(err));
+    }
+    model_settle(m, c, g);
+    *out = handle_of(&m->obj);
+    capture_unref(c);
+    return ACL_SUCCESS;
+}
+
+aclError capture_info(const char *api, acl_stream *s, aclmdlRICaptureStatus *status,
+                      aclmdlRI *model)
+{
+    (void)api;
+    capture *c = stream_capture(s);
+    if (!c || c->update) {
+        *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+        return ACL_SUCCESS;
+    }
+    *status = atomic_load(&c->invalidated) ? ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED
+                                           : ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
+    if (model && c->model)
+        *model = handle_of(&c->model->obj);
+    return ACL_SUCCESS;
+}
+
+aclmdlRICaptureMode capture_exchange_mode(aclmdlRICaptureMode mode)
+{
+    aclmdlRICaptureMode old = thread_mode;
+    thread_mode = mode;
+    return old;
+}
+
+/* ---- task groups and their update --------------------------------------------------- */
+
+static void group_free(object *o)
+{
+    acl_task_group *g = (acl_task_group *)o;
+    object_release(&g->model->obj);
+    free(g->nodes);
+    free(g->kinds);
+    free(g);
+}
+
+aclError capture_group_begin(const char *api, acl_stream *s)
+{
+    capture *c = stream_capture(s);
+    if (!c || c->update)
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
+                         (int)s->id);
+    pthread_mutex_lock(&c->lock);
+    aclError err = ACL_SUCCESS;
+    if (c->group_stream)
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "a task group is already open on stream %d of this capture",
+                        (int)c->group_stream->id);
+    else {
+        c->group_stream = s;
+        c->nnodes = 0;
+        atomic_store(&c->tracking, true);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
+aclError capture_group_end(const char *api, acl_stream *s, aclrtTaskGrp *out)
+{
+    capture *c = stream_capture(s);
+    if (!c || c->update)
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
+                         (int)s->id);
+    acl_task_group *g = calloc(1, sizeof *g);
+    if (!g)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    pthread_mutex_lock(&c->lock);
+    aclError err = ACL_SUCCESS;
+    if (c->group_stream != s)
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "no task group is open on stream %d (aclmdlRICaptureTaskGrpBegin)",
+                        (int)s->id);
+    else if (!object_hold(&c->model->obj))
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "the model is being destroyed");
+    if (!err) {
+        g->model = c->model;
+        g->nodes = c->nodes;
+        g->kinds = c->kinds;
+        g->count = c->nnodes;
+        c->nodes = NULL;
+        c->kinds = NULL;
+        c->nnodes = c->node_cap = 0;
+        c->group_stream = NULL;
+        atomic_store(&c->tracking, false);
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (err) {
+        free(g);
+        return err;
+    }
+    if ((err = handle_publish(&g->obj, HANDLE_TASK_GROUP, group_free))) {
+        group_free(&g->obj);
+        return acl_raise(api, err, "out of host memory for the handle table");
+    }
+    acl_model *m = g->model;
+    pthread_mutex_lock(&m->lock);
+    if (m->ngroups == m->group_cap) {
+        size_t cap = m->group_cap ? 2 * m->group_cap : 4;
+        acl_task_group **grown = realloc(m->groups, cap * sizeof *grown);
+        if (grown) {
+            m->groups = grown;
+            m->group_cap = cap;
+        }
+    }
+    bool kept = m->ngroups < m->group_cap;
+    if (kept)
+        m->groups[m->ngroups++] = g;
+    pthread_mutex_unlock(&m->lock);
+    if (!kept) {
+        (void)object_take(&g->obj);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    *out = handle_of(&g->obj);
+    return ACL_SUCCESS;
+}
+
+aclError capture_update_begin(const char *api, acl_stream *s, aclrtTaskGrp group)
+{
+    aclError err = require_graphs(api);
+    if (err)
+        return err;
+    if (stream_capture(s))
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURED,
+                         "stream %d is being captured: a task update records on a stream that is "
+                         "not",
+                         (int)s->id);
+    if (!group)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    acl_task_group *g = (acl_task_group *)handle_get(group, HANDLE_TASK_GROUP);
+    if (!g)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live task group", group);
+    capture *c = NULL;
+    if (!object_hold(&g->obj))
+        err = ACL_ERROR_INVALID_PARAM;
+    else if ((err = capture_new(s, NULL, ACL_MODEL_RI_CAPTURE_MODE_RELAXED, &c)))
+        object_release(&g->obj);
+    object_put(&g->obj);
+    if (err)
+        return acl_raise(api, err, "starting the task update failed: %s", acl_error_text(err));
+    c->update = g;
+    atomic_store(&c->tracking, true);
+    err = backend()->graph->capture_begin(stream_backend(s));
+    if (!err) {
+        pthread_mutex_lock(&c->lock);
+        err = capture_add_stream(c, s);
+        pthread_mutex_unlock(&c->lock);
+        if (err) {
+            backend_graph *bg = NULL;
+            (void)backend()->graph->capture_end(stream_backend(s), true, &bg);
+        }
+    }
+    if (err) {
+        capture_unref(c);
+        return acl_raise(api, err, "starting the task update on stream %d failed: %s", (int)s->id,
+                         acl_error_text(err));
+    }
+    capture_register(c);
+    return ACL_SUCCESS;
+}
+
+aclError capture_update_end(const char *api, acl_stream *s)
+{
+    capture *c = stream_capture(s);
+    if (!c || !c->update || c->origin != s)
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
+                         "no task update was begun on stream %d (aclmdlRICaptureTaskUpdateBegin)",
+                         (int)s->id);
+    atomic_fetch_add(&c->refs, 1);
+    bool invalidated = atomic_load(&c->invalidated);
+    backend_graph *bg = NULL;
+    aclError err = backend()->graph->capture_end(stream_backend(s), invalidated, &bg);
+    if (capture_finish(c))
+        capture_unref(c); /* the registry's */
+    acl_task_group *g = c->update;
+    acl_model *m = g->model;
+    if (!err && invalidated)
+        err = acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                        "the task update on stream %d was invalidated (%s)", (int)s->id, c->why);
+    else if (err)
+        err = acl_raise(api, err, "ending the task update on stream %d failed: %s", (int)s->id,
+                        acl_error_text(err));
+    else if (c->nnodes != g->count)
+        err =
+            acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
+                      "the task group holds %zu tasks; the update queued %zu", g->count, c->nnodes);
+    for (size_t i = 0; !err && i < g->count; i++)
+        if (c->kinds[i] != g->kinds[i])
+            err = acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
+                            "task %zu of the group is %s; the update queued %s", i,
+                            stream_task_name(g->kinds[i]), stream_task_name(c->kinds[i]));
+    pthread_mutex_lock(&m->lock);
+    backend_graph *target = m->state == MODEL_READY ? m->graph : NULL;
+    if (!err && !target)
+        err = acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
+                        "model %u is not ready (its capture has not ended)", (unsigned)m->id);
+    for (size_t i = 0; !err && i < g->count; i++) {
+        err = backend()->graph->update_node(target, g->nodes[i], bg, c->nodes[i]);
+        if (err)
+            err = acl_raise(api, err, "updating task %zu (%s) of model %u failed: %s", i,
+                            stream_task_name(g->kinds[i]), (unsigned)m->id, acl_error_text(err));
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (bg)
+        backend()->graph->destroy(bg);
+    capture_unref(c);
+    return err;
+}
+
+/* ---- built models -------------------------------------------------------------------- */
+
+aclError model_build_begin(const char *api, aclmdlRI *out)
+{
+    aclError err = require_graphs(api);
+    if (err)
+        return err;
+    acl_context *ctx;
+    if ((err = current_context_get(api, &ctx)))
+        return err;
+    acl_model *m;
+    err = model_new(ctx->phys, ctx->device, MODEL_BUILDING, &m);
+    context_put(ctx);
+    if (err)
+        return acl_raise(api, err, "out of host memory");
+    *out = handle_of(&m->obj);
+    model_put(m);
+    return ACL_SUCCESS;
+}
+
+/* Whether s is bound to some model. */
+static acl_model *bound_model_of(acl_stream *s)
+{
+    acl_model *found = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (acl_model *m = built_models; m && !found; m = m->next_built) {
+        pthread_mutex_lock(&m->lock);
+        for (size_t i = 0; i < m->nbound; i++)
+            if (m->bound[i] == s)
+                found = m;
+        pthread_mutex_unlock(&m->lock);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
+
+aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
+{
+    if (flag == ACL_MODEL_STREAM_FLAG_DEFAULT)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "streams that branches activate (ACL_MODEL_STREAM_FLAG_DEFAULT) need "
+                         "aclrtActiveStream, which CUDA graphs cannot express; bind head "
+                         "streams (ACL_MODEL_STREAM_FLAG_HEAD)");
+    if (flag != ACL_MODEL_STREAM_FLAG_HEAD)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "unknown stream flag 0x%x", flag);
+    if (!(s->flags & ACL_STREAM_PERSISTENT))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "stream %d was not created with ACL_STREAM_PERSISTENT "
+                         "(aclrtCreateStreamWithConfig), which a model's streams need",
+                         (int)s->id);
+    if (s->ctx->phys != m->phys)
+        return acl_raise(api, ACL_ERROR_RT_MODEL_CONTEXT,
+                         "stream %d is on another device than model %u", (int)s->id,
+                         (unsigned)m->id);
+    if (stream_capture(s))
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURED, "stream %d is being captured",
+                         (int)s->id);
+    acl_model *other = bound_model_of(s);
+    if (other)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "stream %d is already bound to model %u",
+                         (int)s->id, (unsigned)other->id);
+    pthread_mutex_lock(&m->lock);
+    model_state state = m->state;
+    capture *c = m->cap;
+    if (c)
+        atomic_fetch_add(&c->refs, 1);
+    pthread_mutex_unlock(&m->lock);
+    if (state != MODEL_BUILDING) {
+        if (c)
+            capture_unref(c);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "model %u is not being built (aclmdlRIBuildBegin)", (unsigned)m->id);
+    }
+    aclError err = ACL_SUCCESS;
+    if (!c) {
+        /* The first stream: the build records from here. */
+        if ((err = capture_new(s, m, ACL_MODEL_RI_CAPTURE_MODE_RELAXED, &c)))
+            return acl_raise(api, err, "out of host memory");
+        c->building = true;
+        err = backend()->graph->capture_begin(stream_backend(s));
+        if (!err) {
+            pthread_mutex_lock(&c->lock);
+            err = capture_add_stream(c, s);
+            pthread_mutex_unlock(&c->lock);
+            if (err) {
+                backend_graph *g = NULL;
+                (void)backend()->graph->capture_end(stream_backend(s), true, &g);
+            }
+        }
+        if (err) {
+            capture_unref(c);
+            return acl_raise(api, err, "binding stream %d failed: %s", (int)s->id,
+                             acl_error_text(err));
+        }
+        capture_register(c);
+        pthread_mutex_lock(&m->lock);
+        m->cap = c; /* the registry and the model share the first reference */
+        atomic_fetch_add(&c->refs, 1);
+        pthread_mutex_unlock(&m->lock);
+    } else {
+        /* Later streams join the build, depending on nothing recorded. */
+        pthread_mutex_lock(&c->lock);
+        err = c->finished ? ACL_ERROR_INVALID_PARAM : capture_add_stream(c, s);
+        pthread_mutex_unlock(&c->lock);
+        if (!err)
+            err = link_streams(api, c->origin, s);
+        else
+            err = acl_raise(api, err, "binding stream %d failed: %s", (int)s->id,
+                            acl_error_text(err));
+        capture_unref(c);
+        if (err)
+            return err;
+    }
+    if (!stream_hold(s))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "stream %d is being destroyed", (int)s->id);
+    pthread_mutex_lock(&registry_lock);
+    pthread_mutex_lock(&m->lock);
+    if (m->nbound == m->bound_cap) {
+        size_t cap = m->bound_cap ? 2 * m->bound_cap : 4;
+        acl_stream **grown = realloc(m->bound, cap * sizeof *grown);
+        if (grown) {
+            m->bound = grown;
+            m->bound_cap = cap;
+        }
+    }
+    bool kept = m->nbound < m->bound_cap;
+    if (kept) {
+        if (m->nbound == 0) {
+            m->next_built = built_models;
+            built_models = m;
+        }
+        m->bound[m->nbound++] = s;
+    }
+    pthread_mutex_unlock(&m->lock);
+    pthread_mutex_unlock(&registry_lock);
+    if (!kept) {
+        stream_release(s);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    model_add_member(m, s);
+    return ACL_SUCCESS;
+}
+
+static bool model_binds(acl_model *m, acl_stream *s)
+{
+    bool found = false;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->nbound; i++)
+        found |= m->bound[i] == s;
+    pthread_mutex_unlock(&m->lock);
+    return found;
+}
+
+aclError model_end_task(const char *api, acl_model *m, acl_stream *s)
+{
+    if (!model_binds(m, s))
+        return acl_raise(api, ACL_ERROR_RT_STREAM_MODEL, "stream %d is not bound to model %u",
+                         (int)s->id, (unsigned)m->id);
+    capture *c = stream_capture(s);
+    if (!c || c->model != m || !c->building)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "model %u is not being built",
+                         (unsigned)m->id);
+    if (stream_ended_in(c, s))
+        return ACL_SUCCESS;
+    /* A later stream joins the first one back, so that the graph ends
+     * after all of its work. */
+    aclError err = s == c->origin ? ACL_SUCCESS : link_streams(api, s, c->origin);
+    if (err)
+        return err;
+    pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < c->nstreams; i++)
+        if (c->streams[i] == s)
+            c->ended[i] = true;
+    pthread_mutex_unlock(&c->lock);
+    return ACL_SUCCESS;
+}
+
+aclError model_build_end(const char *api, acl_model *m)
+{
+    pthread_mutex_lock(&m->lock);
+    capture *c = m->state == MODEL_BUILDING ? m->cap : NULL;
+    if (c)
+        atomic_fetch_add(&c->refs, 1);
+    model_state state = m->state;
+    pthread_mutex_unlock(&m->lock);
+    if (state != MODEL_BUILDING)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "model %u is not being built",
+                         (unsigned)m->id);
+    if (!c)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "model %u has no stream bound (aclmdlRIBindStream)", (unsigned)m->id);
+    /* Streams whose end was not marked are closed now, joined to the first. */
+    aclError err = ACL_SUCCESS;
+    for (size_t i = 1; !err; i++) {
+        pthread_mutex_lock(&c->lock);
+        acl_stream *s = i < c->nstreams && !c->ended[i] ? c->streams[i] : NULL;
+        bool more = i < c->nstreams;
+        pthread_mutex_unlock(&c->lock);
+        if (!more)
+            break;
+        if (s)
+            err = model_end_task(api, m, s);
+    }
+    bool invalidated = atomic_load(&c->invalidated);
+    backend_graph *g = NULL;
+    if (!err)
+        err = backend()->graph->capture_end(stream_backend(c->origin), invalidated, &g);
+    else
+        (void)backend()->graph->capture_end(stream_backend(c->origin), true, &g);
+    if (capture_finish(c))
+        capture_unref(c); /* the registry's */
+    if (invalidated && !err)
+        err = acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                        "building model %u failed (%s)", (unsigned)m->id, c->why);
+    else if (err == ACL_ERROR_RT_STREAM_UNJOINED)
+        err = acl_raise(api, err, "a stream of model %u was not joined back", (unsigned)m->id);
+    else if (err)
+        err = acl_raise(api, err, "building model %u failed: %s", (unsigned)m->id,
+                        acl_error_text(err));
+    model_settle(m, c, err ? NULL : g);
+    if (err && g)
+        backend()->graph->destroy(g);
+    capture_unref(c);
+    return err;
+}
+
+aclError model_unbind(const char *api, acl_model *m, acl_stream *s)
+{
+    pthread_mutex_lock(&m->lock);
+    bool building = m->state == MODEL_BUILDING;
+    size_t i = 0;
+    while (i < m->nbound && m->bound[i] != s)
+        i++;
+    bool found = i < m->nbound;
+    if (found && !building) {
+        memmove(&m->bound[i], &m->bound[i + 1], (m->nbound - i - 1) * sizeof *m->bound);
+        m->nbound--;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (!found)
+        return acl_raise(api, ACL_ERROR_RT_STREAM_MODEL, "stream %d is not bound to model %u",
+                         (int)s->id, (unsigned)m->id);
+    if (building)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "model %u is still being built (aclmdlRIBuildEnd first)", (unsigned)m->id);
+    stream_release(s);
+    return ACL_SUCCESS;
+}
+
+/* ---- execution --------------------------------------------------------------------- */
+
+/* The model's graph, or a raised error. With m borrowed. */
+static aclError model_ready_graph(const char *api, acl_model *m, backend_graph **g)
+{
+    pthread_mutex_lock(&m->lock);
+    model_state state = m->state;
+    *g = m->graph;
+    pthread_mutex_unlock(&m->lock);
+    switch (state) {
+    case MODEL_READY:
+        return ACL_SUCCESS;
+    case MODEL_CAPTURING:
+        return acl_raise(api, ACL_ERROR_RT_MODEL_CAPTURED,
+                         "model %u is still being captured (aclmdlRICaptureEnd first)",
+                         (unsigned)m->id);
+    case MODEL_BUILDING:
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "model %u is still being built (aclmdlRIBuildEnd first)", (unsigned)m->id);
+    default:
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "model %u was abandoned: its capture or build did not finish",
+                         (unsigned)m->id);
+    }
+}
+
+aclError model_execute_async(const char *api, acl_model *m, acl_stream *s)
+{
+    backend_graph *g;
+    aclError err = model_ready_graph(api, m, &g);
+    if (err)
+        return err;
+    if (s->ctx->phys != m->phys)
+        return acl_raise(api, ACL_ERROR_RT_MODEL_CONTEXT,
+                         "model %u belongs to another device than stream %d", (unsigned)m->id,
+                         (int)s->id);
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_GRAPH, .u.graph = {.graph = g, .model_id = m->id}});
+}
+
+aclError model_execute(const char *api, acl_model *m, int32_t timeout_ms)
+{
+    backend_graph *g;
+    aclError err = model_ready_graph(api, m, &g);
+    if (err)
+        return err;
+    /* A built model runs on its first bound stream; a captured one, which
+     * has none, on the current context's default stream. */
+    acl_stream *s = NULL;
+    bool own = false;
+    pthread_mutex_lock(&m->lock);
+    if (m->nbound && stream_hold(m->bound[0])) {
+        s = m->bound[0];
+        own = true;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (!s) {
+        if ((err = current_stream_get(api, NULL, &s)))
+            return err;
+        if (!stream_hold(s)) {
+            stream_put(s);
+            return acl_raise(api, ACL_ERROR_RT_CONTEXT_NULL, "the current context is going");
+        }
+        stream_put(s);
+    }
+    if (s->ctx->phys != m->phys) {
+        stream_release(s);
+        return acl_raise(api, ACL_ERROR_RT_MODEL_CONTEXT,
+                         "model %u belongs to another device than the current context",
+                         (unsigned)m->id);
+    }
+    err = stream_submit(
+        api, s,
+        &(task){.kind = TASK_GRAPH, .u.graph = {.graph = g, .model_id = m->id, .from_model = own}});
+    if (!err) {
+        unsigned borrowed = borrow_suspend(); /* a wait is no place for a borrow */
+        err = backend()->stream->synchronize(stream_backend(s), timeout_ms);
+        borrow_resume(borrowed);
+        if (err == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+            err = acl_raise(api, err, "model %u still running after %d ms", (unsigned)m->id,
+                            (int)timeout_ms);
+        else if (err)
+            err = acl_raise(api, err, "model %u failed: %s", (unsigned)m->id, acl_error_text(err));
+    }
+    stream_release(s);
+    return err;
+}
+
+aclError model_destroy(const char *api, aclmdlRI handle)
+{
+    if (!handle)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
+    acl_model *m = (acl_model *)handle_get(handle, HANDLE_MODEL);
+    if (!m)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live model run instance%s",
+                         handle, handle_kind_of(handle) ? " (it is another kind of handle)" : "");
+    pthread_mutex_lock(&m->lock);
+    model_state state = m->state;
+    pthread_mutex_unlock(&m->lock);
+    if (state == MODEL_CAPTURING) {
+        model_put(m);
+        return acl_raise(api, ACL_ERROR_RT_MODEL_CAPTURED,
+                         "model %u is being captured: end the capture (aclmdlRICaptureEnd) first",
+                         (unsigned)m->id);
+    }
+    if (!object_take(&m->obj)) {
+        model_put(m);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread",
+                         handle);
+    }
+    /* A build in progress is abandoned. */
+    pthread_mutex_lock(&m->lock);
+    capture *c = m->cap;
+    if (c)
+        atomic_fetch_add(&c->refs, 1);
+    pthread_mutex_unlock(&m->lock);
+    if (c) {
+        capture_abandon(c);
+        capture_unref(c);
+    }
+    pthread_mutex_lock(&registry_lock);
+    for (acl_model **p = &built_models; *p; p = &(*p)->next_built) {
+        if (*p == m) {
+            *p = m->next_built;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    pthread_mutex_lock(&m->lock);
+    size_t ncallbacks = m->ncallbacks;
+    destroy_callback *callbacks = m->callbacks;
+    m->callbacks = NULL;
+    m->ncallbacks = m->callback_cap = 0;
+    acl_task_group **groups = m->groups;
+    size_t ngroups = m->ngroups;
+    m->groups = NULL;
+    m->ngroups = m->group_cap = 0;
+    pthread_mutex_unlock(&m->lock);
+    for (size_t i = 0; i < ngroups; i++)
+        (void)object_take(&groups[i]->obj);
+    free(groups);
+    /* ACL calls them as the model goes, with none of our locks held. */
+    for (size_t i = 0; i < ncallbacks; i++)
+        callbacks[i].fn(callbacks[i].user_data);
+    free(callbacks);
+    model_put(m); /* a graph still running is freed once it finished */
+    return ACL_SUCCESS;
+}
+
+aclError model_set_name(const char *api, acl_model *m, const char *name)
+{
+    if (!name)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "name is NULL");
+    pthread_mutex_lock(&m->lock);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    pthread_mutex_unlock(&m->lock);
+    return ACL_SUCCESS;
+}
+
+void model_get_name(acl_model *m, char *name, uint32_t max_len)
+{
+    pthread_mutex_lock(&m->lock);
+    snprintf(name, max_len, "%s", m->name);
+    pthread_mutex_unlock(&m->lock);
+}
+
+static const char *state_name(model_state state)
+{
+    switch (state) {
+    case MODEL_CAPTURING:
+        return "capturing";
+    case MODEL_BUILDING:
+        return "building";
+    case MODEL_READY:
+        return "ready";
+    case MODEL_BROKEN:
+        return "abandoned";
+    }
+    return "unknown";
+}
+
+/* The graph's node kinds, counted (into a caller's array of at most max). */
+static aclError model_nodes(acl_model *m, size_t *count, const char **kinds, size_t max)
+{
+    *count = 0;
+    if (m->state != MODEL_READY || !m->graph)
+        return ACL_SUCCESS;
+    return backend()->graph->nodes(m->graph, count, kinds, max);
+}
+
+aclError model_debug_print(const char *api, acl_model *m)
+{
+    const char **kinds = calloc(MAX_NODE_KINDS, sizeof *kinds);
+    if (!kinds)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    pthread_mutex_lock(&m->lock);
+    size_t count;
+    aclError err = model_nodes(m, &count, kinds, MAX_NODE_KINDS);
+    if (!err) {
+        printf("model %u \"%s\": device %d, %s, %zu task%s, streams", (unsigned)m->id, m->name,
+               (int)m->device, state_name(m->state), count, count == 1 ? "" : "s");
+        for (size_t i = 0; i < m->nmembers; i++)
+            printf(" %p", m->members[i]);
+        printf("\n");
+        for (size_t i = 0; i < count && i < MAX_NODE_KINDS; i++)
+            printf("  task %zu: %s\n", i, kinds[i] ? kinds[i] : "?");
+        fflush(stdout);
+    }
+    pthread_mutex_unlock(&m->lock);
+    free(kinds);
+    if (err)
+        return acl_raise(api, err, "reading model %u failed: %s", (unsigned)m->id,
+                         acl_error_text(err));
+    return ACL_SUCCESS;
+}
+
+aclError model_debug_json(const char *api, acl_model *m, const char *path, uint32_t flags)
+{
+    if (!path)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "path is NULL");
+    if (flags != ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY && flags != ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "unknown flags 0x%x", flags);
+    const char **kinds = calloc(MAX_NODE_KINDS, sizeof *kinds);
+    if (!kinds)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(kinds);
+        return acl_raise(api, ACL_ERROR_INVALID_FILE, "cannot write %s", path);
+    }
+    pthread_mutex_lock(&m->lock);
+    size_t count;
+    aclError err = model_nodes(m, &count, kinds, MAX_NODE_KINDS);
+    if (!err) {
+        /* chrome://tracing reads the traceEvents array: one instant per task. */
+        fprintf(f, "{\"modelId\": %u, \"name\": \"", (unsigned)m->id);
+        for (const char *c = m->name; *c; c++)
+            fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : ((unsigned char)*c < 0x20 ? "?" : "%c"),
+                    *c);
+        fprintf(f, "\", \"deviceId\": %d, \"state\": \"%s\", \"taskCount\": %zu, \"streams\": [",
+                (int)m->device, state_name(m->state), count);
+        for (size_t i = 0; i < m->nmembers; i++)
+            fprintf(f, "%s\"%p\"", i ? ", " : "", m->members[i]);
+        fprintf(f, "], \"traceEvents\": [");
+        for (size_t i = 0; i < count && i < MAX_NODE_KINDS; i++)
+            fprintf(f,
+                    "%s\n  {\"name\": \"%s\", \"ph\": \"i\", \"ts\": %zu, \"pid\": %u, "
+                    "\"tid\": 0, \"args\": {\"taskId\": %zu}}",
+                    i ? "," : "", kinds[i] ? kinds[i] : "?", i, (unsigned)m->id, i);
+        fprintf(f, "\n]}\n");
+    }
+    pthread_mutex_unlock(&m->lock);
+    bool written = fclose(f) == 0;
+    free(kinds);
+    if (err)
+        return acl_raise(api, err, "reading model %u failed: %s", (unsigned)m->id,
+                         acl_error_text(err));
+    if (!written)
+        return acl_raise(api, ACL_ERROR_INVALID_FILE, "writing %s failed", path);
+    return ACL_SUCCESS;
+}
+
+aclError model_streams(const char *api, acl_model *m, aclrtStream *streams, uint32_t *count)
+{
+    if (!count)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "numStreams is NULL");
+    pthread_mutex_lock(&m->lock);
+    size_t n = m->nmembers;
+    if (streams) {
+        if (*count < n) {
+            pthread_mutex_unlock(&m->lock);
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "model %u has %zu streams; the array holds %u", (unsigned)m->id, n,
+                             *count);
+        }
+        if (n)
+            memcpy(streams, m->members, n * sizeof *streams);
+    }
+    *count = (uint32_t)n;
+    pthread_mutex_unlock(&m->lock);
+    return ACL_SUCCESS;
+}
+
+aclError model_destroy_callback(const char *api, acl_model *m, aclrtCallback fn, void *user_data,
+                                bool add)
+{
+    if (!fn)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "func is NULL");
+    aclError err = ACL_SUCCESS;
+    pthread_mutex_lock(&m->lock);
+    if (add) {
+        if (m->ncallbacks == m->callback_cap) {
+            size_t cap = m->callback_cap ? 2 * m->callback_cap : 4;
+            destroy_callback *grown = realloc(m->callbacks, cap * sizeof *grown);
+            if (grown) {
+                m->callbacks = grown;
+                m->callback_cap = cap;
+            }
+        }
+        if (m->ncallbacks < m->callback_cap)
+            m->callbacks[m->ncallbacks++] = (destroy_callback){fn, user_data};
+        else
+            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    } else {
+        size_t i = 0;
+        while (i < m->ncallbacks && m->callbacks[i].fn != fn)
+            i++;
+        if (i == m->ncallbacks)
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "this function is not registered with model %u", (unsigned)m->id);
+        else
+            m->callbacks[i] = m->callbacks[--m->ncallbacks];
+    }
+    pthread_mutex_unlock(&m->lock);
+    return err;
+}
+
+/* ---- teardown ------------------------------------------------------------------------ */
+
+/* A stream going away in a capture: the capture it was in cannot be
+ * replayed as recorded, and the one it started is over. */
+static void stream_gone(void *subject)
+{
+    acl_stream *s = subject;
+    capture *c = stream_capture(s);
+    if (!c)
+        return;
+    atomic_fetch_add(&c->refs, 1);
+    capture_invalidate(c, "one of its streams was destroyed%s", "");
+    if (c->origin == s)
+        capture_abandon(c);
+    capture_unref(c);
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&registry_lock);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&registry_lock);
+}
+
+__attribute__((constructor)) static void graph_init(void)
+{
+    lifecycle_observe(LIFECYCLE_STREAM_GONE, stream_gone);
+    fork_register(FORK_RANK_KERNELS + 1, fork_prepare, fork_done, fork_done);
+}

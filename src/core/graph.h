@@ -1,0 +1,93 @@
+/* Model run instances (aclmdlRI): graphs of stream work, recorded by stream
+ * capture (aclmdlRICaptureBegin .. End) or by binding persistent streams to
+ * a model being built (aclmdlRIBuildBegin .. End), then replayed with
+ * aclmdlRIExecuteAsync as one task.
+ *
+ * A capture starts on one stream (its origin). Work queued on a capturing
+ * stream goes through stream_submit to capture_submit, which records it
+ * through the backend (nothing runs, nothing is counted as queued) or
+ * refuses it. A stream that waits for an event recorded during the capture
+ * joins it; every joined stream must be waited for by the origin before the
+ * capture ends. What ACL forbids meanwhile is refused, never left to hang:
+ * synchronising or querying a capturing stream, its device or an event it
+ * recorded; ACL's capture-unsafe functions (synchronous copies and fills,
+ * asynchronous copies through pageable memory) according to the capture
+ * modes, which also invalidates the captures that forbid them; waits that
+ * would tie a capture to work outside it.
+ *
+ * Locks: the registry of captures, then a capture's lock (docs/hacking.md:
+ * after the contexts, before the handle table). No lock is held while the
+ * backend records. */
+#ifndef ACLCUDA_CORE_GRAPH_H
+#define ACLCUDA_CORE_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "core/stream.h"
+
+typedef struct acl_model acl_model;
+typedef struct acl_task_group acl_task_group;
+typedef struct acl_event acl_event;
+
+/* Called by stream_submit for a stream being captured. Raises. */
+aclError capture_submit(const char *api, capture *cap, acl_stream *s, const task *t);
+
+/* ACL's capture-unsafe functions call this first: refused (raising
+ * ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, `what` naming the operation) when
+ * a capture forbids it to the calling thread, which invalidates that
+ * capture. Costs one atomic load while nothing is captured. */
+aclError capture_check_unsafe(const char *api, const char *what);
+/* An asynchronous copy through pageable host memory on s: it cannot be
+ * recorded (ACL wants page-locked memory from aclrtMallocHost in a model),
+ * so on a capturing stream it is refused and invalidates the capture. */
+aclError capture_check_pageable(const char *api, acl_stream *s, const char *what);
+/* Ties ptr to the model being captured on s (callbacks keep their
+ * report thread this way): release(ptr) runs once the model and every run
+ * of it are gone. Bare codes. */
+aclError capture_keep(acl_stream *s, void *ptr, void (*release)(void *));
+/* Whether an event's latest record was made by a capture still going on
+ * (queries, synchronisation and timing of it are then forbidden). */
+bool capture_event_busy(uint64_t capture_id);
+
+/* Event records and waits go through here (event.c): a record on a
+ * capturing stream ties the event to the capture; a wait on such an event
+ * makes the waiting stream join the capture; waits that would cross a
+ * capture's boundary are refused. Raise. */
+aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id);
+aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id);
+
+/* ---- aclmdlRI ---------------------------------------------------------------- */
+
+aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode);
+aclError capture_end(const char *api, acl_stream *s, aclmdlRI *out);
+aclError capture_info(const char *api, acl_stream *s, aclmdlRICaptureStatus *status,
+                      aclmdlRI *model);
+aclmdlRICaptureMode capture_exchange_mode(aclmdlRICaptureMode mode);
+aclError capture_group_begin(const char *api, acl_stream *s);
+aclError capture_group_end(const char *api, acl_stream *s, aclrtTaskGrp *out);
+aclError capture_update_begin(const char *api, acl_stream *s, aclrtTaskGrp group);
+aclError capture_update_end(const char *api, acl_stream *s);
+
+/* The live model behind a handle, borrowed (model_put). Raises. */
+aclError model_get(const char *api, aclmdlRI handle, acl_model **out);
+void model_put(acl_model *m);
+
+aclError model_build_begin(const char *api, aclmdlRI *out);
+aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag);
+aclError model_end_task(const char *api, acl_model *m, acl_stream *s);
+aclError model_build_end(const char *api, acl_model *m);
+aclError model_unbind(const char *api, acl_model *m, acl_stream *s);
+aclError model_execute_async(const char *api, acl_model *m, acl_stream *s);
+aclError model_execute(const char *api, acl_model *m, int32_t timeout_ms);
+aclError model_destroy(const char *api, aclmdlRI handle);
+aclError model_set_name(const char *api, acl_model *m, const char *name);
+void model_get_name(acl_model *m, char *name, uint32_t max_len);
+uint32_t model_id(const acl_model *m);
+aclError model_debug_print(const char *api, acl_model *m);
+aclError model_debug_json(const char *api, acl_model *m, const char *path, uint32_t flags);
+aclError model_streams(const char *api, acl_model *m, aclrtStream *streams, uint32_t *count);
+aclError model_destroy_callback(const char *api, acl_model *m, aclrtCallback fn, void *user_data,
+                                bool add);
+#endif

@@ -1,0 +1,377 @@
+/* Kernel launches (kernel.h): the launch shape, ACL's launch attributes,
+ * the packed argument buffer in each of ACL's four forms, and the task. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl_cuda.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/kernel.h"
+#include "core/memory.h"
+#include "util/log.h"
+
+enum {
+    LOCAL_ARGS = 4096, /* argument bytes assembled on the stack */
+    LOCAL_PLACEHOLDERS = 32,
+    GRID_YZ_MAX = 65535,
+};
+
+typedef struct launch_shape {
+    uint32_t block[3];
+    size_t shared;
+    bool cooperative;
+} launch_shape;
+
+/* ACL's launch attributes, each with its meaning on CUDA (docs/porting.md):
+ * batch scheduling is a cooperative launch (every block resident at once),
+ * the dynamic UB buffer is dynamic shared memory, the acl-cuda attribute
+ * sets the block; the engine, prefetch, dump, timeouts and profiling have
+ * no CUDA counterpart and are checked and accepted; a block offset cannot
+ * be expressed (CUDA numbers blocks from 0) and is refused. */
+static aclError parse_cfg(const char *api, const aclrtLaunchKernelCfg *cfg, launch_shape *sh,
+                          bool *block_set, bool *shared_set)
+{
+    *block_set = *shared_set = false;
+    if (!cfg)
+        return ACL_SUCCESS;
+    if (cfg->numAttrs && !cfg->attrs)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "cfg->attrs is NULL with numAttrs %zu",
+                         cfg->numAttrs);
+    bool timeout = false, timeout_us = false;
+    for (size_t i = 0; i < cfg->numAttrs; i++) {
+        const aclrtLaunchKernelAttr *a = &cfg->attrs[i];
+        switch ((int)a->id) {
+        case ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE:
+            if (a->value.schemMode > 1)
+                return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                 "attribute %zu: schemMode %u is neither 0 (normal) nor 1 (batch)",
+                                 i, a->value.schemMode);
+            sh->cooperative = a->value.schemMode == 1;
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE:
+            sh->shared = a->value.dynUBufSize;
+            *shared_set = true;
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE:
+            if (a->value.engineType != ACL_RT_ENGINE_TYPE_AIC &&
+                a->value.engineType != ACL_RT_ENGINE_TYPE_AIV)
+                return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                 "attribute %zu: engine type %d is neither AIC nor AIV", i,
+                                 (int)a->value.engineType);
+            break; /* one kind of core runs everything */
+        case ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET:
+            if (a->value.blockDimOffset != 0)
+                return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                                 "attribute %zu: a block offset (%u) cannot be expressed on "
+                                 "CUDA, whose grids number their blocks from 0; launch the "
+                                 "whole grid at once",
+                                 i, a->value.blockDimOffset);
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH:
+        case ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP:
+        case ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING:
+            /* uint8_t flags of the same offset in the union */
+            if (a->value.isDataDump > 1)
+                return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                 "attribute %zu (id %d): %u is neither 0 nor 1", i, (int)a->id,
+                                 a->value.isDataDump);
+            break; /* hints without a CUDA counterpart */
+        case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT:
+            timeout = true;
+            break; /* CUDA kernels have no timeout */
+        case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US:
+            timeout_us = true;
+            break;
+        case (int)ACLCUDA_LAUNCH_KERNEL_ATTR_BLOCK_DIM:
+            for (int d = 0; d < 3; d++) {
+                if (a->value.rsv[d] == 0)
+                    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                     "attribute %zu: block dimension %d is 0", i, d);
+                sh->block[d] = a->value.rsv[d];
+            }
+            *block_set = true;
+            break;
+        default:
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "attribute %zu: unknown id %d", i,
+                             (int)a->id);
+        }
+    }
+    if (timeout && timeout_us)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT and _TIMEOUT_US exclude each other");
+    return ACL_SUCCESS;
+}
+
+static aclError check_grid(const char *api, const launch_request *r)
+{
+    if (r->grid[0] == 0 || r->grid[0] > KERNEL_GRID_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %u: a CUDA grid holds 1 to 2^31-1 blocks in x",
+                         r->simt ? "gridDim.x" : "numBlocks", r->grid[0]);
+    if (r->grid[1] == 0 || r->grid[1] > GRID_YZ_MAX || r->grid[2] == 0 || r->grid[2] > GRID_YZ_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "gridDim %u x %u x %u: y and z must be 1 to 65535", r->grid[0], r->grid[1],
+                         r->grid[2]);
+    return ACL_SUCCESS;
+}
+
+/* A scratch buffer: the caller's stack space, or the heap. */
+typedef struct scratch {
+    unsigned char *p;
+    unsigned char *heap;
+} scratch;
+
+static aclError scratch_get(const char *api, scratch *s, unsigned char *local, size_t size)
+{
+    s->heap = NULL;
+    if (size <= LOCAL_ARGS) {
+        s->p = local;
+        return ACL_SUCCESS;
+    }
+    s->p = s->heap = malloc(size);
+    return s->p ? ACL_SUCCESS
+                : acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                            "out of host memory for %zu "
+                            "bytes of arguments",
+                            size);
+}
+
+/* The bytes of the kernel's parameters in a buffer of `region` bytes. */
+static aclError param_region(const char *api, acl_function *f, size_t region, size_t *out)
+{
+    if (f->params_known) {
+        if (region < f->param_bytes)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "kernel \"%s\" takes %zu bytes of parameters; the arguments "
+                             "give %zu",
+                             f->name, f->param_bytes, region);
+        *out = f->param_bytes;
+    } else {
+        *out = region;
+    }
+    return ACL_SUCCESS;
+}
+
+/* aclrtLaunchKernel(V2): the buffer is device memory (ACL's rule) or,
+ * for CUDA habits, host memory. Device memory is read when the launch is
+ * queued, after the stream's earlier work. */
+static aclError device_args(const char *api, acl_stream *s, const launch_request *r,
+                            const void **args, scratch *buf, unsigned char *local)
+{
+    *args = r->args;
+    if (r->args_size == 0)
+        return ACL_SUCCESS;
+    if (!r->args)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "argsData is NULL with argsSize %zu",
+                         r->args_size);
+    mem_block b;
+    memory_locate(r->args, &b);
+    if (b.kind != MEM_DEVICE)
+        return ACL_SUCCESS;
+    aclError err = memory_check_extent(api, "argsData", r->args, r->args_size, &b);
+    if (err)
+        return err;
+    if (!stream_capture(s) && (err = stream_synchronize(s, -1)))
+        return acl_raise(api, err,
+                         "waiting for stream %d before reading the arguments from device "
+                         "memory failed: %s",
+                         (int)s->id, acl_error_text(err));
+    if ((err = scratch_get(api, buf, local, r->args_size)))
+        return err;
+    err = backend()->memory->memcpy_sync(b.phys, buf->p, r->args, r->args_size, COPY_DEVICE_TO_HOST,
+                                         false);
+    if (err)
+        return acl_raise(api, err, "reading %zu bytes of arguments at %p failed: %s", r->args_size,
+                         r->args, acl_error_text(err));
+    *args = buf->p;
+    return ACL_SUCCESS;
+}
+
+/* aclrtLaunchKernelWithHostArgs: placeholder i's data runs from its
+ * dataOffset to the next one's (or the end); the parameters end where the
+ * first data begins. */
+static aclError host_placeholders(const char *api, const launch_request *r, launch_placeholder *ph,
+                                  size_t *region)
+{
+    *region = r->args_size;
+    if (r->placeholder_count && !r->placeholders)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "placeHolderArray is NULL with placeHolderNum %zu", r->placeholder_count);
+    for (size_t i = 0; i < r->placeholder_count; i++) {
+        const aclrtPlaceHolderInfo *p = &r->placeholders[i];
+        if ((size_t)p->addrOffset + sizeof(void *) > r->args_size || p->dataOffset > r->args_size)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "placeholder %zu (addrOffset %u, dataOffset %u) lies outside the "
+                             "%zu argument bytes",
+                             i, p->addrOffset, p->dataOffset, r->args_size);
+        if (p->dataOffset < *region)
+            *region = p->dataOffset;
+    }
+    for (size_t i = 0; i < r->placeholder_count; i++) {
+        const aclrtPlaceHolderInfo *p = &r->placeholders[i];
+        if ((size_t)p->addrOffset + sizeof(void *) > *region)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "placeholder %zu: its address (offset %u) lies in the data of the "
+                             "placeholders (from offset %zu)",
+                             i, p->addrOffset, *region);
+        size_t end = r->args_size;
+        for (size_t j = 0; j < r->placeholder_count; j++)
+            if (r->placeholders[j].dataOffset > p->dataOffset &&
+                r->placeholders[j].dataOffset < end)
+                end = r->placeholders[j].dataOffset;
+        ph[i] = (launch_placeholder){.addr_offset = p->addrOffset,
+                                     .data = (const unsigned char *)r->args + p->dataOffset,
+                                     .size = end - p->dataOffset};
+    }
+    return ACL_SUCCESS;
+}
+
+aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
+{
+    acl_function *f = r->fn;
+    if (f->phys != s->ctx->phys)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "kernel \"%s\" was loaded on another device than stream %d's", f->name,
+                         (int)s->id);
+    aclError err = check_grid(api, r);
+    if (err)
+        return err;
+    launch_shape sh = {.cooperative = false};
+    function_get_block(f, sh.block, &sh.shared);
+    bool block_set, shared_set;
+    if ((err = parse_cfg(api, r->cfg, &sh, &block_set, &shared_set)))
+        return err;
+    if (r->simt) {
+        memcpy(sh.block, r->block, sizeof sh.block);
+        sh.shared = r->shared;
+        if (!sh.block[0] || !sh.block[1] || !sh.block[2])
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "blockDim %u x %u x %u has a 0",
+                             sh.block[0], sh.block[1], sh.block[2]);
+    }
+    if (sh.shared > UINT32_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
+                         sh.shared);
+
+    unsigned char local[LOCAL_ARGS];
+    scratch buf = {NULL, NULL};
+    launch_placeholder ph_local[LOCAL_PLACEHOLDERS];
+    launch_placeholder *ph = ph_local;
+    size_t nph = 0;
+    const void *args = NULL;
+    size_t size = 0;
+    acl_args *list = NULL;
+
+    switch (r->args_kind) {
+    case LAUNCH_ARGS_DEVICE:
+        err = device_args(api, s, r, &args, &buf, local);
+        if (!err)
+            err = param_region(api, f, r->args_size, &size);
+        break;
+    case LAUNCH_ARGS_HOST: {
+        if (!r->args && r->args_size) {
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "hostArgs is NULL with argsSize %zu",
+                            r->args_size);
+            break;
+        }
+        if (r->placeholder_count > LOCAL_PLACEHOLDERS &&
+            !(ph = malloc(r->placeholder_count * sizeof *ph))) {
+            ph = ph_local;
+            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+            break;
+        }
+        size_t region;
+        err = host_placeholders(api, r, ph, &region);
+        nph = r->placeholder_count;
+        args = r->args;
+        if (!err)
+            err = param_region(api, f, region, &size);
+        break;
+    }
+    case LAUNCH_ARGS_LIST: {
+        list = r->list;
+        if (list->fn != f) {
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "the argument list was made for kernel \"%s\", not \"%s\"",
+                            list->fn->name, f->name);
+            list = NULL;
+            break;
+        }
+        pthread_mutex_lock(&list->lock);
+        if (!list->finalized) {
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "the argument list is not finalized (aclrtKernelArgsFinalize)");
+            break;
+        }
+        for (uint32_t i = 0; i < list->nparams; i++)
+            nph += list->params[i].placeholder;
+        if (nph > LOCAL_PLACEHOLDERS && !(ph = malloc(nph * sizeof *ph))) {
+            ph = ph_local;
+            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+            break;
+        }
+        nph = 0;
+        for (uint32_t i = 0; i < list->nparams && !err; i++) {
+            kernel_param *p = &list->params[i];
+            if (!p->placeholder)
+                continue;
+            if (!p->data)
+                err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                "placeholder parameter %u has no data "
+                                "(aclrtKernelArgsGetPlaceHolderBuffer)",
+                                i);
+            ph[nph++] = (launch_placeholder){p->offset, p->data, p->data_size};
+        }
+        args = list->buf;
+        if (!err)
+            err = param_region(api, f, list->used, &size);
+        break;
+    }
+    case LAUNCH_ARGS_ARRAY:
+        if (!f->params_known) {
+            err = function_param(api, f, 0, NULL, NULL); /* raises why */
+            if (!err)
+                err = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+            break;
+        }
+        if (f->nparams && !r->array) {
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "args is NULL; kernel \"%s\" takes %u "
+                            "parameters",
+                            f->name, f->nparams);
+            break;
+        }
+        if ((err = scratch_get(api, &buf, local, f->param_bytes)))
+            break;
+        memset(buf.p, 0, f->param_bytes);
+        for (uint32_t i = 0; i < f->nparams && !err; i++) {
+            if (!r->array[i])
+                err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "args[%u] is NULL", i);
+            else
+                memcpy(buf.p + f->offsets[i], r->array[i], f->sizes[i]);
+        }
+        args = buf.p;
+        size = f->param_bytes;
+        break;
+    }
+
+    if (!err) {
+        launch_params p = {
+            .fn = f->bf,
+            .grid = {r->grid[0], r->grid[1], r->grid[2]},
+            .block = {sh.block[0], sh.block[1], sh.block[2]},
+            .shared_bytes = (uint32_t)sh.shared,
+            .cooperative = sh.cooperative,
+            .args = args,
+            .args_size = size,
+            .placeholders = ph,
+            .placeholder_count = nph,
+        };
+        err = stream_submit(api, s, &(task){.kind = TASK_LAUNCH, .u.launch = &p});
+    }
+    if (list)
+        pthread_mutex_unlock(&list->lock);
+    if (ph != ph_local)
+        free(ph);
+    free(buf.heap);
+    return err;
+}

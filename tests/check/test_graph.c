@@ -1,0 +1,732 @@
+/* Model run instances: stream capture of every kind of task and replays
+ * with their results checked, capture across streams joined by events,
+ * what a capture forbids (and that it never hangs), the idle-stream
+ * shortcut around captures and replays, models destroyed while they run,
+ * models built from persistent streams, task groups updated in place, and
+ * the inspection calls. */
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "kerneltest.h"
+
+enum { N = 4096, REPLAYS = 5 };
+
+static void set_up(void)
+{
+    ACL_OK(aclInit(NULL));
+    acltest_set_device();
+}
+
+static void tear_down(void)
+{
+    acltest_reset_device();
+    ACL_OK(aclFinalize());
+}
+
+static aclrtStream persistent_stream(void)
+{
+    aclrtStream s = NULL;
+    ACL_OK(aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT));
+    return s;
+}
+
+static void count_call(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/* ---- a report thread for captured callbacks --------------------------------------------- */
+
+typedef struct reporter {
+    pthread_t thread;
+    atomic_bool stop;
+} reporter;
+
+static void *report_loop(void *arg)
+{
+    reporter *r = arg;
+    while (!atomic_load(&r->stop))
+        (void)aclrtProcessReport(10);
+    return NULL;
+}
+
+static void reporter_start(reporter *r, aclrtStream s)
+{
+    atomic_init(&r->stop, false);
+    ck_assert_int_eq(pthread_create(&r->thread, NULL, report_loop, r), 0);
+    ACL_OK(aclrtSubscribeReport((uint64_t)r->thread, s));
+}
+
+static void reporter_stop(reporter *r, aclrtStream s)
+{
+    ACL_OK(aclrtUnSubscribeReport((uint64_t)r->thread, s));
+    atomic_store(&r->stop, true);
+    pthread_join(r->thread, NULL);
+}
+
+/* ---- capture of every kind of task ---------------------------------------------------- */
+
+START_TEST(capture_every_task_kind)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle increment = kt_function(bin, "increment");
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream s = acltest_new_stream(), side = acltest_new_stream();
+    reporter rep;
+    reporter_start(&rep, s);
+
+    int32_t *counter = kt_device(sizeof(int32_t));
+    int32_t *data = kt_device(N * sizeof(int32_t));
+    int32_t *copy = kt_device(N * sizeof(int32_t));
+    float *acc = kt_device(N * sizeof(float)), *one = kt_device(N * sizeof(float));
+    float *rnd = kt_device(N * sizeof(float));
+    int32_t *pinned = kt_pinned(N * sizeof(int32_t));
+    int32_t *result = kt_pinned(N * sizeof(int32_t));
+    int32_t *grid2d = kt_device(64 * sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, 4, 0, 4));
+    ACL_OK(aclrtMemset(acc, N * 4, 0, N * 4));
+    float *ones = malloc(N * sizeof *ones);
+    for (int i = 0; i < N; i++) {
+        ones[i] = 1.0f;
+        pinned[i] = i;
+    }
+    ACL_OK(aclrtMemcpy(one, N * 4, ones, N * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    atomic_int host_calls = 0, callbacks = 0;
+    aclrtEvent fork = NULL, join = NULL;
+    ACL_OK(aclrtCreateEventWithFlag(&fork, ACL_EVENT_SYNC));
+    ACL_OK(aclrtCreateEventWithFlag(&join, ACL_EVENT_SYNC));
+
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    aclmdlRI during = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &during));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE);
+    ck_assert_ptr_nonnull(during);
+    /* host -> device, fill, kernel, 2D copy, device -> device, device -> host */
+    ACL_OK(aclrtMemcpyAsync(data, N * 4, pinned, N * 4, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    ACL_OK(aclrtMemsetAsync(grid2d, 64 * 4, 0, 64 * 4, s));
+    uint32_t n = N;
+    int32_t seven = 7;
+    void *add_args[] = {&data, &seven, &n};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, (N + 255) / 256, s, NULL, add_args));
+    ACL_OK(aclrtMemcpy2dAsync(grid2d, 8 * 4, data, 16 * 4, 4 * 4, 8, ACL_MEMCPY_DEVICE_TO_DEVICE,
+                              s));
+    ACL_OK(aclrtMemcpyAsync(copy, N * 4, data, N * 4, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    /* a branch on another stream, joined back */
+    ACL_OK(aclrtRecordEvent(fork, s));
+    ACL_OK(aclrtStreamWaitEvent(side, fork));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(increment, 1, side, NULL, &counter, sizeof counter, NULL,
+                                         0));
+    ACL_OK(aclrtReduceAsync(acc, one, N * 4, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, side,
+                            NULL));
+    ACL_OK(aclrtRecordEvent(join, side));
+    ACL_OK(aclrtStreamWaitEvent(s, join));
+    /* random numbers, a host function, a callback, device -> host */
+    float lo = 0.0f, hi = 1.0f;
+    uint64_t seed = 5, count = N;
+    aclrtRandomNumTaskInfo info = {
+        .dataType = ACL_FLOAT,
+        .randomNumFuncParaInfo = {.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS},
+        .randomResultAddr = rnd,
+        .randomSeed = {.isAddr = 0, .size = 8},
+        .randomNum = {.isAddr = 0, .size = 8},
+    };
+    info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.size = 4;
+    info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.size = 4;
+    memcpy(info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.valueOrAddr, &lo, 4);
+    memcpy(info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.valueOrAddr, &hi, 4);
+    memcpy(info.randomSeed.valueOrAddr, &seed, 8);
+    memcpy(info.randomNum.valueOrAddr, &count, 8);
+    ACL_OK(aclrtRandomNumAsync(&info, s, NULL));
+    ACL_OK(aclrtLaunchHostFunc(s, count_call, &host_calls));
+    ACL_OK(aclrtLaunchCallback(count_call, &callbacks, ACL_CALLBACK_BLOCK, s));
+    ACL_OK(aclrtMemcpyAsync(result, N * 4, copy, N * 4, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ck_assert_ptr_eq(model, during);
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &during));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_NONE);
+
+    /* Nothing ran during the capture. */
+    int32_t c;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 0);
+    ck_assert_int_eq(atomic_load(&host_calls), 0);
+    aclrtStreamStatus st;
+    ACL_OK(aclrtStreamQuery(s, &st));
+    ck_assert_int_eq(st, ACL_STREAM_STATUS_COMPLETE);
+
+    float *first_rnd = malloc(N * sizeof *first_rnd), *h = malloc(N * sizeof *h);
+    for (int r = 1; r <= REPLAYS; r++) {
+        memset(result, 0, N * 4);
+        ACL_OK(aclmdlRIExecuteAsync(model, s));
+        ACL_OK(aclrtSynchronizeStream(s));
+        kt_read_i32(counter, &c, 1);
+        ck_assert_int_eq(c, r);
+        ck_assert_int_eq(atomic_load(&host_calls), r);
+        ck_assert_int_eq(atomic_load(&callbacks), r);
+        ck_assert_int_eq(result[0], 7);
+        ck_assert_int_eq(result[N - 1], N - 1 + 7);
+        ACL_OK(aclrtMemcpy(h, N * 4, acc, N * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+        ck_assert(h[0] == (float)r && h[N - 1] == (float)r);
+        int32_t g[64];
+        kt_read_i32(grid2d, g, 64);
+        ck_assert_int_eq(g[0], 7);
+        ck_assert_int_eq(g[8], 16 + 7); /* row 1 of the 2D copy */
+        ACL_OK(aclrtMemcpy(h, N * 4, rnd, N * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+        if (r == 1)
+            memcpy(first_rnd, h, N * 4);
+        else /* same seed, same counter: the same numbers each replay */
+            ck_assert(memcmp(first_rnd, h, N * 4) == 0);
+    }
+    ck_assert(first_rnd[0] >= 0.0f && first_rnd[0] < 1.0f);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_FAILS_WITH(aclmdlRIExecuteAsync(model, s), ACL_ERROR_INVALID_PARAM);
+    reporter_stop(&rep, s);
+    free(first_rnd);
+    free(h);
+    free(ones);
+    ACL_OK(aclrtDestroyEvent(fork));
+    ACL_OK(aclrtDestroyEvent(join));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtFree(counter));
+    ACL_OK(aclrtFree(data));
+    ACL_OK(aclrtFree(copy));
+    ACL_OK(aclrtFree(acc));
+    ACL_OK(aclrtFree(one));
+    ACL_OK(aclrtFree(rnd));
+    ACL_OK(aclrtFree(grid2d));
+    ACL_OK(aclrtFreeHost(pinned));
+    ACL_OK(aclrtFreeHost(result));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(capture_two_streams_joined_by_events)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream a = acltest_new_stream(), b = acltest_new_stream();
+    int32_t *x = kt_device(N * 4), *y = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    ACL_OK(aclrtMemset(y, N * 4, 0, N * 4));
+    aclrtEvent e1, e2;
+    ACL_OK(aclrtCreateEvent(&e1));
+    ACL_OK(aclrtCreateEvent(&e2));
+    uint32_t n = N;
+    int32_t one = 1, ten = 10;
+    ACL_OK(aclmdlRICaptureBegin(a, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    void *ax[] = {&x, &one, &n};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, a, NULL, ax));
+    ACL_OK(aclrtRecordEvent(e1, a));
+    ACL_OK(aclrtStreamWaitEvent(b, e1)); /* b joins the capture */
+    /* b is capturing now: its work is recorded, not run. */
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureGetInfo(b, &status, NULL));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE);
+    void *by[] = {&y, &ten, &n};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, b, NULL, by));
+    /* A capture cannot end on a joined stream. */
+    aclmdlRI model = NULL;
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(b, &model), ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED);
+    /* The event of the capture cannot be waited for or queried meanwhile. */
+    aclrtEventRecordedStatus es;
+    ACL_FAILS_WITH(aclrtQueryEventStatus(e1, &es), ACL_ERROR_RT_EVENT_CAPTURED);
+    ACL_OK(aclrtRecordEvent(e2, b));
+    ACL_OK(aclrtStreamWaitEvent(a, e2));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, a, NULL, ax));
+    ACL_OK(aclmdlRICaptureEnd(a, &model));
+    ACL_OK(aclmdlRICaptureGetInfo(b, &status, NULL));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_NONE);
+    uint32_t nstreams = 0;
+    ACL_OK(aclmdlRIGetStreams(model, NULL, &nstreams));
+    ck_assert_uint_eq(nstreams, 2);
+    for (int r = 1; r <= REPLAYS; r++)
+        ACL_OK(aclmdlRIExecuteAsync(model, a));
+    ACL_OK(aclrtSynchronizeStream(a));
+    int32_t got;
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 2 * REPLAYS);
+    kt_read_i32(y, &got, 1);
+    ck_assert_int_eq(got, 10 * REPLAYS);
+    /* b works normally again. */
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, b, NULL, by));
+    ACL_OK(aclrtSynchronizeStream(b));
+    kt_read_i32(y, &got, 1);
+    ck_assert_int_eq(got, 10 * REPLAYS + 10);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(e1));
+    ACL_OK(aclrtDestroyEvent(e2));
+    ACL_OK(aclrtDestroyStream(a));
+    ACL_OK(aclrtDestroyStream(b));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtFree(y));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(unjoined_stream_fails_the_capture)
+{
+    aclrtStream a = acltest_new_stream(), b = acltest_new_stream();
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEvent(&e));
+    int32_t *x = kt_device(64);
+    ACL_OK(aclmdlRICaptureBegin(a, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(x, 64, 1, 64, a));
+    ACL_OK(aclrtRecordEvent(e, a));
+    ACL_OK(aclrtStreamWaitEvent(b, e));
+    ACL_OK(aclrtMemsetAsync(x, 64, 2, 64, b)); /* never joined back */
+    aclmdlRI model = (aclmdlRI)1;
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(a, &model), ACL_ERROR_RT_STREAM_UNJOINED);
+    ck_assert_ptr_null(model);
+    /* Both streams are free again. */
+    ACL_OK(aclrtMemsetAsync(x, 64, 3, 64, b));
+    ACL_OK(aclrtSynchronizeStream(b));
+    ACL_OK(aclrtSynchronizeStream(a));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtDestroyStream(a));
+    ACL_OK(aclrtDestroyStream(b));
+    ACL_OK(aclrtFree(x));
+}
+END_TEST
+
+/* ---- what a capture forbids ------------------------------------------------------------ */
+
+START_TEST(forbidden_during_capture)
+{
+    aclrtStream s = acltest_new_stream();
+    int32_t *dev = kt_device(64);
+    int32_t host[16] = {0};
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEvent(&e));
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_FAILS_WITH(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL),
+                   ACL_ERROR_RT_STREAM_CAPTURED);
+    /* Waiting for or asking about a capturing stream, its device or its
+     * events: refused at once, never a hang. */
+    ACL_FAILS_WITH(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_CAPTURED);
+    aclrtStreamStatus st;
+    ACL_FAILS_WITH(aclrtStreamQuery(s, &st), ACL_ERROR_RT_STREAM_CAPTURED);
+    ACL_FAILS_WITH(aclrtSynchronizeDevice(), ACL_ERROR_RT_STREAM_CAPTURED);
+    ACL_OK(aclrtRecordEvent(e, s));
+    ACL_FAILS_WITH(aclrtSynchronizeEvent(e), ACL_ERROR_RT_EVENT_CAPTURED);
+    /* Relaxed, this thread may copy synchronously. */
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    ck_assert_int_eq(mode, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
+    ACL_OK(aclrtMemcpy(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    /* Back to global: a synchronous copy is refused and invalidates. */
+    ACL_FAILS_WITH(aclrtMemcpy(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, NULL));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED);
+    ACL_FAILS_WITH(aclrtMemsetAsync(dev, 64, 0, 64, s), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    aclmdlRI model = (aclmdlRI)1;
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    ck_assert_ptr_null(model);
+    /* The stream is usable again, and the event is as if never recorded. */
+    ACL_OK(aclrtMemsetAsync(dev, 64, 0, 64, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtSynchronizeEvent(e));
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_NOT_CAPTURED);
+
+    /* Pageable host memory cannot be captured. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_FAILS_WITH(aclrtMemcpyAsync(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE, s),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+
+    /* A wait on work outside the capture is refused. */
+    aclrtStream other = acltest_new_stream();
+    ACL_OK(aclrtRecordEvent(e, other));
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_FAILS_WITH(aclrtStreamWaitEvent(s, e), ACL_ERROR_RT_CAPTURE_DEPENDENCY);
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    /* The default stream cannot be captured. */
+    ACL_FAILS_WITH(aclmdlRICaptureBegin(NULL, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(other));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
+typedef struct other_thread_copy {
+    void *dev;
+    aclError ret;
+} other_thread_copy;
+
+static void *copy_on_other_thread(void *arg)
+{
+    other_thread_copy *c = arg;
+    int32_t host[16] = {0};
+    ACL_OK(aclrtSetDevice(0));
+    c->ret = aclrtMemcpy(c->dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE);
+    ACL_OK(aclrtResetDevice(0));
+    return NULL;
+}
+
+START_TEST(capture_modes_across_threads)
+{
+    aclrtStream s = acltest_new_stream();
+    other_thread_copy c = {kt_device(64), ACL_SUCCESS};
+    /* Thread-local: other threads may copy. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    acltest_run_thread(copy_on_other_thread, &c);
+    ck_assert_int_eq(c.ret, ACL_SUCCESS);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    /* Global: they may not, and the capture is invalidated. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    acltest_run_thread(copy_on_other_thread, &c);
+    ck_assert_int_eq(c.ret, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    ACL_OK(aclrtFree(c.dev));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+/* ---- the idle-stream shortcut, and destroying a running model ------------------------ */
+
+START_TEST(replay_is_queued_work)
+{
+    aclrtStream s = acltest_new_stream();
+    acltest_gate gate;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    acltest_gate_close(&gate, s); /* captured: the gate's host function runs per replay */
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    /* The capture queued nothing: the stream is idle. */
+    aclrtStreamStatus st;
+    ACL_OK(aclrtStreamQuery(s, &st));
+    ck_assert_int_eq(st, ACL_STREAM_STATUS_COMPLETE);
+    ACL_OK(aclrtSynchronizeStream(s));
+    /* A replay is queued work: not complete until the gate opens. */
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    acltest_gate_wait_reached(&gate);
+    ACL_OK(aclrtStreamQuery(s, &st));
+    ck_assert_int_eq(st, ACL_STREAM_STATUS_NOT_READY);
+    /* Destroyed while it runs: it finishes, as it was. */
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtStreamQuery(s, &st));
+    ck_assert_int_eq(st, ACL_STREAM_STATUS_NOT_READY);
+    acltest_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtStreamQuery(s, &st));
+    ck_assert_int_eq(st, ACL_STREAM_STATUS_COMPLETE);
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+START_TEST(destroy_model_while_kernels_run)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream s = acltest_new_stream();
+    int32_t *x = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    acltest_gate gate;
+    uint32_t n = N;
+    int32_t three = 3;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    acltest_gate_close(&gate, s);
+    /* A placeholder-free launch and one with placeholder data the model keeps. */
+    void *args[] = {&x, &three, &n};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 8, s, NULL, args));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    for (int r = 0; r < 3; r++)
+        ACL_OK(aclmdlRIExecuteAsync(model, s));
+    acltest_gate_wait_reached(&gate);
+    ACL_OK(aclmdlRIDestroy(model));
+    acltest_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got;
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 9);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(captured_placeholders_live_with_the_model)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle scale = kt_function(bin, "scale");
+    aclrtStream s = acltest_new_stream();
+    float *data = kt_device(N * 4);
+    float *host = malloc(N * 4);
+    for (int i = 0; i < N; i++)
+        host[i] = 1.0f;
+    ACL_OK(aclrtMemcpy(data, N * 4, host, N * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    unsigned char buf[48] = {0};
+    uint32_t n = N;
+    float factor = 2.0f;
+    memcpy(buf, &data, 8);
+    memcpy(buf + 16, &n, 4);
+    memcpy(buf + 32, &factor, 4);
+    aclrtPlaceHolderInfo ph = {.addrOffset = 8, .dataOffset = 32};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(scale, 4, s, NULL, buf, sizeof buf, &ph, 1));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    memset(buf, 0, sizeof buf); /* the model copied what it needs */
+    for (int r = 0; r < 4; r++)
+        ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtMemcpy(host, N * 4, data, N * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_msg(host[0] == 16.0f && host[N - 1] == 16.0f, "got %g", (double)host[0]);
+    ACL_OK(aclmdlRIDestroy(model));
+    free(host);
+    ACL_OK(aclrtFree(data));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* ---- built models --------------------------------------------------------------------- */
+
+START_TEST(build_from_persistent_streams)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream head = persistent_stream(), second = persistent_stream();
+    aclrtStream plain = acltest_new_stream();
+    int32_t *x = kt_device(N * 4), *y = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    ACL_OK(aclrtMemset(y, N * 4, 0, N * 4));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_FAILS_WITH(aclmdlRIBindStream(model, plain, ACL_MODEL_STREAM_FLAG_HEAD),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclmdlRIBindStream(model, head, ACL_MODEL_STREAM_FLAG_DEFAULT),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_OK(aclmdlRIBindStream(model, head, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, second, ACL_MODEL_STREAM_FLAG_HEAD));
+    uint32_t n = N;
+    int32_t one = 1, two = 2;
+    void *ax[] = {&x, &one, &n}, *ay[] = {&y, &two, &n};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, head, NULL, ax));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, second, NULL, ay));
+    ACL_OK(aclmdlRIEndTask(model, second));
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 4, second, NULL, ay),
+                   ACL_ERROR_RT_STREAM_MODEL);
+    ACL_OK(aclmdlRIEndTask(model, head));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    /* Built: the streams take no more host work. */
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 4, head, NULL, ax),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    int32_t got;
+    kt_read_i32(x, &got, 1);
+    ck_assert_int_eq(got, 0);
+    ACL_OK(aclmdlRIExecute(model, -1));
+    ACL_OK(aclmdlRIExecute(model, 10000));
+    ACL_OK(aclmdlRIExecuteAsync(model, plain));
+    ACL_OK(aclrtSynchronizeStream(plain));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 3);
+    kt_read_i32(y, &got, 1);
+    ck_assert_int_eq(got, 6);
+    ACL_OK(aclmdlRIUnbindStream(model, second));
+    ACL_FAILS_WITH(aclmdlRIUnbindStream(model, second), ACL_ERROR_RT_STREAM_MODEL);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(head));
+    ACL_OK(aclrtDestroyStream(second));
+    ACL_OK(aclrtDestroyStream(plain));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtFree(y));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(capture_persistent_stream)
+{
+    aclrtStream s = persistent_stream();
+    int32_t *x = kt_device(64);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(x, 64, 5, 64, s)); /* a persistent stream takes work into a model */
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_FAILS_WITH(aclrtMemsetAsync(x, 64, 5, 64, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    aclrtStream plain = acltest_new_stream();
+    ACL_OK(aclmdlRIExecuteAsync(model, plain));
+    ACL_OK(aclrtSynchronizeStream(plain));
+    unsigned char b[64];
+    ACL_OK(aclrtMemcpy(b, 64, x, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(b[63], 5);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(plain));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(x));
+}
+END_TEST
+
+/* ---- task groups, inspection ----------------------------------------------------------- */
+
+START_TEST(task_group_update)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
+    int32_t *x = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    uint32_t n = N;
+    int32_t one = 1;
+    void *args[] = {&x, &one, &n};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, args));
+    aclrtTaskGrp group = NULL;
+    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, &group));
+    ck_assert_ptr_nonnull(group);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got;
+    kt_read_i32(x, &got, 1);
+    ck_assert_int_eq(got, 1);
+    /* The group's launch becomes one adding 100. */
+    int32_t hundred = 100;
+    void *update[] = {&x, &hundred, &n};
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
+    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    kt_read_i32(x, &got, 1);
+    ck_assert_int_eq(got, 1); /* an update runs nothing */
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 101);
+    /* An update of another shape is refused. */
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
+    ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateEnd(u), ACL_ERROR_RT_MODEL_UPDATE_FAILED);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateBegin(u, group), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(u));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+static void on_destroy(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+START_TEST(name_id_debug_and_callbacks)
+{
+    aclrtStream s = acltest_new_stream();
+    int32_t *x = kt_device(64);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(x, 64, 1, 64, s));
+    ACL_OK(aclrtMemsetAsync(x, 32, 2, 32, s));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    char name[16] = "x";
+    ACL_OK(aclmdlRIGetName(model, sizeof name, name));
+    ck_assert_str_eq(name, "");
+    ACL_OK(aclmdlRISetName(model, "first"));
+    ACL_OK(aclmdlRISetName(model, "decoder-step"));
+    ACL_OK(aclmdlRIGetName(model, sizeof name, name));
+    ck_assert_str_eq(name, "decoder-step");
+    ACL_OK(aclmdlRIGetName(model, 4, name));
+    ck_assert_str_eq(name, "dec");
+    uint32_t id1 = 0, id2 = 0;
+    ACL_OK(aclmdlRIGetId(model, &id1));
+    aclmdlRI other = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&other, 0));
+    ACL_OK(aclmdlRIGetId(other, &id2));
+    ck_assert_uint_ne(id1, id2);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    ACL_OK(aclmdlRIDebugPrint(model)); /* deprecated by CANN, still supported */
+#pragma GCC diagnostic pop
+    char path[256];
+    snprintf(path, sizeof path, "%s/acl-model-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid());
+    ACL_OK(aclmdlRIDebugJsonPrint(model, path, ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY));
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char text[4096] = {0};
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    unlink(path);
+    ck_assert_uint_gt(len, 0);
+    ck_assert_ptr_nonnull(strstr(text, "decoder-step"));
+    ck_assert_ptr_nonnull(strstr(text, "\"taskCount\": 2"));
+    ACL_FAILS_WITH(aclmdlRIDebugJsonPrint(model, "/nonexistent/dir/m.json", 0),
+                   ACL_ERROR_INVALID_FILE);
+    atomic_int destroyed = 0;
+    ACL_OK(aclmdlRIDestroyRegisterCallback(model, on_destroy, &destroyed));
+    ACL_OK(aclmdlRIDestroyRegisterCallback(other, on_destroy, &destroyed));
+    ACL_OK(aclmdlRIDestroyUnregisterCallback(other, on_destroy));
+    ACL_FAILS_WITH(aclmdlRIDestroyUnregisterCallback(other, on_destroy), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclmdlRIDestroy(other));
+    ck_assert_int_eq(atomic_load(&destroyed), 1);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(x));
+}
+END_TEST
+
+START_TEST(destroying_a_capturing_stream)
+{
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI model = NULL;
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &model));
+    ACL_FAILS_WITH(aclmdlRIDestroy(model), ACL_ERROR_RT_MODEL_CAPTURED);
+    /* The stream goes; its capture is abandoned, the model broken. */
+    ACL_OK(aclrtDestroyStream(s));
+    aclrtStream plain = acltest_new_stream();
+    ACL_FAILS_WITH(aclmdlRIExecuteAsync(model, plain), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(plain));
+}
+END_TEST
+
+static Suite *graph_suite(void)
+{
+    Suite *s = suite_create("graph");
+    TCase *capture = tcase_create("capture");
+    tcase_add_checked_fixture(capture, set_up, tear_down);
+    tcase_set_timeout(capture, 60);
+    tcase_add_test(capture, capture_every_task_kind);
+    tcase_add_test(capture, capture_two_streams_joined_by_events);
+    tcase_add_test(capture, unjoined_stream_fails_the_capture);
+    tcase_add_test(capture, forbidden_during_capture);
+    tcase_add_test(capture, capture_modes_across_threads);
+    tcase_add_test(capture, captured_placeholders_live_with_the_model);
+    tcase_add_test(capture, destroying_a_capturing_stream);
+    suite_add_tcase(s, capture);
+
+    TCase *running = tcase_create("running");
+    tcase_set_tags(running, "concurrent");
+    tcase_add_checked_fixture(running, set_up, tear_down);
+    tcase_add_test(running, replay_is_queued_work);
+    tcase_add_test(running, destroy_model_while_kernels_run);
+    suite_add_tcase(s, running);
+
+    TCase *models = tcase_create("models");
+    tcase_add_checked_fixture(models, set_up, tear_down);
+    tcase_add_test(models, build_from_persistent_streams);
+    tcase_add_test(models, capture_persistent_stream);
+    tcase_add_test(models, task_group_update);
+    tcase_add_test(models, name_id_debug_and_callbacks);
+    suite_add_tcase(s, models);
+    return s;
+}
+
+int main(void)
+{
+    return acltest_run(graph_suite());
+}

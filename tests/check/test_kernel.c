@@ -1,0 +1,994 @@
+/* Kernels: binaries, functions, argument lists, every launch style with
+ * real results, the launch limits and errors, device variables, and the
+ * built-in reduce and random-number tasks. The kernels are
+ * tests/kernels/test_kernels.{c,cu}, loaded for the backend in use. */
+#include <math.h>
+#include <unistd.h>
+
+#include "kerneltest.h"
+
+enum { N = 10000, BLOCKS = (N + 255) / 256 };
+
+static void set_up(void)
+{
+    ACL_OK(aclInit(NULL));
+    acltest_set_device();
+}
+
+static void tear_down(void)
+{
+    acltest_reset_device();
+    ACL_OK(aclFinalize());
+}
+
+/* Device buffers for vector_add. */
+typedef struct vectors {
+    float *x, *y, *z;
+} vectors;
+
+static vectors vectors_make(void)
+{
+    vectors v = {kt_device(N * sizeof(float)), kt_device(N * sizeof(float)),
+                 kt_device(N * sizeof(float))};
+    kt_fill_inputs(v.x, v.y, N);
+    ACL_OK(aclrtMemset(v.z, N * sizeof(float), 0, N * sizeof(float)));
+    return v;
+}
+
+static void vectors_free(vectors *v)
+{
+    ACL_OK(aclrtFree(v->x));
+    ACL_OK(aclrtFree(v->y));
+    ACL_OK(aclrtFree(v->z));
+}
+
+/* ---- binaries ---------------------------------------------------------------------- */
+
+START_TEST(load_and_unload)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    /* The same name gives the same function. */
+    aclrtFuncHandle again = kt_function(bin, "vector_add");
+    ck_assert_ptr_eq(f, again);
+    aclrtBinHandle owner = NULL;
+    ACL_OK(aclrtFunctionGetBinary(f, &owner));
+    ck_assert_ptr_eq(owner, bin);
+    char name[64];
+    ACL_OK(aclrtGetFunctionName(f, sizeof name, name));
+    ck_assert_str_eq(name, "vector_add");
+    ACL_FAILS_WITH(aclrtGetFunctionName(f, 5, name), ACL_ERROR_INVALID_PARAM);
+    int64_t type = -1;
+    ACL_OK(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_TYPE, &type));
+    ck_assert_int_eq(type, ACL_KERNEL_TYPE_MIX);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    /* Its functions went with it. */
+    ACL_FAILS_WITH(aclrtGetFunctionName(f, sizeof name, name), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, 1, NULL, 0, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtBinaryUnLoad(bin), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+START_TEST(load_from_data_and_binary)
+{
+    FILE *f = fopen(kt_kernel_path(), "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *data = malloc((size_t)size);
+    ck_assert_int_eq(fread(data, 1, (size_t)size, f), size);
+    fclose(f);
+
+    aclrtBinHandle bin = NULL;
+    aclrtBinaryLoadOption opt = {.type = ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD, .value.isLazyLoad = 0};
+    aclrtBinaryLoadOptions options = {.options = &opt, .numOpt = 1};
+    ACL_OK(aclrtBinaryLoadFromData(data, (size_t)size, &options, &bin));
+    void *addr = NULL;
+    size_t bytes = 0;
+    ACL_OK(aclrtBinaryGetDevAddress(bin, &addr, &bytes));
+    ck_assert_ptr_nonnull(addr);
+    ck_assert_uint_eq(bytes, (size_t)size);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+
+    aclrtBinary binary = aclrtCreateBinary(data, (size_t)size);
+    ck_assert_ptr_nonnull(binary);
+    free(data); /* the binary holds its own copy */
+    ACL_OK(aclrtBinaryLoad(binary, &bin));
+    kt_function(bin, "empty");
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_OK(aclrtDestroyBinary(binary));
+    ACL_FAILS_WITH(aclrtBinaryLoad(binary, &bin), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtDestroyBinary(binary), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+START_TEST(bad_binaries)
+{
+    aclrtBinHandle bin = NULL;
+    unsigned char junk[512];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)(i * 37 + 11);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromData(junk, sizeof junk, NULL, &bin),
+                   ACL_ERROR_INVALID_PARAM);
+    /* An ELF object of another processor, as an Ascend kernel binary is. */
+    unsigned char elf[128] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    elf[18] = 0x34; /* e_machine: not x86-64, aarch64 or CUDA */
+    elf[19] = 0x12;
+    ACL_FAILS_WITH(aclrtBinaryLoadFromData(elf, sizeof elf, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    const char *msg = aclGetRecentErrMsg();
+    (void)msg;
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile("/nonexistent/kernel.o", NULL, &bin),
+                   ACL_ERROR_INVALID_FILE);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile(NULL, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromData(junk, 0, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    /* AI CPU kernels have no counterpart. */
+    aclrtBinaryLoadOption opt = {.type = ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE,
+                                 .value.cpuKernelMode = 2};
+    aclrtBinaryLoadOptions options = {.options = &opt, .numOpt = 1};
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile(kt_kernel_path(), &options, &bin),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    opt.type = ACL_RT_BINARY_LOAD_OPT_MAGIC;
+    opt.value.magic = 0x1234;
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile(kt_kernel_path(), &options, &bin),
+                   ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+START_TEST(missing_symbols)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = NULL;
+    ACL_FAILS_WITH(aclrtBinaryGetFunction(bin, "no_such_kernel", &f),
+                   ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    /* A function the binary does not define itself (libc's) is not its kernel. */
+    ACL_FAILS_WITH(aclrtBinaryGetFunction(bin, "memcpy", &f), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    void *p;
+    size_t size;
+    ACL_FAILS_WITH(aclrtBinaryGetGlobal(bin, "no_such_global", &p, &size),
+                   ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    ACL_FAILS_WITH(aclrtBinaryGetFunctionByEntry(bin, 12345, &f), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(function_address_and_entry)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    void *aic = NULL, *aiv = (void *)1;
+    ACL_OK(aclrtGetFunctionAddr(f, &aic, &aiv));
+    ck_assert_ptr_nonnull(aic);
+    ck_assert_ptr_null(aiv);
+    aclrtFuncHandle by_entry = NULL;
+    ACL_OK(aclrtBinaryGetFunctionByEntry(bin, (uint64_t)(uintptr_t)aic, &by_entry));
+    ck_assert_ptr_eq(by_entry, f);
+    size_t aic_size = 1, aiv_size = 1;
+    ACL_OK(aclrtGetFunctionSize(f, &aic_size, &aiv_size));
+    ck_assert_uint_eq(aiv_size, 0);
+    if (kt_on_host())
+        ck_assert_uint_gt(aic_size, 0);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(parameters_described)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "add_scalar");
+    size_t count = 0;
+    ACL_OK(aclrtFunctionGetParamCount(f, &count));
+    ck_assert_uint_eq(count, 3);
+    size_t offsets[3], sizes[3];
+    for (size_t i = 0; i < 3; i++)
+        ACL_OK(aclrtFunctionGetParamInfo(f, i, &offsets[i], &sizes[i]));
+    /* int32_t *data, int32_t value, uint32_t n: a C struct's layout. */
+    ck_assert_uint_eq(offsets[0], 0);
+    ck_assert_uint_eq(sizes[0], 8);
+    ck_assert_uint_eq(offsets[1], 8);
+    ck_assert_uint_eq(sizes[1], 4);
+    ck_assert_uint_eq(offsets[2], 12);
+    ck_assert_uint_eq(sizes[2], 4);
+    ACL_FAILS_WITH(aclrtFunctionGetParamInfo(f, 3, &offsets[0], &sizes[0]),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(global_variable)
+{
+    aclrtBinHandle bin = kt_load();
+    int32_t *g = NULL;
+    size_t size = 0;
+    ACL_OK(aclrtBinaryGetGlobal(bin, "test_global", (void **)&g, &size));
+    ck_assert_uint_eq(size, 4 * sizeof(int32_t));
+    int32_t values[4];
+    kt_read_i32(g, values, 4);
+    ck_assert_int_eq(values[0], 11);
+    ck_assert_int_eq(values[3], 44);
+    /* Written through ACL, read by a kernel. */
+    int32_t fresh[4] = {5, 6, 7, 8};
+    ACL_OK(aclrtMemcpy(g, sizeof fresh, fresh, sizeof fresh, ACL_MEMCPY_DEFAULT));
+    int32_t *out = kt_device(4 * sizeof(int32_t));
+    aclrtFuncHandle f = kt_function(bin, "read_global");
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, NULL, NULL, &out, sizeof out, NULL, 0));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_read_i32(out, values, 4);
+    ck_assert_int_eq(values[0], 5);
+    ck_assert_int_eq(values[3], 8);
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* ---- every launch style ------------------------------------------------------------- */
+
+START_TEST(launch_with_device_args)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    vectors v = vectors_make();
+    aclrtStream s = acltest_new_stream();
+    kt_vector_add_args a = {v.x, v.y, v.z, N};
+    /* ACL's form: the packed arguments in device memory. */
+    void *dev_args = kt_device(sizeof a);
+    ACL_OK(aclrtMemcpy(dev_args, sizeof a, &a, sizeof a, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtLaunchKernel(f, BLOCKS, dev_args, sizeof a, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_check_sum(v.z, N, 1.0f);
+    /* Arguments written by the stream's own earlier work are read after it. */
+    ACL_OK(aclrtMemset(v.z, N * sizeof(float), 0, N * sizeof(float)));
+    kt_vector_add_args *staged = kt_pinned(sizeof a);
+    *staged = a;
+    void *dev_args2 = kt_device(sizeof a);
+    ACL_OK(aclrtMemcpyAsync(dev_args2, sizeof a, staged, sizeof a, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    ACL_OK(aclrtLaunchKernelV2(f, BLOCKS, dev_args2, sizeof a, NULL, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_check_sum(v.z, N, 1.0f);
+    ACL_OK(aclrtFree(dev_args));
+    ACL_OK(aclrtFree(dev_args2));
+    ACL_OK(aclrtFreeHost(staged));
+    ACL_OK(aclrtDestroyStream(s));
+    vectors_free(&v);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(launch_with_host_args_and_config)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    vectors v = vectors_make();
+    kt_vector_add_args a = {v.x, v.y, v.z, N};
+    /* A host buffer, a launch shape of our own, and ACL's attributes. */
+    aclrtLaunchKernelAttr attrs[] = {
+        {.id = ACLCUDA_LAUNCH_KERNEL_ATTR_BLOCK_DIM, .value.rsv = {128, 1, 1, 0}},
+        {.id = ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE, .value.engineType = ACL_RT_ENGINE_TYPE_AIV},
+        {.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, .value.timeout = 5},
+        {.id = ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH, .value.isBlockTaskPrefetch = 1},
+    };
+    aclrtLaunchKernelCfg cfg = {.attrs = attrs, .numAttrs = 4};
+    ACL_OK(aclrtLaunchKernelV2(f, (N + 127) / 128, &a, sizeof a, &cfg, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N, 1.0f);
+    ACL_OK(aclrtMemset(v.z, N * sizeof(float), 0, N * sizeof(float)));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 7, NULL, NULL, &a, sizeof a, NULL, 0));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N, 1.0f);
+    /* Attributes CUDA cannot honour, or that contradict each other. */
+    aclrtLaunchKernelAttr offset = {.id = ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET,
+                                    .value.blockDimOffset = 4};
+    aclrtLaunchKernelCfg bad = {.attrs = &offset, .numAttrs = 1};
+    ACL_FAILS_WITH(aclrtLaunchKernelV2(f, 1, &a, sizeof a, &bad, NULL),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    aclrtLaunchKernelAttr both[] = {
+        {.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, .value.timeout = 5},
+        {.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, .value.timeoutUs = {5, 0}},
+    };
+    bad = (aclrtLaunchKernelCfg){.attrs = both, .numAttrs = 2};
+    ACL_FAILS_WITH(aclrtLaunchKernelV2(f, 1, &a, sizeof a, &bad, NULL), ACL_ERROR_INVALID_PARAM);
+    aclrtLaunchKernelAttr unknown = {.id = (aclrtLaunchKernelAttrId)77};
+    bad = (aclrtLaunchKernelCfg){.attrs = &unknown, .numAttrs = 1};
+    ACL_FAILS_WITH(aclrtLaunchKernelV2(f, 1, &a, sizeof a, &bad, NULL), ACL_ERROR_INVALID_PARAM);
+    vectors_free(&v);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(launch_with_args_handle)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    vectors v = vectors_make();
+    aclrtArgsHandle args = NULL;
+    ACL_OK(aclrtKernelArgsInit(f, &args));
+    aclrtParamHandle px, py, pz, pn;
+    uint32_t n = N;
+    ACL_OK(aclrtKernelArgsAppend(args, &v.x, sizeof v.x, &px));
+    ACL_OK(aclrtKernelArgsAppend(args, &v.y, sizeof v.y, &py));
+    ACL_OK(aclrtKernelArgsAppend(args, &v.z, sizeof v.z, &pz));
+    /* Not finalized yet: refused. */
+    ACL_FAILS_WITH(aclrtLaunchKernelWithConfig(f, BLOCKS, NULL, NULL, args, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtKernelArgsAppend(args, &n, sizeof n, &pn));
+    ACL_OK(aclrtKernelArgsFinalize(args));
+    ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, NULL, NULL, args, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N, 1.0f);
+    /* Update a parameter: half the elements; finalize again. */
+    ACL_OK(aclrtMemset(v.z, N * sizeof(float), 0, N * sizeof(float)));
+    n = N / 2;
+    ACL_OK(aclrtKernelArgsParaUpdate(args, pn, &n, sizeof n));
+    ACL_FAILS_WITH(aclrtLaunchKernelWithConfig(f, BLOCKS, NULL, NULL, args, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtKernelArgsFinalize(args));
+    ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, NULL, NULL, args, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N / 2, 1.0f);
+    float tail;
+    ACL_OK(aclrtMemcpy(&tail, sizeof tail, v.z + N - 1, sizeof tail, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert(tail == 0.0f);
+    /* Wrong sizes are refused where the kernel describes its parameters. */
+    uint64_t wide = 1;
+    ACL_FAILS_WITH(aclrtKernelArgsParaUpdate(args, pn, &wide, sizeof wide),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtKernelArgsParaUpdate(args, (aclrtParamHandle)(uintptr_t)99, &n, sizeof n),
+                   ACL_ERROR_INVALID_PARAM);
+    aclrtArgsHandle other = NULL;
+    ACL_OK(aclrtKernelArgsInit(f, &other));
+    aclrtParamHandle p;
+    ACL_FAILS_WITH(aclrtKernelArgsAppend(other, &n, sizeof n, &p), ACL_ERROR_INVALID_PARAM);
+    vectors_free(&v);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    /* The lists went with the binary. */
+    ACL_FAILS_WITH(aclrtKernelArgsFinalize(args), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+START_TEST(launch_with_user_memory_and_placeholders)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "scale");
+    float *data = kt_device(N * sizeof(float));
+    float *ones = malloc(N * sizeof *ones);
+    for (int i = 0; i < N; i++)
+        ones[i] = 1.0f;
+    ACL_OK(aclrtMemcpy(data, N * sizeof(float), ones, N * sizeof(float),
+                       ACL_MEMCPY_HOST_TO_DEVICE));
+    size_t handle_size = 0, mem_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
+    ACL_OK(aclrtKernelArgsGetMemSize(f, 8 + 8 + 8 + 64, &mem_size));
+    ck_assert_uint_ge(mem_size, 88);
+    void *handle_mem = malloc(handle_size);
+    void *mem = malloc(mem_size);
+    ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem, mem, mem_size));
+    aclrtArgsHandle args = handle_mem; /* the caller's memory names the list */
+    aclrtParamHandle pd, pf, pn;
+    uint32_t n = N;
+    ACL_OK(aclrtKernelArgsAppend(args, &data, sizeof data, &pd));
+    ACL_OK(aclrtKernelArgsAppendPlaceHolder(args, &pf));
+    ACL_OK(aclrtKernelArgsAppend(args, &n, sizeof n, &pn));
+    float *factor = NULL;
+    ACL_OK(aclrtKernelArgsGetPlaceHolderBuffer(args, pf, sizeof *factor, (void **)&factor));
+    ck_assert_ptr_nonnull(factor);
+    *factor = 3.0f;
+    ACL_OK(aclrtKernelArgsFinalize(args));
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, s, NULL, args, NULL));
+    /* The placeholder's data was copied with the launch. */
+    *factor = 100.0f;
+    ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, s, NULL, args, NULL));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtMemcpy(ones, N * sizeof(float), data, N * sizeof(float),
+                       ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_msg(ones[0] == 300.0f && ones[N - 1] == 300.0f, "got %g and %g", (double)ones[0],
+                  (double)ones[N - 1]);
+    /* A parameter appended as a value is not a placeholder. */
+    void *buf;
+    ACL_FAILS_WITH(aclrtKernelArgsGetPlaceHolderBuffer(args, pd, 4, &buf),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(data));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    free(ones);
+    free(mem);
+    free(handle_mem);
+}
+END_TEST
+
+START_TEST(launch_with_host_args_placeholders)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "scale");
+    float *data = kt_device(N * sizeof(float));
+    float *host = malloc(N * sizeof *host);
+    for (int i = 0; i < N; i++)
+        host[i] = 2.0f;
+    ACL_OK(aclrtMemcpy(data, N * sizeof(float), host, N * sizeof(float),
+                       ACL_MEMCPY_HOST_TO_DEVICE));
+    /* The parameters, then the placeholder's data at dataOffset 32. */
+    unsigned char buf[48] = {0};
+    uint32_t n = N;
+    float factor = 0.5f;
+    memcpy(buf, &data, 8);
+    memcpy(buf + 16, &n, 4);
+    memcpy(buf + 32, &factor, 4);
+    aclrtPlaceHolderInfo ph = {.addrOffset = 8, .dataOffset = 32};
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, BLOCKS, NULL, NULL, buf, sizeof buf, &ph, 1));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    ACL_OK(aclrtMemcpy(host, N * sizeof(float), data, N * sizeof(float),
+                       ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_msg(host[0] == 1.0f && host[N - 1] == 1.0f, "got %g", (double)host[0]);
+    /* A placeholder outside the buffer. */
+    ph.addrOffset = 44;
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(f, BLOCKS, NULL, NULL, buf, sizeof buf, &ph, 1),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(data));
+    free(host);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(launch_with_args_array_and_simt)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    vectors v = vectors_make();
+    uint32_t n = N;
+    void *array[] = {&v.x, &v.y, &v.z, &n};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(f, BLOCKS, NULL, NULL, array));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N, 1.0f);
+
+    ACL_OK(aclrtMemset(v.z, N * sizeof(float), 0, N * sizeof(float)));
+    dim3 grid = {4, 2, 1}, block = {64, 2, 1};
+    ACL_OK(aclrtLaunchSIMTKernelWithArgsArray(f, grid, block, 0, NULL, NULL, array));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N, 1.0f);
+
+    ACL_OK(aclrtMemset(v.z, N * sizeof(float), 0, N * sizeof(float)));
+    kt_vector_add_args a = {v.x, v.y, v.z, N};
+    ACL_OK(aclrtLaunchSIMTKernelWithHostArgs(f, grid, block, 0, NULL, NULL, &a, sizeof a, NULL,
+                                             0));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N, 1.0f);
+    dim3 zero = {0, 1, 1};
+    ACL_FAILS_WITH(aclrtLaunchSIMTKernelWithArgsArray(f, zero, block, 0, NULL, NULL, array),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchSIMTKernelWithArgsArray(f, grid, zero, 0, NULL, NULL, array),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(f, 1, NULL, NULL, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    vectors_free(&v);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(block_shape_extension)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    uint32_t x, y, z;
+    size_t shared;
+    ACL_OK(aclcudaFunctionGetBlockDim(f, &x, &y, &z, &shared));
+    ck_assert_uint_ge(x, 1);
+    ck_assert_uint_le(x, ACLCUDA_DEFAULT_BLOCK_THREADS);
+    ck_assert_uint_eq(y, 1);
+    ck_assert_uint_eq(shared, 0);
+    ACL_OK(aclcudaFunctionSetBlockDim(f, 32, 2, 1, 0));
+    ACL_OK(aclcudaFunctionGetBlockDim(f, &x, &y, &z, &shared));
+    ck_assert_uint_eq(x, 32);
+    ck_assert_uint_eq(y, 2);
+    vectors v = vectors_make();
+    kt_vector_add_args a = {v.x, v.y, v.z, N};
+    ACL_OK(aclrtLaunchKernel(f, 3, &a, sizeof a, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    kt_check_sum(v.z, N, 1.0f);
+    ACL_FAILS_WITH(aclcudaFunctionSetBlockDim(f, 0, 2, 1, 0), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclcudaFunctionSetBlockDim(f, 0, 0, 0, 0));
+    ACL_OK(aclcudaFunctionGetBlockDim(f, &x, &y, &z, &shared));
+    ck_assert_uint_eq(y, 1);
+    vectors_free(&v);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* ---- limits and errors ---------------------------------------------------------------- */
+
+START_TEST(wrong_args_size)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "vector_add");
+    kt_vector_add_args a = {0};
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, 1, &a, 8, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(f, 1, NULL, NULL, &a, 16, NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, 1, NULL, sizeof a, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(block_count_limits)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "last_block");
+    /* One thread per block: this is about the grid. */
+    ACL_OK(aclcudaFunctionSetBlockDim(f, 1, 1, 1, 0));
+    uint32_t *out = kt_device(2 * sizeof(uint32_t));
+    const uint32_t counts[] = {1, 2, 1000, 0x7fffffffu};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        ACL_OK(aclrtMemset(out, 8, 0xff, 8));
+        ACL_OK(aclrtLaunchKernel(f, counts[i], &out, sizeof out, NULL));
+        ACL_OK(aclrtSynchronizeStream(NULL));
+        uint32_t got[2];
+        ACL_OK(aclrtMemcpy(got, sizeof got, out, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
+        ck_assert_uint_eq(got[0], counts[i] - 1);
+        ck_assert_uint_eq(got[1], counts[i]);
+    }
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, 0, &out, sizeof out, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, 0x80000000u, &out, sizeof out, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, UINT32_MAX, &out, sizeof out, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(launch_on_destroyed_stream)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "empty");
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclrtLaunchKernel(f, 1, NULL, 0, s));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, 1, NULL, 0, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, NULL, 0, NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    void *none[1] = {NULL};
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(f, 1, s, NULL, none), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(persistent_streams_refuse_host_launches)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "empty");
+    aclrtStream s = NULL;
+    ACL_OK(aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT));
+    ACL_FAILS_WITH(aclrtLaunchKernel(f, 1, NULL, 0, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* ---- device variables and symbols -------------------------------------------------------- */
+
+/* Found through the dynamic symbol table on the host backend (the test is
+ * linked with -rdynamic). */
+__attribute__((visibility("default"))) int32_t kt_symbol[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+__attribute__((visibility("default"))) void kt_host_kernel(uint32_t block, uint32_t nblocks,
+                                                           void *args, size_t size);
+void kt_host_kernel(uint32_t block, uint32_t nblocks, void *args, size_t size)
+{
+    (void)nblocks;
+    (void)size;
+    int32_t *out;
+    memcpy(&out, args, sizeof out);
+    out[block] = (int32_t)block * 10;
+}
+
+START_TEST(device_variables)
+{
+    void *addr = NULL;
+    size_t size = 0;
+    if (!kt_on_host()) {
+        /* A C program has no __device__ variables: a clean error. */
+        ACL_FAILS(aclrtGetSymbolAddress(kt_symbol, &addr));
+        aclrtFuncHandle f;
+        ACL_FAILS(aclrtGetFuncBySymbol((void *)kt_host_kernel, &f));
+        return;
+    }
+    ACL_OK(aclrtGetSymbolAddress(kt_symbol, &addr));
+    ck_assert_ptr_eq(addr, kt_symbol);
+    ACL_OK(aclrtGetSymbolSize(kt_symbol, &size));
+    ck_assert_uint_eq(size, sizeof kt_symbol);
+    int32_t values[2] = {70, 80};
+    ACL_OK(aclrtMemcpyToSymbol(kt_symbol, values, sizeof values, 6 * sizeof(int32_t),
+                               ACL_MEMCPY_HOST_TO_DEVICE));
+    ck_assert_int_eq(kt_symbol[6], 70);
+    int32_t back[8];
+    ACL_OK(aclrtMemcpyFromSymbol(back, sizeof back, kt_symbol, sizeof back, 0,
+                                 ACL_MEMCPY_DEFAULT));
+    ck_assert_int_eq(back[7], 80);
+    int32_t *pinned = kt_pinned(sizeof back);
+    pinned[0] = 99;
+    ACL_OK(aclrtMemcpyToSymbolAsync(kt_symbol, pinned, 4, 0, ACL_MEMCPY_DEFAULT, NULL));
+    ACL_OK(aclrtMemcpyFromSymbolAsync(pinned + 1, 4, kt_symbol, 4, 0, ACL_MEMCPY_DEFAULT, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    ck_assert_int_eq(pinned[1], 99);
+    ACL_FAILS_WITH(aclrtMemcpyToSymbol(kt_symbol, values, sizeof values, 7 * sizeof(int32_t),
+                                       ACL_MEMCPY_HOST_TO_DEVICE),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemcpyToSymbol(kt_symbol, values, 4, 0, ACL_MEMCPY_DEVICE_TO_HOST),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetSymbolAddress(values, &addr), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    /* A host kernel of the program itself. */
+    aclrtFuncHandle f = NULL;
+    ACL_OK(aclrtGetFuncBySymbol((void *)kt_host_kernel, &f));
+    int32_t *out = kt_device(4 * sizeof(int32_t));
+    ACL_OK(aclrtLaunchKernel(f, 4, &out, sizeof out, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    int32_t got[4];
+    kt_read_i32(out, got, 4);
+    ck_assert_int_eq(got[3], 30);
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFreeHost(pinned));
+}
+END_TEST
+
+/* ---- reductions ------------------------------------------------------------------------ */
+
+static uint16_t to_half(float f)
+{
+    /* Exact for the small integers used here. */
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t sign = x >> 16 & 0x8000;
+    int32_t exp = (int32_t)(x >> 23 & 0xff) - 127 + 15;
+    if ((x & 0x7fffffff) == 0)
+        return (uint16_t)sign;
+    return (uint16_t)(sign | (uint32_t)exp << 10 | (x & 0x7fffff) >> 13);
+}
+
+static float from_half(uint16_t h)
+{
+    if ((h & 0x7fff) == 0)
+        return (h & 0x8000) ? -0.0f : 0.0f;
+    uint32_t bits = (uint32_t)(h & 0x8000) << 16 | ((uint32_t)(h >> 10 & 0x1f) - 15 + 127) << 23 |
+                    (uint32_t)(h & 0x3ff) << 13;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static uint16_t to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    return (uint16_t)(x >> 16);
+}
+
+static float from_bf16(uint16_t b)
+{
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* Values 0..9 and -5..4 (the integers and 16-bit floats hold them exactly). */
+static double value_a(int i)
+{
+    return (double)(i % 10);
+}
+
+static double value_b(int i)
+{
+    return (double)(i % 10 - 5);
+}
+
+static void put(void *buf, aclDataType t, int i, double v)
+{
+    switch (t) {
+    case ACL_INT8:
+        ((int8_t *)buf)[i] = (int8_t)v;
+        break;
+    case ACL_INT16:
+        ((int16_t *)buf)[i] = (int16_t)v;
+        break;
+    case ACL_INT32:
+        ((int32_t *)buf)[i] = (int32_t)v;
+        break;
+    case ACL_UINT32:
+        ((uint32_t *)buf)[i] = (uint32_t)(v + 10); /* unsigned: shifted up */
+        break;
+    case ACL_FLOAT16:
+        ((uint16_t *)buf)[i] = to_half((float)v);
+        break;
+    case ACL_BF16:
+        ((uint16_t *)buf)[i] = to_bf16((float)v);
+        break;
+    default:
+        ((float *)buf)[i] = (float)v;
+        break;
+    }
+}
+
+static double get(const void *buf, aclDataType t, int i)
+{
+    switch (t) {
+    case ACL_INT8:
+        return ((const int8_t *)buf)[i];
+    case ACL_INT16:
+        return ((const int16_t *)buf)[i];
+    case ACL_INT32:
+        return ((const int32_t *)buf)[i];
+    case ACL_UINT32:
+        return (double)((const uint32_t *)buf)[i]; /* as stored */
+    case ACL_FLOAT16:
+        return from_half(((const uint16_t *)buf)[i]);
+    case ACL_BF16:
+        return from_bf16(((const uint16_t *)buf)[i]);
+    default:
+        return ((const float *)buf)[i];
+    }
+}
+
+START_TEST(reduce_every_kind_and_type)
+{
+    const aclDataType types[] = {ACL_INT8,    ACL_INT16, ACL_INT32, ACL_UINT32,
+                                 ACL_FLOAT16, ACL_BF16,  ACL_FLOAT};
+    const aclrtReduceKind kinds[] = {ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
+                                     ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX,
+                                     ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN};
+    enum { COUNT = 1003 }; /* not a multiple of any vector width */
+    void *host = malloc(COUNT * 4);
+    void *dst = kt_device(COUNT * 4), *src = kt_device(COUNT * 4);
+    aclrtStream s = acltest_new_stream();
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        aclDataType t = types[ti];
+        size_t elem = aclDataTypeSize(t);
+        for (size_t ki = 0; ki < 3; ki++) {
+            for (int i = 0; i < COUNT; i++)
+                put(host, t, i, value_a(i));
+            ACL_OK(aclrtMemcpy(dst, COUNT * elem, host, COUNT * elem, ACL_MEMCPY_HOST_TO_DEVICE));
+            for (int i = 0; i < COUNT; i++)
+                put(host, t, i, value_b(i));
+            ACL_OK(aclrtMemcpy(src, COUNT * elem, host, COUNT * elem, ACL_MEMCPY_HOST_TO_DEVICE));
+            ACL_OK(aclrtReduceAsync(dst, src, COUNT * elem, kinds[ki], t, s, NULL));
+            ACL_OK(aclrtSynchronizeStream(s));
+            ACL_OK(aclrtMemcpy(host, COUNT * elem, dst, COUNT * elem, ACL_MEMCPY_DEVICE_TO_HOST));
+            for (int i = 0; i < COUNT; i++) {
+                double a = value_a(i), b = value_b(i);
+                if (t == ACL_UINT32) {
+                    a += 10; /* as stored */
+                    b += 10;
+                }
+                double want = ki == 0 ? a + b : ki == 1 ? (a > b ? a : b) : (a < b ? a : b);
+                double got = get(host, t, i);
+                ck_assert_msg(got == want, "type %d kind %zu element %d: %g, expected %g", (int)t,
+                              ki, i, got, want);
+            }
+        }
+    }
+    ACL_FAILS_WITH(aclrtReduceAsync(dst, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL, ACL_FLOAT, s,
+                                    NULL),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtReduceAsync(dst, src, 6, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s,
+                                    NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtReduceAsync(dst, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_DOUBLE, s,
+                                    NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtReduceAsync(host, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s,
+                                    NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtReduceAsync(dst, src, COUNT * 4 + 4096, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
+                                    ACL_FLOAT, s, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(dst));
+    ACL_OK(aclrtFree(src));
+    free(host);
+}
+END_TEST
+
+/* ---- random numbers ------------------------------------------------------------------- */
+
+static aclrtRandomParaInfo value_param(const void *v, uint8_t size)
+{
+    aclrtRandomParaInfo p = {.isAddr = 0, .size = size};
+    memcpy(p.valueOrAddr, v, size);
+    return p;
+}
+
+static aclrtRandomParaInfo addr_param(const void *dev)
+{
+    aclrtRandomParaInfo p = {.isAddr = 1, .size = 8};
+    memcpy(p.valueOrAddr, &dev, sizeof dev);
+    return p;
+}
+
+START_TEST(random_uniform_and_known_answer)
+{
+    enum { COUNT = 4096 };
+    uint32_t *out = kt_device(COUNT * sizeof(uint32_t));
+    uint64_t seed = 0, count = COUNT;
+    uint32_t lo = 0, hi = 0; /* equal bounds: the whole range */
+    aclrtRandomNumTaskInfo info = {
+        .dataType = ACL_UINT32,
+        .randomNumFuncParaInfo = {.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+                                  .paramInfo.uniformDisInfo = {value_param(&lo, 4),
+                                                               value_param(&hi, 4)}},
+        .randomResultAddr = out,
+        .randomSeed = value_param(&seed, 8),
+        .randomNum = value_param(&count, 8),
+    };
+    ACL_OK(aclrtRandomNumAsync(&info, NULL, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    uint32_t *h = malloc(COUNT * sizeof *h);
+    ACL_OK(aclrtMemcpy(h, COUNT * 4, out, COUNT * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    /* Philox4x32-10's known answer for counter 0, key 0 (Random123). */
+    ck_assert_uint_eq(h[0], 0x6627e8d5u);
+    /* Offset 1 from the counter address moves the stream by one element. */
+    uint64_t offset = 1;
+    uint64_t *counter = kt_device(sizeof offset);
+    ACL_OK(aclrtMemcpy(counter, 8, &offset, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    info.randomCounterAddr = counter;
+    info.randomNum = value_param(&count, 8);
+    ACL_OK(aclrtRandomNumAsync(&info, NULL, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    uint32_t *shifted = malloc(COUNT * sizeof *shifted);
+    ACL_OK(aclrtMemcpy(shifted, COUNT * 4, out, COUNT * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(shifted[0], h[1]);
+    ck_assert_uint_eq(shifted[100], h[101]);
+
+    /* Floats in [min, max), the seed and the count read from device memory. */
+    float fmin = -2.0f, fmax = 3.0f;
+    float *fout = kt_device(COUNT * sizeof(float));
+    uint64_t *seed_dev = kt_device(8), *count_dev = kt_device(8);
+    seed = 1234;
+    ACL_OK(aclrtMemcpy(seed_dev, 8, &seed, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpy(count_dev, 8, &count, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    aclrtRandomNumTaskInfo fi = {
+        .dataType = ACL_FLOAT,
+        .randomNumFuncParaInfo = {.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+                                  .paramInfo.uniformDisInfo = {value_param(&fmin, 4),
+                                                               value_param(&fmax, 4)}},
+        .randomResultAddr = fout,
+        .randomSeed = addr_param(seed_dev),
+        .randomNum = addr_param(count_dev),
+    };
+    ACL_OK(aclrtRandomNumAsync(&fi, NULL, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    float *fh = malloc(COUNT * sizeof *fh);
+    ACL_OK(aclrtMemcpy(fh, COUNT * 4, fout, COUNT * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    double sum = 0;
+    int outside = 0;
+    for (int i = 0; i < COUNT; i++) {
+        sum += fh[i];
+        outside += fh[i] < fmin || fh[i] >= fmax;
+    }
+    ck_assert_int_eq(outside, 0);
+    ck_assert_msg(fabs(sum / COUNT - 0.5) < 0.1, "mean %g", sum / COUNT);
+    /* Bad tasks. */
+    fi.dataType = ACL_DOUBLE;
+    ACL_FAILS_WITH(aclrtRandomNumAsync(&fi, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    fi.dataType = ACL_FLOAT;
+    fi.randomResultAddr = NULL;
+    ACL_FAILS_WITH(aclrtRandomNumAsync(&fi, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtRandomNumAsync(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    free(h);
+    free(shifted);
+    free(fh);
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFree(fout));
+    ACL_OK(aclrtFree(counter));
+    ACL_OK(aclrtFree(seed_dev));
+    ACL_OK(aclrtFree(count_dev));
+}
+END_TEST
+
+START_TEST(random_normal_truncated_and_dropout)
+{
+    enum { COUNT = 20000 };
+    float *out = kt_device(COUNT * sizeof(float));
+    float *h = malloc(COUNT * sizeof *h);
+    float mean = 1.0f, stddev = 2.0f;
+    uint64_t seed = 42, count = COUNT;
+    aclrtRandomNumTaskInfo info = {
+        .dataType = ACL_FLOAT,
+        .randomNumFuncParaInfo = {.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,
+                                  .paramInfo.normalDisInfo = {value_param(&mean, 4),
+                                                              value_param(&stddev, 4)}},
+        .randomResultAddr = out,
+        .randomSeed = value_param(&seed, 8),
+        .randomNum = value_param(&count, 8),
+    };
+    ACL_OK(aclrtRandomNumAsync(&info, NULL, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    ACL_OK(aclrtMemcpy(h, COUNT * 4, out, COUNT * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    double sum = 0, sq = 0;
+    for (int i = 0; i < COUNT; i++) {
+        sum += h[i];
+        sq += (double)h[i] * h[i];
+    }
+    double m = sum / COUNT, sd = sqrt(sq / COUNT - m * m);
+    ck_assert_msg(fabs(m - 1.0) < 0.1 && fabs(sd - 2.0) < 0.1, "mean %g, stddev %g", m, sd);
+
+    info.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS;
+    ACL_OK(aclrtRandomNumAsync(&info, NULL, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    ACL_OK(aclrtMemcpy(h, COUNT * 4, out, COUNT * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    int outside = 0;
+    for (int i = 0; i < COUNT; i++)
+        outside += fabsf(h[i] - mean) > 2.0f * stddev + 1e-4f;
+    ck_assert_int_eq(outside, 0);
+
+    /* Dropout: one bit per element, kept (1) with probability 1 - ratio. */
+    float ratio = 0.25f;
+    uint8_t *mask = kt_device(COUNT / 8);
+    info.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK;
+    info.randomNumFuncParaInfo.paramInfo.dropoutBitmaskInfo.dropoutRation =
+        value_param(&ratio, 4);
+    info.randomResultAddr = mask;
+    ACL_OK(aclrtRandomNumAsync(&info, NULL, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    uint8_t *bits = malloc(COUNT / 8);
+    ACL_OK(aclrtMemcpy(bits, COUNT / 8, mask, COUNT / 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    int kept = 0;
+    for (int i = 0; i < COUNT / 8; i++)
+        kept += __builtin_popcount(bits[i]);
+    ck_assert_msg(fabs((double)kept / COUNT - 0.75) < 0.03, "kept %d of %d", kept, COUNT);
+    /* Normal numbers need a floating type. */
+    info.dataType = ACL_INT32;
+    info.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS;
+    ACL_FAILS_WITH(aclrtRandomNumAsync(&info, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    free(bits);
+    free(h);
+    ACL_OK(aclrtFree(mask));
+    ACL_OK(aclrtFree(out));
+}
+END_TEST
+
+static Suite *kernel_suite(void)
+{
+    Suite *s = suite_create("kernel");
+    TCase *binaries = tcase_create("binaries");
+    tcase_add_checked_fixture(binaries, set_up, tear_down);
+    tcase_add_test(binaries, load_and_unload);
+    tcase_add_test(binaries, load_from_data_and_binary);
+    tcase_add_test(binaries, bad_binaries);
+    tcase_add_test(binaries, missing_symbols);
+    tcase_add_test(binaries, function_address_and_entry);
+    tcase_add_test(binaries, parameters_described);
+    tcase_add_test(binaries, global_variable);
+    suite_add_tcase(s, binaries);
+
+    TCase *launches = tcase_create("launches");
+    tcase_add_checked_fixture(launches, set_up, tear_down);
+    tcase_add_test(launches, launch_with_device_args);
+    tcase_add_test(launches, launch_with_host_args_and_config);
+    tcase_add_test(launches, launch_with_args_handle);
+    tcase_add_test(launches, launch_with_user_memory_and_placeholders);
+    tcase_add_test(launches, launch_with_host_args_placeholders);
+    tcase_add_test(launches, launch_with_args_array_and_simt);
+    tcase_add_test(launches, block_shape_extension);
+    tcase_add_test(launches, wrong_args_size);
+    tcase_add_test(launches, launch_on_destroyed_stream);
+    tcase_add_test(launches, persistent_streams_refuse_host_launches);
+    tcase_add_test(launches, device_variables);
+    suite_add_tcase(s, launches);
+
+    TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, set_up, tear_down);
+    tcase_set_timeout(limits, 300); /* 2^31 - 1 blocks on the CPUs of the host backend */
+    tcase_add_test(limits, block_count_limits);
+    suite_add_tcase(s, limits);
+
+    TCase *builtin = tcase_create("builtin");
+    tcase_add_checked_fixture(builtin, set_up, tear_down);
+    tcase_add_test(builtin, reduce_every_kind_and_type);
+    tcase_add_test(builtin, random_uniform_and_known_answer);
+    tcase_add_test(builtin, random_normal_truncated_and_dropout);
+    suite_add_tcase(s, builtin);
+    return s;
+}
+
+int main(void)
+{
+    return acltest_run(kernel_suite());
+}
