@@ -245,9 +245,25 @@ aclError mempool_trim(const char *api, aclrtMemPool h, size_t keep)
     return ret;
 }
 
+/* Pool memory is handed out and taken back when the call is made (the
+ * stream orders only its use), which a model replayed again and again
+ * cannot record. */
+static aclError refuse_captured(const char *api, acl_stream *s)
+{
+    if (__builtin_expect(stream_capture(s) == NULL, 1))
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                     "stream %d is being captured: stream-ordered allocations and frees cannot "
+                     "be recorded into a model",
+                     (int)s->id);
+}
+
 aclError mempool_malloc_async(const char *api, void **ptr, size_t size, aclrtMemPool h,
                               acl_stream *s)
 {
+    aclError refused = refuse_captured(api, s);
+    if (refused != ACL_SUCCESS)
+        return refused;
     mem_pool *p = NULL;
     aclError ret = pool_get(api, h, &p);
     if (ret != ACL_SUCCESS)
@@ -321,6 +337,9 @@ out:
 
 aclError mempool_free_async(const char *api, void *ptr, acl_stream *s)
 {
+    aclError refused = refuse_captured(api, s);
+    if (refused != ACL_SUCCESS)
+        return refused;
     mem_block b;
     if (memory_unregister(ptr, ORIGIN_POOL, &b)) {
         mem_pool *p = b.owner;

@@ -12,7 +12,8 @@
  * attributes outside aclrtMemPoolAttr or values they do not take, a pool
  * size beyond the device's memory, a destroy while allocations are live,
  * and a trim below the memory in use or above the pool's size
- * ACL_ERROR_RT_PARAM_INVALID. */
+ * ACL_ERROR_RT_PARAM_INVALID; allocations and frees on a stream being
+ * captured ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT (the capture goes on). */
 #ifndef ACLCUDA_CORE_MEMPOOL_H
 #define ACLCUDA_CORE_MEMPOOL_H
 

@@ -384,6 +384,13 @@ START_TEST(pool_choices)
     ACL_FAILS_WITH(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, NULL),
                    ACL_ERROR_RT_PARAM_INVALID);
     ACL_OK(aclrtSynchronizeStream(s));
+    /* Pool memory comes and goes at the call: a model cannot record it. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_FAILS_WITH(aclrtMemPoolMallocAsync(&q, 100, pool, s), ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    if (model != NULL)
+        ACL_OK(aclmdlRIDestroy(model));
     ACL_OK(aclrtMemPoolDestroy(pool));
     ACL_FAILS_WITH(aclrtMemPoolDestroy(pool), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclrtDestroyStream(s));
