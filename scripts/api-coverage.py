@@ -108,6 +108,22 @@ NOTES = {
     "aclrtMemsetAsync": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
     "aclcudaStreamFromNative": "cuda only (the host backend has no native streams)",
     "aclcudaEventFromNative": "cuda only (the host backend has no native events)",
+    "aclrtCmoAsync": "prefetch into L2 / migrates managed memory; the rest validates (coherent)",
+    "aclrtDeviceL2CacheFlush": "validates; a GPU's L2 is the point of coherence",
+    "aclrtGetMemUceInfo": "reports none: GPUs report ECC errors as failed work",
+    "aclrtMemUceRepair": "refuses addresses never reported (there are none)",
+    "aclrtMemGetAllocationGranularity": "the driver's granularity (CUDA's on GPUs)",
+    "aclrtReserveMemAddressNoUCMemory": "as aclrtReserveMemAddress (every GPU access is cached)",
+    "aclrtMemMapSelectedLink": "SIO/HCCS are Ascend's; maps as aclrtMapMem",
+    "aclrtMemMapSetLink": "SIO/HCCS are Ascend's; the link is checked",
+    "aclrtIpcMemImportPidInterServer": "one machine: the pid lists are added as local pids",
+    "aclrtHostRegister": "ACL_HOST_REGISTER_MAPPED only (the others are reserved)",
+    "aclrtHostRegisterV2": "MAPPED and PINNED; IOMEMORY and READONLY are reserved",
+    "aclrtMemManagedGetAttr": "answers from the advice and prefetches acl-cuda recorded",
+    "aclrtMemManagedGetAttrs": "answers from the advice and prefetches acl-cuda recorded",
+    "aclrtMemPoolCreate": "device pools; handleType other than NONE is not supported",
+    "aclrtAllocatorRegister": "kept per stream; acl-cuda runs no operators or models that would call it",
+    "aclrtAllocBuf": "the data area is page-locked host memory",
 }
 
 # Why a REFUSED function has no meaning on acl-cuda: its message says so

@@ -199,3 +199,4 @@ _drop_unavailable(globals())
 from . import rt  # noqa: E402  (submodules use the loaded library above)
 from . import mdl  # noqa: E402
 from . import util  # noqa: E402
+from . import media  # noqa: E402

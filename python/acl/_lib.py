@@ -44,6 +44,18 @@ class aclrtMemLocation(Structure):
     _fields_ = [("id", c_uint32), ("type", c_int)]
 
 
+class aclrtPhysicalMemProp(Structure):
+    _fields_ = [("handleType", c_int), ("allocationType", c_int), ("memAttr", c_int),
+                ("location", aclrtMemLocation), ("reserve", c_uint64)]
+
+
+UCE_INFO_RESERVED_SIZE = 14
+
+
+class aclrtMemUceInfo(Structure):
+    _fields_ = [("addr", c_void_p), ("len", c_size_t), ("reserved", c_size_t * UCE_INFO_RESERVED_SIZE)]
+
+
 class aclrtPtrAttributes(Structure):
     _fields_ = [("location", aclrtMemLocation), ("pageSize", c_uint32), ("rsv", c_uint32 * 4)]
 
@@ -260,7 +272,31 @@ _PROTOTYPES = (
     ("aclrtMemInvalidate", aclError, (_vp, c_size_t)),
     ("aclrtHostRegister", aclError, (_vp, c_uint64, c_int, _P(_vp))),
     ("aclrtHostUnregister", aclError, (_vp,)),
+    ("aclrtHostRegisterV2", aclError, (_vp, c_uint64, c_uint32)),
+    ("aclrtHostGetDevicePointer", aclError, (_vp, _P(_vp), c_uint32)),
     ("aclrtPointerGetAttributes", aclError, (_vp, _P(aclrtPtrAttributes))),
+    ("aclrtGetMemUceInfo", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t, _P(c_size_t))),
+    ("aclrtMemUceRepair", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t)),
+    # virtual memory and shareable handles
+    ("aclrtReserveMemAddress", aclError, (_P(_vp), c_size_t, c_size_t, _vp, c_uint64)),
+    ("aclrtReleaseMemAddress", aclError, (_vp,)),
+    ("aclrtMallocPhysical", aclError, (_P(_vp), c_size_t, _P(aclrtPhysicalMemProp), c_uint64)),
+    ("aclrtFreePhysical", aclError, (_vp,)),
+    ("aclrtMapMem", aclError, (_vp, c_size_t, c_size_t, _vp, c_uint64)),
+    ("aclrtUnmapMem", aclError, (_vp,)),
+    ("aclrtMemGetAllocationGranularity", aclError, (_P(aclrtPhysicalMemProp), c_int, _P(c_size_t))),
+    ("aclrtMemExportToShareableHandle", aclError, (_vp, c_int, c_uint64, _P(c_uint64))),
+    ("aclrtMemSetPidToShareableHandle", aclError, (c_uint64, _P(c_int32), c_size_t)),
+    ("aclrtMemImportFromShareableHandle", aclError, (c_uint64, c_int32, _P(_vp))),
+    # IPC
+    ("aclrtIpcMemGetExportKey", aclError, (_vp, c_size_t, c_char_p, c_size_t, c_uint64)),
+    ("aclrtIpcMemSetImportPid", aclError, (c_char_p, _P(c_int32), c_size_t)),
+    ("aclrtIpcMemImportByKey", aclError, (_P(_vp), c_char_p, c_uint64)),
+    ("aclrtIpcMemClose", aclError, (c_char_p,)),
+    # DVPP memory (acl.media)
+    ("acldvppMalloc", aclError, (_P(_vp), c_size_t)),
+    ("acldvppMallocWithCfg", aclError, (_P(_vp), c_size_t, c_int, _P(aclrtMallocConfig))),
+    ("acldvppFree", aclError, (_vp,)),
     # copies and fills
     ("aclrtMemcpy", aclError, (_vp, c_size_t, _vp, c_size_t, c_int)),
     ("aclrtMemcpyAsync", aclError, (_vp, _size, _vp, _size, _int, _vp)),

@@ -16,11 +16,13 @@ from ._rt import context as _context
 from ._rt import device as _device
 from ._rt import event as _event
 from ._rt import exception as _exception
+from ._rt import ipc as _ipc
 from ._rt import kernel as _kernel
 from ._rt import memcpy as _memcpy
 from ._rt import memory as _memory
 from ._rt import notify as _notify
 from ._rt import stream as _stream
+from ._rt import vmm as _vmm
 
 _publish(globals(), _device, _context, _stream, _event, _memory, _memcpy, _callback, _exception, _kernel,
-         _notify)
+         _notify, _vmm, _ipc)

@@ -9,6 +9,7 @@
 
 #include "acl/acl.h"
 #include "core/errors.h"
+#include "core/memory.h"
 #include "util/log.h"
 
 #define ACL_EXPORT __attribute__((visibility("default")))
@@ -21,5 +22,12 @@
          ? ACL_SUCCESS                                                                             \
          : acl_raise((api), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,                                      \
                      "the %s backend cannot do this (no %s operations)", backend()->name, #group))
+
+/* Device memory as aclrtMallocWithCfg allocates it (cfg may be NULL),
+ * recorded with the given origin (memory.c; DVPP memory uses it too).
+ * Raises. */
+aclError api_malloc_with_cfg(const char *func, void **devPtr, size_t size,
+                             aclrtMemMallocPolicy policy, const aclrtMallocConfig *cfg,
+                             mem_origin origin);
 
 #endif

@@ -462,3 +462,54 @@ ACL_EXPORT aclError aclmdlFinalizeDump(void)
 {
     return no_dump(__func__);
 }
+
+/* Uncorrectable memory errors. Neither backend learns of any: a GPU with an
+ * uncorrectable ECC error reports it as a fatal error of the context (the
+ * next synchronising call fails), not as an address to repair, and the host
+ * backend's memory is the process's own. So no error is ever listed and
+ * there is nothing to repair. */
+static aclError uce_device(const char *func, int32_t device_id)
+{
+    int32_t phys;
+    if (device_to_phys(device_id, &phys) != ACL_SUCCESS)
+        return acl_raise(func, ACL_ERROR_RT_INVALID_DEVICEID,
+                         "device %d does not exist (%d visible)", device_id,
+                         device_visible_count());
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray,
+                                       size_t arraySize, size_t *retSize)
+{
+    if (memUceInfoArray == NULL || retSize == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         memUceInfoArray == NULL ? "memUceInfoArray" : "retSize");
+    if (arraySize == 0 || arraySize > MAX_MEM_UCE_INFO_ARRAY_SIZE)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "arraySize %zu is not in 1..%d", arraySize,
+                         MAX_MEM_UCE_INFO_ARRAY_SIZE);
+    aclError ret = uce_device(__func__, deviceId);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    *retSize = 0;
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray,
+                                      size_t arraySize)
+{
+    if (memUceInfoArray == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memUceInfoArray is NULL");
+    if (arraySize == 0 || arraySize > MAX_MEM_UCE_INFO_ARRAY_SIZE)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "arraySize %zu is not in 1..%d", arraySize,
+                         MAX_MEM_UCE_INFO_ARRAY_SIZE);
+    aclError ret = uce_device(__func__, deviceId);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    for (size_t i = 0; i < arraySize; i++)
+        if (memUceInfoArray[i].addr == NULL || memUceInfoArray[i].len == 0)
+            return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "entry %zu has no address or length", i);
+    return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                     "no uncorrectable memory error was reported on device %d (%p is not one): "
+                     "there is nothing to repair",
+                     deviceId, memUceInfoArray[0].addr);
+}

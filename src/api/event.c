@@ -37,11 +37,13 @@ static aclError check_flags(const char *api, uint32_t flag, uint32_t allowed)
             api, ACL_ERROR_INVALID_PARAM,
             "ACL_EVENT_EXTERNAL and ACL_EVENT_IPC cannot be combined with other flags (0x%x)",
             flag);
-    if (flag & exclusive)
+    if (flag & ACL_EVENT_EXTERNAL)
         return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "%s events belong to graph capture / inter-process use, which acl-cuda "
-                         "does not provide",
-                         flag & ACL_EVENT_IPC ? "IPC" : "external");
+                         "external events belong to graph capture, which acl-cuda does not "
+                         "provide");
+    if ((flag & ACL_EVENT_IPC) && !backend()->ipc)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend has no inter-process events", backend()->name);
     return ACL_SUCCESS;
 }
 
@@ -237,7 +239,9 @@ static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event
     aclError err = get_pair(api, event, stream, &e, &s);
     if (err)
         return err;
-    if (!(e->flags & ACL_EVENT_SYNC))
+    /* IPC events stand alone and are made to be waited for (CANN's IPC
+     * flow: the other process's stream waits). */
+    if (!(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_IPC)))
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "event %u was created without ACL_EVENT_SYNC and cannot be waited for",
                         e->id);

@@ -32,6 +32,9 @@ typedef struct backend_module backend_module;     /* a loaded binary, per backen
 typedef struct backend_function backend_function; /* a kernel of one, per backend */
 typedef struct backend_graph backend_graph;       /* a captured graph, per backend */
 typedef struct backend_notify backend_notify;     /* per backend */
+typedef struct backend_phys backend_phys;         /* physical memory (vmm), per backend */
+typedef struct backend_pool backend_pool;         /* a memory pool, per backend */
+typedef struct backend_import backend_import;     /* memory imported from a process */
 
 typedef enum copy_dir {
     COPY_HOST_TO_HOST,
@@ -211,11 +214,40 @@ typedef struct backend_memory_ops {
     aclError (*memcpy2d_sync)(int32_t dev, void *dst, size_t dpitch, const void *src, size_t spitch,
                               size_t width, size_t height, copy_dir dir, bool src_pinned);
     aclError (*memset_sync)(int32_t dev, void *ptr, uint8_t value, size_t n, bool on_device);
+    /* count 32-bit words of value from ptr (4-byte aligned). */
+    aclError (*memset32_sync)(int32_t dev, void *ptr, uint32_t value, size_t count, bool on_device);
     /* Optional (NULL: the backend knows no memory but what it allocated for
      * ACL): what ptr is to the backend. Asked only for pointers outside
      * ACL's own allocations; never fails, answering FOREIGN_NONE instead. */
     void (*pointer_info)(const void *ptr, foreign_memory *out);
 } backend_memory_ops;
+
+/* One copy of a batch: plain pointers, the direction resolved. */
+typedef struct batch_copy {
+    void *dst;
+    const void *src;
+    size_t n;
+} batch_copy;
+
+/* A copy whose addresses are read from device memory when it runs (the
+ * "second-level pointer" copies): it copies count bytes (*count_slot when
+ * count_slot is set), at most dest_max, from *src_slot + src_offset to
+ * *dst_slot + dst_offset. The slots are 64-bit words in device memory.
+ * With dst_slot NULL nothing is copied: the source range (src_slot may
+ * then be NULL too, src_offset being the address) is prefetched into the
+ * device's cache, where the backend has one. */
+typedef struct indirect_copy {
+    const uint64_t *dst_slot, *src_slot, *count_slot;
+    uint64_t dst_offset, src_offset, count, dest_max;
+} indirect_copy;
+
+/* Where managed memory is advised to live or is prefetched to:
+ * ACL's aclrtMemManagedLocationType values, id the backend device (host
+ * types ignore it). */
+typedef struct managed_location {
+    int32_t type;
+    int32_t id;
+} managed_location;
 
 /* Streams. priority: smaller is higher, within device_props' range.
  * synchronize: timeout_ms -1 = forever, >= 0 = limit, expiry returns
@@ -272,6 +304,25 @@ typedef struct backend_stream_ops {
     aclError (*random)(backend_stream *s, const random_params *p);
     /* Runs a captured graph (one replay) in stream order. */
     aclError (*graph_launch)(backend_stream *s, backend_graph *g);
+
+    /* Optional (NULL: the backend cannot). */
+    aclError (*memset32_async)(backend_stream *s, void *ptr, uint32_t value, size_t count,
+                               bool on_device);
+    /* The copies of one batch, all in direction dir, in any order; the
+     * array is the caller's until the call returns. */
+    aclError (*memcpy_batch_async)(backend_stream *s, const batch_copy *copies, size_t count,
+                                   copy_dir dir);
+    aclError (*memcpy_indirect_async)(backend_stream *s, const indirect_copy *copy);
+    /* Managed memory: moves [ptr, ptr + n) towards loc; the batch form
+     * takes each range's location. */
+    aclError (*prefetch_async)(backend_stream *s, const void *ptr, size_t n, managed_location loc);
+    /* Stream-ordered pool memory: alloc returns the address at once, valid
+     * for work queued after it; free returns the n bytes at ptr to their
+     * pool once the work queued before it is done (pool NULL: ptr is
+     * malloc_device memory of backend device dev, which is freed then). */
+    aclError (*pool_alloc_async)(backend_stream *s, backend_pool *pool, size_t n, void **ptr);
+    aclError (*pool_free_async)(backend_stream *s, backend_pool *pool, void *ptr, size_t n,
+                                int32_t dev);
 } backend_stream_ops;
 
 /* Events. A new event may still carry a record from an earlier life (the
@@ -406,6 +457,99 @@ typedef struct backend_graph_ops {
     aclError (*enable_node)(backend_graph *g, uint64_t node, bool enable);
 } backend_graph_ops;
 
+/* Virtual memory: reserved address ranges, physical memory and mappings.
+ * Locations: host true = host memory, else device dev. page is ACL's page
+ * type of the memory (NORMAL_PAGE_TYPE, HUGE_PAGE_TYPE, HUGE1G_PAGE_TYPE).
+ * Sizes and addresses are multiples of the granularity (the core checks). */
+typedef struct vmm_access {
+    bool host; /* the host, else device dev */
+    int32_t dev;
+    uint32_t flags; /* ACL's aclrtMemAccessFlags */
+    bool owner;     /* the location of the memory itself */
+} vmm_access;
+
+typedef struct backend_vmm_ops {
+    aclError (*granularity)(bool host, int32_t dev, uint32_t page, bool recommended,
+                            size_t *granularity);
+    /* dev: the caller's device (for the driver's context). */
+    aclError (*reserve)(int32_t dev, void **va, size_t size, size_t alignment, void *expect);
+    aclError (*release)(void *va, size_t size);
+    aclError (*create)(backend_phys **phys, size_t size, bool host, int32_t dev, uint32_t page);
+    /* Drops the creator's reference; mappings keep the memory alive. */
+    void (*destroy)(backend_phys *phys);
+    /* Maps phys at va; accessible: readable and writable at once by
+     * access_dev (the memory's device, or the caller's for host memory)
+     * and, for host memory, by the host. */
+    aclError (*map)(void *va, size_t size, backend_phys *phys, bool accessible, int32_t access_dev);
+    aclError (*unmap)(void *va, size_t size);
+    aclError (*set_access)(void *va, size_t size, const vmm_access *access, size_t count);
+    /* A file descriptor (the caller's to close) that another process can
+     * import, and the import of one (the descriptor stays the caller's). */
+    aclError (*export_fd)(backend_phys *phys, int *fd);
+    aclError (*import_fd)(int fd, size_t size, bool host, int32_t dev, uint32_t page,
+                          backend_phys **phys);
+} backend_vmm_ops;
+
+/* Sharing between processes. The blob is what the importer needs besides
+ * the file descriptor (which may be -1 where the backend needs none). */
+enum { IPC_BLOB_MAX = 128 };
+typedef struct backend_ipc_ops {
+    /* Makes size bytes at base + offset of device dev's memory importable;
+     * base is the start of the allocation (aclrtMalloc's address). */
+    aclError (*mem_export)(int32_t dev, void *base, size_t offset, size_t size, void *blob,
+                           size_t *blob_len, int *fd);
+    /* Maps what mem_export described; *ptr is where the memory appears. */
+    aclError (*mem_import)(int32_t dev, const void *blob, size_t blob_len, int fd, void **ptr,
+                           backend_import **imp);
+    void (*mem_close)(backend_import *imp);
+    /* Events another process can wait for: create one, describe it, and
+     * open a description (the creating process records it, others wait). */
+    aclError (*event_create)(backend_event *e, int32_t dev);
+    aclError (*event_export)(backend_event *e, void *blob, size_t *blob_len, int *fd);
+    aclError (*event_open)(backend_event *e, int32_t dev, const void *blob, size_t blob_len,
+                           int fd);
+} backend_ipc_ops;
+
+/* Host memory made reachable by the device. dev: the caller's device
+ * (the registration itself serves every device). */
+typedef struct backend_host_register_ops {
+    /* flags: ACL_HOST_REG_MAPPED / ACL_HOST_REG_PINNED of a range of
+     * ordinary (pageable) process memory. */
+    aclError (*register_range)(int32_t dev, void *ptr, size_t size, uint32_t flags);
+    aclError (*unregister_range)(int32_t dev, void *ptr);
+    /* The device's address of registered or page-locked host memory (an
+     * address inside such a range gives the matching address). */
+    aclError (*device_pointer)(int32_t dev, void *ptr, void **dev_ptr);
+    /* Whether the device's compute units can reach mapped host memory. */
+    aclError (*can_map)(int32_t dev, bool *can);
+} backend_host_register_ops;
+
+/* Managed memory (one address on the host and every device). The core
+ * keeps the advice given (what aclrtMemManagedGetAttr answers); the
+ * backend passes it on to whatever migrates the pages. */
+typedef struct backend_managed_ops {
+    aclError (*alloc)(int32_t dev, void **ptr, size_t size);
+    aclError (*free)(int32_t dev, void *ptr);
+    /* advice: ACL's aclrtMemManagedAdviseType; loc.id a backend device,
+     * or a NUMA node; HOST_NUMA_CURRENT is resolved by the caller. */
+    aclError (*advise)(const void *ptr, size_t size, int32_t advice, managed_location loc);
+} backend_managed_ops;
+
+/* Memory pools for stream-ordered allocation of device memory
+ * (pool_alloc_async and pool_free_async are stream operations). attr:
+ * ACL's aclrtMemPoolAttr, each value as a uint64_t (the core checks them;
+ * it keeps the used-memory counts itself). destroy drops the creator's
+ * reference: frees still queued return their memory to the backend. An
+ * allocation beyond max_size fails with ACL_ERROR_RT_MEMORY_ALLOCATION. */
+typedef struct backend_pool_ops {
+    aclError (*create)(backend_pool **pool, int32_t dev, size_t max_size);
+    void (*destroy)(backend_pool *pool);
+    /* Releases idle memory until the pool holds at most keep bytes. */
+    aclError (*trim)(backend_pool *pool, size_t keep);
+    aclError (*set_attr)(backend_pool *pool, int32_t attr, uint64_t value);
+    aclError (*get_attr)(backend_pool *pool, int32_t attr, uint64_t *value);
+} backend_pool_ops;
+
 typedef struct backend_ops {
     const char *name; /* "cuda" or "host" */
     const backend_device_ops *device;
@@ -416,6 +560,12 @@ typedef struct backend_ops {
     const backend_diag_ops *diag;
     const backend_module_ops *module; /* NULL: no kernels */
     const backend_graph_ops *graph;   /* NULL: no capture */
+    /* Optional groups (NULL: not supported by this backend). */
+    const backend_vmm_ops *vmm;
+    const backend_ipc_ops *ipc;
+    const backend_host_register_ops *host_register;
+    const backend_managed_ops *managed;
+    const backend_pool_ops *pool;
 } backend_ops;
 
 extern const backend_ops backend_host_ops;

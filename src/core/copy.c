@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/callback.h"
@@ -5,6 +6,7 @@
 #include "core/errors.h"
 #include "core/graph.h"
 #include "core/memory.h"
+#include "core/vmm.h"
 #include "core/staging.h"
 
 static const char *kind_name(int kind)
@@ -37,37 +39,62 @@ typedef struct copy_plan {
 /* Resolves the direction of a copy from the registry and checks that an
  * explicit kind agrees with it. The caller has already rejected kinds the
  * function does not take. */
+/* Memory ACL does not know is pageable host memory, except a reserved
+ * range where nothing is mapped: no copy may touch that. */
+static aclError check_unmapped(const char *api, const char *role, const void *ptr,
+                               const mem_block *b)
+{
+    if (b->kind != MEM_UNKNOWN || !vmm_reserved(ptr))
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                     "%s %p lies in a range reserved with aclrtReserveMemAddress where nothing "
+                     "is mapped",
+                     role, ptr);
+}
+
 static aclError plan_copy(const char *api, void *dst, const void *src, int kind, copy_plan *p)
 {
     memory_locate(dst, &p->dst);
     memory_locate(src, &p->src);
-    bool dst_dev = p->dst.kind == MEM_DEVICE, src_dev = p->src.kind == MEM_DEVICE;
-    copy_dir actual = dst_dev ? (src_dev ? COPY_DEVICE_TO_DEVICE : COPY_HOST_TO_DEVICE)
-                              : (src_dev ? COPY_DEVICE_TO_HOST : COPY_HOST_TO_HOST);
-    copy_dir wanted;
+    aclError ret = check_unmapped(api, "dst", dst, &p->dst);
+    if (ret == ACL_SUCCESS)
+        ret = check_unmapped(api, "src", src, &p->src);
+    if (ret == ACL_SUCCESS)
+        ret = memory_check_access(api, "dst", dst, &p->dst, true);
+    if (ret == ACL_SUCCESS)
+        ret = memory_check_access(api, "src", src, &p->src, false);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    bool want_dst_dev = false, want_src_dev = false, explicit = true;
     switch (kind) {
     case ACL_MEMCPY_HOST_TO_HOST:
-        wanted = COPY_HOST_TO_HOST;
         break;
     case ACL_MEMCPY_HOST_TO_DEVICE:
     case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE:
-        wanted = COPY_HOST_TO_DEVICE;
+        want_dst_dev = true;
         break;
     case ACL_MEMCPY_DEVICE_TO_HOST:
-        wanted = COPY_DEVICE_TO_HOST;
+        want_src_dev = true;
         break;
     case ACL_MEMCPY_DEVICE_TO_DEVICE:
-        wanted = COPY_DEVICE_TO_DEVICE;
+        want_dst_dev = want_src_dev = true;
         break;
     default: /* ACL_MEMCPY_DEFAULT */
-        wanted = actual;
+        explicit = false;
         break;
     }
-    if (wanted != actual)
+    /* Managed memory is reachable from both sides: it takes the side the
+     * kind names, and counts as device memory for ACL_MEMCPY_DEFAULT. */
+    bool dst_dev =
+        p->dst.kind == MEM_MANAGED ? (explicit ? want_dst_dev : true) : p->dst.kind == MEM_DEVICE;
+    bool src_dev =
+        p->src.kind == MEM_MANAGED ? (explicit ? want_src_dev : true) : p->src.kind == MEM_DEVICE;
+    if (explicit && (dst_dev != want_dst_dev || src_dev != want_src_dev))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%s contradicts the pointers: dst %p is %s, src %p is %s", kind_name(kind),
                          dst, memory_where(&p->dst), src, memory_where(&p->src));
-    p->dir = actual;
+    p->dir = dst_dev ? (src_dev ? COPY_DEVICE_TO_DEVICE : COPY_HOST_TO_DEVICE)
+                     : (src_dev ? COPY_DEVICE_TO_HOST : COPY_HOST_TO_HOST);
     return ACL_SUCCESS;
 }
 
@@ -75,9 +102,9 @@ static aclError plan_copy(const char *api, void *dst, const void *src, int kind,
  * the current context's. */
 static int32_t copy_device(const copy_plan *p, const acl_context *ctx)
 {
-    if (p->dst.kind == MEM_DEVICE)
+    if (p->dst.kind == MEM_DEVICE || p->dst.kind == MEM_MANAGED)
         return p->dst.phys;
-    if (p->src.kind == MEM_DEVICE)
+    if (p->src.kind == MEM_DEVICE || p->src.kind == MEM_MANAGED)
         return p->src.phys;
     return ctx->phys;
 }
@@ -310,7 +337,7 @@ aclError fill_sync(const char *api, acl_context *ctx, void *ptr, int32_t value, 
         ret = capture_check_unsafe(api, "a synchronous fill");
     if (ret != ACL_SUCCESS)
         return ret;
-    bool on_device = b.kind == MEM_DEVICE;
+    bool on_device = b.kind == MEM_DEVICE || b.kind == MEM_MANAGED;
     ret = backend()->memory->memset_sync(on_device ? b.phys : ctx->phys, ptr, (uint8_t)value, count,
                                          on_device);
     if (ret != ACL_SUCCESS)
@@ -325,11 +352,365 @@ aclError fill_async(const char *api, acl_stream *s, void *ptr, int32_t value, si
     aclError ret = memory_locate_live(api, ptr, count, &b);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = stream_submit(api, s,
-                        &(task){.kind = TASK_FILL,
-                                .u.fill = {.ptr = ptr,
-                                           .n = count,
-                                           .value = (uint8_t)value,
-                                           .on_device = b.kind == MEM_DEVICE}});
+    ret = stream_submit(
+        api, s,
+        &(task){.kind = TASK_FILL,
+                .u.fill = {.ptr = ptr,
+                           .n = count,
+                           .value = (uint8_t)value,
+                           .on_device = b.kind == MEM_DEVICE || b.kind == MEM_MANAGED}});
     return ret;
+}
+
+/* ---- 32-bit fills ------------------------------------------------------------------ */
+
+/* Only ACL's device and page-locked host memory take 32-bit fills, as in
+ * CANN (managed memory and foreign pointers are refused). */
+static aclError fill32_plan(const char *api, void *ptr, size_t count, mem_block *b)
+{
+    size_t bytes = count * sizeof(uint32_t);
+    aclError ret = memory_locate_live(api, ptr, bytes, b);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (b->kind != MEM_DEVICE && b->kind != MEM_HOST_PINNED)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%p is %s; only memory from aclrtMalloc or aclrtMallocHost can be set "
+                         "with 32-bit values",
+                         ptr, memory_where(b));
+    return ACL_SUCCESS;
+}
+
+aclError fill32_sync(const char *api, acl_context *ctx, void *ptr, uint32_t value, size_t count)
+{
+    mem_block b;
+    aclError ret = fill32_plan(api, ptr, count, &b);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    bool on_device = b.kind == MEM_DEVICE;
+    ret = backend()->memory->memset32_sync(on_device ? b.phys : ctx->phys, ptr, value, count,
+                                           on_device);
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "setting %zu 32-bit values at %p (%s) failed: %s", count, ptr,
+                         memory_where(&b), acl_error_text(ret));
+    return ACL_SUCCESS;
+}
+
+/* Host memory is set at once, not in stream order (as CANN documents). */
+aclError fill32_async(const char *api, acl_stream *s, void *ptr, uint32_t value, size_t count)
+{
+    mem_block b;
+    aclError ret = fill32_plan(api, ptr, count, &b);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (b.kind != MEM_DEVICE)
+        return fill32_sync(api, s->ctx, ptr, value, count);
+    return stream_submit(
+        api, s,
+        &(task){.kind = TASK_FILL32,
+                .u.fill32 = {.ptr = ptr, .count = count, .value = value, .on_device = true}});
+}
+
+/* ---- batches of copies ---------------------------------------------------------------- */
+
+/* Where ACL's batch attributes say a side lives: host (HOST and HOST_NUMA),
+ * device, or managed. */
+static int batch_location(const mem_block *b)
+{
+    switch (b->kind) {
+    case MEM_DEVICE:
+        return ACL_MEM_LOCATION_TYPE_DEVICE;
+    case MEM_MANAGED:
+        return ACL_MEM_LOCATION_TYPE_MANAGED;
+    default:
+        return ACL_MEM_LOCATION_TYPE_HOST;
+    }
+}
+
+static const char *location_name(int type)
+{
+    switch (type) {
+    case ACL_MEM_LOCATION_TYPE_HOST:
+        return "host";
+    case ACL_MEM_LOCATION_TYPE_DEVICE:
+        return "device";
+    case ACL_MEM_LOCATION_TYPE_UNREGISTERED:
+        return "unregistered";
+    case ACL_MEM_LOCATION_TYPE_MANAGED:
+        return "managed";
+    case ACL_MEM_LOCATION_TYPE_HOST_NUMA:
+        return "host NUMA";
+    default:
+        return "unknown";
+    }
+}
+
+/* One side of copy i against what its attribute says. */
+static aclError batch_check_side(const char *api, size_t i, const char *role, const void *ptr,
+                                 const mem_block *b, const aclrtMemLocation *want)
+{
+    int actual = batch_location(b);
+    int wanted = want->type == ACL_MEM_LOCATION_TYPE_HOST_NUMA ? ACL_MEM_LOCATION_TYPE_HOST
+                                                               : (int)want->type;
+    if (actual != wanted ||
+        (actual == ACL_MEM_LOCATION_TYPE_DEVICE && (uint32_t)b->device != want->id))
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "copy %zu: its attribute puts %s %p in %s memory (id %u), but it is %s", i,
+                         role, ptr, location_name((int)want->type), (unsigned)want->id,
+                         memory_where(b));
+    return ACL_SUCCESS;
+}
+
+aclError copy_batch(const char *api, acl_stream *s, acl_context *ctx, const copy_batch_args *a,
+                    size_t *fail_index)
+{
+    enum { STACK_COPIES = 64 };
+    batch_copy stack[STACK_COPIES];
+    batch_copy *copies = stack;
+    if (a->count > STACK_COPIES && !(copies = malloc(a->count * sizeof *copies)))
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "out of host memory for a batch of %zu copies", a->count);
+    size_t attr = 0, n = 0;
+    bool pageable = false, have_dir = false;
+    copy_dir dir = COPY_HOST_TO_DEVICE;
+    int32_t dev = ctx->phys;
+    aclError ret = ACL_SUCCESS;
+    for (size_t i = 0; i < a->count && ret == ACL_SUCCESS; i++) {
+        if (attr + 1 < a->num_attrs && i >= a->attrs_indexes[attr + 1])
+            attr++;
+        const aclrtMemcpyBatchAttr *at = &a->attrs[attr];
+        void *dst = a->dsts[i];
+        const void *src = a->srcs[i];
+        size_t size = a->sizes[i];
+        if (size == 0 && a->stream_ordered) {
+            ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID, "copy %zu has size 0", i);
+        } else if (dst == NULL || src == NULL) {
+            ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID, "copy %zu: %s is NULL", i,
+                            dst == NULL ? "dst" : "src");
+        }
+        mem_block db, sb;
+        if (ret == ACL_SUCCESS) {
+            memory_locate(dst, &db);
+            memory_locate(src, &sb);
+            ret = batch_check_side(api, i, "dst", dst, &db, &at->dstLoc);
+        }
+        if (ret == ACL_SUCCESS)
+            ret = batch_check_side(api, i, "src", src, &sb, &at->srcLoc);
+        if (ret == ACL_SUCCESS && batch_location(&db) == batch_location(&sb))
+            ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                            "copy %zu goes from %s to %s memory: a batch copies host to device "
+                            "or device to host only",
+                            i, location_name(batch_location(&sb)),
+                            location_name(batch_location(&db)));
+        copy_dir d = batch_location(&db) == ACL_MEM_LOCATION_TYPE_HOST ? COPY_DEVICE_TO_HOST
+                                                                       : COPY_HOST_TO_DEVICE;
+        if (ret == ACL_SUCCESS && have_dir && d != dir)
+            ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                            "copy %zu goes the other way than copy 0: a batch copies in one "
+                            "direction only (host to device, or device to host)",
+                            i);
+        if (ret == ACL_SUCCESS)
+            ret = check_unmapped(api, "dst", dst, &db);
+        if (ret == ACL_SUCCESS)
+            ret = check_unmapped(api, "src", src, &sb);
+        if (ret == ACL_SUCCESS)
+            ret = memory_check_access(api, "dst", dst, &db, true);
+        if (ret == ACL_SUCCESS)
+            ret = memory_check_access(api, "src", src, &sb, false);
+        if (ret == ACL_SUCCESS)
+            ret = memory_check_extent(api, "dst", dst, size, &db);
+        if (ret == ACL_SUCCESS)
+            ret = memory_check_extent(api, "src", src, size, &sb);
+        if (ret != ACL_SUCCESS) {
+            if (fail_index)
+                *fail_index = i;
+            break;
+        }
+        dir = d;
+        have_dir = true;
+        if (db.kind == MEM_UNKNOWN || sb.kind == MEM_UNKNOWN)
+            pageable = true;
+        dev = d == COPY_HOST_TO_DEVICE ? db.phys : sb.phys;
+        if (size != 0)
+            copies[n++] = (batch_copy){dst, src, size};
+    }
+    if (ret == ACL_SUCCESS && n > 0) {
+        if (s != NULL) {
+            ret =
+                stream_submit(api, s,
+                              &(task){.kind = TASK_COPY_BATCH,
+                                      .u.copy_batch = {.copies = copies, .count = n, .dir = dir}});
+            /* Pageable host memory may be touched only while the call runs. */
+            if (ret == ACL_SUCCESS && pageable)
+                ret = finish_stream(api, s, "batch of copies through pageable memory");
+        } else {
+            for (size_t i = 0; i < n && ret == ACL_SUCCESS; i++) {
+                ret = backend()->memory->memcpy_sync(dev, copies[i].dst, copies[i].src, copies[i].n,
+                                                     dir, false);
+                if (ret != ACL_SUCCESS) {
+                    acl_raise(api, ret,
+                              "copy %zu of the batch (%zu bytes from %p to %p) failed: %s", i,
+                              copies[i].n, copies[i].src, copies[i].dst, acl_error_text(ret));
+                }
+            }
+        }
+    }
+    if (copies != stack)
+        free(copies);
+    return ret;
+}
+
+/* ---- copies through device-side addresses ------------------------------------------------ */
+
+/* The descriptor aclrtSetMemcpyDesc writes: 64 bytes, as in CANN, of which
+ * acl-cuda uses three words. */
+typedef struct memcpy_desc {
+    uint64_t src, dst, count;
+    uint64_t magic;
+    uint64_t reserved[4];
+} memcpy_desc;
+_Static_assert(sizeof(memcpy_desc) == COPY_DESC_SIZE, "the descriptor is COPY_DESC_SIZE bytes");
+
+#define MEMCPY_DESC_MAGIC UINT64_C(0x61636c6d63707964) /* "aclmcpyd" */
+
+/* Live device memory of at least `bytes` from ptr. */
+static aclError device_memory_at(const char *api, const char *role, const void *ptr, size_t bytes,
+                                 mem_block *b)
+{
+    memory_locate(ptr, b);
+    if (b->kind != MEM_DEVICE)
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID, "%s %p is %s, not device memory", role,
+                         ptr, memory_where(b));
+    aclError ret = memory_check_access(api, role, ptr, b, false);
+    return ret != ACL_SUCCESS ? ret : memory_check_extent(api, role, ptr, bytes, b);
+}
+
+aclError copy_desc_set(const char *api, acl_context *ctx, void *desc, void *src, void *dst,
+                       size_t count)
+{
+    mem_block db, sb, tb;
+    aclError ret = device_memory_at(api, "desc", desc, COPY_DESC_SIZE, &tb);
+    if (ret == ACL_SUCCESS)
+        ret = device_memory_at(api, "dstAddr", dst, count, &db);
+    if (ret == ACL_SUCCESS)
+        ret = device_memory_at(api, "srcAddr", src, count, &sb);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (db.device != sb.device)
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "dstAddr is on device %d and srcAddr on device %d: the descriptor copies "
+                         "within one device",
+                         db.device, sb.device);
+    memcpy_desc d = {
+        .src = (uintptr_t)src, .dst = (uintptr_t)dst, .count = count, .magic = MEMCPY_DESC_MAGIC};
+    (void)ctx;
+    ret = backend()->memory->memcpy_sync(tb.phys, desc, &d, sizeof d, COPY_HOST_TO_DEVICE, false);
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "writing the descriptor at %p failed: %s", desc,
+                         acl_error_text(ret));
+    return ACL_SUCCESS;
+}
+
+aclError copy_desc_async(const char *api, acl_stream *s, void *desc)
+{
+    mem_block tb;
+    aclError ret = device_memory_at(api, "desc", desc, COPY_DESC_SIZE, &tb);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    const memcpy_desc *d = desc;
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_COPY_INDIRECT,
+                                 .u.copy_indirect = {.dst_slot = &d->dst,
+                                                     .src_slot = &d->src,
+                                                     .count_slot = &d->count,
+                                                     .dest_max = UINT64_MAX}});
+}
+
+aclError copy_offset_async(const char *api, acl_stream *s, void **dst, size_t dest_max,
+                           size_t dst_offset, const void **src, size_t count, size_t src_offset)
+{
+    mem_block db, sb;
+    aclError ret = device_memory_at(api, "dst", dst, sizeof(uint64_t), &db);
+    if (ret == ACL_SUCCESS)
+        ret = device_memory_at(api, "src", src, sizeof(uint64_t), &sb);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_COPY_INDIRECT,
+                                 .u.copy_indirect = {.dst_slot = (const uint64_t *)dst,
+                                                     .src_slot = (const uint64_t *)src,
+                                                     .dst_offset = dst_offset,
+                                                     .src_offset = src_offset,
+                                                     .count = count,
+                                                     .dest_max = dest_max}});
+}
+
+/* ---- cache maintenance ---------------------------------------------------------------- */
+
+/* The range must be device memory of the stream's device ("this device
+ * only", CANN says). */
+aclError cmo_async(const char *api, acl_stream *s, void *src, size_t size, aclrtCmoType type)
+{
+    mem_block b;
+    aclError ret = memory_locate_live(api, src, size, &b);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if ((b.kind != MEM_DEVICE && b.kind != MEM_MANAGED) || b.phys != s->ctx->phys)
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "%p is %s; cache maintenance takes device memory of the stream's device "
+                         "(%d)",
+                         src, memory_where(&b), s->ctx->device);
+    if (type != ACL_RT_CMO_TYPE_PREFETCH)
+        return ACL_SUCCESS; /* device memory is coherent: nothing to write back or drop */
+    if (b.kind == MEM_MANAGED)
+        return stream_submit(api, s,
+                             &(task){.kind = TASK_PREFETCH,
+                                     .u.prefetch = {.ptr = src,
+                                                    .n = size,
+                                                    .loc = {ACL_MEM_LOCATIONTYPE_DEVICE, b.phys}}});
+    /* Device memory: an L2 prefetch where the backend has one. */
+    if (!backend()->stream->memcpy_indirect_async)
+        return ACL_SUCCESS;
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_COPY_INDIRECT,
+                                 .u.copy_indirect = {.src_slot = NULL,
+                                                     .dst_slot = NULL,
+                                                     .src_offset = (uintptr_t)src,
+                                                     .count = size}});
+}
+
+/* The descriptor aclrtCmoSetDesc writes. */
+typedef struct cmo_desc {
+    uint64_t src, size;
+    uint64_t reserved[6];
+} cmo_desc;
+_Static_assert(sizeof(cmo_desc) == CMO_DESC_SIZE, "the descriptor is CMO_DESC_SIZE bytes");
+
+aclError cmo_desc_set(const char *api, void *desc, void *src, size_t size)
+{
+    mem_block tb, sb;
+    aclError ret = device_memory_at(api, "cmoDesc", desc, CMO_DESC_SIZE, &tb);
+    if (ret == ACL_SUCCESS)
+        ret = device_memory_at(api, "src", src, size, &sb);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    cmo_desc d = {.src = (uintptr_t)src, .size = size};
+    ret = backend()->memory->memcpy_sync(tb.phys, desc, &d, sizeof d, COPY_HOST_TO_DEVICE, false);
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "writing the descriptor at %p failed: %s", desc,
+                         acl_error_text(ret));
+    return ACL_SUCCESS;
+}
+
+aclError cmo_desc_async(const char *api, acl_stream *s, void *desc)
+{
+    mem_block tb;
+    aclError ret = device_memory_at(api, "cmoDesc", desc, CMO_DESC_SIZE, &tb);
+    if (ret != ACL_SUCCESS || !backend()->stream->memcpy_indirect_async)
+        return ret;
+    const cmo_desc *d = desc;
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_COPY_INDIRECT,
+                                 .u.copy_indirect = {.src_slot = &d->src,
+                                                     .count_slot = &d->size,
+                                                     .dest_max = UINT64_MAX}});
 }

@@ -5,6 +5,7 @@
 #include "core/exception.h"
 #include "core/event.h"
 #include "core/graph.h"
+#include "core/share.h"
 
 enum { EVENT_LIMIT = 1 << 20 };
 
@@ -14,6 +15,10 @@ static atomic_int live_events;
 static void event_free(object *o)
 {
     acl_event *e = (acl_event *)o;
+    if (e->share) {
+        share_withdraw(e->share);
+        free(e->share);
+    }
     backend()->event->destroy(event_backend(e)); /* never blocks */
     free(e);
     atomic_fetch_sub(&live_events, 1);
@@ -33,7 +38,12 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
         atomic_fetch_sub(&live_events, 1);
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
     }
-    aclError err = ops->create(event_backend(e), ctx->phys, flags & ACL_EVENT_TIME_LINE);
+    aclError err;
+    if (flags & ACL_EVENT_IPC)
+        err = backend()->ipc ? backend()->ipc->event_create(event_backend(e), ctx->phys)
+                             : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    else
+        err = ops->create(event_backend(e), ctx->phys, flags & ACL_EVENT_TIME_LINE);
     if (err) {
         free(e);
         atomic_fetch_sub(&live_events, 1);
@@ -82,6 +92,41 @@ aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event 
     e->id = atomic_fetch_add(&next_event_id, 1);
     e->phys = ctx->phys;
     atomic_store_explicit(&e->recorded, true, memory_order_relaxed);
+    if ((err = handle_publish(&e->obj, HANDLE_EVENT, event_free))) {
+        event_free(&e->obj);
+        return acl_raise(api, err, "out of host memory for the handle table");
+    }
+    *out = e;
+    return ACL_SUCCESS;
+}
+
+aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, size_t len, int fd,
+                        acl_event **out)
+{
+    const backend_event_ops *ops = backend()->event;
+    if (atomic_fetch_add(&live_events, 1) >= EVENT_LIMIT) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already",
+                         EVENT_LIMIT);
+    }
+    acl_event *e = calloc(1, sizeof *e + ops->size);
+    if (!e) {
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    aclError err = backend()->ipc->event_open(event_backend(e), ctx->phys, blob, len, fd);
+    if (err) {
+        free(e);
+        atomic_fetch_sub(&live_events, 1);
+        return acl_raise(api, err, "opening the event of another process failed: %s",
+                         acl_error_text(err));
+    }
+    e->flavour = EVENT_EX;
+    e->flags = ACL_EVENT_IPC;
+    e->id = atomic_fetch_add(&next_event_id, 1);
+    e->phys = ctx->phys;
+    /* Its records are made in the other process: always wait for them. */
+    atomic_init(&e->recorded, true);
     if ((err = handle_publish(&e->obj, HANDLE_EVENT, event_free))) {
         event_free(&e->obj);
         return acl_raise(api, err, "out of host memory for the handle table");

@@ -30,6 +30,7 @@ typedef struct acl_event {
     int32_t phys;
     atomic_bool recorded;                 /* since creation or the last reset */
     _Atomic uint64_t capture_id;          /* the capture its latest record was made in, or 0 */
+    void *share;                          /* its name for other processes (ipc.c), or NULL */
     _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
 } acl_event;
 
@@ -55,6 +56,10 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
  * event never recorded is complete). Raises; ACL_ERROR_RT_FEATURE_NOT_SUPPORT
  * when the backend cannot adopt. */
 aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event **out);
+/* An event on what another process's IPC event exported (the backend's
+ * description and descriptor). Raises. */
+aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, size_t len, int fd,
+                        acl_event **out);
 /* The live event behind a handle, borrowed (event_put). Raises. */
 aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
 /* Destroys the event behind a handle: exactly one of racing destroys wins.

@@ -51,12 +51,16 @@ typedef enum handle_kind {
     HANDLE_CNT_NOTIFY,
     HANDLE_STREAM_CONFIG,
     HANDLE_GROUP_INFO,
-    HANDLE_BINARY,     /* aclrtBinary: bytes of a binary, not loaded */
-    HANDLE_MODULE,     /* aclrtBinHandle: a loaded binary */
-    HANDLE_FUNCTION,   /* aclrtFuncHandle */
-    HANDLE_ARGS,       /* aclrtArgsHandle */
-    HANDLE_MODEL,      /* aclmdlRI */
-    HANDLE_TASK_GROUP, /* aclrtTaskGrp */
+    HANDLE_BINARY,         /* aclrtBinary: bytes of a binary, not loaded */
+    HANDLE_MODULE,         /* aclrtBinHandle: a loaded binary */
+    HANDLE_FUNCTION,       /* aclrtFuncHandle */
+    HANDLE_ARGS,           /* aclrtArgsHandle */
+    HANDLE_MODEL,          /* aclmdlRI */
+    HANDLE_TASK_GROUP,     /* aclrtTaskGrp */
+    HANDLE_PHYS_MEM,       /* aclrtDrvMemHandle */
+    HANDLE_MEM_POOL,       /* aclrtMemPool */
+    HANDLE_MBUF,           /* aclrtMbuf */
+    HANDLE_ALLOCATOR_DESC, /* aclrtAllocatorDesc */
     HANDLE_KIND_COUNT
 } handle_kind;
 

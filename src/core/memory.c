@@ -23,7 +23,9 @@
 #include "core/callback.h"
 #include "core/device.h"
 #include "core/errors.h"
+#include "core/hostmem.h"
 #include "core/lifecycle.h"
+#include "core/managed.h"
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
@@ -75,30 +77,40 @@ static int block_compare(const void *a, const void *b)
     return 0;
 }
 
-/* Records a fresh allocation. Fails only when the bookkeeping itself cannot
- * be allocated, or when the backend handed out a range we still hold. */
-static aclError registry_add(void *ptr, size_t size, size_t capacity, mem_kind kind, int32_t phys,
-                             int32_t device, uint32_t policy)
+/* Bytes recorded per device (slot HOST_SLOT for host memory) and origin,
+ * now and at their peak, for aclrtGetMemUsageInfo. Guarded by the tree's
+ * lock. */
+enum { USAGE_DEVICES = 64, HOST_SLOT = USAGE_DEVICES };
+static uint64_t usage_now[USAGE_DEVICES + 1][ORIGIN_COUNT];
+static uint64_t usage_peak[USAGE_DEVICES + 1][ORIGIN_COUNT];
+
+static int usage_slot(const mem_block *b)
+{
+    return b->phys >= 0 && b->phys < USAGE_DEVICES ? b->phys : HOST_SLOT;
+}
+
+/* Records a block. Fails only when the bookkeeping itself cannot be
+ * allocated, or when the range overlaps one we still hold. */
+static aclError registry_add(const mem_block *in)
 {
     mem_block *b = malloc(sizeof *b);
     if (b == NULL)
         return ACL_ERROR_BAD_ALLOC;
-    *b = (mem_block){.base = (uintptr_t)ptr,
-                     .size = size,
-                     .capacity = capacity,
-                     .kind = kind,
-                     .phys = phys,
-                     .device = device,
-                     .policy = policy};
+    *b = *in;
     pthread_mutex_lock(&alloc_tree_lock);
     void *node = tsearch(b, &alloc_tree, block_compare);
     bool inserted = node != NULL && *(mem_block **)node == b;
-    if (inserted)
+    if (inserted) {
+        int slot = usage_slot(b);
+        usage_now[slot][b->origin] += b->size;
+        if (usage_now[slot][b->origin] > usage_peak[slot][b->origin])
+            usage_peak[slot][b->origin] = usage_now[slot][b->origin];
         tree_changed();
+    }
     pthread_mutex_unlock(&alloc_tree_lock);
     if (!inserted) {
         free(b);
-        return node == NULL ? ACL_ERROR_BAD_ALLOC : ACL_ERROR_RT_INTERNAL_ERROR;
+        return node == NULL ? ACL_ERROR_BAD_ALLOC : ACL_ERROR_INVALID_PARAM;
     }
     return ACL_SUCCESS;
 }
@@ -140,11 +152,12 @@ bool registry_find(const void *ptr, mem_block *out)
     return found;
 }
 
-/* Unregisters the allocation starting exactly at ptr if it is of kind
- * `kind`, copying it to *out. On failure nothing changes and *out says what
- * ptr is instead (kind MEM_UNKNOWN when it is in no allocation). Lookup and
- * removal happen under one lock so two concurrent frees cannot both win. */
-static bool registry_take(const void *ptr, mem_kind kind, mem_block *out)
+/* Unregisters the block starting exactly at ptr if its origin is in the
+ * `origins` mask, copying it to *out. On failure nothing changes and *out
+ * says what ptr is instead (kind MEM_UNKNOWN when it is in no block).
+ * Lookup and removal happen under one lock so two concurrent frees cannot
+ * both win. */
+static bool registry_take(const void *ptr, unsigned origins, mem_block *out)
 {
     mem_block key = {.base = (uintptr_t)ptr, .size = 1};
     mem_block *taken = NULL;
@@ -154,9 +167,10 @@ static bool registry_take(const void *ptr, mem_kind kind, mem_block *out)
         *out = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
     } else {
         *out = **(mem_block **)node;
-        if (out->base == (uintptr_t)ptr && out->kind == kind) {
+        if (out->base == (uintptr_t)ptr && (origins & ORIGIN_BIT(out->origin))) {
             taken = *(mem_block **)node;
             tdelete(taken, &alloc_tree, block_compare);
+            usage_now[usage_slot(taken)][taken->origin] -= taken->size;
             tree_changed();
         }
     }
@@ -165,16 +179,169 @@ static bool registry_take(const void *ptr, mem_kind kind, mem_block *out)
     return taken != NULL;
 }
 
+aclError memory_register(const mem_block *b)
+{
+    return registry_add(b);
+}
+
+bool memory_unregister(const void *ptr, mem_origin origin, mem_block *out)
+{
+    return registry_take(ptr, ORIGIN_BIT(origin), out);
+}
+
+bool memory_set_flags(const void *ptr, mem_origin origin, uint32_t flags)
+{
+    mem_block key = {.base = (uintptr_t)ptr, .size = 1};
+    bool done = false;
+    pthread_mutex_lock(&alloc_tree_lock);
+    void *node = tfind(&key, &alloc_tree, block_compare);
+    if (node != NULL) {
+        mem_block *b = *(mem_block **)node;
+        if (b->base == (uintptr_t)ptr && b->origin == origin) {
+            b->flags = flags;
+            done = true;
+            tree_changed();
+        }
+    }
+    pthread_mutex_unlock(&alloc_tree_lock);
+    return done;
+}
+
+aclError memory_check_access(const char *api, const char *role, const void *ptr, const mem_block *b,
+                             bool write)
+{
+    if (b->flags & MEM_FLAG_NO_ACCESS)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p lies in a mapping at %p that its device has no access to (mapped "
+                         "with aclrtMemMapNoAccess, or access removed with aclrtMemSetAccess)",
+                         role, ptr, (void *)b->base);
+    if (write && (b->flags & MEM_FLAG_READ_ONLY))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p lies in a mapping at %p that its device may only read "
+                         "(aclrtMemSetAccess gave ACL_RT_MEM_ACCESS_FLAGS_READ)",
+                         role, ptr, (void *)b->base);
+    return ACL_SUCCESS;
+}
+
+bool memory_overlaps(const void *ptr, size_t size, mem_block *hit)
+{
+    if (size == 0)
+        return false;
+    mem_block key = {.base = (uintptr_t)ptr, .size = size};
+    bool found = false;
+    pthread_mutex_lock(&alloc_tree_lock);
+    void *node = tfind(&key, &alloc_tree, block_compare);
+    if (node != NULL) {
+        *hit = **(mem_block **)node;
+        found = true;
+    }
+    pthread_mutex_unlock(&alloc_tree_lock);
+    return found;
+}
+
+size_t memory_usage(int32_t phys, memory_usage_entry *out, size_t most)
+{
+    size_t n = 0;
+    int slot = phys >= 0 && phys < USAGE_DEVICES ? phys : HOST_SLOT;
+    pthread_mutex_lock(&alloc_tree_lock);
+    for (int o = ORIGIN_NONE + 1; o < ORIGIN_COUNT && n < most; o++) {
+        if (usage_peak[slot][o] == 0)
+            continue;
+        out[n++] = (memory_usage_entry){(mem_origin)o, usage_now[slot][o], usage_peak[slot][o]};
+    }
+    pthread_mutex_unlock(&alloc_tree_lock);
+    return n;
+}
+
+const char *memory_origin_maker(mem_origin origin)
+{
+    switch (origin) {
+    case ORIGIN_MALLOC:
+        return "aclrtMalloc";
+    case ORIGIN_TASK_SCHEDULER:
+        return "aclrtMallocForTaskScheduler";
+    case ORIGIN_MANAGED:
+        return "aclrtMemAllocManaged";
+    case ORIGIN_DVPP:
+        return "acldvppMalloc";
+    case ORIGIN_MALLOC_HOST:
+        return "aclrtMallocHost";
+    case ORIGIN_MAPPED:
+        return "aclrtMapMem";
+    case ORIGIN_IPC:
+        return "aclrtIpcMemImportByKey";
+    case ORIGIN_POOL:
+        return "aclrtMemPoolMallocAsync";
+    case ORIGIN_REGISTERED:
+        return "aclrtHostRegister";
+    case ORIGIN_MBUF:
+        return "aclrtAllocBuf";
+    case ORIGIN_BORROWED:
+        return "aclrtBinaryLoad";
+    default:
+        return "nothing";
+    }
+}
+
+const char *memory_origin_release(mem_origin origin)
+{
+    switch (origin) {
+    case ORIGIN_MALLOC:
+    case ORIGIN_TASK_SCHEDULER:
+    case ORIGIN_MANAGED:
+        return "aclrtFree";
+    case ORIGIN_DVPP:
+        return "acldvppFree";
+    case ORIGIN_MALLOC_HOST:
+        return "aclrtFreeHost";
+    case ORIGIN_MAPPED:
+        return "aclrtUnmapMem";
+    case ORIGIN_IPC:
+        return "aclrtIpcMemClose";
+    case ORIGIN_POOL:
+        return "aclrtMemPoolFreeAsync";
+    case ORIGIN_REGISTERED:
+        return "aclrtHostUnregister";
+    case ORIGIN_MBUF:
+        return "aclrtFreeBuf";
+    case ORIGIN_BORROWED:
+        return "aclrtBinaryUnLoad";
+    default:
+        return "nothing";
+    }
+}
+
 /* Where a pointer lives, for error messages. */
 const char *memory_where(const mem_block *b)
 {
-    switch (b->kind) {
-    case MEM_DEVICE:
-        return b->foreign ? "device memory of another allocator" : "device memory";
-    case MEM_HOST_PINNED:
-        return b->foreign ? "page-locked host memory of another allocator"
-                          : "page-locked host memory from aclrtMallocHost";
-    case MEM_UNKNOWN:
+    if (b->foreign)
+        return b->kind == MEM_DEVICE ? "device memory of another allocator"
+                                     : "page-locked host memory of another allocator";
+    switch (b->origin) {
+    case ORIGIN_MALLOC:
+        return "device memory";
+    case ORIGIN_TASK_SCHEDULER:
+        return "device memory from aclrtMallocForTaskScheduler";
+    case ORIGIN_MANAGED:
+        return "managed memory from aclrtMemAllocManaged";
+    case ORIGIN_DVPP:
+        return "DVPP memory from acldvppMalloc";
+    case ORIGIN_MALLOC_HOST:
+        return "page-locked host memory from aclrtMallocHost";
+    case ORIGIN_MAPPED:
+        return b->kind == MEM_DEVICE ? "virtual memory mapped with aclrtMapMem"
+                                     : "host memory mapped with aclrtMapMem";
+    case ORIGIN_IPC:
+        return "device memory imported with aclrtIpcMemImportByKey";
+    case ORIGIN_POOL:
+        return "device memory from a memory pool";
+    case ORIGIN_REGISTERED:
+        return "host memory registered with aclrtHostRegister";
+    case ORIGIN_MBUF:
+        return "the data of a shared buffer from aclrtAllocBuf";
+    case ORIGIN_BORROWED:
+        return "device memory of a loaded binary (a global variable or its image)";
+    default:
         break;
     }
     return "host memory not allocated by ACL";
@@ -230,25 +397,46 @@ void memory_locate(const void *ptr, mem_block *b)
         *b = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
 }
 
-/* The `extent` bytes from ptr must stay inside ptr's allocation. Memory
- * nobody allocated cannot be checked and passes. */
+/* The `extent` bytes from ptr must stay inside ptr's allocation (or the
+ * run of touching blocks of its span). Memory nobody allocated cannot be
+ * checked and passes. */
 aclError memory_check_extent(const char *api, const char *role, const void *ptr, size_t extent,
                              const mem_block *b)
 {
     if (b->kind == MEM_UNKNOWN)
         return ACL_SUCCESS;
     size_t offset = (uintptr_t)ptr - b->base;
-    if (extent > b->size - offset)
+    if (extent <= b->size - offset) {
+        if (b->foreign && !foreign_end_mapped(b, ptr, extent))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "%s %p: %zu bytes run past the mapped part of the %zu-byte range at "
+                             "%p (%s)",
+                             role, ptr, extent, b->size, (void *)b->base, memory_where(b));
+        return ACL_SUCCESS;
+    }
+    /* Mappings side by side in one reservation are one range. */
+    mem_block next = *b;
+    size_t covered = b->size - offset;
+    while (next.span != NULL && covered < extent) {
+        mem_block after;
+        uintptr_t end = next.base + next.size;
+        if (end == 0 || !registry_find((const void *)end, &after) || after.base != end ||
+            after.span != next.span)
+            break;
+        covered += after.size < extent - covered ? after.size : extent - covered;
+        next = after;
+    }
+    if (covered >= extent)
+        return ACL_SUCCESS;
+    if (b->span != NULL)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%s %p: %zu bytes from offset %zu run past the end of its %zu-byte "
-                         "allocation (%s)",
-                         role, ptr, extent, offset, b->size, memory_where(b));
-    if (b->foreign && !foreign_end_mapped(b, ptr, extent))
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%s %p: %zu bytes run past the mapped part of the %zu-byte range at %p "
-                         "(%s)",
-                         role, ptr, extent, b->size, (void *)b->base, memory_where(b));
-    return ACL_SUCCESS;
+                         "%s %p: %zu bytes from offset %zu reach past the mapped part of its "
+                         "reserved range (%zu bytes mapped from %p on; the rest is not mapped)",
+                         role, ptr, extent, offset, covered + offset, (void *)b->base);
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                     "%s %p: %zu bytes from offset %zu run past the end of its %zu-byte "
+                     "allocation (%s)",
+                     role, ptr, extent, offset, b->size, memory_where(b));
 }
 
 /* Fills and cache maintenance touch memory from ACL's own allocators only
@@ -259,13 +447,14 @@ aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem
     memory_locate(ptr, b);
     if (b->kind == MEM_UNKNOWN)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%p is not live memory from aclrtMalloc or aclrtMallocHost (never "
-                         "allocated by ACL, or already freed)%s",
+                         "%p is not live memory from aclrtMalloc, aclrtMallocHost or another ACL "
+                         "allocator (never allocated by ACL, or already freed)%s",
                          ptr,
                          backend()->memory->pointer_info
                              ? ", nor device memory of another allocator of the process"
                              : "");
-    return memory_check_extent(api, "devPtr", ptr, extent, b);
+    aclError ret = memory_check_access(api, "devPtr", ptr, b, true);
+    return ret != ACL_SUCCESS ? ret : memory_check_extent(api, "devPtr", ptr, extent, b);
 }
 
 /* ---- device memory ------------------------------------------------------------ */
@@ -430,7 +619,7 @@ static aclError obtain(int32_t phys, size_t size, void **ptr, size_t *capacity)
 /* Allocates `size` bytes of device memory on `phys`, reserving `padded`
  * (ACL's rounded size, which callers may rely on) and registering them. */
 aclError memory_alloc_device(const char *api, void **dev_ptr, size_t size, size_t padded,
-                             uint32_t policy, int32_t phys, int32_t device)
+                             uint32_t policy, int32_t phys, int32_t device, mem_origin origin)
 {
     void *ptr;
     size_t capacity;
@@ -438,7 +627,14 @@ aclError memory_alloc_device(const char *api, void **dev_ptr, size_t size, size_
     if (ret != ACL_SUCCESS)
         return acl_raise(api, ret, "cannot allocate %zu bytes (%zu requested) on device %d: %s",
                          padded, size, device, acl_error_text(ret));
-    ret = registry_add(ptr, padded, capacity, MEM_DEVICE, phys, device, policy);
+    ret = registry_add(&(mem_block){.base = (uintptr_t)ptr,
+                                    .size = padded,
+                                    .capacity = capacity,
+                                    .kind = MEM_DEVICE,
+                                    .origin = origin,
+                                    .phys = phys,
+                                    .device = device,
+                                    .policy = policy});
     if (ret != ACL_SUCCESS) {
         if (!park_free(ptr, capacity, phys))
             backend_free(phys, ptr);
@@ -472,25 +668,28 @@ __attribute__((constructor)) static void memory_init(void)
     lifecycle_observe(LIFECYCLE_FINALIZED, all_released);
 }
 
-/* Frees a live allocation of the given kind at exactly ptr; every other
- * pointer is refused before the backend sees it. */
-aclError memory_free(const char *api, void *ptr, mem_kind kind)
+/* The pointer names origins of `origins` mask, for messages. */
+static const char *wanted_memory(unsigned origins)
 {
-    bool device = kind == MEM_DEVICE;
+    if (origins & ORIGIN_BIT(ORIGIN_MALLOC))
+        return "device memory from aclrtMalloc";
+    if (origins & ORIGIN_BIT(ORIGIN_DVPP))
+        return "DVPP memory from acldvppMalloc";
+    return "page-locked memory from aclrtMallocHost";
+}
+
+/* Frees a live allocation of one of the origins at exactly ptr; every other
+ * pointer is refused before the backend sees it. */
+aclError memory_free(const char *api, void *ptr, unsigned origins)
+{
+    bool host = (origins & ORIGIN_BIT(ORIGIN_MALLOC_HOST)) != 0;
     if (ptr == NULL)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s is NULL", device ? "devPtr" : "hostPtr");
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s is NULL", host ? "hostPtr" : "devPtr");
     mem_block b;
-    if (device && registry_find(ptr, &b) && b.policy == MEM_POLICY_BORROWED &&
-        b.base == (uintptr_t)ptr)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%p belongs to a loaded binary (a global variable or its image): it goes "
-                         "with aclrtBinaryUnLoad",
-                         ptr);
-    if (!registry_take(ptr, kind, &b)) {
-        if (b.kind != MEM_UNKNOWN && b.kind != kind && b.base == (uintptr_t)ptr)
-            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is %s; free it with %s", ptr,
-                             device ? "page-locked host memory" : "device memory",
-                             device ? "aclrtFreeHost" : "aclrtFree");
+    if (!registry_take(ptr, origins, &b)) {
+        if (b.kind != MEM_UNKNOWN && b.base == (uintptr_t)ptr)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is %s; release it with %s", ptr,
+                             memory_where(&b), memory_origin_release(b.origin));
         if (b.kind != MEM_UNKNOWN)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                              "%p lies %zu bytes inside a %zu-byte allocation (%s) at %p; only "
@@ -504,10 +703,19 @@ aclError memory_free(const char *api, void *ptr, mem_kind kind)
                              ptr, memory_where(&b), (void *)b.base, b.size);
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not live %s (never allocated by ACL or already freed)", ptr,
-                         device ? "device memory from aclrtMalloc"
-                                : "page-locked memory from aclrtMallocHost");
+                         wanted_memory(origins));
     }
-    int32_t phys = device ? b.phys : -1;
+    if (b.origin == ORIGIN_MALLOC_HOST)
+        hostmem_forget(ptr, b.size);
+    if (b.origin == ORIGIN_MANAGED) {
+        managed_forget(ptr);
+        aclError ret = backend()->managed->free(b.phys, ptr);
+        if (ret != ACL_SUCCESS)
+            return acl_raise(api, ret, "the backend failed to free %p (%s): %s", ptr,
+                             memory_where(&b), acl_error_text(ret));
+        return ACL_SUCCESS;
+    }
+    int32_t phys = b.kind == MEM_DEVICE ? b.phys : -1;
     if (park_free(ptr, b.capacity, phys))
         return ACL_SUCCESS;
     (void)release_parked(-1, true);
@@ -519,27 +727,57 @@ aclError memory_free(const char *api, void *ptr, mem_kind kind)
     return ACL_SUCCESS;
 }
 
+aclError memory_alloc_managed(const char *api, void **ptr, size_t size, int32_t phys,
+                              int32_t device)
+{
+    void *p;
+    aclError ret = backend()->managed->alloc(phys, &p, size);
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "cannot allocate %zu bytes of managed memory: %s", size,
+                         acl_error_text(ret));
+    ret = registry_add(&(mem_block){.base = (uintptr_t)p,
+                                    .size = size,
+                                    .capacity = size,
+                                    .kind = MEM_MANAGED,
+                                    .origin = ORIGIN_MANAGED,
+                                    .phys = phys,
+                                    .device = device});
+    if (ret != ACL_SUCCESS) {
+        (void)backend()->managed->free(phys, p);
+        return acl_raise(api, ret, "cannot record a %zu-byte managed allocation", size);
+    }
+    *ptr = p;
+    return ACL_SUCCESS;
+}
+
 aclError memory_register_borrowed(void *ptr, size_t size, int32_t phys, int32_t device)
 {
     if (!ptr || size == 0)
         return ACL_SUCCESS;
     mem_block b;
     if (registry_find(ptr, &b))
-        return b.policy == MEM_POLICY_BORROWED && b.base == (uintptr_t)ptr
+        return b.origin == ORIGIN_BORROWED && b.base == (uintptr_t)ptr
                    ? ACL_SUCCESS
                    : ACL_ERROR_RT_INTERNAL_ERROR;
-    return registry_add(ptr, size, size, MEM_DEVICE, phys, device, MEM_POLICY_BORROWED);
+    return registry_add(&(mem_block){.base = (uintptr_t)ptr,
+                                     .size = size,
+                                     .capacity = size,
+                                     .kind = MEM_DEVICE,
+                                     .origin = ORIGIN_BORROWED,
+                                     .phys = phys,
+                                     .device = device,
+                                     .policy = MEM_POLICY_BORROWED});
 }
 
 void memory_unregister_borrowed(void *ptr)
 {
     mem_block b;
-    if (ptr && registry_find(ptr, &b) && b.policy == MEM_POLICY_BORROWED)
-        (void)registry_take(ptr, MEM_DEVICE, &b);
+    if (ptr)
+        (void)registry_take(ptr, ORIGIN_BIT(ORIGIN_BORROWED), &b);
 }
 
 /* Allocates and registers page-locked memory; arguments already checked. */
-aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size)
+aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size, mem_origin origin)
 {
     void *ptr;
     size_t capacity;
@@ -547,7 +785,12 @@ aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size)
     if (ret != ACL_SUCCESS)
         return acl_raise(api, ret, "cannot allocate %llu bytes of page-locked host memory: %s",
                          (unsigned long long)size, acl_error_text(ret));
-    ret = registry_add(ptr, (size_t)size, capacity, MEM_HOST_PINNED, -1, 0, 0);
+    ret = registry_add(&(mem_block){.base = (uintptr_t)ptr,
+                                    .size = (size_t)size,
+                                    .capacity = capacity,
+                                    .kind = MEM_HOST_PINNED,
+                                    .origin = origin,
+                                    .phys = -1});
     if (ret != ACL_SUCCESS) {
         if (!park_free(ptr, capacity, -1))
             backend_free(-1, ptr);

@@ -23,16 +23,44 @@
 
 #define ALIGN_UP(n, a) (((n) + ((a)-1)) / (a) * (a))
 
-typedef enum mem_kind { MEM_UNKNOWN = 0, MEM_DEVICE, MEM_HOST_PINNED } mem_kind;
+/* Where memory lives, which decides copy directions: device memory,
+ * page-locked host memory, or managed memory that both sides reach. */
+typedef enum mem_kind { MEM_UNKNOWN = 0, MEM_DEVICE, MEM_HOST_PINNED, MEM_MANAGED } mem_kind;
+
+/* Which ACL function made a block, which decides the one function that
+ * may release it (memory_origin_release names it). */
+typedef enum mem_origin {
+    ORIGIN_NONE = 0,
+    ORIGIN_MALLOC,         /* aclrtMalloc and friends: aclrtFree */
+    ORIGIN_TASK_SCHEDULER, /* aclrtMallocForTaskScheduler: aclrtFree */
+    ORIGIN_MANAGED,        /* aclrtMemAllocManaged: aclrtFree */
+    ORIGIN_DVPP,           /* acldvppMalloc: acldvppFree */
+    ORIGIN_MALLOC_HOST,    /* aclrtMallocHost: aclrtFreeHost */
+    ORIGIN_MAPPED,         /* aclrtMapMem, aclrtMemMapNoAccess: aclrtUnmapMem */
+    ORIGIN_IPC,            /* aclrtIpcMemImportByKey: aclrtIpcMemClose */
+    ORIGIN_POOL,           /* aclrtMemPoolMallocAsync: aclrtMemPoolFreeAsync */
+    ORIGIN_REGISTERED,     /* aclrtHostRegister(V2): aclrtHostUnregister */
+    ORIGIN_MBUF,           /* aclrtAllocBuf's data: aclrtFreeBuf */
+    ORIGIN_BORROWED,       /* a loaded binary's globals and image: aclrtBinaryUnLoad */
+    ORIGIN_COUNT
+} mem_origin;
+
+#define ORIGIN_BIT(o) (1u << (o))
 
 typedef struct mem_block {
     uintptr_t base;
     size_t size;     /* bytes allocated for the caller, padding included */
     size_t capacity; /* bytes the block holds: more than size when it was reused */
     mem_kind kind;
+    mem_origin origin;
     int32_t phys;    /* backend device; -1 for host memory */
     int32_t device;  /* user-visible device id; 0 for host memory */
     uint32_t policy; /* aclrtMemMallocPolicy of device memory */
+    void *owner;     /* the object behind the block (a mapping, a pool, an import) */
+    /* Blocks with the same non-NULL span that touch each other form one
+     * range for extent checks (mappings side by side in one reservation). */
+    const void *span;
+    uint32_t flags; /* MEM_FLAG_* */
     /* Not ACL's: memory of another allocator of the process that the
      * backend knows (cuda: any CUDA allocation, torch's and CuPy's
      * included), found when the registry has no block for a pointer. It
@@ -41,6 +69,12 @@ typedef struct mem_block {
     bool foreign;
     bool foreign_whole; /* its range is one allocation, mapped throughout */
 } mem_block;
+
+/* A mapping made with aclrtMemMapNoAccess that no aclrtMemSetAccess opened
+ * yet: recorded, but no copy or fill may touch it. */
+#define MEM_FLAG_NO_ACCESS 0x1u
+/* A mapping its device may only read. */
+#define MEM_FLAG_READ_ONLY 0x2u
 
 /* Copies the block containing ptr into *out; false when ptr lies in no
  * ACL allocation (pageable host memory, or nothing at all). */
@@ -68,12 +102,49 @@ bool memory_policy_is_huge(uint32_t policy);
  * (ACL's rounded size, which callers may rely on) and registering them.
  * Raises. */
 aclError memory_alloc_device(const char *api, void **dev_ptr, size_t size, size_t padded,
-                             uint32_t policy, int32_t phys, int32_t device);
-/* Allocates and registers page-locked host memory. Raises. */
-aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size);
-/* Frees a live allocation of the given kind at exactly ptr; every other
- * pointer is refused before the backend sees it. Raises. */
-aclError memory_free(const char *api, void *ptr, mem_kind kind);
+                             uint32_t policy, int32_t phys, int32_t device, mem_origin origin);
+/* Allocates and registers `size` bytes of managed memory. Raises. */
+aclError memory_alloc_managed(const char *api, void **ptr, size_t size, int32_t phys,
+                              int32_t device);
+/* Allocates and registers page-locked host memory made by origin
+ * (ORIGIN_MALLOC_HOST, or ORIGIN_MBUF for mbuf data). Raises. */
+aclError memory_alloc_host(const char *api, void **host_ptr, uint64_t size, mem_origin origin);
+/* Frees a live allocation at exactly ptr made by one of the origins in
+ * `origins` (ORIGIN_BIT mask of ORIGIN_MALLOC, ORIGIN_TASK_SCHEDULER,
+ * ORIGIN_MANAGED, ORIGIN_DVPP, ORIGIN_MALLOC_HOST); every other pointer is
+ * refused before the backend sees it, with a message naming the function
+ * that releases it. Raises. */
+aclError memory_free(const char *api, void *ptr, unsigned origins);
+
+/* Records memory that another module made (a mapping, an import, a pool
+ * block, a registered host range). Bare codes: ACL_ERROR_BAD_ALLOC, or
+ * ACL_ERROR_INVALID_PARAM when the range overlaps a recorded one. */
+aclError memory_register(const mem_block *b);
+/* Takes the block starting exactly at ptr if it has the given origin,
+ * copying it to *out; otherwise changes nothing and *out says what ptr is
+ * (kind MEM_UNKNOWN: nothing). */
+bool memory_unregister(const void *ptr, mem_origin origin, mem_block *out);
+/* Replaces the flags of the block starting exactly at ptr with the given
+ * origin; false when there is none. */
+bool memory_set_flags(const void *ptr, mem_origin origin, uint32_t flags);
+/* Refuses (raising) a block no copy or fill may touch (write: one it may
+ * not write either). */
+aclError memory_check_access(const char *api, const char *role, const void *ptr, const mem_block *b,
+                             bool write);
+/* Whether any recorded block overlaps [ptr, ptr + size). */
+bool memory_overlaps(const void *ptr, size_t size, mem_block *hit);
+/* Bytes recorded on a backend device (-1: host memory) per origin, now and
+ * at their peak since the process started; fills at most `most` entries
+ * and returns how many. */
+typedef struct memory_usage_entry {
+    mem_origin origin;
+    uint64_t current, peak;
+} memory_usage_entry;
+size_t memory_usage(int32_t phys, memory_usage_entry *out, size_t most);
+/* The function that made blocks of an origin, and the one that releases
+ * them (for messages). */
+const char *memory_origin_maker(mem_origin origin);
+const char *memory_origin_release(mem_origin origin);
 
 /* Device memory that ACL did not allocate but hands out (a loaded binary's
  * global variables and device image): registered so that copies see device

@@ -54,6 +54,18 @@ const char *stream_task_name(task_kind kind)
         return "a random-number task";
     case TASK_GRAPH:
         return "a model execution";
+    case TASK_FILL32:
+        return "a 32-bit fill";
+    case TASK_COPY_BATCH:
+        return "a batch of copies";
+    case TASK_COPY_INDIRECT:
+        return "a copy through device-side addresses";
+    case TASK_PREFETCH:
+        return "a prefetch of managed memory";
+    case TASK_POOL_ALLOC:
+        return "a pool allocation";
+    case TASK_POOL_FREE:
+        return "a pool free";
     }
     return "a task";
 }
@@ -136,6 +148,31 @@ aclError stream_dispatch(acl_stream *s, const task *t)
         return backend()->notify->count_wait(bs, t->u.notify.notify, t->u.notify.mode,
                                              t->u.notify.value, t->u.notify.timeout_s,
                                              t->u.notify.clear);
+    case TASK_FILL32:
+        return ops->memset32_async ? ops->memset32_async(bs, t->u.fill32.ptr, t->u.fill32.value,
+                                                         t->u.fill32.count, t->u.fill32.on_device)
+                                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_COPY_BATCH:
+        return ops->memcpy_batch_async
+                   ? ops->memcpy_batch_async(bs, t->u.copy_batch.copies, t->u.copy_batch.count,
+                                             t->u.copy_batch.dir)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_COPY_INDIRECT:
+        return ops->memcpy_indirect_async ? ops->memcpy_indirect_async(bs, &t->u.copy_indirect)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_PREFETCH:
+        return ops->prefetch_async
+                   ? ops->prefetch_async(bs, t->u.prefetch.ptr, t->u.prefetch.n, t->u.prefetch.loc)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_POOL_ALLOC:
+        return ops->pool_alloc_async ? ops->pool_alloc_async(bs, t->u.pool_alloc.pool,
+                                                             t->u.pool_alloc.n, t->u.pool_alloc.out)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_POOL_FREE:
+        return ops->pool_free_async
+                   ? ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
+                                          t->u.pool_free.n, t->u.pool_free.phys)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     }
     return ACL_ERROR_RT_INTERNAL_ERROR;
 }

@@ -80,6 +80,12 @@ typedef enum task_kind {
     TASK_REDUCE,
     TASK_RANDOM,
     TASK_GRAPH, /* one replay of a captured or built model */
+    TASK_FILL32,
+    TASK_COPY_BATCH,
+    TASK_COPY_INDIRECT,
+    TASK_PREFETCH,
+    TASK_POOL_ALLOC,
+    TASK_POOL_FREE,
 } task_kind;
 
 /* One piece of stream-ordered work, built on the caller's stack. */
@@ -138,6 +144,34 @@ typedef struct task {
              * the device feeding a stream only the device feeds. */
             bool from_model;
         } graph;
+        struct {
+            void *ptr;
+            size_t count; /* 32-bit words */
+            uint32_t value;
+            bool on_device;
+        } fill32;
+        struct {
+            const batch_copy *copies;
+            size_t count;
+            copy_dir dir;
+        } copy_batch;
+        indirect_copy copy_indirect;
+        struct {
+            const void *ptr;
+            size_t n;
+            managed_location loc;
+        } prefetch;
+        struct {
+            backend_pool *pool;
+            size_t n;
+            void **out;
+        } pool_alloc;
+        struct {
+            backend_pool *pool; /* NULL: malloc_device memory of phys */
+            void *ptr;
+            size_t n;
+            int32_t phys;
+        } pool_free;
     } u;
 } task;
 

@@ -8,7 +8,8 @@
 #   make check HOSTILE=yes|no   UNKNOWN=no   PYTEST_ARGS='-k memcpy'
 #   make clean
 
-AREAS = headers base init errors device context stream event memory callback notify kernel graph
+AREAS = headers base init errors device context stream event memory callback notify vmm ipc host_mem \
+	managed pool dvpp mbuf allocator kernel graph
 PROGRAMS = $(AREAS:%=test_%)
 ifeq ($(EXTENSIONS),yes)
 PROGRAMS += ext/test_cuda
@@ -22,7 +23,7 @@ RESULTS = results
 HOSTILE = auto
 UNKNOWN = yes
 
-all: $(PROGRAMS) compat_probe
+all: $(PROGRAMS) compat_probe ipc_peer
 
 test_%: $(srcdir)/test_%.c $(HDRS)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(ALL_LIBS)
@@ -30,6 +31,10 @@ test_%: $(srcdir)/test_%.c $(HDRS)
 ext/test_%: $(srcdir)/ext/test_%.c $(HDRS)
 	@mkdir -p ext
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(ALL_LIBS)
+
+# The second process of test_ipc.
+ipc_peer: $(srcdir)/ipc_peer.c
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(ACL_LIBS)
 
 compat_probe: $(srcdir)/probe.c
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(ACL_LIBS) -ldl
@@ -42,6 +47,6 @@ check: all
 	  $(SHELL) '$(srcdir)/run.sh'
 
 clean:
-	rm -rf $(AREAS:%=test_%) ext compat_probe $(RESULTS)
+	rm -rf $(AREAS:%=test_%) ext compat_probe ipc_peer $(RESULTS)
 
 .PHONY: all check clean

@@ -47,7 +47,8 @@ fi
 CK_EXCLUDE_TAGS=$(echo $exclude)
 : "${CK_DEFAULT_TIMEOUT:=60}"
 COMPAT_SKIP_FILE=$results/skipped.txt
-export CK_EXCLUDE_TAGS CK_DEFAULT_TIMEOUT COMPAT_SKIP_FILE
+: "${COMPAT_IPC_PEER:=./ipc_peer}"
+export CK_EXCLUDE_TAGS CK_DEFAULT_TIMEOUT COMPAT_SKIP_FILE COMPAT_IPC_PEER
 [ -n "$CK_EXCLUDE_TAGS" ] || unset CK_EXCLUDE_TAGS
 
 echo "==> implementation: $platform"

@@ -435,6 +435,45 @@ ROW(aclrtProfTrace)
     FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtProfTrace(data, 4, h));
 }
 
+/* ---- uncorrectable memory errors -------------------------------------------------- */
+
+COMPAT_TEST(test_uce,
+            "aclrtGetMemUceInfo reports the uncorrectable errors there are (none on a healthy device); aclrtMemUceRepair refuses addresses never reported",
+            "API ref aclrtGetMemUceInfo, aclrtMemUceRepair")
+{
+    aclrtMemUceInfo info[4];
+    memset(info, 0, sizeof info);
+    size_t n = 9;
+    ACL_OK(aclrtGetMemUceInfo(0, info, 4, &n));
+    ck_assert_uint_eq(n, 0);
+    ACL_FAILS_WITH(aclrtGetMemUceInfo(0, NULL, 4, &n), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetMemUceInfo(0, info, 4, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetMemUceInfo(0, info, 0, &n), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetMemUceInfo(999, info, 4, &n), ACL_ERROR_RT_INVALID_DEVICEID);
+    /* Nothing was reported, so nothing can be repaired. */
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    info[0].addr = dev;
+    info[0].len = 4096;
+    ACL_FAILS_WITH(aclrtMemUceRepair(0, info, 1), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemUceRepair(0, NULL, 1), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemUceRepair(999, info, 1), ACL_ERROR_RT_INVALID_DEVICEID);
+    ACL_OK(aclrtFree(dev));
+}
+
+ROW(aclrtGetMemUceInfo)
+{
+    aclrtMemUceInfo info[2];
+    size_t n;
+    REJECTS(aclrtGetMemUceInfo(0, NULL, 2, &n), ACL_ERROR_INVALID_PARAM, "a NULL array");
+    REJECTS(aclrtGetMemUceInfo(0, info, 2, NULL), ACL_ERROR_INVALID_PARAM, "a NULL retSize");
+}
+
+ROW(aclrtMemUceRepair)
+{
+    REJECTS(aclrtMemUceRepair(0, NULL, 1), ACL_ERROR_INVALID_PARAM, "a NULL array");
+}
+
 static const compat_row rows[] = {
     COMPAT_ROW(aclrtGetDeviceIdFromExceptionInfo),
     COMPAT_ROW(aclrtGetErrorCodeFromExceptionInfo),
@@ -456,6 +495,8 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclrtSnapShotCallbackRegister),
     COMPAT_ROW(aclrtSnapShotCallbackUnregister),
     COMPAT_ROW(aclrtProfTrace),
+    COMPAT_ROW(aclrtGetMemUceInfo),
+    COMPAT_ROW(aclrtMemUceRepair),
 };
 COMPAT_BAD_ARGS(errors, rows);
 
@@ -500,6 +541,11 @@ Suite *compat_suite_errors(void)
     tcase_add_test(more, prof_trace_marks);
     tcase_add_test(more, snapshot_of_another_process_is_refused);
     suite_add_tcase(s, more);
+
+    TCase *uce = tcase_create("uncorrectable errors");
+    tcase_add_checked_fixture(uce, compat_set_up, compat_tear_down);
+    tcase_add_test(uce, test_uce);
+    suite_add_tcase(s, uce);
 
     compat_add_bad_args(s, &compat_rows_errors);
     return s;

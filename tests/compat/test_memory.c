@@ -984,6 +984,834 @@ ROW(aclrtPointerGetAttributes)
             "a NULL attributes");
 }
 
+/* ---- memory, complete: fills, batches, copies through device-side addresses,
+ * cache maintenance, memory use ------------------------------------------------ */
+
+
+static void mc_fill_bytes(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 31 + seed * 7 + (i >> 8));
+}
+
+static void mc_check_words(const uint32_t *w, size_t n, uint32_t value)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] != value)
+            ck_abort_msg("word %zu of %zu is 0x%08x, expected 0x%08x", i, n, w[i], value);
+}
+
+/* ---- 32-bit fills ------------------------------------------------------------------ */
+
+COMPAT_TEST(test_memset_d32_device_and_host,
+            "aclrtMemsetD32 sets N 32-bit values of device or page-locked memory; N 0 does nothing",
+            "API ref aclrtMemsetD32; [impl] N==0 returns first")
+{
+    const size_t n = 1000;
+    uint32_t *dev, *pinned;
+    ACL_OK(aclrtMalloc((void **)&dev, n * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&pinned, n * 4 + 8));
+    ACL_OK(aclrtMemset(dev, n * 4, 0, n * 4));
+    ACL_OK(aclrtMemsetD32(dev, n * 4, 0xDEADBEEFu, n - 1));
+    memset(pinned, 0, n * 4 + 8);
+    ACL_OK(aclrtMemcpy(pinned, n * 4, dev, n * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    mc_check_words(pinned, n - 1, 0xDEADBEEFu);
+    ck_assert_uint_eq(pinned[n - 1], 0); /* exactly N words */
+
+    /* Page-locked host memory is filled as well. */
+    ACL_OK(aclrtMemsetD32(pinned + 1, n * 4, 0x01020304u, n));
+    mc_check_words(pinned + 1, n, 0x01020304u);
+    ck_assert_uint_eq(pinned[0], 0xDEADBEEFu);
+
+    /* N == 0 is a no-op, even with nothing else valid. */
+    ACL_OK(aclrtMemsetD32(NULL, 0, 1, 0));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(pinned));
+}
+
+COMPAT_TEST(test_memset_d32_errors,
+            "aclrtMemsetD32 refuses NULL, misaligned pointers, memSize < 4N and memory not from aclrtMalloc/aclrtMallocHost with ACL_ERROR_INVALID_PARAM",
+            "API ref aclrtMemsetD32 (memSize >= N*4; memory from aclrtMalloc or aclrtMallocHost); [impl] alignment check")
+{
+    uint32_t *dev;
+    uint32_t local[8];
+    ACL_OK(aclrtMalloc((void **)&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_FAILS_WITH(aclrtMemsetD32(NULL, 64, 1, 1), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemsetD32((char *)dev + 2, 60, 1, 1), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemsetD32(dev, 7, 1, 2), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemsetD32(dev, SIZE_MAX, 1, SIZE_MAX / 2), ACL_ERROR_INVALID_PARAM);
+    /* Past the allocation (96 bytes reserved for 64). */
+    ACL_FAILS_WITH(aclrtMemsetD32(dev, 4096, 1, 1024), ACL_ERROR_INVALID_PARAM);
+    /* Memory ACL did not allocate. */
+    ACL_FAILS_WITH(aclrtMemsetD32(local, sizeof local, 1, 8), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemsetD32Async(local, sizeof local, 1, 8, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(dev));
+    ACL_FAILS_WITH(aclrtMemsetD32(dev, 64, 1, 1), ACL_ERROR_INVALID_PARAM);
+}
+
+/* Device fills run in stream order; host fills happen at the call. */
+COMPAT_TEST(test_memset_d32_async_order,
+            "aclrtMemsetD32Async queues device fills in stream order; host memory is set at once, not on the stream",
+            "API ref aclrtMemsetD32Async constraints")
+{
+    const size_t n = 256;
+    aclrtStream s = compat_new_stream();
+    uint32_t *dev, *pinned, *out;
+    ACL_OK(aclrtMalloc((void **)&dev, n * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&pinned, n * 4));
+    ACL_OK(aclrtMallocHost((void **)&out, n * 4));
+    memset(pinned, 0, n * 4);
+    memset(out, 0, n * 4);
+    compat_gate gate;
+    compat_gate_close(&gate, s);
+    ACL_OK(aclrtMemsetD32Async(dev, n * 4, 7u, n, s));
+    ACL_OK(aclrtMemcpyAsync(out, n * 4, dev, n * 4, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    ACL_OK(aclrtMemsetD32Async(pinned, n * 4, 9u, n, s));
+    mc_check_words(pinned, n, 9u); /* at once, although the stream is held */
+    ck_assert_uint_eq(out[0], 0);
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    mc_check_words(out, n, 7u);
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(pinned));
+    ACL_OK(aclrtFreeHost(out));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+/* ---- batches ------------------------------------------------------------------------ */
+
+static aclrtMemcpyBatchAttr mc_attr_of(aclrtMemLocationType dst, aclrtMemLocationType src)
+{
+    aclrtMemcpyBatchAttr a;
+    memset(&a, 0, sizeof a);
+    a.dstLoc.type = dst;
+    a.dstLoc.id = 0;
+    a.srcLoc.type = src;
+    a.srcLoc.id = 0;
+    return a;
+}
+
+/* 1000 small blocks scattered over one allocation each way, with the
+ * attributes split over three ranges. */
+static void mc_batch_round_trip(bool pinned_host, bool v2)
+{
+    enum { BLOCKS = 1000, BLOCK = 100, STRIDE = 128 };
+    unsigned char *host, *back, *dev;
+    if (pinned_host) {
+        ACL_OK(aclrtMallocHost((void **)&host, BLOCKS * STRIDE));
+        ACL_OK(aclrtMallocHost((void **)&back, BLOCKS * STRIDE));
+    } else {
+        host = malloc(BLOCKS * STRIDE);
+        back = malloc(BLOCKS * STRIDE);
+    }
+    ACL_OK(aclrtMalloc((void **)&dev, BLOCKS * STRIDE, ACL_MEM_MALLOC_HUGE_FIRST));
+    mc_fill_bytes(host, BLOCKS * STRIDE, 3);
+    memset(back, 0, BLOCKS * STRIDE);
+    static void *dsts[BLOCKS], *srcs[BLOCKS];
+    static size_t sizes[BLOCKS], maxs[BLOCKS];
+    for (size_t i = 0; i < BLOCKS; i++) {
+        /* Reverse the order of the blocks on the device. */
+        dsts[i] = dev + (BLOCKS - 1 - i) * STRIDE;
+        srcs[i] = host + i * STRIDE;
+        sizes[i] = BLOCK;
+        maxs[i] = STRIDE;
+    }
+    aclrtMemcpyBatchAttr attrs[3];
+    for (int k = 0; k < 3; k++)
+        attrs[k] = mc_attr_of(ACL_MEM_LOCATION_TYPE_DEVICE, ACL_MEM_LOCATION_TYPE_HOST);
+    size_t indexes[3] = {0, 10, 500}, fail = 12345;
+    aclrtStream s = compat_new_stream();
+    if (v2)
+        ACL_OK(aclrtMemcpyBatchAsyncV2(dsts, maxs, srcs, sizes, BLOCKS, attrs, indexes, 3, s));
+    else
+        ACL_OK(aclrtMemcpyBatchAsync(dsts, maxs, srcs, sizes, BLOCKS, attrs, indexes, 3, &fail, s));
+    if (!v2)
+        ck_assert_uint_eq(fail, SIZE_MAX);
+    /* And back, device to host, with the synchronous batch. */
+    for (size_t i = 0; i < BLOCKS; i++) {
+        void *t = dsts[i];
+        dsts[i] = back + i * STRIDE;
+        srcs[i] = t;
+    }
+    aclrtMemcpyBatchAttr d2h = mc_attr_of(ACL_MEM_LOCATION_TYPE_HOST, ACL_MEM_LOCATION_TYPE_DEVICE);
+    ACL_OK(aclrtSynchronizeStream(s));
+    if (v2)
+        ACL_OK(aclrtMemcpyBatchV2(dsts, maxs, srcs, sizes, BLOCKS, &d2h, indexes, 1));
+    else
+        ACL_OK(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, BLOCKS, &d2h, indexes, 1, &fail));
+    for (size_t i = 0; i < BLOCKS; i++) {
+        if (memcmp(back + i * STRIDE, host + i * STRIDE, BLOCK) != 0)
+            ck_abort_msg("block %zu came back different", i);
+        for (size_t j = BLOCK; j < STRIDE; j++)
+            ck_assert_uint_eq(back[i * STRIDE + j], 0);
+    }
+    ACL_OK(aclrtFree(dev));
+    if (pinned_host) {
+        ACL_OK(aclrtFreeHost(host));
+        ACL_OK(aclrtFreeHost(back));
+    } else {
+        free(host);
+        free(back);
+    }
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+COMPAT_TEST(test_batch_pinned,
+            "aclrtMemcpyBatchAsync copies many blocks host to device with attributes over index ranges; aclrtMemcpyBatch copies back; failIndex is SIZE_MAX on success",
+            "API ref aclrtMemcpyBatch, aclrtMemcpyBatchAsync (attrs/attrsIndexes)")
+{
+    mc_batch_round_trip(true, false);
+}
+
+COMPAT_TEST(test_batch_pageable_v2,
+            "aclrtMemcpyBatchAsyncV2 and aclrtMemcpyBatchV2 copy pageable host memory too",
+            "API ref aclrtMemcpyBatchV2, aclrtMemcpyBatchAsyncV2")
+{
+    mc_batch_round_trip(false, true);
+}
+
+/* With page-locked memory the batch is queued in stream order; with
+ * pageable memory it is complete when the call returns. */
+COMPAT_TEST(test_batch_async_ordering,
+            "aclrtMemcpyBatchAsync is queued for page-locked memory and complete on return for pageable memory",
+            "API ref aclrtMemcpyBatchAsync: pageable host memory returns after the copies")
+{
+    const size_t n = 4096;
+    aclrtStream s = compat_new_stream();
+    unsigned char *dev, *pinned, *pageable = malloc(n);
+    ACL_OK(aclrtMalloc((void **)&dev, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&pinned, n));
+    ACL_OK(aclrtMemset(dev, n, 0x11, n));
+    memset(pinned, 0, n);
+    void *dst[1] = {pinned}, *src[1] = {dev};
+    size_t size[1] = {n}, max[1] = {n}, idx[1] = {0}, fail;
+    aclrtMemcpyBatchAttr a = mc_attr_of(ACL_MEM_LOCATION_TYPE_HOST, ACL_MEM_LOCATION_TYPE_DEVICE);
+    compat_gate gate;
+    compat_gate_close(&gate, s);
+    ACL_OK(aclrtMemcpyBatchAsync(dst, max, src, size, 1, &a, idx, 1, &fail, s));
+    ck_assert_uint_eq(pinned[0], 0); /* queued behind the gate */
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_uint_eq(pinned[n - 1], 0x11);
+
+    memset(pageable, 0, n);
+    dst[0] = pageable;
+    ACL_OK(aclrtMemcpyBatchAsync(dst, max, src, size, 1, &a, idx, 1, &fail, s));
+    ck_assert_uint_eq(pageable[0], 0x11);
+    ck_assert_uint_eq(pageable[n - 1], 0x11);
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(pinned));
+    free(pageable);
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+COMPAT_TEST(test_batch_errors,
+            "batch copies refuse bad arrays, sizes over destMaxs, reserved bytes, bad attribute ranges, attributes contradicting the memory, device-to-device and mixed directions, and more than 4096 synchronous copies, naming the copy in failIndex",
+            "API ref aclrtMemcpyBatch constraints; [impl] ValidateMemcpyBatchParams, MemcpyBatch checks (DEVMM_MEMCPY_BATCH_MAX_COUNT)")
+{
+    const size_t n = 256;
+    unsigned char *dev, *pinned;
+    ACL_OK(aclrtMalloc((void **)&dev, 4 * n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&pinned, 4 * n));
+    void *dsts[4] = {dev, dev + n, dev + 2 * n, dev + 3 * n};
+    void *srcs[4] = {pinned, pinned + n, pinned + 2 * n, pinned + 3 * n};
+    size_t sizes[4] = {n, n, n, n}, maxs[4] = {n, n, n, n}, zero[4] = {0, 0, 0, 0};
+    size_t idx[2] = {0, 2}, fail = 0;
+    aclrtMemcpyBatchAttr h2d = mc_attr_of(ACL_MEM_LOCATION_TYPE_DEVICE, ACL_MEM_LOCATION_TYPE_HOST);
+    aclrtMemcpyBatchAttr d2h = mc_attr_of(ACL_MEM_LOCATION_TYPE_HOST, ACL_MEM_LOCATION_TYPE_DEVICE);
+    aclrtMemcpyBatchAttr attrs[2] = {h2d, h2d};
+
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 4, attrs, idx, 1, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, NULL, 4, attrs, idx, 1, &fail),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 0, attrs, idx, 1, &fail),
+                   ACL_ERROR_INVALID_PARAM);
+    /* Every size 0: nothing to do, nothing else looked at. */
+    fail = 0;
+    ACL_OK(aclrtMemcpyBatch(NULL, NULL, NULL, zero, 4, NULL, NULL, 0, &fail));
+    ck_assert_uint_eq(fail, SIZE_MAX);
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, NULL, sizes, 4, attrs, idx, 1, &fail),
+                   ACL_ERROR_INVALID_PARAM);
+    size_t small[4] = {n, n - 1, n, n};
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, small, srcs, sizes, 4, attrs, idx, 1, &fail),
+                   ACL_ERROR_INVALID_PARAM);
+    aclrtMemcpyBatchAttr dirty = h2d;
+    dirty.rsv[3] = 1;
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 4, &dirty, idx, 1, &fail),
+                   ACL_ERROR_INVALID_PARAM);
+    /* The runtime's checks of the attribute ranges. */
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 4, attrs, idx, 0, &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 1, attrs, idx, 2, &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    size_t bad_first[2] = {1, 2}, not_rising[2] = {0, 0}, too_far[2] = {0, 4};
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 4, attrs, bad_first, 2, &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 4, attrs, not_rising, 2, &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 4, attrs, too_far, 2, &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ck_assert_uint_eq(fail, SIZE_MAX);
+
+    /* An attribute that contradicts the memory names the copy at fault. */
+    attrs[1] = d2h;
+    fail = 0;
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 4, attrs, idx, 2, &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ck_assert_uint_eq(fail, 2);
+    /* Device to device is no batch direction. */
+    void *d2d_src[4] = {dev + 3 * n, pinned, pinned, pinned};
+    aclrtMemcpyBatchAttr dd = mc_attr_of(ACL_MEM_LOCATION_TYPE_DEVICE, ACL_MEM_LOCATION_TYPE_DEVICE);
+    fail = 7;
+    ACL_FAILS_WITH(aclrtMemcpyBatchAsync(dsts, maxs, d2d_src, sizes, 1, &dd, idx, 1, &fail, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ck_assert_uint_eq(fail, 0);
+    /* Both directions in one batch. */
+    void *mixed_dst[2] = {dev, pinned + n}, *mixed_src[2] = {pinned, dev + n};
+    aclrtMemcpyBatchAttr mixed[2] = {h2d, d2h};
+    size_t mixed_idx[2] = {0, 1};
+    ACL_FAILS_WITH(
+        aclrtMemcpyBatchAsync(mixed_dst, maxs, mixed_src, sizes, 2, mixed, mixed_idx, 2, &fail, NULL),
+        ACL_ERROR_RT_PARAM_INVALID);
+    ck_assert_uint_eq(fail, 1);
+    /* A copy running past its allocation. */
+    void *past_dst[1] = {dev + 3 * n + 64};
+    size_t big[1] = {n};
+    ACL_FAILS_WITH(aclrtMemcpyBatchAsync(past_dst, maxs, srcs, big, 1, &h2d, idx, 1, &fail, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ck_assert_uint_eq(fail, 0);
+    /* Queued batches refuse a size of 0 among others. */
+    size_t one_zero[2] = {n, 0};
+    ACL_FAILS_WITH(aclrtMemcpyBatchAsync(dsts, maxs, srcs, one_zero, 2, &h2d, idx, 1, &fail, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ck_assert_uint_eq(fail, 1);
+    /* A synchronous batch takes at most 4096 copies. */
+    enum { MANY = 4097 };
+    void **many_dst = calloc(MANY, sizeof(void *)), **many_src = calloc(MANY, sizeof(void *));
+    size_t *many_size = calloc(MANY, sizeof(size_t)), *many_max = calloc(MANY, sizeof(size_t));
+    for (size_t i = 0; i < MANY; i++) {
+        many_dst[i] = dev;
+        many_src[i] = pinned;
+        many_size[i] = many_max[i] = 1;
+    }
+    ACL_FAILS_WITH(aclrtMemcpyBatch(many_dst, many_max, many_src, many_size, MANY, &h2d, idx, 1,
+                                    &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtMemcpyBatchAsync(many_dst, many_max, many_src, many_size, MANY, &h2d, idx, 1, &fail,
+                                 NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    free(many_dst);
+    free(many_src);
+    free(many_size);
+    free(many_max);
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(pinned));
+}
+
+/* ---- copies through device-side addresses ----------------------------------------------- */
+
+/* The descriptor is read when the copy runs: rewriting it while the copy
+ * waits behind a gate changes what is copied. */
+COMPAT_TEST(test_memcpy_desc,
+            "a memory-copy descriptor is read when the copy runs; only ACL_MEMCPY_INNER_DEVICE_TO_DEVICE is supported; the descriptor is 64 bytes of 64-byte aligned device memory",
+            "API ref aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc, aclrtMemcpyAsyncWithDesc; [impl] rtsSetMemcpyDesc checks")
+{
+    const size_t n = 3000;
+    size_t desc_size = 0;
+    ACL_OK(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &desc_size));
+    ck_assert_uint_eq(desc_size, 64);
+    unsigned char *desc, *a, *b, *c, *host = malloc(n), *out = malloc(n);
+    ACL_OK(aclrtMalloc((void **)&desc, desc_size, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&a, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&b, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&c, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    mc_fill_bytes(host, n, 1);
+    ACL_OK(aclrtMemcpy(a, n, host, n, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemset(b, n, 0, n));
+    ACL_OK(aclrtMemset(c, n, 0, n));
+    ACL_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, n, NULL));
+
+    aclrtStream s = compat_new_stream();
+    compat_gate gate;
+    compat_gate_close(&gate, s);
+    ACL_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    /* Point the queued copy elsewhere before it runs. */
+    ACL_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a + 1, c, n - 1, NULL));
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtMemcpy(out, n, b, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(out[i], 0);
+    ACL_OK(aclrtMemcpy(out, n, c, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_int_eq(memcmp(out, host + 1, n - 1), 0);
+    ck_assert_uint_eq(out[n - 1], 0);
+
+    /* Errors. */
+    void *local = host;
+    ACL_FAILS_WITH(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetMemcpyDescSize(ACL_MEMCPY_DEVICE_TO_DEVICE, &desc_size),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtGetMemcpyDescSize((aclrtMemcpyKind)99, &desc_size),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(NULL, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, n, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, 0, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, n, local),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, a, b, n, NULL),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(desc + 32, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, n, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(local, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, n, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, local, b, n, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, n + 64, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithDesc(NULL, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_DEFAULT, s),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithDesc(local, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtFree(desc));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtFree(c));
+    ACL_OK(aclrtDestroyStream(s));
+    free(host);
+    free(out);
+}
+
+/* The base addresses are read from device memory when the copy runs. */
+COMPAT_TEST(test_memcpy_with_offset,
+            "aclrtMemcpyAsyncWithOffset reads the base addresses from device memory when the copy runs and adds the offsets",
+            "API ref aclrtMemcpyAsyncWithOffset (second-level pointers); [impl] rtMemcpyAsyncWithOffset")
+{
+    const size_t n = 2048;
+    unsigned char *a, *b, *c, *host = malloc(n), *out = malloc(n);
+    uint64_t *slots;
+    ACL_OK(aclrtMalloc((void **)&slots, 2 * sizeof(uint64_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&a, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&b, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&c, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    mc_fill_bytes(host, n, 9);
+    ACL_OK(aclrtMemcpy(a, n, host, n, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemset(b, n, 0, n));
+    ACL_OK(aclrtMemset(c, n, 0, n));
+    uint64_t bases[2] = {(uintptr_t)b, (uintptr_t)a};
+    ACL_OK(aclrtMemcpy(slots, sizeof bases, bases, sizeof bases, ACL_MEMCPY_HOST_TO_DEVICE));
+
+    aclrtStream s = compat_new_stream();
+    compat_gate gate;
+    compat_gate_close(&gate, s);
+    ACL_OK(aclrtMemcpyAsyncWithOffset((void **)&slots[0], n - 100, 100, (const void **)&slots[1],
+                                      500, 7, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    /* Redirect the destination base to c before the copy runs. */
+    uint64_t cb = (uintptr_t)c;
+    ACL_OK(aclrtMemcpy(&slots[0], 8, &cb, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtMemcpy(out, n, c, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_int_eq(memcmp(out + 100, host + 7, 500), 0);
+    ck_assert_uint_eq(out[99], 0);
+    ck_assert_uint_eq(out[600], 0);
+    ACL_OK(aclrtMemcpy(out, n, b, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(out[i], 0);
+
+    /* count 0 is a no-op; errors. */
+    ACL_OK(aclrtMemcpyAsyncWithOffset(NULL, 0, 0, NULL, 0, 0, ACL_MEMCPY_DEFAULT, s));
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset((void **)&slots[0], n, 0, (const void **)&slots[1],
+                                              8, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset((void **)&slots[0], 4, 0, (const void **)&slots[1],
+                                              8, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset(NULL, n, 0, (const void **)&slots[1], 8, 0,
+                                              ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    void *host_slot = host;
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset(&host_slot, n, 0, (const void **)&slots[1], 8, 0,
+                                              ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtFree(slots));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtFree(c));
+    ACL_OK(aclrtDestroyStream(s));
+    free(host);
+    free(out);
+}
+
+/* ---- cache maintenance ---------------------------------------------------------------- */
+
+COMPAT_TEST(test_cmo,
+            "cache maintenance tasks take device memory of the stream's device and leave its data alone; barriers and descriptors follow their documented rules",
+            "API ref aclrtCmoAsync, aclrtCmoAsyncWithBarrier, aclrtCmoWaitBarrier, aclrtCmoGetDescSize, aclrtCmoSetDesc, aclrtCmoAsyncWithDesc; acl_rt.h aclrtDeviceL2CacheFlush")
+{
+    const size_t n = 64 * KIB;
+    unsigned char *dev, *pinned;
+    unsigned char local[16];
+    ACL_OK(aclrtMalloc((void **)&dev, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&pinned, n));
+    aclrtStream s = compat_new_stream();
+    ACL_OK(aclrtMemset(dev, n, 0x42, n));
+    for (int type = ACL_RT_CMO_TYPE_PREFETCH; type <= ACL_RT_CMO_TYPE_FLUSH; type++)
+        ACL_OK(aclrtCmoAsync(dev + 64, n - 64, (aclrtCmoType)type, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    /* Cache maintenance leaves the data alone. */
+    ACL_OK(aclrtMemcpy(pinned, n, dev, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(pinned[i], 0x42);
+
+    ACL_FAILS_WITH(aclrtCmoAsync(NULL, n, ACL_RT_CMO_TYPE_PREFETCH, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtCmoAsync(dev, 0, ACL_RT_CMO_TYPE_PREFETCH, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtCmoAsync(dev, n, (aclrtCmoType)4, s), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtCmoAsync(dev, n + 4096, ACL_RT_CMO_TYPE_PREFETCH, s),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtCmoAsync(pinned, n, ACL_RT_CMO_TYPE_PREFETCH, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtCmoAsync(local, sizeof local, ACL_RT_CMO_TYPE_FLUSH, s),
+                   ACL_ERROR_INVALID_PARAM);
+
+    /* Barriers: an invalidation takes an id > 0, the rest 0. */
+    ACL_OK(aclrtCmoAsyncWithBarrier(dev, n, ACL_RT_CMO_TYPE_INVALID, 3, s));
+    ACL_OK(aclrtCmoAsyncWithBarrier(dev, n, ACL_RT_CMO_TYPE_PREFETCH, 0, s));
+    ACL_FAILS_WITH(aclrtCmoAsyncWithBarrier(dev, n, ACL_RT_CMO_TYPE_INVALID, 0, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtCmoAsyncWithBarrier(dev, n, ACL_RT_CMO_TYPE_FLUSH, 1, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtCmoAsyncWithBarrier(NULL, n, ACL_RT_CMO_TYPE_INVALID, 1, s),
+                   ACL_ERROR_INVALID_PARAM);
+    aclrtBarrierTaskInfo info;
+    memset(&info, 0, sizeof info);
+    info.barrierNum = 1;
+    info.cmoInfo[0].cmoType = ACL_RT_CMO_TYPE_INVALID;
+    info.cmoInfo[0].barrierId = 3;
+    ACL_OK(aclrtCmoWaitBarrier(&info, s, 0));
+    ACL_FAILS_WITH(aclrtCmoWaitBarrier(&info, s, 1), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtCmoWaitBarrier(NULL, s, 0), ACL_ERROR_INVALID_PARAM);
+    info.barrierNum = ACL_RT_CMO_MAX_BARRIER_NUM + 1;
+    ACL_FAILS_WITH(aclrtCmoWaitBarrier(&info, s, 0), ACL_ERROR_RT_PARAM_INVALID);
+    info.barrierNum = 1;
+    info.cmoInfo[0].cmoType = ACL_RT_CMO_TYPE_FLUSH;
+    ACL_FAILS_WITH(aclrtCmoWaitBarrier(&info, s, 0), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* Descriptors. */
+    size_t size = 0;
+    unsigned char *desc;
+    ACL_OK(aclrtCmoGetDescSize(&size));
+    ck_assert_uint_eq(size, 64);
+    ACL_FAILS_WITH(aclrtCmoGetDescSize(NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtMalloc((void **)&desc, size, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtCmoSetDesc(desc, dev, n));
+    ACL_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_PREFETCH, s, NULL));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_FAILS_WITH(aclrtCmoSetDesc(NULL, dev, n), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtCmoSetDesc(desc, dev, 0), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtCmoSetDesc(pinned, dev, n), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_FLUSH, s, NULL),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_PREFETCH, s, desc),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtCmoAsyncWithDesc(NULL, ACL_RT_CMO_TYPE_PREFETCH, s, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+
+    ACL_OK(aclrtDeviceL2CacheFlush(NULL));
+    ACL_FAILS_WITH(aclrtDeviceL2CacheFlush(desc), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(desc));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(pinned));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+/* ---- memory use and uncorrectable errors ----------------------------------------------- */
+
+COMPAT_TEST(test_mem_usage_info,
+            "aclrtGetMemUsageInfo lists components by current use, largest first, with peaks, at most inputNum",
+            "API ref aclrtGetMemUsageInfo")
+{
+    void *small, *big;
+    ACL_OK(aclrtMalloc(&small, 3 * MIB, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc(&big, 5 * MIB, ACL_MEM_MALLOC_HUGE_FIRST));
+    aclrtMemUsageInfo info[8];
+    size_t count = 99;
+    ACL_OK(aclrtGetMemUsageInfo(0, info, 8, &count));
+    ck_assert_uint_ge(count, 1);
+    bool found = false;
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            ck_assert_uint_le(info[i].curMemSize, info[i - 1].curMemSize);
+        ck_assert_uint_ge(info[i].memPeakSize, info[i].curMemSize);
+        if (strcmp(info[i].name, "aclrtMalloc") == 0) {
+            found = true;
+            ck_assert_uint_ge(info[i].curMemSize, 8 * MIB);
+        }
+    }
+    ck_assert(found);
+    uint64_t before = 0;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(info[i].name, "aclrtMalloc") == 0)
+            before = info[i].curMemSize;
+    ACL_OK(aclrtFree(big));
+    ACL_OK(aclrtGetMemUsageInfo(0, info, 8, &count));
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(info[i].name, "aclrtMalloc") == 0) {
+            ck_assert_uint_le(info[i].curMemSize + 5 * MIB, before);
+            ck_assert_uint_ge(info[i].memPeakSize, before);
+        }
+    ACL_OK(aclrtGetMemUsageInfo(0, info, 0, &count));
+    ck_assert_uint_eq(count, 0);
+    ACL_FAILS_WITH(aclrtGetMemUsageInfo(0, NULL, 8, &count), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetMemUsageInfo(0, info, 8, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetMemUsageInfo(999, info, 8, &count), ACL_ERROR_RT_INVALID_DEVICEID);
+    ACL_OK(aclrtFree(small));
+}
+
+
+static aclrtMemcpyBatchAttr h2d_attr(void)
+{
+    aclrtMemcpyBatchAttr a;
+    memset(&a, 0, sizeof a);
+    a.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    a.srcLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    return a;
+}
+
+/* The pointer arrays of a batch, one by one NULL or bad, then bad streams. */
+#define BATCH_ROW(call_with)                                                                 \
+    do {                                                                                     \
+        compat_buffers b = compat_buffers_make();                                                          \
+        unsigned char local[64];                                                             \
+        void *dsts[1] = {b.device}, *srcs[1] = {b.pinned}, *bad_dst[1] = {local};            \
+        size_t sizes[1] = {64}, maxs[1] = {64}, idx[1] = {0}, fail = 0;                      \
+        aclrtMemcpyBatchAttr attr = h2d_attr();                                              \
+        (void)fail;                                                                          \
+        call_with(NULL, maxs, srcs, sizes, &attr, idx, ACL_ERROR_INVALID_PARAM, "NULL dsts"); \
+        call_with(dsts, NULL, srcs, sizes, &attr, idx, ACL_ERROR_INVALID_PARAM,              \
+                  "NULL destMaxs");                                                          \
+        call_with(dsts, maxs, NULL, sizes, &attr, idx, ACL_ERROR_INVALID_PARAM, "NULL srcs"); \
+        call_with(dsts, maxs, srcs, NULL, &attr, idx, ACL_ERROR_INVALID_PARAM, "NULL sizes"); \
+        call_with(dsts, maxs, srcs, sizes, NULL, idx, ACL_ERROR_INVALID_PARAM, "NULL attrs"); \
+        call_with(dsts, maxs, srcs, sizes, &attr, NULL, ACL_ERROR_INVALID_PARAM,             \
+                  "NULL attrsIndexes");                                                      \
+        call_with(bad_dst, maxs, srcs, sizes, &attr, idx, ANY_ERROR,                         \
+                  "a local variable as device dst");                                         \
+        compat_buffers_free(&b);                                                                    \
+    } while (0)
+
+#define CALL_BATCH(d, m, s, z, a, i, code, what)                                             \
+    REJECTS_HOSTILE(aclrtMemcpyBatch(d, m, s, z, 1, a, i, 1, &fail), code, what)
+#define CALL_BATCH_V2(d, m, s, z, a, i, code, what)                                          \
+    REJECTS(aclrtMemcpyBatchV2(d, m, s, z, 1, a, i, 1), code, what)
+#define CALL_BATCH_ASYNC(d, m, s, z, a, i, code, what)                                       \
+    REJECTS(aclrtMemcpyBatchAsync(d, m, s, z, 1, a, i, 1, &fail, NULL), code, what)
+#define CALL_BATCH_ASYNC_V2(d, m, s, z, a, i, code, what)                                    \
+    REJECTS(aclrtMemcpyBatchAsyncV2(d, m, s, z, 1, a, i, 1, NULL), code, what)
+
+ROW(aclrtMemcpyBatch)
+{
+    BATCH_ROW(CALL_BATCH);
+    compat_buffers b = compat_buffers_make();
+    void *dsts[1] = {b.device}, *srcs[1] = {b.pinned};
+    size_t sizes[1] = {64}, idx[1] = {0};
+    aclrtMemcpyBatchAttr attr = h2d_attr();
+    REJECTS(aclrtMemcpyBatch(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL failIndex");
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtMemcpyBatchV2)
+{
+    BATCH_ROW(CALL_BATCH_V2);
+}
+
+ROW(aclrtMemcpyBatchAsync)
+{
+    BATCH_ROW(CALL_BATCH_ASYNC);
+    compat_buffers b = compat_buffers_make();
+    void *dsts[1] = {b.device}, *srcs[1] = {b.pinned};
+    size_t sizes[1] = {64}, idx[1] = {0}, fail;
+    aclrtMemcpyBatchAttr attr = h2d_attr();
+    REJECTS(aclrtMemcpyBatchAsync(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, NULL, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL failIndex");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyBatchAsync(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, &fail, h));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtMemcpyBatchAsyncV2)
+{
+    BATCH_ROW(CALL_BATCH_ASYNC_V2);
+    compat_buffers b = compat_buffers_make();
+    void *dsts[1] = {b.device}, *srcs[1] = {b.pinned};
+    size_t sizes[1] = {64}, idx[1] = {0};
+    aclrtMemcpyBatchAttr attr = h2d_attr();
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyBatchAsyncV2(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, h));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtMemsetD32)
+{
+    unsigned char local[64];
+    REJECTS(aclrtMemsetD32(NULL, 64, 0, 4), ACL_ERROR_INVALID_PARAM, "a NULL ptr");
+    REJECTS_HOSTILE(aclrtMemsetD32(local, 64, 0, 4), ACL_ERROR_INVALID_PARAM, "a local variable");
+}
+
+ROW(aclrtMemsetD32Async)
+{
+    compat_buffers b = compat_buffers_make();
+    REJECTS(aclrtMemsetD32Async(NULL, 64, 0, 4, NULL), ACL_ERROR_INVALID_PARAM, "a NULL ptr");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemsetD32Async(b.device, COMPAT_BAD_BUF, 0, 4, h));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtGetMemcpyDescSize)
+{
+    REJECTS(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL descSize");
+}
+
+ROW(aclrtSetMemcpyDesc)
+{
+    compat_buffers b = compat_buffers_make();
+    unsigned char local[64];
+    REJECTS(aclrtSetMemcpyDesc(NULL, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, b.device, b.device, 8,
+                               NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL desc");
+    REJECTS(aclrtSetMemcpyDesc(b.device, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL, b.device, 8,
+                               NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL srcAddr");
+    REJECTS_HOSTILE(aclrtSetMemcpyDesc(local, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, b.device, b.device, 8,
+                               NULL),
+            ANY_ERROR, "a local variable as desc");
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtMemcpyAsyncWithDesc)
+{
+    compat_buffers b = compat_buffers_make();
+    REJECTS(aclrtMemcpyAsyncWithDesc(NULL, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL desc");
+    FOR_EACH_BAD(KIND_STREAM, h, ANY_ERROR,
+                 aclrtMemcpyAsyncWithDesc(b.device, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, h));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtMemcpyAsyncWithOffset)
+{
+    compat_buffers b = compat_buffers_make();
+    unsigned char local[64];
+    void *slot = local;
+    REJECTS(aclrtMemcpyAsyncWithOffset(NULL, 64, 0, (const void **)b.device, 8, 0,
+                                       ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ANY_ERROR, "a NULL dst");
+    REJECTS_HOSTILE(aclrtMemcpyAsyncWithOffset(&slot, 64, 0, (const void **)b.device, 8, 0,
+                                       ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL),
+            ANY_ERROR, "a host slot");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtMemcpyAsyncWithOffset((void **)b.device, 64, 0, (const void **)b.device, 8,
+                                            0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, h));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtCmoAsync)
+{
+    compat_buffers b = compat_buffers_make();
+    REJECTS(aclrtCmoAsync(NULL, 64, ACL_RT_CMO_TYPE_PREFETCH, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL src");
+    REJECTS_HOSTILE(aclrtCmoAsync(b.pinned, 64, ACL_RT_CMO_TYPE_PREFETCH, NULL), ANY_ERROR,
+            "host memory");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCmoAsync(b.device, 64, ACL_RT_CMO_TYPE_PREFETCH, h));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtCmoAsyncWithBarrier)
+{
+    compat_buffers b = compat_buffers_make();
+    REJECTS(aclrtCmoAsyncWithBarrier(NULL, 64, ACL_RT_CMO_TYPE_INVALID, 1, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL src");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCmoAsyncWithBarrier(b.device, 64, ACL_RT_CMO_TYPE_INVALID, 1, h));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtCmoWaitBarrier)
+{
+    aclrtBarrierTaskInfo info;
+    memset(&info, 0, sizeof info);
+    info.barrierNum = 1;
+    info.cmoInfo[0].cmoType = ACL_RT_CMO_TYPE_INVALID;
+    info.cmoInfo[0].barrierId = 1;
+    REJECTS(aclrtCmoWaitBarrier(NULL, NULL, 0), ACL_ERROR_INVALID_PARAM, "a NULL taskInfo");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtCmoWaitBarrier(&info, h, 0));
+}
+
+ROW(aclrtCmoGetDescSize)
+{
+    REJECTS(aclrtCmoGetDescSize(NULL), ACL_ERROR_INVALID_PARAM, "a NULL size");
+}
+
+ROW(aclrtCmoSetDesc)
+{
+    compat_buffers b = compat_buffers_make();
+    unsigned char local[64];
+    REJECTS(aclrtCmoSetDesc(NULL, b.device, 8), ACL_ERROR_INVALID_PARAM, "a NULL cmoDesc");
+    REJECTS(aclrtCmoSetDesc(b.device, NULL, 8), ACL_ERROR_INVALID_PARAM, "a NULL src");
+    REJECTS_HOSTILE(aclrtCmoSetDesc(local, b.device, 8), ANY_ERROR, "a local variable as cmoDesc");
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtCmoAsyncWithDesc)
+{
+    compat_buffers b = compat_buffers_make();
+    REJECTS(aclrtCmoAsyncWithDesc(NULL, ACL_RT_CMO_TYPE_PREFETCH, NULL, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL cmoDesc");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCmoAsyncWithDesc(b.device, ACL_RT_CMO_TYPE_PREFETCH, h, NULL));
+    compat_buffers_free(&b);
+}
+
+ROW(aclrtDeviceL2CacheFlush)
+{
+    int local;
+    REJECTS_HOSTILE(aclrtDeviceL2CacheFlush(&local), ACL_ERROR_INVALID_PARAM, "a non-NULL rsv");
+}
+
+ROW(aclrtGetMemUsageInfo)
+{
+    aclrtMemUsageInfo info[2];
+    size_t n;
+    REJECTS(aclrtGetMemUsageInfo(0, NULL, 2, &n), ACL_ERROR_INVALID_PARAM, "a NULL memUsageInfo");
+    REJECTS(aclrtGetMemUsageInfo(0, info, 2, NULL), ACL_ERROR_INVALID_PARAM, "a NULL outputNum");
+}
+
+
+ROW(aclrtCheckMemType)
+{
+    uint32_t result;
+    void *addrs[1] = {NULL};
+    REJECTS(aclrtCheckMemType(NULL, 1, ACL_RT_MEM_TYPE_DEV, &result, 0), ACL_ERROR_INVALID_PARAM,
+            "a NULL addrList");
+    REJECTS(aclrtCheckMemType(addrs, 1, ACL_RT_MEM_TYPE_DEV, NULL, 0), ACL_ERROR_INVALID_PARAM,
+            "a NULL checkResult");
+}
+
+ROW(aclrtMallocForTaskScheduler)
+{
+    REJECTS(aclrtMallocForTaskScheduler(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
+            ACL_ERROR_INVALID_PARAM, "a NULL devPtr");
+}
+
 static const compat_row rows[] = {
     COMPAT_ROW(aclrtFree),
     COMPAT_ROW(aclrtFreeHost),
@@ -1006,6 +1834,26 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclrtMemset),
     COMPAT_ROW(aclrtMemsetAsync),
     COMPAT_ROW(aclrtPointerGetAttributes),
+    COMPAT_ROW(aclrtMemcpyBatch),
+    COMPAT_ROW(aclrtMemcpyBatchV2),
+    COMPAT_ROW(aclrtMemcpyBatchAsync),
+    COMPAT_ROW(aclrtMemcpyBatchAsyncV2),
+    COMPAT_ROW(aclrtMemsetD32),
+    COMPAT_ROW(aclrtMemsetD32Async),
+    COMPAT_ROW(aclrtGetMemcpyDescSize),
+    COMPAT_ROW(aclrtSetMemcpyDesc),
+    COMPAT_ROW(aclrtMemcpyAsyncWithDesc),
+    COMPAT_ROW(aclrtMemcpyAsyncWithOffset),
+    COMPAT_ROW(aclrtCmoAsync),
+    COMPAT_ROW(aclrtCmoAsyncWithBarrier),
+    COMPAT_ROW(aclrtCmoWaitBarrier),
+    COMPAT_ROW(aclrtCmoGetDescSize),
+    COMPAT_ROW(aclrtCmoSetDesc),
+    COMPAT_ROW(aclrtCmoAsyncWithDesc),
+    COMPAT_ROW(aclrtDeviceL2CacheFlush),
+    COMPAT_ROW(aclrtGetMemUsageInfo),
+    COMPAT_ROW(aclrtCheckMemType),
+    COMPAT_ROW(aclrtMallocForTaskScheduler),
 };
 COMPAT_BAD_ARGS(memory, rows);
 
@@ -1040,6 +1888,22 @@ Suite *compat_suite_memory(void)
     tcase_add_test(tc, test_pointer_attributes);
     tcase_add_test(tc, test_pointer_page_sizes);
     suite_add_tcase(s, tc);
+
+    TCase *more = tcase_create("fills, batches, descriptors, cache maintenance");
+    tcase_add_checked_fixture(more, compat_set_up, compat_tear_down);
+    tcase_set_timeout(more, 60);
+    tcase_add_test(more, test_memset_d32_device_and_host);
+    tcase_add_test(more, test_memset_d32_errors);
+    tcase_add_test(more, test_memset_d32_async_order);
+    tcase_add_test(more, test_batch_pinned);
+    tcase_add_test(more, test_batch_pageable_v2);
+    tcase_add_test(more, test_batch_async_ordering);
+    tcase_add_test(more, test_batch_errors);
+    tcase_add_test(more, test_memcpy_desc);
+    tcase_add_test(more, test_memcpy_with_offset);
+    tcase_add_test(more, test_cmo);
+    tcase_add_test(more, test_mem_usage_info);
+    suite_add_tcase(s, more);
 
     TCase *bare = tcase_create("without device");
     tcase_add_checked_fixture(bare, compat_init, compat_finalize);

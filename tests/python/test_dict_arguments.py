@@ -164,3 +164,59 @@ def test_stream_attribute_missing_or_non_int_value_is_zero(stream):
         assert acl.rt.get_stream_attribute(stream, tag) == ({"userCustomTag": 0}, 0), value
     assert acl.rt.set_stream_attribute(stream, tag, {"userCustomTag": (1 << 32) - 1}) == 0
     assert acl.rt.get_stream_attribute(stream, tag) == ({"userCustomTag": (1 << 32) - 1}, 0)
+
+
+# ---- virtual memory, IPC, UCE and DVPP memory ------------------------------------
+
+PHYSICAL_PROP = {"handleType": 0, "allocationType": 0, "memAttr": 4,
+                 "location": {"id": 0, "type": 1}, "reserve": 0}
+
+
+def test_physical_memory_prop_must_be_dicts(context):
+    _raises(TypeError, "the aclrtPhysicalMemProp argument is not dict",
+            lambda: acl.rt.malloc_physical(2 << 20, [], 0))
+    _raises(TypeError, "the aclrtMemLocation argument is not dict",
+            lambda: acl.rt.mem_get_allocation_granularity({"location": 0}, 0))
+    _raises(ValueError, "PyLong_AsLong failed",
+            lambda: acl.rt.malloc_physical(2 << 20, dict(PHYSICAL_PROP, memAttr=1 << 40), 0))
+
+
+def test_physical_memory_round_trip(context):
+    granularity, ret = acl.rt.mem_get_allocation_granularity(PHYSICAL_PROP, 0)
+    assert ret == 0 and granularity > 0
+    handle, ret = acl.rt.malloc_physical(granularity, PHYSICAL_PROP, 0)
+    assert ret == 0 and handle
+    va, ret = acl.rt.reserve_mem_address(granularity, 0, 0, 0)
+    assert ret == 0 and va
+    assert acl.rt.map_mem(va, granularity, 0, handle, 0) == 0
+    assert acl.rt.memset(va, granularity, 7, granularity) == 0
+    assert acl.rt.unmap_mem(va) == 0
+    assert acl.rt.release_mem_address(va) == 0
+    assert acl.rt.free_physical(handle) == 0
+
+
+def test_pid_lists_must_be_lists_of_ints(context):
+    _raises(ValueError, "argument 2 only support the format of list",
+            lambda: acl.rt.mem_set_pid_to_shareable_handle(1, (1,)))
+    _raises(ValueError, "get values from PyList failed",
+            lambda: acl.rt.ipc_mem_set_import_pid("key", ["1"]))
+
+
+def test_ipc_key_length_below_1024(context, device_memory):
+    _raises(ValueError, "key len should be less than 1024",
+            lambda: acl.rt.ipc_mem_get_export_key(device_memory[0], 64, 1024, 0))
+    key, ret = acl.rt.ipc_mem_get_export_key(device_memory[0], 64, 65, 0)
+    assert ret == 0 and isinstance(key, str) and key
+    assert acl.rt.ipc_mem_close(key) == 0
+
+
+def test_uce_info_and_repair_lists(context):
+    assert acl.rt.get_mem_uce_info(0, 100) == ([], 0)
+    _raises(TypeError, "aclrtMemUceInfo argument is not list", lambda: acl.rt.mem_uce_repair(0, {}))
+
+
+def test_dvpp_malloc_with_cfg_takes_malloc_cfg_dicts(context):
+    ptr, ret = acl.media.dvpp_malloc_with_cfg(64, 0, _cfg(_device_attr(0)))
+    assert ret == 0 and ptr
+    assert acl.media.dvpp_free(ptr) == 0
+    _raises(TypeError, "pyCfg is not dict!", lambda: acl.media.dvpp_malloc_with_cfg(64, 0, []))

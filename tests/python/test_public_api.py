@@ -15,7 +15,7 @@ import acl.cuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "public-api.txt")
-MODULES = (acl, acl.mdl, acl.rt, acl.util, acl.cuda)
+MODULES = (acl, acl.mdl, acl.rt, acl.util, acl.cuda, acl.media)
 
 
 def _describe(module, name):

@@ -60,6 +60,13 @@ TEXTS = {
     "acl.rt.get_function_addr": "{name} args parse failed!",
     "acl.rt.get_function_name": "{name} args parse failed!",
     "acl.rt.register_cpu_func": "{name} args parse failed!",
+    "acl.rt.get_mem_uce_info": "{name} args parse failed!",
+    "acl.rt.mem_uce_repair": "{name} args parse failed!",
+    "acl.rt.host_get_device_pointer": "{name} parse failed",
+    # media/media_dvpp.cpp (DVPP memory only)
+    "acl.media.dvpp_malloc": "{name} args parse failed!",
+    "acl.media.dvpp_malloc_with_cfg": "{name} args parse failed!",
+    "acl.media.dvpp_free": "{name} args parse failed!",
     # util/thread.cpp: start_thread keeps PyArg_ParseTuple's exception
     "acl.util.start_thread": CPYTHON,
 }
@@ -81,7 +88,7 @@ NOT_CALLED = {"acl.finalize", "acl.finalize_reference"}
 
 def _functions():
     # acl.mdl's ri_* functions are acl-cuda's (pyACL has none): pyACL's default text.
-    for module in (acl, acl.mdl, acl.rt, acl.util):
+    for module in (acl, acl.mdl, acl.rt, acl.util, acl.media):
         for name in sorted(dir(module)):
             function = getattr(module, name)
             if not name.startswith("_") and inspect.isfunction(function):

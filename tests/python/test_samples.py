@@ -36,7 +36,7 @@ def test_the_expected_samples_exist():
                 "sync_stream", "sync_stream_wait_event", "sync_device", "callback_start_thread",
                 "callback_threading", "memory_info", "notify_multi_stream", "value_write_wait",
                 "torch_wait_stream", "torch_wait_event", "torch_acl_waits_for_torch", "launch_kernel",
-                "capture_replay"}
+                "capture_replay", "virtual_memory", "ipc_memory"}
     assert expected <= {name[:-3] for name in SAMPLES}
 
 

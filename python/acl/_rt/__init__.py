@@ -13,9 +13,10 @@
     kernel     binaries, functions, argument lists, kernel launches,
                execution time limits
     notify     notifies (record, wait and reset, shared between processes)
+    vmm        virtual memory, physical memory, shareable handles
+    ipc        device memory shared between processes by key
 
-A new area (virtual memory, IPC, memory pools, ...)
-is a new module here ending with ``__all__ = _exported(globals())``, named
+A new area is a new module here ending with ``__all__ = _exported(globals())``, named
 in the _publish() call of acl/rt.py, listed in ACL_PY_SOURCES of
 Makefile.am, and its names recorded in tests/python/public-api.txt. Areas
 of the other public modules get a private package of their own (acl/_mdl/

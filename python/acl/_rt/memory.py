@@ -172,6 +172,58 @@ def host_unregister(host_ptr, /):
     return _c.aclrtHostUnregister(host_ptr)
 
 
+@_api("KKI", "aclrtHostRegisterV2")
+def host_register_v2(host_ptr, size, flag, /):
+    """ret = acl.rt.host_register_v2(host_ptr, size, flag)"""
+    return _c.aclrtHostRegisterV2(host_ptr, size, flag)
+
+
+@_api("KI", "aclrtHostGetDevicePointer", error="{name} parse failed")
+def host_get_device_pointer(host_ptr, flag, /):
+    """dev_ptr, ret = acl.rt.host_get_device_pointer(host_ptr, flag)"""
+    dev_ptr = _c_void_p()
+    ret = _c.aclrtHostGetDevicePointer(host_ptr, _byref(dev_ptr), flag)
+    return dev_ptr.value or 0, ret
+
+
+_UCE_INFO_MAX_NUM = 20
+
+
+@_api("iI", "aclrtGetMemUceInfo", error="{name} args parse failed!")
+def get_mem_uce_info(device_id, array_size, /):
+    """info_list, ret = acl.rt.get_mem_uce_info(device_id, array_size)
+
+    info_list: [{"addr": int, "len": int, "reserved": [14 ints]}, ...], as
+    many as the device reported. A device reports ACL_RT_MEM_UCE_INFO_MAX_NUM
+    (20) at most, so a larger array_size asks for 20 (where pyACL would try
+    to allocate the whole array first)."""
+    size = min(array_size, _UCE_INFO_MAX_NUM)
+    array = (_lib.aclrtMemUceInfo * max(size, 1))()
+    count = _c_size_t()
+    ret = _c.aclrtGetMemUceInfo(device_id, array, size, _byref(count))
+    return [{"addr": item.addr or 0, "len": item.len, "reserved": list(item.reserved)}
+            for item in array[:min(count.value, size)]], ret
+
+
+@_api("iO", "aclrtMemUceRepair", error="{name} args parse failed!")
+def mem_uce_repair(device_id, info_list, /):
+    """ret = acl.rt.mem_uce_repair(device_id, info_list)"""
+    if not isinstance(info_list, list):
+        raise TypeError("aclrtMemUceInfo argument is not list")
+    array = (_lib.aclrtMemUceInfo * (len(info_list) + 1))()
+    for slot, item in zip(array, info_list):
+        if not isinstance(item, dict):
+            raise TypeError("the aclrtMemUceInfo argument is not dict")
+        addr, length = item.get("addr", 0), item.get("len", 0)
+        slot.addr = _unsigned(addr, 64) if isinstance(addr, int) else 0
+        slot.len = _unsigned(length, 64) if isinstance(length, int) else 0
+        reserved = item.get("reserved", [])
+        if isinstance(reserved, list):
+            for i, word in enumerate(reserved[:_lib.UCE_INFO_RESERVED_SIZE]):
+                slot.reserved[i] = _unsigned(word, 64) if isinstance(word, int) else 0
+    return _c.aclrtMemUceRepair(device_id, array, len(info_list))
+
+
 @_api("k", "aclrtPointerGetAttributes")
 def pointer_get_attributes(ptr, /):
     """attr_dict, ret = acl.rt.pointer_get_attributes(ptr)

@@ -99,6 +99,13 @@ static inline aclError use_adopted_device(const backend_stream *s)
 
 /* The CUDA copy kind of a direction (memory.c). */
 enum cudaMemcpyKind memcpy_kind(copy_dir dir);
+/* ACL's managed-memory location as CUDA's (stream.c). */
+struct cudaMemLocation cuda_managed_location(managed_location loc);
+
+/* ---- the backend's own kernels (kernels.c) ---- */
+
+/* Queues a copy (or L2 prefetch) whose addresses are read on the device. */
+aclError cuda_launch_indirect_copy(int dev, cudaStream_t stream, const indirect_copy *c);
 
 /* ---- waiting with a deadline (stream.c) ---- */
 
@@ -164,5 +171,13 @@ extern const backend_notify_ops cuda_notify_ops;
 extern const backend_diag_ops cuda_diag_ops;
 extern const backend_module_ops cuda_module_ops;
 extern const backend_graph_ops cuda_graph_ops;
+extern const backend_vmm_ops cuda_vmm_ops;
+extern const backend_ipc_ops cuda_ipc_ops;
+extern const backend_host_register_ops cuda_host_register_ops;
+extern const backend_managed_ops cuda_managed_ops;
+extern const backend_pool_ops cuda_pool_ops;
+/* Stream operations of mempool.c. */
+aclError cuda_pool_alloc_async(backend_stream *s, backend_pool *p, size_t n, void **ptr);
+aclError cuda_pool_free_async(backend_stream *s, backend_pool *p, void *ptr, size_t n, int32_t dev);
 
 #endif

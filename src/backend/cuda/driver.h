@@ -42,7 +42,18 @@
     X(cuFuncGetAttribute, 2020)                                                                    \
     X(cuFuncSetAttribute, 9000)                                                                    \
     X(cuFuncGetParamInfo, 12040)                                                                   \
-    X(cuLaunchKernelEx, 11060)
+    X(cuLaunchKernelEx, 11060)                                                                     \
+    X(cuMemsetD32Async, 3020)                                                                      \
+    X(cuMemAddressReserve, 10020)                                                                  \
+    X(cuMemAddressFree, 10020)                                                                     \
+    X(cuMemCreate, 10020)                                                                          \
+    X(cuMemRelease, 10020)                                                                         \
+    X(cuMemMap, 10020)                                                                             \
+    X(cuMemUnmap, 10020)                                                                           \
+    X(cuMemSetAccess, 10020)                                                                       \
+    X(cuMemGetAllocationGranularity, 10020)                                                        \
+    X(cuMemExportToShareableHandle, 10020)                                                         \
+    X(cuMemImportFromShareableHandle, 10020)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

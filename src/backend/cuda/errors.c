@@ -46,6 +46,11 @@ aclError from_cuda(cudaError_t err)
     case cudaErrorContextIsDestroyed:
         return ACL_ERROR_RT_INVALID_HANDLE;
 
+    case cudaErrorHostMemoryAlreadyRegistered:
+        return ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    case cudaErrorHostMemoryNotRegistered:
+        return ACL_ERROR_HOST_MEMORY_NOT_REGISTERED;
+
     case cudaErrorTooManyPeers:
         return ACL_ERROR_RT_OVER_LIMIT;
 

@@ -113,6 +113,26 @@ static aclError cuda_memset_sync(int32_t dev, void *ptr, uint8_t value, size_t n
     return finish_on_legacy_stream();
 }
 
+static aclError cuda_memset32_sync(int32_t dev, void *ptr, uint32_t value, size_t count,
+                                   bool on_device)
+{
+    if (!on_device) {
+        uint32_t *words = ptr;
+        for (size_t i = 0; i < count; i++)
+            words[i] = value;
+        return ACL_SUCCESS;
+    }
+    aclError rc = use_device_checked(dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (!driver_ready() || !drv.cuMemsetD32Async)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    rc = from_cu(drv.cuMemsetD32Async((CUdeviceptr)(uintptr_t)ptr, value, count, CU_STREAM_LEGACY));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return finish_on_legacy_stream();
+}
+
 /* ---- memory of other allocators --------------------------------------------------- */
 
 /* What the driver knows of ptr, in one call: device memory from any
@@ -195,5 +215,6 @@ const backend_memory_ops cuda_memory_ops = {
     .memcpy_sync = cuda_memcpy_sync,
     .memcpy2d_sync = cuda_memcpy2d_sync,
     .memset_sync = cuda_memset_sync,
+    .memset32_sync = cuda_memset32_sync,
     .pointer_info = cuda_pointer_info,
 };

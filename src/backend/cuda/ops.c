@@ -15,4 +15,9 @@ const backend_ops backend_cuda_ops = {
     .diag = &cuda_diag_ops,
     .module = &cuda_module_ops,
     .graph = &cuda_graph_ops,
+    .vmm = &cuda_vmm_ops,
+    .ipc = &cuda_ipc_ops,
+    .host_register = &cuda_host_register_ops,
+    .managed = &cuda_managed_ops,
+    .pool = &cuda_pool_ops,
 };

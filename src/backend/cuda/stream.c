@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda.h"
+#include "backend/cuda/driver.h"
 #include "util/clock.h"
 #include "util/spin.h"
 
@@ -218,6 +219,131 @@ static aclError cuda_memset_async(backend_stream *s, void *ptr, uint8_t value, s
     return rc;
 }
 
+/* 32-bit words of device memory (the core sets host memory itself). */
+static aclError cuda_memset32_async(backend_stream *s, void *ptr, uint32_t value, size_t count,
+                                    bool on_device)
+{
+    if (!on_device)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    aclError rc = use_device(s->dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (!driver_ready() || !drv.cuMemsetD32Async)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    return from_cu(drv.cuMemsetD32Async((CUdeviceptr)(uintptr_t)ptr, value, count, (CUstream)s->s));
+}
+
+/* The arrays cudaMemcpyBatchAsync takes, per thread, grown as needed. */
+static _Thread_local struct {
+    void **dsts;
+    const void **srcs;
+    size_t *sizes;
+    size_t cap;
+} batch_arrays;
+
+static bool batch_reserve(size_t count)
+{
+    if (count <= batch_arrays.cap)
+        return true;
+    size_t cap = batch_arrays.cap ? batch_arrays.cap : 256;
+    while (cap < count)
+        cap *= 2;
+    void **d = realloc(batch_arrays.dsts, cap * sizeof *d);
+    if (d)
+        batch_arrays.dsts = d;
+    const void **sr = d ? realloc(batch_arrays.srcs, cap * sizeof *sr) : NULL;
+    if (sr)
+        batch_arrays.srcs = sr;
+    size_t *sz = sr ? realloc(batch_arrays.sizes, cap * sizeof *sz) : NULL;
+    if (!sz)
+        return false;
+    batch_arrays.sizes = sz;
+    batch_arrays.cap = cap;
+    return true;
+}
+
+/* One cudaMemcpyBatchAsync (CUDA 12.8 and later), else a copy at a time. */
+static aclError cuda_memcpy_batch_async(backend_stream *s, const batch_copy *copies, size_t count,
+                                        copy_dir dir)
+{
+    aclError rc = use_device(s->dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+#if CUDART_VERSION >= 12080
+    if (!batch_reserve(count))
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    for (size_t i = 0; i < count; i++) {
+        batch_arrays.dsts[i] = copies[i].dst;
+        batch_arrays.srcs[i] = copies[i].src;
+        batch_arrays.sizes[i] = copies[i].n;
+    }
+    struct cudaMemcpyAttributes attr = {.srcAccessOrder = cudaMemcpySrcAccessOrderStream};
+    struct cudaMemLocation host = {.type = cudaMemLocationTypeHost},
+                           device = {.type = cudaMemLocationTypeDevice, .id = s->dev};
+    attr.srcLocHint = dir == COPY_HOST_TO_DEVICE ? host : device;
+    attr.dstLocHint = dir == COPY_HOST_TO_DEVICE ? device : host;
+    size_t attr_index = 0;
+#if CUDART_VERSION >= 13000
+    return check(cudaMemcpyBatchAsync(batch_arrays.dsts, (const void *const *)batch_arrays.srcs,
+                                      batch_arrays.sizes, count, &attr, &attr_index, 1, s->s));
+#else
+    size_t fail_index;
+    return check(cudaMemcpyBatchAsync(batch_arrays.dsts, (const void **)batch_arrays.srcs,
+                                      batch_arrays.sizes, count, &attr, &attr_index, 1, &fail_index,
+                                      s->s));
+#endif
+#else
+    for (size_t i = 0; i < count; i++) {
+        rc = check(
+            cudaMemcpyAsync(copies[i].dst, copies[i].src, copies[i].n, memcpy_kind(dir), s->s));
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
+    return ACL_SUCCESS;
+#endif
+}
+
+static aclError cuda_memcpy_indirect_async(backend_stream *s, const indirect_copy *copy)
+{
+    return cuda_launch_indirect_copy(s->dev, s->s, copy);
+}
+
+/* ACL's managed locations as CUDA's. */
+struct cudaMemLocation cuda_managed_location(managed_location loc)
+{
+    struct cudaMemLocation l = {.type = cudaMemLocationTypeDevice, .id = loc.id};
+    switch (loc.type) {
+    case ACL_MEM_LOCATIONTYPE_HOST:
+        l.type = cudaMemLocationTypeHost;
+        l.id = 0;
+        break;
+    case ACL_MEM_LOCATIONTYPE_HOST_NUMA:
+        l.type = cudaMemLocationTypeHostNuma;
+        break;
+    case ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT:
+        l.type = cudaMemLocationTypeHostNumaCurrent;
+        l.id = 0;
+        break;
+    default:
+        break;
+    }
+    return l;
+}
+
+static aclError cuda_prefetch_async(backend_stream *s, const void *ptr, size_t n,
+                                    managed_location loc)
+{
+    aclError rc = use_device(s->dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+#if CUDART_VERSION >= 13000
+    return check(cudaMemPrefetchAsync(ptr, n, cuda_managed_location(loc), 0, s->s));
+#else
+    int target = loc.type == ACL_MEM_LOCATIONTYPE_DEVICE ? loc.id : cudaCpuDeviceId;
+    return check(cudaMemPrefetchAsync(ptr, n, target, s->s));
+#endif
+}
+
 static aclError cuda_record(backend_stream *s, backend_event *e)
 {
     aclError rc = use_adopted_device(s);
@@ -296,4 +422,10 @@ const backend_stream_ops cuda_stream_ops = {
     .random = cuda_random,
 #endif
     .graph_launch = cuda_graph_launch,
+    .memset32_async = cuda_memset32_async,
+    .memcpy_batch_async = cuda_memcpy_batch_async,
+    .memcpy_indirect_async = cuda_memcpy_indirect_async,
+    .prefetch_async = cuda_prefetch_async,
+    .pool_alloc_async = cuda_pool_alloc_async,
+    .pool_free_async = cuda_pool_free_async,
 };

@@ -26,6 +26,8 @@ static aclError host_event_create(backend_event *e, int32_t dev, bool timing)
     e->dev = dev;
     e->timing = timing;
     e->current = NULL;
+    e->ipc = NULL;
+    e->ipc_fd = -1;
     return ACL_SUCCESS;
 }
 
@@ -34,11 +36,14 @@ static void host_event_destroy(backend_event *e)
 {
     mark_release(e->current);
     pthread_mutex_destroy(&e->lock);
+    host_ipc_event_release(e);
 }
 
 aclError host_record(backend_stream *bs, backend_event *e)
 {
     host_stream *s = bs->impl;
+    if (e->ipc)
+        return host_ipc_record(s, e->ipc);
     /* During a capture the record names the stream's current node; no
      * time is taken (models are not timed). */
     mark *m = capture_mark(s);
@@ -79,6 +84,8 @@ aclError host_record(backend_stream *bs, backend_event *e)
 aclError host_wait(backend_stream *bs, backend_event *e)
 {
     host_stream *s = bs->impl;
+    if (e->ipc)
+        return host_ipc_wait(s, e->ipc);
     mark *m = event_mark(e);
     if (m && m->capture) {
         aclError err = capture_wait_mark(s, m);
@@ -107,6 +114,10 @@ aclError host_wait(backend_stream *bs, backend_event *e)
 
 static aclError host_event_query(backend_event *e, bool *complete)
 {
+    if (e->ipc) {
+        *complete = host_ipc_complete(e->ipc, host_ipc_recorded(e->ipc));
+        return ACL_SUCCESS;
+    }
     mark *m = event_mark(e);
     *complete = mark_wait(m, 0);
     mark_release(m);
@@ -115,6 +126,10 @@ static aclError host_event_query(backend_event *e, bool *complete)
 
 static aclError host_event_synchronize(backend_event *e, int32_t timeout_ms)
 {
+    if (e->ipc)
+        return host_ipc_wait_for(e->ipc, host_ipc_recorded(e->ipc), timeout_ms)
+                   ? ACL_SUCCESS
+                   : ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
     mark *m = event_mark(e);
     bool reached = mark_wait(m, timeout_ms);
     mark_release(m);

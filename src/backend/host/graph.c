@@ -478,6 +478,16 @@ static const char *task_name(const task *t)
         return "notify wait";
     case TASK_JOB:
         return task_job(t)->name;
+    case TASK_SET32:
+        return "32-bit fill";
+    case TASK_BATCH:
+        return "batch of copies";
+    case TASK_INDIRECT:
+        return "copy through device-resident addresses";
+    case TASK_IPC_SIGNAL:
+        return "IPC event record";
+    case TASK_IPC_WAIT:
+        return "IPC event wait";
     }
     return "task";
 }

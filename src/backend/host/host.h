@@ -37,6 +37,11 @@ void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size
                   size_t height);
 aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width);
+void host_fill32(uint32_t *dst, uint32_t value, size_t count);
+/* A descriptor of the arena holding dev's block at ptr (the caller's to
+ * close) and the block's offset in it, for another process to map. */
+aclError host_arena_export(int32_t dev, const void *ptr, size_t size, int *fd, uint64_t *offset);
+void host_copy_indirect(const indirect_copy *copy);
 
 /* ---- streams, tasks and marks (stream.c) ---- */
 
@@ -69,11 +74,17 @@ struct mark {
     int64_t node;
 };
 
+/* The state of an event shared between processes (ipc.c): a page of a
+ * memfd that every process holding the event maps. */
+typedef struct ipc_page ipc_page;
+
 struct backend_event {
     int32_t dev;
     bool timing;
     pthread_mutex_t lock;
     mark *current; /* NULL until first recorded */
+    ipc_page *ipc; /* shared with other processes, else NULL */
+    int ipc_fd;
 };
 
 typedef enum task_kind {
@@ -88,6 +99,11 @@ typedef enum task_kind {
     TASK_WORD,       /* a notify record */
     TASK_WORD_WAIT,  /* a notify wait */
     TASK_JOB,        /* run(payload); release(payload) when the task goes */
+    TASK_SET32,
+    TASK_BATCH,      /* copies of a batch, owned by the task */
+    TASK_INDIRECT,   /* a copy through addresses read when it runs */
+    TASK_IPC_SIGNAL, /* completes a record of a shared event */
+    TASK_IPC_WAIT,   /* until a shared event's record completes */
 } task_kind;
 
 typedef struct task task;
@@ -163,6 +179,18 @@ void mark_release(mark *m);
  * 0 just looks. Returns whether it is complete. */
 bool mark_wait(const mark *m, int32_t timeout_ms);
 
+/* Shared events (ipc.c): record, wait, and what the tasks do. */
+aclError host_ipc_record(host_stream *s, ipc_page *page);
+aclError host_ipc_wait(host_stream *s, ipc_page *page);
+bool host_ipc_complete(ipc_page *page, uint64_t target);
+uint64_t host_ipc_recorded(ipc_page *page);
+void host_ipc_signal(ipc_page *page, uint64_t seq);
+/* Waits until target completed; timeout_ms < 0 forever. */
+bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms);
+aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_page *page, uint64_t seq);
+/* Unmaps a shared event's page (its destroy). */
+void host_ipc_event_release(backend_event *e);
+
 /* record and wait (event.c), in the stream operations. */
 aclError host_record(backend_stream *bs, backend_event *e);
 aclError host_wait(backend_stream *bs, backend_event *e);
@@ -222,5 +250,17 @@ extern const backend_notify_ops host_notify_ops;
 extern const backend_diag_ops host_diag_ops;
 extern const backend_module_ops host_module_ops;
 extern const backend_graph_ops host_graph_ops;
+extern const backend_vmm_ops host_vmm_ops;
+extern const backend_ipc_ops host_ipc_ops;
+extern const backend_host_register_ops host_host_register_ops;
+extern const backend_managed_ops host_managed_ops;
+extern const backend_pool_ops host_pool_ops;
+/* Stream operations of mempool.c. */
+aclError host_pool_alloc_async(backend_stream *bs, backend_pool *p, size_t n, void **ptr);
+aclError host_pool_free_async(backend_stream *bs, backend_pool *p, void *ptr, size_t n,
+                              int32_t dev);
+/* Gives idle pool memory above each pool's release threshold back (after
+ * a stream synchronize). */
+void host_pools_settle(void);
 
 #endif

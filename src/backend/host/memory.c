@@ -1,20 +1,169 @@
-/* The host backend's memory: "device" memory is aligned heap memory charged
- * to its device's capacity; "page-locked" host memory is only a label. */
+/* The host backend's memory. "Device" memory of each device comes from an
+ * arena: one memfd per device, mapped shared and reserved far larger than
+ * the device's capacity (pages exist only once touched), so that any block
+ * of it can be handed to another process (host_arena_export, for IPC
+ * keys). Blocks are charged to their device's capacity. "Page-locked" host
+ * memory is plain aligned heap memory; the label is all that differs.
+ *
+ * The arena: a header of DEVICE_ALIGN bytes before every block; small
+ * blocks (up to SMALL_MAX) are reused through free lists of their exact
+ * size; large ones (64 KiB steps) through an address-ordered list of free
+ * extents that merges neighbours and gives their pages back (hole punch).
+ * Everything else comes from the top. A forked child gets a private copy
+ * of its arenas (copy-on-write), so that parent and child never write each
+ * other's memory; a child's arena cannot be exported. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "backend/host/host.h"
+#include "util/fork.h"
+#include "util/log.h"
 
 #define ALLOC_MAGIC UINT64_C(0x686f73746d656d21) /* "hostmem!" */
 
-/* Sits in the DEVICE_ALIGN bytes before each device block, so a free knows
- * what to give back to which device. */
+enum {
+    SMALL_MAX = 64 * 1024, /* blocks up to this (header included) are small */
+    SMALL_CLASSES = SMALL_MAX / DEVICE_ALIGN + 1,
+    LARGE_STEP = 64 * 1024, /* large blocks are multiples of this */
+};
+
+/* Sits in the DEVICE_ALIGN bytes before each device block. */
 typedef struct alloc_header {
     uint64_t magic;
-    size_t charged;
+    size_t total;   /* bytes taken from the arena, header included */
+    size_t charged; /* bytes charged to the device */
     int32_t dev;
+    struct alloc_header *next_free; /* on a small free list */
 } alloc_header;
 _Static_assert(sizeof(alloc_header) <= DEVICE_ALIGN, "header must fit in front of the block");
+
+typedef struct free_extent {
+    size_t start, size; /* offsets into the arena */
+    struct free_extent *next;
+} free_extent;
+
+typedef struct arena {
+    pthread_mutex_t lock;
+    int fd; /* -1 until first used */
+    char *base;
+    size_t span, top;
+    alloc_header *small[SMALL_CLASSES];
+    free_extent *large;
+    bool exportable;
+    bool failed; /* the memfd could not be made: the device has no memory */
+} arena;
+
+static arena arenas[HOST_MAX_DEVICES];
+static pthread_once_t arenas_once = PTHREAD_ONCE_INIT;
+
+static void arenas_init(void)
+{
+    for (int i = 0; i < HOST_MAX_DEVICES; i++) {
+        pthread_mutex_init(&arenas[i].lock, NULL);
+        arenas[i].fd = -1;
+    }
+}
+
+/* Creates dev's arena. Under its lock. */
+static bool arena_open(arena *a)
+{
+    if (a->fd >= 0)
+        return true;
+    if (a->failed)
+        return false;
+    const size_t most = (size_t)16 << 40, least = (size_t)16 << 30;
+    size_t capacity = host_config_get()->capacity;
+    size_t span = capacity > most / 4 ? most : capacity * 4;
+    if (span < least)
+        span = least;
+    int fd = memfd_create("acl-device-memory", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)span) != 0) {
+        if (fd >= 0)
+            close(fd);
+        a->failed = true;
+        return false;
+    }
+    void *base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (base == MAP_FAILED) {
+        close(fd);
+        a->failed = true;
+        return false;
+    }
+    a->fd = fd;
+    a->base = base;
+    a->span = span;
+    a->top = 0;
+    a->exportable = true;
+    return true;
+}
+
+/* Takes `total` bytes from the top, aligned to `align`; SIZE_MAX if full. */
+static size_t take_top(arena *a, size_t total, size_t align)
+{
+    size_t at = (a->top + align - 1) / align * align;
+    if (at > a->span || total > a->span - at)
+        return SIZE_MAX;
+    a->top = at + total;
+    return at;
+}
+
+static size_t take_large(arena *a, size_t total)
+{
+    for (free_extent **link = &a->large; *link; link = &(*link)->next) {
+        free_extent *e = *link;
+        if (e->size < total)
+            continue;
+        size_t at = e->start;
+        e->start += total;
+        e->size -= total;
+        if (e->size == 0) {
+            *link = e->next;
+            free(e);
+        }
+        return at;
+    }
+    return take_top(a, total, LARGE_STEP);
+}
+
+/* Gives a large extent back: merged with its free neighbours, its pages
+ * returned to the system. */
+static void give_large(arena *a, size_t start, size_t size)
+{
+    (void)fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)start, (off_t)size);
+    free_extent *prev = NULL, *next = a->large;
+    while (next && next->start < start) {
+        prev = next;
+        next = next->next;
+    }
+    if (prev && prev->start + prev->size == start) {
+        prev->size += size;
+        if (next && prev->start + prev->size == next->start) {
+            prev->size += next->size;
+            prev->next = next->next;
+            free(next);
+        }
+        return;
+    }
+    if (next && start + size == next->start) {
+        next->start = start;
+        next->size += size;
+        return;
+    }
+    free_extent *e = malloc(sizeof *e);
+    if (!e)
+        return; /* the extent stays lost to this arena; its pages went back */
+    *e = (free_extent){start, size, next};
+    if (prev)
+        prev->next = e;
+    else
+        a->large = e;
+}
 
 static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
 {
@@ -22,9 +171,13 @@ static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
         return ACL_ERROR_RT_INVALID_DEVICEID;
     if (!ptr)
         return ACL_ERROR_RT_PARAM_INVALID;
-    if (size > SIZE_MAX - 2 * DEVICE_ALIGN)
+    if (size > SIZE_MAX - 2 * LARGE_STEP)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     size_t charged = ((size ? size : 1) + DEVICE_ALIGN - 1) / DEVICE_ALIGN * DEVICE_ALIGN;
+    size_t total = charged + DEVICE_ALIGN;
+    bool small = total <= SMALL_MAX;
+    if (!small)
+        total = (total + LARGE_STEP - 1) / LARGE_STEP * LARGE_STEP;
 
     size_t used = atomic_load(&host_device_used[dev]);
     do {
@@ -32,17 +185,40 @@ static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
             return ACL_ERROR_RT_MEMORY_ALLOCATION;
     } while (!atomic_compare_exchange_weak(&host_device_used[dev], &used, used + charged));
 
-    char *block = aligned_alloc(DEVICE_ALIGN, DEVICE_ALIGN + charged);
-    if (!block) {
+    pthread_once(&arenas_once, arenas_init);
+    arena *a = &arenas[dev];
+    alloc_header *h = NULL;
+    pthread_mutex_lock(&a->lock);
+    if (arena_open(a)) {
+        if (small && a->small[total / DEVICE_ALIGN]) {
+            h = a->small[total / DEVICE_ALIGN];
+            a->small[total / DEVICE_ALIGN] = h->next_free;
+        } else {
+            size_t at = small ? take_top(a, total, DEVICE_ALIGN) : take_large(a, total);
+            if (at != SIZE_MAX)
+                h = (alloc_header *)(a->base + at);
+        }
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (!h) {
         atomic_fetch_sub(&host_device_used[dev], charged);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    alloc_header *h = (alloc_header *)block;
-    h->magic = ALLOC_MAGIC;
-    h->charged = charged;
-    h->dev = dev;
-    *ptr = block + DEVICE_ALIGN;
+    *h = (alloc_header){.magic = ALLOC_MAGIC, .total = total, .charged = charged, .dev = dev};
+    *ptr = (char *)h + DEVICE_ALIGN;
     return ACL_SUCCESS;
+}
+
+/* The arena of dev holding the block at ptr, or NULL. */
+static arena *arena_of(int32_t dev, const void *ptr)
+{
+    if (dev < 0 || dev >= HOST_MAX_DEVICES)
+        return NULL;
+    arena *a = &arenas[dev];
+    if (a->fd < 0 || (const char *)ptr < a->base + DEVICE_ALIGN ||
+        (const char *)ptr >= a->base + a->span)
+        return NULL;
+    return a;
 }
 
 static aclError host_free_device(int32_t dev, void *ptr)
@@ -50,14 +226,74 @@ static aclError host_free_device(int32_t dev, void *ptr)
     (void)dev; /* the header knows which device the block came from */
     if (!ptr || (uintptr_t)ptr % DEVICE_ALIGN)
         return ACL_ERROR_RT_PARAM_INVALID;
-    char *block = (char *)ptr - DEVICE_ALIGN;
-    alloc_header *h = (alloc_header *)block;
-    if (h->magic != ALLOC_MAGIC || h->dev < 0 || h->dev >= HOST_MAX_DEVICES)
+    pthread_once(&arenas_once, arenas_init);
+    alloc_header *h = (alloc_header *)((char *)ptr - DEVICE_ALIGN);
+    arena *a = arena_of(h->dev >= 0 && h->dev < HOST_MAX_DEVICES ? h->dev : -1, ptr);
+    if (!a || h->magic != ALLOC_MAGIC)
         return ACL_ERROR_RT_MEMORY_FREE;
     h->magic = 0;
     atomic_fetch_sub(&host_device_used[h->dev], h->charged);
-    free(block);
+    pthread_mutex_lock(&a->lock);
+    if (h->total <= SMALL_MAX) {
+        h->next_free = a->small[h->total / DEVICE_ALIGN];
+        a->small[h->total / DEVICE_ALIGN] = h;
+    } else {
+        give_large(a, (size_t)((char *)h - a->base), h->total);
+    }
+    pthread_mutex_unlock(&a->lock);
     return ACL_SUCCESS;
+}
+
+aclError host_arena_export(int32_t dev, const void *ptr, size_t size, int *fd, uint64_t *offset)
+{
+    pthread_once(&arenas_once, arenas_init);
+    arena *a = arena_of(dev, ptr);
+    if (!a || size > (size_t)(a->base + a->span - (const char *)ptr))
+        return ACL_ERROR_RT_PARAM_INVALID;
+    if (!a->exportable)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    int copy = fcntl(a->fd, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    *fd = copy;
+    *offset = (uint64_t)((const char *)ptr - a->base);
+    return ACL_SUCCESS;
+}
+
+/* ---- fork ---------------------------------------------------------------------- */
+
+static void arenas_lock(void)
+{
+    pthread_once(&arenas_once, arenas_init);
+    for (int i = 0; i < HOST_MAX_DEVICES; i++)
+        pthread_mutex_lock(&arenas[i].lock);
+}
+
+static void arenas_unlock(void)
+{
+    for (int i = HOST_MAX_DEVICES; i-- > 0;)
+        pthread_mutex_unlock(&arenas[i].lock);
+}
+
+/* The child keeps a private copy of what its parent's arenas hold. */
+static void arenas_child(void)
+{
+    for (int i = 0; i < HOST_MAX_DEVICES; i++) {
+        arena *a = &arenas[i];
+        if (a->fd < 0)
+            continue;
+        void *p = mmap(a->base, a->span, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, a->fd, 0);
+        if (p != a->base)
+            ACL_LOG(LOG_ERROR, "device %d's memory could not be made private after fork", i);
+        a->exportable = false;
+    }
+    arenas_unlock();
+}
+
+__attribute__((constructor)) static void register_arena_fork_handlers(void)
+{
+    fork_register(FORK_RANK_BACKEND, arenas_lock, arenas_unlock, arenas_child);
 }
 
 static aclError host_malloc_host(void **ptr, size_t size)
@@ -140,6 +376,48 @@ static aclError host_memset_sync(int32_t dev, void *ptr, uint8_t value, size_t n
     return ACL_SUCCESS;
 }
 
+void host_fill32(uint32_t *dst, uint32_t value, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        dst[i] = value;
+}
+
+/* Reads the addresses when it runs, as the device would. The addresses
+ * come from memory the caller wrote, so the copy goes through the kernel
+ * (process_vm_readv on ourselves), which refuses unmapped addresses instead
+ * of faulting: a device would report a bad address, not bring the process
+ * down. */
+void host_copy_indirect(const indirect_copy *copy)
+{
+    uint64_t n = copy->count_slot ? *copy->count_slot : copy->count;
+    if (n > copy->dest_max)
+        n = copy->dest_max;
+    if (copy->dst_slot == NULL || n == 0)
+        return;
+    char *dst = (char *)(uintptr_t)(*copy->dst_slot + copy->dst_offset);
+    const char *src = (const char *)(uintptr_t)(*copy->src_slot + copy->src_offset);
+    struct iovec local = {dst, (size_t)n}, remote = {(void *)src, (size_t)n};
+    ssize_t done = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (done < 0 && (errno == ENOSYS || errno == EPERM))
+        memmove(dst, src, (size_t)n); /* the call is filtered here: copy directly */
+    else if (done != (ssize_t)n)
+        ACL_LOG(LOG_ERROR,
+                "a copy through device-side addresses from %p to %p (%llu bytes) hit "
+                "an unmapped address; nothing more was copied",
+                (const void *)src, (void *)dst, (unsigned long long)n);
+}
+
+static aclError host_memset32_sync(int32_t dev, void *ptr, uint32_t value, size_t count,
+                                   bool on_device)
+{
+    (void)dev;
+    (void)on_device;
+    if (!ptr && count)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    host_fill32(ptr, value, count);
+    return ACL_SUCCESS;
+}
+
 const backend_memory_ops host_memory_ops = {
     .malloc_device = host_malloc_device,
     .free_device = host_free_device,
@@ -148,4 +426,5 @@ const backend_memory_ops host_memory_ops = {
     .memcpy_sync = host_memcpy_sync,
     .memcpy2d_sync = host_memcpy2d_sync,
     .memset_sync = host_memset_sync,
+    .memset32_sync = host_memset32_sync,
 };

@@ -11,4 +11,9 @@ const backend_ops backend_host_ops = {
     .diag = &host_diag_ops,
     .module = &host_module_ops,
     .graph = &host_graph_ops,
+    .vmm = &host_vmm_ops,
+    .ipc = &host_ipc_ops,
+    .host_register = &host_host_register_ops,
+    .managed = &host_managed_ops,
+    .pool = &host_pool_ops,
 };

@@ -63,6 +63,20 @@ struct task {
             const host_job_ops *ops;
             void *payload;
         } job;
+        struct {
+            uint32_t *dst;
+            size_t count;
+            uint32_t value;
+        } set32;
+        struct {
+            batch_copy *copies; /* owned */
+            size_t count;
+        } batch;
+        indirect_copy indirect;
+        struct {
+            ipc_page *page;
+            uint64_t seq;
+        } ipc;
     } u;
 };
 
@@ -382,6 +396,22 @@ void task_run(task *t)
     case TASK_JOB:
         t->u.job.ops->run(t->u.job.payload);
         break;
+    case TASK_SET32:
+        host_fill32(t->u.set32.dst, t->u.set32.value, t->u.set32.count);
+        break;
+    case TASK_BATCH:
+        for (size_t i = 0; i < t->u.batch.count; i++)
+            memmove(t->u.batch.copies[i].dst, t->u.batch.copies[i].src, t->u.batch.copies[i].n);
+        break;
+    case TASK_INDIRECT:
+        host_copy_indirect(&t->u.indirect);
+        break;
+    case TASK_IPC_SIGNAL:
+        host_ipc_signal(t->u.ipc.page, t->u.ipc.seq);
+        break;
+    case TASK_IPC_WAIT:
+        (void)host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, -1);
+        break;
     }
 }
 
@@ -395,6 +425,8 @@ void task_free(task *t)
         host_word_release(t->u.word.w);
     else if (t->kind == TASK_JOB && t->u.job.ops->release)
         t->u.job.ops->release(t->u.job.payload);
+    if (t->kind == TASK_BATCH)
+        free(t->u.batch.copies);
     free(t);
 }
 
@@ -631,6 +663,16 @@ static aclError submit(host_stream *s, task *t)
     return err;
 }
 
+aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_page *page, uint64_t seq)
+{
+    task *t = task_new(kind);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.ipc.page = page;
+    t->u.ipc.seq = seq;
+    return submit(s, t);
+}
+
 /* ---- the backend's stream operations ---------------------------------------------------- */
 
 static aclError host_memcpy_async(backend_stream *bs, void *dst, const void *src, size_t n,
@@ -686,6 +728,63 @@ static aclError host_memset_async(backend_stream *bs, void *ptr, uint8_t value, 
     t->u.set.value = value;
     t->u.set.n = n;
     return submit(bs->impl, t);
+}
+
+static aclError host_memset32_async(backend_stream *bs, void *ptr, uint32_t value, size_t count,
+                                    bool on_device)
+{
+    (void)on_device;
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (!ptr)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    task *t = task_new(TASK_SET32);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.set32.dst = ptr;
+    t->u.set32.value = value;
+    t->u.set32.count = count;
+    return submit(bs->impl, t);
+}
+
+static aclError host_memcpy_batch_async(backend_stream *bs, const batch_copy *copies, size_t count,
+                                        copy_dir dir)
+{
+    (void)dir;
+    if (count == 0)
+        return ACL_SUCCESS;
+    task *t = task_new(TASK_BATCH);
+    batch_copy *mine = t ? malloc(count * sizeof *mine) : NULL;
+    if (!mine) {
+        free(t);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    memcpy(mine, copies, count * sizeof *mine);
+    t->u.batch.copies = mine;
+    t->u.batch.count = count;
+    return submit(bs->impl, t);
+}
+
+static aclError host_memcpy_indirect_async(backend_stream *bs, const indirect_copy *copy)
+{
+    if (copy->dst_slot == NULL)
+        return ACL_SUCCESS; /* a cache prefetch: CPU caches need none */
+    task *t = task_new(TASK_INDIRECT);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.indirect = *copy;
+    return submit(bs->impl, t);
+}
+
+/* Managed memory is plain process memory here: nothing moves. */
+static aclError host_prefetch_async(backend_stream *bs, const void *ptr, size_t n,
+                                    managed_location loc)
+{
+    (void)bs;
+    (void)ptr;
+    (void)n;
+    (void)loc;
+    return ACL_SUCCESS;
 }
 
 static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
@@ -824,6 +923,7 @@ static aclError host_stream_synchronize(backend_stream *bs, int32_t timeout_ms)
     pthread_mutex_unlock(&s->lock);
     if (!stream_wait_seq(s, target, timeout_ms))
         return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    host_pools_settle();
     if (atomic_load_explicit(&s->abort_gen, memory_order_acquire) != gen)
         return ACL_ERROR_RT_STREAM_ABORT;
     pthread_mutex_lock(&s->lock);
@@ -868,4 +968,10 @@ const backend_stream_ops host_stream_ops = {
     .reduce = host_reduce,
     .random = host_random,
     .graph_launch = host_graph_launch,
+    .memset32_async = host_memset32_async,
+    .memcpy_batch_async = host_memcpy_batch_async,
+    .memcpy_indirect_async = host_memcpy_indirect_async,
+    .prefetch_async = host_prefetch_async,
+    .pool_alloc_async = host_pool_alloc_async,
+    .pool_free_async = host_pool_free_async,
 };

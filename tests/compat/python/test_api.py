@@ -113,11 +113,63 @@ def _exported_then(env, use):
     return use(notify, key)
 
 
-def _imported(env, key):
+def _notify_imported(env, key):
     result = acl.rt.notify_import_by_key(key, 0)
     if result[-1] == 0:
         env.cleanup.append(lambda: acl.rt.destroy_notify(result[0]))
     return result
+
+
+# Device memory of device 0 for the virtual memory cases (ACL_MEM_HANDLE_TYPE_NONE,
+# ACL_MEM_ALLOCATION_TYPE_PINNED, ACL_HBM_MEM_HUGE, ACL_MEM_LOCATION_TYPE_DEVICE).
+_PHYSICAL_PROP = {"handleType": 0, "allocationType": 0, "memAttr": 4,
+                  "location": {"id": 0, "type": 1}, "reserve": 0}
+_VMM_SIZE = 2 << 20
+
+
+def _physical(env):
+    handle, ret = acl.rt.malloc_physical(_VMM_SIZE, _PHYSICAL_PROP, 0)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.free_physical(handle))
+    return handle
+
+
+def _mapped(env, unmap):
+    """Maps physical memory at a reserved address; map_mem's result, or
+    unmap_mem's."""
+    va, ret = acl.rt.reserve_mem_address(_VMM_SIZE, 0, 0, 0)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.release_mem_address(va))
+    ret = acl.rt.map_mem(va, _VMM_SIZE, 0, _physical(env), 0)
+    if ret != 0 or not unmap:
+        return ret if unmap else acl.rt.unmap_mem(va)
+    env.cleanup.insert(len(env.cleanup) - 1, lambda: acl.rt.unmap_mem(va))
+    return ret
+
+
+def _imported(env):
+    shareable, ret = acl.rt.mem_export_to_shareable_handle(_physical(env), 0, 0)
+    assert ret == 0
+    assert acl.rt.mem_set_pid_to_shareable_handle(shareable, [os.getpid()]) == 0
+    result = acl.rt.mem_import_from_shareable_handle(shareable, 0)
+    if result[1] == 0:
+        env.cleanup.append(lambda: acl.rt.free_physical(result[0]))
+    return result
+
+
+def _device(env, size):
+    """Device memory freed after the test."""
+    ptr, ret = acl.rt.malloc(size, 0)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.free(ptr))
+    return ptr
+
+
+def _memcpy_desc(env):
+    """A descriptor of a 64-byte copy within env.dev."""
+    desc = _device(env, 64)
+    assert acl.rt.set_memcpy_desc(desc, 6, env.dev, env.dev + 64, 64, 0)[1] == 0
+    return desc
 
 
 def _data_buffer(env, use):
@@ -493,8 +545,18 @@ RT = [
     Case("get_mem_info", "aclrtGetMemInfo", lambda e: acl.rt.get_mem_info(0), (int, int, RET)),
     Case("mem_flush", "aclrtMemFlush", lambda e: acl.rt.mem_flush(e.dev, e.size)),
     Case("mem_invalidate", "aclrtMemInvalidate", lambda e: acl.rt.mem_invalidate(e.dev, e.size)),
-    Case("host_register", "aclrtHostRegister", lambda e: acl.rt.host_register(e.host, e.size, 0), (int, RET)),
-    Case("host_unregister", "aclrtHostUnregister", lambda e: acl.rt.host_unregister(e.host)),
+    Case("host_register", "aclrtHostRegister",
+         lambda e: _created(lambda: acl.rt.host_register(e.host, e.size, 0),
+                            lambda _: acl.rt.host_unregister(e.host))(e), (int, RET)),
+    Case("host_unregister", "aclrtHostUnregister",
+         _then(lambda e: acl.rt.host_register(e.host, e.size, 0), lambda e: acl.rt.host_unregister(e.host))),
+    Case("host_register_v2", "aclrtHostRegisterV2",
+         lambda e: _created(lambda: (acl.rt.host_register_v2(e.host, e.size, 0x2),),
+                            lambda _: acl.rt.host_unregister(e.host))(e)[0]),
+    Case("host_get_device_pointer", "aclrtHostGetDevicePointer",
+         _then(lambda e: _created(lambda: (acl.rt.host_register_v2(e.host, e.size, 0x2),),
+                                  lambda _: acl.rt.host_unregister(e.host))(e),
+               lambda e: acl.rt.host_get_device_pointer(e.host, 0)), (int, RET)),
     Case("pointer_get_attributes", "aclrtPointerGetAttributes",
          lambda e: acl.rt.pointer_get_attributes(e.dev), (dict, RET)),
     # copies and fills
@@ -508,11 +570,11 @@ RT = [
     Case("memcpy2d", "aclrtMemcpy2d", lambda e: acl.rt.memcpy2d(e.dev, 128, e.host, 128, 64, 8, 1)),
     Case("memcpy2d_async", "aclrtMemcpy2dAsync",
          lambda e: acl.rt.memcpy2d_async(e.host, 128, e.dev, 128, 64, 8, 2, e.stream)),
-    Case("get_memcpy_desc_size", "aclrtGetMemcpyDescSize", lambda e: acl.rt.get_memcpy_desc_size(3), (int, RET)),
+    Case("get_memcpy_desc_size", "aclrtGetMemcpyDescSize", lambda e: acl.rt.get_memcpy_desc_size(6), (int, RET)),
     Case("set_memcpy_desc", "aclrtSetMemcpyDesc",
-         lambda e: acl.rt.set_memcpy_desc(e.host, 3, e.dev, e.dev, 64, 0), (int, RET)),
+         lambda e: acl.rt.set_memcpy_desc(_device(e, 64), 6, e.dev, e.dev + 64, 64, 0), (int, RET)),
     Case("memcpy_async_with_desc", "aclrtMemcpyAsyncWithDesc",
-         lambda e: acl.rt.memcpy_async_with_desc(e.host, 3, e.stream)),
+         lambda e: acl.rt.memcpy_async_with_desc(_memcpy_desc(e), 6, e.stream)),
     Case("value_write", "aclrtValueWrite", lambda e: acl.rt.value_write(e.dev, 7, 0, e.stream)),
     Case("value_wait", "aclrtValueWait", _then(lambda e: acl.rt.value_write(e.dev, 7, 0, e.stream),
                                                lambda e: acl.rt.value_wait(e.dev, 7, 1, e.stream))),
@@ -530,7 +592,7 @@ RT = [
     Case("notify_set_import_pid", "aclrtNotifySetImportPid",
          lambda e: _exported_then(e, lambda n, key: acl.rt.notify_set_import_pid(n, [os.getpid()]))),
     Case("notify_import_by_key", "aclrtNotifyImportByKey",
-         lambda e: _exported_then(e, lambda n, key: _imported(e, key)), (int, RET)),
+         lambda e: _exported_then(e, lambda n, key: _notify_imported(e, key)), (int, RET)),
     Case("reduce_async", "aclrtReduceAsync", lambda e: acl.rt.reduce_async(e.dev, e.dev, 16, 10, 0, e.stream, 0)),
     # callbacks: without a subscription the calls fail with their documented codes
     Case("subscribe_report", "aclrtSubscribeReport", lambda e: e.subscribe()),
@@ -553,6 +615,48 @@ RT = [
          lambda e: acl.rt.get_device_id_from_exception_info(0), int),
     Case("peek_at_last_error", "aclrtPeekAtLastError", lambda e: acl.rt.peek_at_last_error(0)),
     Case("get_last_error", "aclrtGetLastError", lambda e: acl.rt.get_last_error(0)),
+    Case("get_mem_uce_info", "aclrtGetMemUceInfo", lambda e: acl.rt.get_mem_uce_info(0, 4), (list, RET)),
+    Case("mem_uce_repair", "aclrtMemUceRepair",
+         lambda e: acl.rt.mem_uce_repair(0, [{"addr": e.dev, "len": 64, "reserved": [0] * 14}]), expect=FAIL),
+    # virtual memory
+    Case("mem_get_allocation_granularity", "aclrtMemGetAllocationGranularity",
+         lambda e: acl.rt.mem_get_allocation_granularity(_PHYSICAL_PROP, 0), (int, RET)),
+    Case("reserve_mem_address", "aclrtReserveMemAddress",
+         _created(lambda: acl.rt.reserve_mem_address(_VMM_SIZE, 0, 0, 0), acl.rt.release_mem_address), (int, RET)),
+    Case("release_mem_address", "aclrtReleaseMemAddress",
+         lambda e: acl.rt.release_mem_address(acl.rt.reserve_mem_address(_VMM_SIZE, 0, 0, 0)[0])),
+    Case("malloc_physical", "aclrtMallocPhysical",
+         _created(lambda: acl.rt.malloc_physical(_VMM_SIZE, _PHYSICAL_PROP, 0), acl.rt.free_physical), (int, RET)),
+    Case("free_physical", "aclrtFreePhysical",
+         lambda e: acl.rt.free_physical(acl.rt.malloc_physical(_VMM_SIZE, _PHYSICAL_PROP, 0)[0])),
+    Case("map_mem", "aclrtMapMem", lambda e: _mapped(e, unmap=True)),
+    Case("unmap_mem", "aclrtUnmapMem", lambda e: _mapped(e, unmap=False)),
+    Case("mem_export_to_shareable_handle", "aclrtMemExportToShareableHandle",
+         lambda e: acl.rt.mem_export_to_shareable_handle(_physical(e), 0, 0), (int, RET)),
+    Case("mem_set_pid_to_shareable_handle", "aclrtMemSetPidToShareableHandle",
+         lambda e: acl.rt.mem_set_pid_to_shareable_handle(
+             acl.rt.mem_export_to_shareable_handle(_physical(e), 0, 0)[0], [os.getpid()])),
+    Case("mem_import_from_shareable_handle", "aclrtMemImportFromShareableHandle",
+         lambda e: _imported(e), (int, RET), expect=FAIL),  # in the exporting process: refused
+    # IPC
+    Case("ipc_mem_get_export_key", "aclrtIpcMemGetExportKey",
+         lambda e: acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0), (str, RET)),
+    Case("ipc_mem_set_import_pid", "aclrtIpcMemSetImportPid",
+         lambda e: acl.rt.ipc_mem_set_import_pid(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0],
+                                                 [os.getpid()])),
+    Case("ipc_mem_import_by_key", "aclrtIpcMemImportByKey",
+         lambda e: acl.rt.ipc_mem_import_by_key(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0], 0),
+         (int, RET), expect=FAIL),
+    Case("ipc_mem_close", "aclrtIpcMemClose",
+         lambda e: acl.rt.ipc_mem_close(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0])),
+]
+
+MEDIA = [
+    Case("dvpp_malloc", "acldvppMalloc", _created(lambda: acl.media.dvpp_malloc(64), acl.media.dvpp_free),
+         (int, RET)),
+    Case("dvpp_malloc_with_cfg", "acldvppMallocWithCfg",
+         _created(lambda: acl.media.dvpp_malloc_with_cfg(64, 0, {}), acl.media.dvpp_free), (int, RET)),
+    Case("dvpp_free", "acldvppFree", lambda e: acl.media.dvpp_free(acl.media.dvpp_malloc(64)[0])),
 ]
 
 UTIL = [
@@ -598,7 +702,7 @@ MDL = [
 ]
 
 MODULES = {"acl": (acl, TOP_LEVEL), "acl.rt": (acl.rt, RT), "acl.util": (acl.util, UTIL),
-           "acl.mdl": (getattr(acl, "mdl", None), MDL)}
+           "acl.mdl": (getattr(acl, "mdl", None), MDL), "acl.media": (getattr(acl, "media", None), MEDIA)}
 ALL_CASES = [(module, case) for module, (_, cases) in MODULES.items() for case in cases]
 
 

@@ -40,7 +40,7 @@ SUBMODULES = ("rt", "mdl", "media", "op", "blas", "util", "prof", "himpi", "fv")
 @pytest.mark.pins('acl, acl.rt, acl.util and acl.mdl hold functions only: no constants (samples define their own)',
                   "pyACL module layout; Ascend samples' constant.py files")
 def test_no_constants_and_no_module_clutter():
-    modules = [acl] + [getattr(acl, name) for name in ("rt", "util", "mdl") if hasattr(acl, name)]
+    modules = [acl] + [getattr(acl, name) for name in ("rt", "util", "mdl", "media") if hasattr(acl, name)]
     for module in modules:
         public = [n for n in dir(module) if not n.startswith("_")]
         for name in public:

@@ -1,0 +1,263 @@
+/* The host backend's sharing between processes.
+ *
+ * Memory: device memory lives in a memfd arena per device (memory.c); an
+ * export names the arena's descriptor and the block's offset, and the
+ * importer maps those pages of it.
+ *
+ * Events: an event shared with other processes keeps its state in a page
+ * of a memfd that every holder maps: how many records were made and how
+ * many completed. A record takes the next number and queues a task that
+ * completes it (in stream order); a wait or synchronize takes the number of
+ * records made at the call and waits until that many completed, sleeping
+ * on a futex of the shared page (a process-shared futex). Any process
+ * holding the event may record it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/host/host.h"
+#include "util/clock.h"
+
+struct ipc_page {
+    _Atomic uint64_t recorded;  /* records made */
+    _Atomic uint64_t completed; /* the highest record completed */
+    _Atomic uint32_t wake;      /* bumped on every completion; the futex word */
+    uint32_t magic;
+};
+
+#define PAGE_MAGIC 0x61636c65u /* "acle" */
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+typedef struct mem_blob {
+    uint64_t offset, size;
+} mem_blob;
+
+struct backend_import {
+    void *map;
+    size_t span;
+};
+
+static aclError host_mem_export(int32_t dev, void *base, size_t offset, size_t size, void *blob,
+                                size_t *blob_len, int *fd)
+{
+    uint64_t at;
+    if (*blob_len < sizeof(mem_blob))
+        return ACL_ERROR_RT_INTERNAL_ERROR;
+    aclError err = host_arena_export(dev, (char *)base + offset, size, fd, &at);
+    if (err != ACL_SUCCESS)
+        return err;
+    mem_blob b = {.offset = at, .size = size};
+    memcpy(blob, &b, sizeof b);
+    *blob_len = sizeof b;
+    return ACL_SUCCESS;
+}
+
+static aclError host_mem_import(int32_t dev, const void *blob, size_t blob_len, int fd, void **ptr,
+                                backend_import **imp)
+{
+    (void)dev;
+    mem_blob b;
+    if (blob_len != sizeof b || fd < 0)
+        return ACL_ERROR_RT_IPC_ERROR;
+    memcpy(&b, blob, sizeof b);
+    size_t page = host_config_get()->page_size;
+    uint64_t first = b.offset / page * page;
+    if (b.size > SIZE_MAX - page)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    size_t span = (size_t)((b.offset - first + b.size + page - 1) / page * page);
+    backend_import *i = malloc(sizeof *i);
+    if (!i)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    void *map = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)first);
+    if (map == MAP_FAILED) {
+        free(i);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    *i = (backend_import){map, span};
+    *ptr = (char *)map + (b.offset - first);
+    *imp = i;
+    return ACL_SUCCESS;
+}
+
+static void host_mem_close(backend_import *imp)
+{
+    munmap(imp->map, imp->span);
+    free(imp);
+}
+
+/* ---- events --------------------------------------------------------------------------- */
+
+static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout)
+{
+    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
+}
+
+static aclError map_page(backend_event *e, int fd)
+{
+    size_t page = host_config_get()->page_size;
+    void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return ACL_ERROR_RT_NO_EVENT_RESOURCE;
+    e->ipc = p;
+    e->ipc_fd = fd;
+    return ACL_SUCCESS;
+}
+
+static aclError host_ipc_event_create(backend_event *e, int32_t dev)
+{
+    if (!host_device_valid(dev))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    int fd = memfd_create("acl-ipc-event", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)host_config_get()->page_size) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return ACL_ERROR_RT_NO_EVENT_RESOURCE;
+    }
+    if (pthread_mutex_init(&e->lock, NULL)) {
+        close(fd);
+        return ACL_ERROR_RT_NO_EVENT_RESOURCE;
+    }
+    e->dev = dev;
+    e->timing = false;
+    e->current = NULL;
+    aclError err = map_page(e, fd);
+    if (err != ACL_SUCCESS) {
+        pthread_mutex_destroy(&e->lock);
+        close(fd);
+        return err;
+    }
+    e->ipc->magic = PAGE_MAGIC;
+    return ACL_SUCCESS;
+}
+
+static aclError host_ipc_event_export(backend_event *e, void *blob, size_t *blob_len, int *fd)
+{
+    (void)blob;
+    if (!e->ipc)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    int copy = fcntl(e->ipc_fd, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    *blob_len = 0;
+    *fd = copy;
+    return ACL_SUCCESS;
+}
+
+static aclError host_ipc_event_open(backend_event *e, int32_t dev, const void *blob,
+                                    size_t blob_len, int fd)
+{
+    (void)blob;
+    (void)blob_len;
+    if (!host_device_valid(dev))
+        return ACL_ERROR_RT_INVALID_DEVICEID;
+    if (fd < 0)
+        return ACL_ERROR_RT_PARAM_INVALID; /* no handle of this backend */
+    int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine < 0)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    if (pthread_mutex_init(&e->lock, NULL)) {
+        close(mine);
+        return ACL_ERROR_RT_NO_EVENT_RESOURCE;
+    }
+    e->dev = dev;
+    e->timing = false;
+    e->current = NULL;
+    aclError err = map_page(e, mine);
+    if (err == ACL_SUCCESS && e->ipc->magic != PAGE_MAGIC) {
+        munmap(e->ipc, host_config_get()->page_size);
+        e->ipc = NULL;
+        err = ACL_ERROR_RT_PARAM_INVALID;
+    }
+    if (err != ACL_SUCCESS) {
+        pthread_mutex_destroy(&e->lock);
+        close(mine);
+    }
+    return err;
+}
+
+void host_ipc_event_release(backend_event *e)
+{
+    if (!e->ipc)
+        return;
+    munmap(e->ipc, host_config_get()->page_size);
+    close(e->ipc_fd);
+    e->ipc = NULL;
+    e->ipc_fd = -1;
+}
+
+uint64_t host_ipc_recorded(ipc_page *page)
+{
+    return atomic_load_explicit(&page->recorded, memory_order_acquire);
+}
+
+bool host_ipc_complete(ipc_page *page, uint64_t target)
+{
+    return atomic_load_explicit(&page->completed, memory_order_acquire) >= target;
+}
+
+void host_ipc_signal(ipc_page *page, uint64_t seq)
+{
+    uint64_t seen = atomic_load_explicit(&page->completed, memory_order_relaxed);
+    while (seen < seq &&
+           !atomic_compare_exchange_weak_explicit(&page->completed, &seen, seq,
+                                                  memory_order_release, memory_order_relaxed))
+        ;
+    atomic_fetch_add_explicit(&page->wake, 1, memory_order_release);
+    (void)futex(&page->wake, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms)
+{
+    int64_t deadline = timeout_ms >= 0 ? monotonic_ns() + (int64_t)timeout_ms * 1000000 : 0;
+    for (;;) {
+        uint32_t word = atomic_load_explicit(&page->wake, memory_order_acquire);
+        if (host_ipc_complete(page, target))
+            return true;
+        struct timespec ts, *timeout = NULL;
+        if (timeout_ms >= 0) {
+            int64_t left = deadline - monotonic_ns();
+            if (left <= 0)
+                return false;
+            ts.tv_sec = left / 1000000000;
+            ts.tv_nsec = left % 1000000000;
+            timeout = &ts;
+        }
+        /* Not private: the page is shared between processes. */
+        (void)futex(&page->wake, FUTEX_WAIT, word, timeout);
+    }
+}
+
+aclError host_ipc_record(host_stream *s, ipc_page *page)
+{
+    uint64_t seq = atomic_fetch_add_explicit(&page->recorded, 1, memory_order_acq_rel) + 1;
+    aclError err = host_ipc_enqueue(s, TASK_IPC_SIGNAL, page, seq);
+    if (err != ACL_SUCCESS)
+        host_ipc_signal(page, seq); /* a record that cannot run must not block waiters */
+    return err;
+}
+
+aclError host_ipc_wait(host_stream *s, ipc_page *page)
+{
+    uint64_t target = host_ipc_recorded(page);
+    if (host_ipc_complete(page, target))
+        return ACL_SUCCESS;
+    return host_ipc_enqueue(s, TASK_IPC_WAIT, page, target);
+}
+
+const backend_ipc_ops host_ipc_ops = {
+    .mem_export = host_mem_export,
+    .mem_import = host_mem_import,
+    .mem_close = host_mem_close,
+    .event_create = host_ipc_event_create,
+    .event_export = host_ipc_event_export,
+    .event_open = host_ipc_event_open,
+};

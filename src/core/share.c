@@ -1,0 +1,350 @@
+/* Sharing with other processes: the broker (see share.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/share.h"
+#include "util/fork.h"
+#include "util/log.h"
+
+#define SHARE_MAGIC 0x41534852u /* "ASHR" */
+
+enum { IO_TIMEOUT_S = 5, BACKLOG = 64 };
+
+typedef struct request {
+    uint32_t magic, kind;
+    uint64_t id, nonce;
+} request;
+
+typedef struct reply {
+    uint32_t magic;
+    int32_t status;
+    uint32_t len;
+    unsigned char blob[SHARE_BLOB_MAX];
+} reply;
+
+typedef struct entry {
+    uint64_t id, nonce;
+    share_kind kind;
+    int fd;
+    unsigned char blob[SHARE_BLOB_MAX];
+    size_t len;
+    bool check_pids;
+    int32_t *pids;
+    size_t npids;
+    struct entry *next;
+} entry;
+
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+static entry *entries;
+static uint64_t next_id = 1;
+static int listener = -1; /* the broker's socket, -1 until the first export */
+
+static socklen_t socket_name(int32_t pid, struct sockaddr_un *addr)
+{
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    /* Abstract: the name goes with the process, nothing to clean up. */
+    int n = snprintf(addr->sun_path + 1, sizeof addr->sun_path - 1, "acl-cuda.share.%d", (int)pid);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+static entry *find(uint64_t id)
+{
+    for (entry *e = entries; e; e = e->next)
+        if (e->id == id)
+            return e;
+    return NULL;
+}
+
+static void set_timeouts(int fd)
+{
+    struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+/* Answers one importer. */
+static void serve(int conn)
+{
+    set_timeouts(conn);
+    request req;
+    reply rep = {.magic = SHARE_MAGIC, .status = ACL_ERROR_RT_IPC_ERROR};
+    int fd = -1;
+    struct ucred cred;
+    socklen_t cred_len = sizeof cred;
+    ssize_t got = recv(conn, &req, sizeof req, 0);
+    if (got != (ssize_t)sizeof req || req.magic != SHARE_MAGIC ||
+        getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0)
+        goto answer;
+    pthread_mutex_lock(&share_lock);
+    entry *e = find(req.id);
+    if (e == NULL || e->nonce != req.nonce || (uint32_t)e->kind != req.kind) {
+        rep.status = ACL_ERROR_INVALID_PARAM;
+    } else {
+        bool allowed = !e->check_pids;
+        for (size_t i = 0; i < e->npids && !allowed; i++)
+            allowed = e->pids[i] == (int32_t)cred.pid;
+        if (!allowed) {
+            rep.status = ACL_ERROR_RT_NO_PERMISSION;
+        } else if (e->fd >= 0 && (fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+            rep.status = ACL_ERROR_RT_IPC_ERROR;
+        } else {
+            rep.status = ACL_SUCCESS;
+            rep.len = (uint32_t)e->len;
+            memcpy(rep.blob, e->blob, e->len);
+        }
+    }
+    pthread_mutex_unlock(&share_lock);
+answer:;
+    struct iovec iov = {&rep, sizeof rep};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (fd >= 0) {
+        memset(&control, 0, sizeof control);
+        msg.msg_control = control.buf;
+        msg.msg_controllen = sizeof control.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    (void)sendmsg(conn, &msg, MSG_NOSIGNAL);
+    if (fd >= 0)
+        close(fd);
+}
+
+static void *broker(void *arg)
+{
+    int sock = (int)(intptr_t)arg;
+    pthread_setname_np(pthread_self(), "acl-share");
+    for (;;) {
+        int conn = accept4(sock, NULL, NULL, SOCK_CLOEXEC);
+        if (conn < 0) {
+            if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE)
+                continue;
+            ACL_LOG(LOG_ERROR, "the sharing broker stops: accept failed (%s)", strerror(errno));
+            return NULL;
+        }
+        serve(conn);
+        close(conn);
+    }
+}
+
+/* Starts the broker (once per process). Under share_lock. */
+static aclError broker_start(void)
+{
+    if (listener >= 0)
+        return ACL_SUCCESS;
+    int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (sock < 0)
+        return ACL_ERROR_RT_IPC_ERROR;
+    struct sockaddr_un addr;
+    socklen_t len = socket_name(getpid(), &addr);
+    if (bind(sock, (struct sockaddr *)&addr, len) != 0 || listen(sock, BACKLOG) != 0) {
+        ACL_LOG(LOG_ERROR, "the sharing broker cannot listen: %s", strerror(errno));
+        close(sock);
+        return ACL_ERROR_RT_IPC_ERROR;
+    }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t thread;
+    int rc = pthread_create(&thread, &attr, broker, (void *)(intptr_t)sock);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        close(sock);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    listener = sock;
+    return ACL_SUCCESS;
+}
+
+aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bool check_pids,
+                       bool with_nonce, share_name *name)
+{
+    if (len > SHARE_BLOB_MAX)
+        return ACL_ERROR_RT_INTERNAL_ERROR;
+    entry *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        nonce = (uint64_t)(uintptr_t)e ^ (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+    e->kind = kind;
+    e->fd = fd;
+    memcpy(e->blob, blob, len);
+    e->len = len;
+    e->check_pids = check_pids;
+    e->nonce = with_nonce ? nonce : 0;
+    pthread_mutex_lock(&share_lock);
+    aclError ret = broker_start();
+    if (ret == ACL_SUCCESS) {
+        e->id = next_id++;
+        e->next = entries;
+        entries = e;
+        *name = (share_name){.pid = (int32_t)getpid(), .id = e->id, .nonce = e->nonce};
+    }
+    pthread_mutex_unlock(&share_lock);
+    if (ret != ACL_SUCCESS)
+        free(e); /* fd stays the caller's */
+    return ret;
+}
+
+aclError share_allow(const share_name *name, const int32_t *pids, size_t count)
+{
+    aclError ret = ACL_SUCCESS;
+    pthread_mutex_lock(&share_lock);
+    entry *e = name->pid == (int32_t)getpid() ? find(name->id) : NULL;
+    if (e == NULL || e->nonce != name->nonce) {
+        ret = ACL_ERROR_INVALID_PARAM;
+    } else if (count > SIZE_MAX / sizeof(int32_t) - e->npids) {
+        ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    } else {
+        int32_t *grown = realloc(e->pids, (e->npids + count) * sizeof *grown);
+        if (grown == NULL) {
+            ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
+        } else {
+            memcpy(grown + e->npids, pids, count * sizeof *grown);
+            e->pids = grown;
+            e->npids += count;
+        }
+    }
+    pthread_mutex_unlock(&share_lock);
+    return ret;
+}
+
+void share_withdraw(const share_name *name)
+{
+    entry *gone = NULL;
+    pthread_mutex_lock(&share_lock);
+    for (entry **link = &entries; *link; link = &(*link)->next) {
+        if ((*link)->id == name->id && name->pid == (int32_t)getpid()) {
+            gone = *link;
+            *link = gone->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&share_lock);
+    if (gone) {
+        if (gone->fd >= 0)
+            close(gone->fd);
+        free(gone->pids);
+        free(gone);
+    }
+}
+
+bool share_is_ours(const share_name *name, share_kind kind)
+{
+    pthread_mutex_lock(&share_lock);
+    entry *e = name->pid == (int32_t)getpid() ? find(name->id) : NULL;
+    bool ours = e != NULL && e->nonce == name->nonce && e->kind == kind;
+    pthread_mutex_unlock(&share_lock);
+    return ours;
+}
+
+aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blob, size_t *len)
+{
+    *fd = -1;
+    int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (sock < 0)
+        return ACL_ERROR_RT_IPC_ERROR;
+    set_timeouts(sock);
+    struct sockaddr_un addr;
+    socklen_t alen = socket_name(name->pid, &addr);
+    if (connect(sock, (struct sockaddr *)&addr, alen) != 0) {
+        int err = errno;
+        close(sock);
+        /* No such process exporting anything: the name is not (or no
+         * longer) valid. */
+        return err == ECONNREFUSED || err == ENOENT ? ACL_ERROR_INVALID_PARAM
+                                                    : ACL_ERROR_RT_IPC_ERROR;
+    }
+    request req = {.magic = SHARE_MAGIC, .kind = kind, .id = name->id, .nonce = name->nonce};
+    reply rep;
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {&rep, sizeof rep};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    aclError ret = ACL_ERROR_RT_IPC_ERROR;
+    if (send(sock, &req, sizeof req, MSG_NOSIGNAL) == (ssize_t)sizeof req &&
+        recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) == (ssize_t)sizeof rep && rep.magic == SHARE_MAGIC) {
+        int received = -1;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+                memcpy(&received, CMSG_DATA(c), sizeof received);
+        ret = (aclError)rep.status;
+        if (ret == ACL_SUCCESS && (rep.len > *len || rep.len > SHARE_BLOB_MAX))
+            ret = ACL_ERROR_RT_IPC_ERROR;
+        if (ret == ACL_SUCCESS) {
+            memcpy(blob, rep.blob, rep.len);
+            *len = rep.len;
+            *fd = received;
+        } else if (received >= 0) {
+            close(received);
+        }
+    }
+    close(sock);
+    return ret;
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&share_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&share_lock);
+}
+
+/* The child has no broker: what its parent exported is not its own. */
+static void fork_child(void)
+{
+    if (listener >= 0)
+        close(listener);
+    listener = -1;
+    entry *e = entries;
+    entries = NULL;
+    while (e) {
+        entry *next = e->next;
+        if (e->fd >= 0)
+            close(e->fd);
+        free(e->pids);
+        free(e);
+        e = next;
+    }
+    pthread_mutex_unlock(&share_lock);
+}
+
+__attribute__((constructor)) static void share_init(void)
+{
+    fork_register(FORK_RANK_SHARE, fork_prepare, fork_parent, fork_child);
+}

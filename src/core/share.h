@@ -1,0 +1,57 @@
+/* Sharing with other processes of this machine: what one process exports
+ * (IPC memory keys, shareable handles of physical memory, IPC events),
+ * another fetches by (pid, id, nonce).
+ *
+ * Each exporting process runs a broker thread listening on an abstract
+ * Unix socket named after its pid. An importer connects, names the entry,
+ * and gets the entry's description and, over SCM_RIGHTS, its file
+ * descriptor, once the broker has checked the importer's pid (SO_PEERCRED)
+ * against the entry's list of allowed processes (unless the exporter
+ * turned validation off). No privileges are needed: the descriptor is
+ * passed, not opened by the importer.
+ *
+ * Codes (bare): ACL_ERROR_INVALID_PARAM when the entry does not exist (or
+ * no longer: withdrawn, or its process ended), ACL_ERROR_RT_NO_PERMISSION
+ * when the importer is not allowed, ACL_ERROR_RT_IPC_ERROR when the broker
+ * cannot be reached or answers badly. */
+#ifndef ACLCUDA_CORE_SHARE_H
+#define ACLCUDA_CORE_SHARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+enum { SHARE_BLOB_MAX = 256 };
+
+typedef enum share_kind {
+    SHARE_IPC_MEMORY = 1, /* aclrtIpcMemGetExportKey */
+    SHARE_PHYSICAL = 2,   /* aclrtMemExportToShareableHandle(V2) */
+    SHARE_EVENT = 3,      /* aclrtIpcGetEventHandle */
+} share_kind;
+
+typedef struct share_name {
+    int32_t pid;
+    uint64_t id, nonce;
+} share_name;
+
+/* Publishes blob (and fd, which the entry then owns; -1 for none). With
+ * check_pids, only processes allowed later (share_allow) may fetch it.
+ * Without with_nonce the name's nonce is 0 (for names that have no room
+ * for one, such as a 64-bit shareable handle). */
+aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bool check_pids,
+                       bool with_nonce, share_name *name);
+/* Adds processes allowed to fetch an entry of ours. */
+aclError share_allow(const share_name *name, const int32_t *pids, size_t count);
+/* Withdraws an entry of ours; later fetches fail. */
+void share_withdraw(const share_name *name);
+/* Whether name is a live entry of this process of that kind. */
+bool share_is_ours(const share_name *name, share_kind kind);
+
+/* Fetches an entry from its process: *fd (the caller's to close; -1 when
+ * the entry has none) and its blob (at most *len bytes; *len becomes its
+ * length). */
+aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blob, size_t *len);
+
+#endif

@@ -1,0 +1,503 @@
+/* acl-cuda's own choices for the memory functions of issue #15, where ACL
+ * leaves the behaviour undefined or names no error code (the documented
+ * behaviour is pinned by tests/compat/test_memory.c, test_vmm.c,
+ * test_ipc.c): the registry refuses copies that touch unmapped or
+ * inaccessible virtual memory; the codes of the virtual-memory and IPC
+ * refusals; on the host backend, a forked child's device memory is its own
+ * and a copy through a bad device-side address does not bring the process
+ * down. */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "acltest.h"
+#include "acl/acl_cuda.h"
+#include "acl/acl_rt_memory_soma.h"
+
+static bool on_host_backend(void)
+{
+    return strcmp(aclcudaGetBackendName(), "host") == 0;
+}
+
+static size_t huge_granularity(aclrtPhysicalMemProp *prop)
+{
+    memset(prop, 0, sizeof *prop);
+    prop->memAttr = ACL_MEM_HUGE;
+    prop->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    size_t g = 0;
+    ACL_OK(aclrtMemGetAllocationGranularity(prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+    return g;
+}
+
+/* A failure with the code and a message that says `text`. */
+#define FAILS_SAYING(expr, code, text)                                                             \
+    do {                                                                                           \
+        (void)aclGetRecentErrMsg();                                                                \
+        aclError ret_ = (expr);                                                                    \
+        const char *msg_ = aclGetRecentErrMsg();                                                   \
+        ck_assert_msg(ret_ == (code), "%s returned %d", #expr, (int)ret_);                         \
+        ck_assert_msg(msg_ &&strstr(msg_, text), "%s said \"%s\", not \"%s\"", #expr,              \
+                      msg_ ? msg_ : "(nothing)", text);                                            \
+    } while (0)
+
+/* Copies and fills stay inside what is mapped, with access. */
+START_TEST(virtual_memory_registry)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va, in[256], out[256];
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, 3 * g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    ACL_OK(aclrtMapMem(va, g, 0, h, 0));
+    memset(in, 1, sizeof in);
+    /* Past the mapped part; into the reserved, unmapped part. */
+    FAILS_SAYING(aclrtMemcpy(out, 256, va + g - 128, 256, ACL_MEMCPY_DEVICE_TO_HOST),
+                 ACL_ERROR_INVALID_PARAM, "mapped part");
+    FAILS_SAYING(aclrtMemcpy(va + g, 256, in, 256, ACL_MEMCPY_HOST_TO_DEVICE),
+                 ACL_ERROR_INVALID_PARAM, "nothing is mapped");
+    ACL_FAILS_WITH(aclrtMemset(va + 2 * g, 64, 0, 64), ACL_ERROR_INVALID_PARAM);
+    /* aclrtFree refuses a mapping and names what releases it. */
+    FAILS_SAYING(aclrtFree(va), ACL_ERROR_INVALID_PARAM, "aclrtUnmapMem");
+    /* Read-only and no access. */
+    aclrtMemAccessDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READ;
+    ACL_OK(aclrtMemSetAccess(va, g, &desc, 1));
+    ACL_FAILS_WITH(aclrtMemcpy(va, 256, in, 256, ACL_MEMCPY_HOST_TO_DEVICE),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtMemcpy(out, 256, va, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtMemMapNoAccess(va, g, 0, h, 0));
+    ACL_FAILS_WITH(aclrtMemcpy(out, 256, va, 256, ACL_MEMCPY_DEVICE_TO_HOST),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemset(va, 256, 0, 256), ACL_ERROR_INVALID_PARAM);
+    void *base;
+    size_t size;
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_FAILS_WITH(aclrtMemGetAddressRange(va, &base, &size), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFreePhysical(h));
+    ACL_OK(aclrtReleaseMemAddress(va));
+}
+END_TEST
+
+/* The codes acl-cuda gives where CANN's documents name none: relations the
+ * runtime checks are ACL_ERROR_RT_PARAM_INVALID. */
+START_TEST(virtual_memory_codes)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va;
+    aclrtDrvMemHandle a, big;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, 4 * g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&a, g, &prop, 0));
+    ACL_OK(aclrtMallocPhysical(&big, 2 * g, &prop, 0));
+    ACL_FAILS_WITH(aclrtMapMem(va, g / 2, 0, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMapMem(va, g, g, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMapMem(va + 4096, g, 0, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMapMem(va + 3 * g, 2 * g, 0, big, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtMapMem(va, g, 0, a, 0));
+    ACL_FAILS_WITH(aclrtMapMem(va, g, 0, a, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtReleaseMemAddress(va), ACL_ERROR_RT_PARAM_INVALID);
+    uint64_t shareable, again;
+    ACL_OK(aclrtMemExportToShareableHandle(a, ACL_MEM_HANDLE_TYPE_NONE, 0, &shareable));
+    ACL_FAILS_WITH(aclrtMemExportToShareableHandle(a, ACL_MEM_HANDLE_TYPE_NONE, 0, &again),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    aclrtDrvMemHandle mine;
+    ACL_FAILS_WITH(aclrtMemImportFromShareableHandle(shareable, 0, &mine),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtFreePhysical(a));
+    ACL_OK(aclrtFreePhysical(big));
+    ACL_OK(aclrtReleaseMemAddress(va));
+    /* A shareable handle of a process that is gone names nothing. */
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    waitpid(child, NULL, 0);
+    ACL_FAILS_WITH(aclrtMemImportFromShareableHandle((uint64_t)child << 40 | 1, 0, &mine),
+                   ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+/* IPC keys: codes of the refusals, and the pid list enforced (a forked
+ * child imports; host backend only, a CUDA context does not survive fork). */
+START_TEST(ipc_codes)
+{
+    void *dev;
+    char key[65];
+    ACL_OK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, 4096, 0x42, 4096));
+    ACL_FAILS_WITH(aclrtIpcMemGetExportKey(dev, 4096, key, 8, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtIpcMemGetExportKey(dev, 4096, key, sizeof key, 0));
+    void *p;
+    ACL_FAILS_WITH(aclrtIpcMemImportByKey(&p, key, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtIpcMemImportByKey(&p, "acl-cuda-ipc:1:1:0000000000000001", 0),
+                   ACL_ERROR_INVALID_PARAM);
+    if (on_host_backend()) {
+        for (int round = 0; round < 2; round++) {
+            int go[2];
+            ck_assert_int_eq(pipe(go), 0);
+            pid_t child = fork();
+            if (child == 0) {
+                char c;
+                close(go[1]);
+                if (read(go[0], &c, 1) != 1)
+                    _exit(4);
+                void *q = NULL;
+                aclError ret = aclrtIpcMemImportByKey(&q, key, 0);
+                unsigned char byte = 0;
+                if (ret == ACL_SUCCESS)
+                    ret = aclrtMemcpy(&byte, 1, q, 1, ACL_MEMCPY_DEVICE_TO_HOST);
+                _exit(ret == ACL_SUCCESS                  ? (byte == 0x42 ? 0 : 3)
+                      : ret == ACL_ERROR_RT_NO_PERMISSION ? 2
+                                                          : 1);
+            }
+            close(go[0]);
+            int32_t pid = (int32_t)child;
+            if (round == 1)
+                ACL_OK(aclrtIpcMemSetImportPid(key, &pid, 1));
+            ck_assert_int_eq(write(go[1], "g", 1), 1);
+            close(go[1]);
+            int status = 0;
+            ck_assert_int_eq(waitpid(child, &status, 0), child);
+            ck_assert(WIFEXITED(status));
+            /* Not listed: no permission; listed: the memory. */
+            ck_assert_int_eq(WEXITSTATUS(status), round == 0 ? 2 : 0);
+        }
+    }
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
+/* Host backend: a forked child's device memory is its own copy. */
+START_TEST(host_fork_keeps_device_memory_private)
+{
+    if (!on_host_backend())
+        return;
+    unsigned char *dev, byte = 0;
+    ACL_OK(aclrtMalloc((void **)&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, 4096, 0x11, 4096));
+    pid_t child = fork();
+    if (child == 0) {
+        unsigned char seen = 0;
+        aclError ret = aclrtMemcpy(&seen, 1, dev, 1, ACL_MEMCPY_DEVICE_TO_HOST);
+        if (ret == ACL_SUCCESS)
+            ret = aclrtMemset(dev, 4096, 0x99, 4096);
+        _exit(ret == ACL_SUCCESS && seen == 0x11 ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ACL_OK(aclrtMemcpy(&byte, 1, dev, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(byte, 0x11); /* the child's fill stayed in the child */
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
+/* Host backend: a descriptor naming an unmapped address copies nothing and
+ * the process goes on (a device would report a bad address). */
+START_TEST(host_indirect_copy_with_bad_address)
+{
+    if (!on_host_backend())
+        return;
+    unsigned char *desc, *dst;
+    ACL_OK(aclrtMalloc((void **)&desc, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&dst, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dst, 4096, 0x7, 4096));
+    unsigned char *src;
+    ACL_OK(aclrtMalloc((void **)&src, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 4096, NULL));
+    /* Point the source at address 16 behind the library's back. */
+    uint64_t bad = 16;
+    ACL_OK(aclrtMemcpy(desc, 8, &bad, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    unsigned char out[16];
+    ACL_OK(aclrtMemcpy(out, 16, dst, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 16; i++)
+        ck_assert_uint_eq(out[i], 0x7);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(desc));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(dst));
+}
+END_TEST
+
+/* Registration: the codes acl-cuda picks where CANN leaves them to its
+ * driver, the registry's view of registered memory, and registrations of
+ * aclrtMallocHost memory forgotten when it is freed. */
+START_TEST(host_registration_choices)
+{
+    size_t size = 8 * 4096;
+    unsigned char *host =
+        mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(host, MAP_FAILED);
+    void *dev;
+    ACL_FAILS_WITH(aclrtHostRegisterV2(host + 16, 64, ACL_HOST_REG_MAPPED),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtHostRegisterV2(host, size, ACL_HOST_REG_READONLY),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtHostRegister(host, size, ACL_HOST_REGISTER_IOMEMORY, &dev),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtHostRegisterV2(host, size, 0x40), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* Registered memory is page-locked host memory to copies. */
+    ACL_OK(aclrtHostRegisterV2(host, size, ACL_HOST_REG_PINNED));
+    aclrtPtrAttributes attrs;
+    ACL_OK(aclrtPointerGetAttributes(host + 100, &attrs));
+    ck_assert_int_eq(attrs.location.type, ACL_MEM_LOCATION_TYPE_HOST);
+    ACL_FAILS_WITH(aclrtHostGetDevicePointer(host, &dev, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtHostUnregister(host + 4096), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    ACL_FAILS_WITH(aclrtFreeHost(host), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtHostUnregister(host));
+
+    /* Device memory is not host memory. */
+    void *devmem;
+    ACL_OK(aclrtMalloc(&devmem, size, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_FAILS_WITH(aclrtHostRegisterV2(devmem, 4096, ACL_HOST_REG_MAPPED),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtFree(devmem));
+
+    /* Pinning page-locked memory again: already registered. Freeing it
+     * drops a mapped registration with it. */
+    void *pinned;
+    ACL_OK(aclrtMallocHost(&pinned, size));
+    ck_assert_uint_eq((uintptr_t)pinned % 4096, 0);
+    ACL_FAILS_WITH(aclrtHostRegisterV2(pinned, size, ACL_HOST_REG_PINNED),
+                   ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    ACL_OK(aclrtHostRegisterV2(pinned, size, ACL_HOST_REG_MAPPED));
+    ACL_OK(aclrtHostGetDevicePointer((char *)pinned + 8, &dev, 0));
+    ACL_OK(aclrtFreeHost(pinned));
+    ACL_FAILS_WITH(aclrtHostUnregister(pinned), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    munmap(host, size);
+
+    aclrtHostMemMapCapability cap;
+    ACL_OK(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_SDMA, &cap));
+    ck_assert_int_eq(cap, ACL_RT_HOST_MEM_MAP_SUPPORTED);
+    ACL_OK(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_DVPP, &cap));
+    ck_assert_int_eq(cap, ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED);
+    ACL_FAILS_WITH(aclrtHostMemMapCapabilities(0, (aclrtHacType)10, &cap),
+                   ACL_ERROR_RT_PARAM_INVALID);
+}
+END_TEST
+
+/* Managed memory: the codes acl-cuda picks, NUMA locations, and advice
+ * kept per 2 MiB page. */
+START_TEST(managed_choices)
+{
+    const size_t page = (size_t)2 << 20;
+    char *p = NULL;
+    ACL_FAILS_WITH(aclrtMemAllocManaged((void **)&p, 0, ACL_RT_MEM_ATTACH_GLOBAL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtMemAllocManaged((void **)&p, 3 * page - 1, ACL_RT_MEM_ATTACH_GLOBAL));
+    aclrtMemManagedLocation host = {ACL_MEM_LOCATIONTYPE_HOST, 0};
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, page / 2, ACL_MEM_ADVISE_SET_READ_MOSTLY, host),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, 4 * page, ACL_MEM_ADVISE_SET_READ_MOSTLY, host),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    aclrtMemManagedLocation invalid = {ACL_MEM_LOCATIONTYPE_INVALID, 0};
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_PREFERRED_LOCATION, invalid),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    aclrtMemManagedLocation numa = {ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT, 99};
+    ACL_OK(aclrtMemManagedAdvise(p + page, page, ACL_MEM_ADVISE_SET_PREFERRED_LOCATION, numa));
+    int32_t v = 7;
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE, p + page, page,
+                                  &v, 4));
+    ck_assert_int_eq(v, ACL_MEM_LOCATIONTYPE_HOST_NUMA);
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID, p + page, page,
+                                  &v, 4));
+    ck_assert_int_ge(v, 0);
+    aclrtMemManagedLocation node0 = {ACL_MEM_LOCATIONTYPE_HOST_NUMA, 0};
+    ACL_OK(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_ACCESSED_BY, node0));
+    ACL_OK(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_ACCESSED_BY, host));
+    int32_t ids[3];
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, p, page, ids, sizeof ids));
+    ck_assert_int_eq(ids[0], -1);
+    ck_assert_int_eq(ids[1], 0);
+    ck_assert_int_eq(ids[2], -2);
+    aclrtMemManagedLocation far_node = {ACL_MEM_LOCATIONTYPE_HOST_NUMA, 63};
+    ACL_FAILS_WITH(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_ACCESSED_BY, far_node),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    /* An interior address covers the pages it touches. */
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p + 100, page, &v, 4));
+    ACL_FAILS_WITH(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p + 100, 3 * page,
+                                          &v, 4),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtFreeHost(p), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(p));
+    ACL_FAILS_WITH(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p, page, &v, 4),
+                   ACL_ERROR_RT_PARAM_INVALID);
+}
+END_TEST
+
+/* Pools: the codes acl-cuda picks where CANN's are internal ones, the
+ * registry's view of pool memory, and same-stream reuse. */
+START_TEST(pool_choices)
+{
+    const size_t mib = (size_t)1 << 20;
+    aclrtMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    props.maxSize = 8 * mib;
+    aclrtMemPool pool;
+    props.handleType = ACL_MEM_HANDLE_TYPE_POSIX;
+    ACL_FAILS_WITH(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    props.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    props.maxSize = SIZE_MAX / 2;
+    ACL_FAILS_WITH(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_RT_PARAM_INVALID);
+    props.maxSize = 8 * mib;
+    ACL_OK(aclrtMemPoolCreate(&pool, &props));
+    aclrtStream s = acltest_new_stream();
+    void *p = NULL, *q = NULL;
+    ACL_FAILS_WITH(aclrtMemPoolMallocAsync(&p, 9 * mib, pool, s), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    ACL_OK(aclrtMemPoolMallocAsync(&p, 100, pool, s));
+    ACL_FAILS_WITH(aclrtFree(p), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemPoolDestroy(pool), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolTrimTo(pool, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolTrimTo(pool, 9 * mib), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolFreeAsync((char *)p + 64, s), ACL_ERROR_INVALID_PARAM);
+    /* Blocks are 2 MiB: the whole block is the allocation's. */
+    ACL_OK(aclrtMemsetAsync(p, 2 * mib, 0, 2 * mib, s));
+    ACL_FAILS_WITH(aclrtMemsetAsync(p, 2 * mib + 1, 0, 2 * mib + 1, s), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtMemPoolFreeAsync(p, s));
+    ACL_FAILS_WITH(aclrtMemsetAsync(p, 16, 0, 16, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemPoolFreeAsync(p, s), ACL_ERROR_INVALID_PARAM);
+    if (on_host_backend()) {
+        /* Reused on its own stream before the free even ran. */
+        ACL_OK(aclrtMemPoolMallocAsync(&q, 100, pool, s));
+        ck_assert_ptr_eq(q, p);
+        ACL_OK(aclrtMemPoolFreeAsync(q, s));
+    }
+    uint32_t on = 5, got = 0;
+    ACL_OK(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, &on));
+    ACL_OK(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, &got));
+    ck_assert_uint_eq(got, 1);
+    uint64_t too_much = 9 * mib;
+    ACL_FAILS_WITH(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, &too_much),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtSynchronizeStream(s));
+    /* Pool memory comes and goes at the call: a model cannot record it. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_FAILS_WITH(aclrtMemPoolMallocAsync(&q, 100, pool, s), ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    if (model != NULL)
+        ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtMemPoolDestroy(pool));
+    ACL_FAILS_WITH(aclrtMemPoolDestroy(pool), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+/* Shared buffers: acl-cuda's choices where CANN leaves them to its driver. */
+START_TEST(mbuf_choices)
+{
+    aclrtMbuf head, a, b, copy;
+    ACL_OK(aclrtAllocBuf(&head, 64));
+    ACL_OK(aclrtAllocBuf(&a, 64));
+    ACL_OK(aclrtAllocBuf(&b, 64));
+    ACL_FAILS_WITH(aclrtSetBufDataLen(a, 65), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtSetBufDataLen(a, 64));
+    unsigned char tag[4] = {1, 2, 3, 4}, got[4] = {0};
+    ACL_OK(aclrtSetBufUserData(a, tag, 4, 92));
+    ACL_OK(aclrtCopyBufRef(a, &copy));
+    size_t len = 0;
+    ACL_OK(aclrtGetBufDataLen(copy, &len));
+    ck_assert_uint_eq(len, 64);
+    ACL_OK(aclrtGetBufUserData(copy, got, 4, 92));
+    ck_assert_mem_eq(got, tag, 4);
+    void *data;
+    size_t size;
+    ACL_OK(aclrtGetBufData(a, &data, &size));
+    ACL_FAILS_WITH(aclrtFreeHost(data), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtAppendBufChain(head, a));
+    ACL_FAILS_WITH(aclrtAppendBufChain(b, a), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtAppendBufChain(a, b), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtAppendBufChain(head, head), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtFreeBuf(a), ACL_ERROR_RT_PARAM_INVALID);
+    /* A chain appended to a chain joins it whole. */
+    ACL_OK(aclrtAppendBufChain(b, copy));
+    ACL_OK(aclrtAppendBufChain(head, b));
+    uint32_t num = 0;
+    ACL_OK(aclrtGetBufChainNum(head, &num));
+    ck_assert_uint_eq(num, 4);
+    ACL_OK(aclrtFreeBuf(head));
+    ACL_FAILS_WITH(aclrtGetBufDataLen(a, &len), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtGetBufDataLen(copy, &len), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+/* Allocators: a stream's registration goes with the stream (CANN keys it
+ * by the stream's address and keeps it after the stream is gone). */
+static void *ws_alloc(aclrtAllocator a, size_t n)
+{
+    (void)a;
+    (void)n;
+    return NULL;
+}
+static void ws_free(aclrtAllocator a, aclrtAllocatorBlock b)
+{
+    (void)a;
+    (void)b;
+}
+static void *ws_addr(aclrtAllocatorBlock b)
+{
+    return b;
+}
+
+START_TEST(allocator_choices)
+{
+    static int obj;
+    aclrtAllocatorDesc d = aclrtAllocatorCreateDesc();
+    ACL_OK(aclrtAllocatorSetObjToDesc(d, &obj));
+    ACL_OK(aclrtAllocatorSetAllocFuncToDesc(d, ws_alloc));
+    ACL_OK(aclrtAllocatorSetFreeFuncToDesc(d, ws_free));
+    ACL_OK(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, ws_addr));
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclrtAllocatorRegister(s, d));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtAllocatorUnregister(s));
+    aclrtAllocatorDesc got;
+    ACL_FAILS_WITH(aclrtAllocatorGetByStream(s, &got, NULL, NULL, NULL, NULL, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    aclrtStream again = acltest_new_stream();
+    ACL_FAILS_WITH(aclrtAllocatorGetByStream(again, &got, NULL, NULL, NULL, NULL, NULL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(again));
+    ACL_OK(aclrtAllocatorDestroyDesc(d));
+    ACL_FAILS_WITH(aclrtAllocatorDestroyDesc(d), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
+static Suite *memory_complete_suite(void)
+{
+    Suite *s = suite_create("memory_complete");
+    TCase *tc = tcase_create("choices");
+    tcase_add_checked_fixture(tc, acltest_set_device, acltest_reset_device);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, virtual_memory_registry);
+    tcase_add_test(tc, virtual_memory_codes);
+    tcase_add_test(tc, ipc_codes);
+    tcase_add_test(tc, host_fork_keeps_device_memory_private);
+    tcase_add_test(tc, host_indirect_copy_with_bad_address);
+    tcase_add_test(tc, host_registration_choices);
+    tcase_add_test(tc, managed_choices);
+    tcase_add_test(tc, pool_choices);
+    tcase_add_test(tc, mbuf_choices);
+    tcase_add_test(tc, allocator_choices);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return acltest_run(memory_complete_suite());
+}
