@@ -159,7 +159,7 @@ aclError stream_dispatch(acl_stream *s, const task *t)
                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_COPY_INDIRECT:
         return ops->memcpy_indirect_async ? ops->memcpy_indirect_async(bs, &t->u.copy_indirect)
-                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+                                          : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_PREFETCH:
         return ops->prefetch_async
                    ? ops->prefetch_async(bs, t->u.prefetch.ptr, t->u.prefetch.n, t->u.prefetch.loc)
@@ -167,7 +167,7 @@ aclError stream_dispatch(acl_stream *s, const task *t)
     case TASK_POOL_ALLOC:
         return ops->pool_alloc_async ? ops->pool_alloc_async(bs, t->u.pool_alloc.pool,
                                                              t->u.pool_alloc.n, t->u.pool_alloc.out)
-                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+                                     : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_POOL_FREE:
         return ops->pool_free_async
                    ? ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
