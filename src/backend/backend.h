@@ -177,6 +177,12 @@ typedef struct backend_device_ops {
                             uint32_t count);
     /* How dev and peer (dev != peer) are linked. */
     aclError (*link)(int32_t dev, int32_t peer, device_link *link);
+    /* Loads into dev's context the device code the backend launches on its
+     * own, when the device is opened: loading code may wait for the whole
+     * context (CUDA's lazy loading), which a stream held by a host function
+     * would never let finish. A failure is kept for the launches that need
+     * the code. NULL: nothing to load. */
+    void (*prepare)(int32_t dev);
 } backend_device_ops;
 
 /* Memory the backend knows of without ACL having allocated it: another

@@ -191,6 +191,8 @@ aclError device_retain(const char *api, int32_t device, acl_context **primary)
     err = context_create(api, device, phys, true, &made);
     if (err)
         return err;
+    if (backend()->device->prepare)
+        backend()->device->prepare(phys);
     pthread_mutex_lock(&devices_lock);
     if (!ds->primary) {
         ds->primary = made;

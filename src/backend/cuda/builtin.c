@@ -58,14 +58,39 @@ static aclError launch(backend_stream *s, CUkernel k, unsigned blocks, void **pa
                                       params, NULL));
 }
 
+static const char *const reduce_ops[] = {"sum", "max", "min"};
+static const char *const reduce_types[] = {"i8", "i16", "i32", "u32", "f16", "bf16", "f32"};
+enum { REDUCE_OPS = sizeof reduce_ops / sizeof *reduce_ops };
+enum { REDUCE_TYPES = sizeof reduce_types / sizeof *reduce_types };
+
+static void reduce_kernel_name(char name[64], int op, int type)
+{
+    snprintf(name, 64, "aclcuda_reduce_%s_%s", reduce_ops[op], reduce_types[type]);
+}
+
+void cuda_builtin_preload(int dev)
+{
+    CUkernel k;
+    CUfunction f;
+    if (builtin_kernel("aclcuda_random", &k) != ACL_SUCCESS || !drv.cuKernelGetFunction ||
+        use_device_checked(dev) != ACL_SUCCESS || check(cudaFree(NULL)) != ACL_SUCCESS)
+        return; /* the launches report it */
+    (void)drv.cuKernelGetFunction(&f, k);
+    for (int op = 0; op < REDUCE_OPS; op++)
+        for (int type = 0; type < REDUCE_TYPES; type++) {
+            char name[64];
+            reduce_kernel_name(name, op, type);
+            if (builtin_kernel(name, &k) == ACL_SUCCESS)
+                (void)drv.cuKernelGetFunction(&f, k);
+        }
+}
+
 aclError cuda_reduce(backend_stream *s, void *dst, const void *src, size_t elements, reduce_op op,
                      reduce_type type)
 {
-    static const char *const ops[] = {"sum", "max", "min"};
-    static const char *const types[] = {"i8", "i16", "i32", "u32", "f16", "bf16", "f32"};
-    static const unsigned sizes[] = {1, 2, 4, 4, 2, 2, 4};
+    static const unsigned sizes[REDUCE_TYPES] = {1, 2, 4, 4, 2, 2, 4};
     char name[64];
-    snprintf(name, sizeof name, "aclcuda_reduce_%s_%s", ops[op], types[type]);
+    reduce_kernel_name(name, op, type);
     CUkernel k;
     aclError rc = builtin_kernel(name, &k);
     if (rc)

@@ -106,6 +106,11 @@ struct cudaMemLocation cuda_managed_location(managed_location loc);
 
 /* Queues a copy (or L2 prefetch) whose addresses are read on the device. */
 aclError cuda_launch_indirect_copy(int dev, cudaStream_t stream, const indirect_copy *c);
+/* Load the backend's own kernels into dev's primary context now (see
+ * backend_device_ops.prepare); each keeps its error for later launches. */
+void cuda_kernels_preload(int dev);
+void cuda_notify_preload(int dev);
+void cuda_builtin_preload(int dev);
 
 /* ---- waiting with a deadline (stream.c) ---- */
 

@@ -39,6 +39,13 @@ static aclError cuda_make_current(int32_t dev)
     return use_device_checked(dev);
 }
 
+static void cuda_prepare(int32_t dev)
+{
+    cuda_kernels_preload(dev);
+    cuda_notify_preload(dev);
+    cuda_builtin_preload(dev);
+}
+
 /* ---- process level --------------------------------------------------------- */
 
 /* Properties are asked for often and never change: each device's are
@@ -327,4 +334,5 @@ const backend_device_ops cuda_device_ops = {
     .get_limit = cuda_get_limit,
     .atomic_caps = cuda_atomic_caps,
     .link = cuda_link,
+    .prepare = cuda_prepare,
 };

@@ -53,7 +53,9 @@
     X(cuMemSetAccess, 10020)                                                                       \
     X(cuMemGetAllocationGranularity, 10020)                                                        \
     X(cuMemExportToShareableHandle, 10020)                                                         \
-    X(cuMemImportFromShareableHandle, 10020)
+    X(cuMemImportFromShareableHandle, 10020)                                                       \
+    X(cuGraphKernelNodeGetParams, 12000)                                                           \
+    X(cuGraphExecKernelNodeSetParams, 12000)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "backend/cuda/cuda.h"
+#include "backend/cuda/driver.h"
 
 struct backend_graph {
     cudaGraph_t graph;
@@ -200,11 +201,16 @@ static aclError cuda_graph_update_node(backend_graph *g, uint64_t target, backen
         return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
     switch (from_type) {
     case cudaGraphNodeTypeKernel: {
-        struct cudaKernelNodeParams p;
-        cudaError_t err = cudaGraphKernelNodeGetParams(from, &p);
-        if (err == cudaSuccess)
-            err = cudaGraphExecKernelNodeSetParams(g->exec, to, &p);
-        return update_failed(err);
+        /* Through the driver: our launches name driver functions (modules,
+         * libraries), which the runtime's kernel node calls refuse. */
+        if (!driver_ready() || !drv.cuGraphKernelNodeGetParams ||
+            !drv.cuGraphExecKernelNodeSetParams)
+            return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+        CUDA_KERNEL_NODE_PARAMS p;
+        CUresult r = drv.cuGraphKernelNodeGetParams((CUgraphNode)from, &p);
+        if (r == CUDA_SUCCESS)
+            r = drv.cuGraphExecKernelNodeSetParams((CUgraphExec)g->exec, (CUgraphNode)to, &p);
+        return r == CUDA_SUCCESS ? ACL_SUCCESS : ACL_ERROR_RT_MODEL_UPDATE_FAILED;
     }
     case cudaGraphNodeTypeMemcpy: {
         struct cudaMemcpy3DParms p;

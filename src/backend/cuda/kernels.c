@@ -60,6 +60,12 @@ static aclError kernels_for(int dev, device_kernels **out)
     return k->error;
 }
 
+void cuda_kernels_preload(int dev)
+{
+    device_kernels *k;
+    (void)kernels_for(dev, &k);
+}
+
 aclError cuda_launch_indirect_copy(int dev, cudaStream_t stream, const indirect_copy *c)
 {
     device_kernels *k;

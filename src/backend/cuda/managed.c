@@ -25,7 +25,15 @@ static aclError cuda_managed_advise(const void *ptr, size_t size, int32_t advice
 {
     enum cudaMemoryAdvise how = (enum cudaMemoryAdvise)(advice + 1);
 #if CUDART_VERSION >= 13000
-    return check(cudaMemAdvise(ptr, size, how, cuda_managed_location(loc)));
+    struct cudaMemLocation where = cuda_managed_location(loc);
+    /* CUDA counts the host as one processor that may access the range: a
+     * NUMA node of it is refused here (the core keeps ACL's node). */
+    if ((how == cudaMemAdviseSetAccessedBy || how == cudaMemAdviseUnsetAccessedBy) &&
+        where.type != cudaMemLocationTypeDevice) {
+        where.type = cudaMemLocationTypeHost;
+        where.id = 0;
+    }
+    return check(cudaMemAdvise(ptr, size, how, where));
 #else
     int target = loc.type == ACL_MEM_LOCATIONTYPE_DEVICE ? loc.id : cudaCpuDeviceId;
     return check(cudaMemAdvise(ptr, size, how, target));

@@ -179,6 +179,13 @@ static aclError kernels_get(int dev, kernels **out)
     return ACL_SUCCESS;
 }
 
+void cuda_notify_preload(int dev)
+{
+    kernels *k;
+    if (dev >= 0 && dev < MAX_DEVICES)
+        (void)kernels_get(dev, &k);
+}
+
 static aclError launch_one(backend_stream *s, CUfunction f, void **params)
 {
     aclError rc = use_device(s->dev);
