@@ -38,13 +38,13 @@ struct backend_event {
     cudaEvent_t e;
     int dev;
     bool timing;
-    atomic_bool exported;      /* the CUDA handle went to the application */
-    atomic_bool reused;        /* recycled and not recorded since: may carry an old record */
-    bool adopted;              /* the application's event (adopt): never destroyed or pooled here */
-    _Atomic int64_t record_ns; /* timing events: host time of the latest record */
+    atomic_bool exported; /* the CUDA handle went to the application */
+    atomic_bool reused;   /* recycled and not recorded since: may carry an old record */
+    bool adopted;         /* the application's event (adopt): never destroyed or pooled here */
 };
 
-/* Timestamps of timing events (event.c): called by record. */
+/* Timestamps of timing events (event.c): called by record, makes the
+ * device's first anchor. */
 void cuda_event_recorded(backend_event *e);
 
 /* ---- errors (errors.c) ---- */

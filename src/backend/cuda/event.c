@@ -26,7 +26,6 @@ static aclError cuda_event_create(backend_event *e, int32_t dev, bool timing)
     e->dev = dev;
     e->timing = timing;
     atomic_init(&e->exported, false);
-    atomic_init(&e->record_ns, 0);
     e->e = pool_take(cuda_event_pool(dev, timing), 0);
     atomic_init(&e->reused, e->e != NULL);
     if (e->e)
@@ -89,9 +88,12 @@ static aclError cuda_event_elapsed(backend_event *start, backend_event *end, flo
  * time is taken as the middle), the first when the device's first timing
  * event is recorded, later ones when a timestamp is asked for and the
  * newest anchor is more than ANCHOR_REFRESH_NS old. An event's time is
- * that of the newest anchor recorded before it, plus cudaEventElapsedTime
- * between the two: kept within seconds, so that the float milliseconds
- * keep microsecond precision. */
+ * that of the newest anchor that completed before it, plus
+ * cudaEventElapsedTime between the two: kept within seconds, so that the
+ * float milliseconds keep microsecond precision. Which anchor that is, is
+ * found when the timestamp is asked for (the time from an anchor recorded
+ * after the event is negative), so that a record reads no clock: on some
+ * virtual machines a clock read is a system call. */
 enum { ANCHOR_DEVICES = 64 };
 #define ANCHOR_REFRESH_NS (10LL * 1000000000)
 
@@ -148,18 +150,45 @@ static aclError anchor_add(anchor_list *a, int dev)
     return ACL_SUCCESS;
 }
 
+/* Only the device's first anchor: a record reads no clock. */
 void cuda_event_recorded(backend_event *e)
 {
-    atomic_store_explicit(&e->record_ns, monotonic_ns(), memory_order_relaxed);
     if (e->dev < 0 || e->dev >= ANCHOR_DEVICES)
         return;
     anchor_list *a = &anchors[e->dev];
-    if (atomic_load_explicit(&a->any, memory_order_acquire))
+    if (__builtin_expect(atomic_load_explicit(&a->any, memory_order_acquire), 1))
         return;
     pthread_mutex_lock(&a->lock);
     if (a->count == 0)
         (void)anchor_add(a, e->dev); /* without one, timestamps report the failure */
     pthread_mutex_unlock(&a->lock);
+}
+
+/* The newest of a's anchors that completed before done (complete itself),
+ * and the milliseconds from it to done; the oldest (a negative time) when
+ * done came before them all. Anchors are in recording order, so the time
+ * from them to done falls with their index: bisection. With a->lock held. */
+static aclError anchor_before(const anchor_list *a, cudaEvent_t done, anchor *base, float *ms)
+{
+    size_t lo = 0, hi = a->count; /* before lo: at or before done; from hi on: after */
+    float before_ms = 0, after_ms = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        float t;
+        aclError rc = check(cudaEventElapsedTime(&t, a->list[mid].e, done));
+        if (rc != ACL_SUCCESS)
+            return rc;
+        if (t >= 0) {
+            lo = mid + 1;
+            before_ms = t;
+        } else {
+            hi = mid;
+            after_ms = t;
+        }
+    }
+    *base = a->list[lo > 0 ? lo - 1 : 0];
+    *ms = lo > 0 ? before_ms : after_ms;
+    return ACL_SUCCESS;
 }
 
 static aclError cuda_event_timestamp(backend_event *e, uint64_t *us)
@@ -174,26 +203,17 @@ static aclError cuda_event_timestamp(backend_event *e, uint64_t *us)
     if (q != cudaSuccess)
         return check(q);
     anchor_list *a = &anchors[e->dev];
-    int64_t recorded = atomic_load_explicit(&e->record_ns, memory_order_relaxed);
     pthread_mutex_lock(&a->lock);
     aclError rc = ACL_SUCCESS;
     if (a->count == 0 || monotonic_ns() - a->list[a->count - 1].ns > ANCHOR_REFRESH_NS)
         rc = anchor_add(a, e->dev);
     anchor base = {0};
-    if (a->count > 0) {
-        base = a->list[0];
-        for (size_t i = a->count; i-- > 0;) {
-            if (a->list[i].ns <= recorded) {
-                base = a->list[i];
-                break;
-            }
-        }
-    }
+    float ms = 0;
+    if (a->count > 0)
+        rc = anchor_before(a, e->e, &base, &ms);
+    else if (rc == ACL_SUCCESS)
+        rc = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
     pthread_mutex_unlock(&a->lock);
-    if (!base.e)
-        return rc != ACL_SUCCESS ? rc : ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
-    float ms;
-    rc = check(cudaEventElapsedTime(&ms, base.e, e->e));
     if (rc != ACL_SUCCESS)
         return rc;
     int64_t ns = base.ns + (int64_t)((double)ms * 1e6);
