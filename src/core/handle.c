@@ -17,8 +17,12 @@
  * references are gone is retired with the epoch of its retirement, and
  * freed once no reader is still inside a section entered at or before
  * that epoch: any such reader may have looked it up; a reader that entered
- * later found the handle withdrawn. Reclamation runs when an object is
- * retired and when a section ends while objects wait. */
+ * later found the handle withdrawn. An object retired inside a section
+ * waits with its thread until the section ends, and is then freed at once
+ * unless another reader is inside a section old enough to have reached it
+ * (the common case: a destroy touches no shared list); such an object, and
+ * one retired outside any section, goes to a shared list, reclaimed when
+ * an object joins it and when a section ends while objects wait there. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -157,6 +161,7 @@ typedef struct thread_reader {
     reader *me;      /* its record, NULL until its first borrow */
     unsigned depth;  /* nested borrows */
     bool unrecorded; /* the current section is counted, not recorded */
+    object *retired; /* retired in the current section, settled at its end */
 } thread_reader;
 
 static _Thread_local thread_reader tr;
@@ -199,6 +204,7 @@ static reader *reader_register(void)
 }
 
 static void reclaim_try(void);
+static void settle_retired(thread_reader *t);
 
 /* The one fenced store of a call: the entry must be visible before any
  * slot is read, so that a reclaimer that does not see it freed nothing
@@ -226,6 +232,8 @@ static inline void section_exit(void)
             atomic_fetch_sub_explicit(&unrecorded_readers, 1, memory_order_release);
         else
             atomic_store_explicit(&t->me->epoch, 0, memory_order_release);
+        if (t->retired)
+            settle_retired(t);
         if (atomic_load_explicit(&retired_waiting, memory_order_relaxed))
             reclaim_try();
     }
@@ -332,20 +340,50 @@ static void reclaim_try(void)
     }
 }
 
-/* The handle is withdrawn and no counted reference is left. A thread in a
- * read section cannot free it yet (it may be the one still using it): its
- * section's end will. */
-static void retire(object *o)
+/* Onto the shared list, for whichever reclaimer comes next. */
+static void retired_push(object *o)
 {
-    o->retired_epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
     object *head = atomic_load_explicit(&retired_head, memory_order_relaxed);
     do
         o->retired_next = head;
     while (!atomic_compare_exchange_weak_explicit(&retired_head, &head, o, memory_order_release,
                                                   memory_order_relaxed));
     atomic_fetch_add_explicit(&retired_waiting, 1, memory_order_relaxed);
-    if (tr.depth == 0)
-        reclaim_try();
+}
+
+/* What t retired in the section it has just left: freed now unless a
+ * reader is still inside a section entered before the retirement (it may
+ * hold the object), in which case it goes to the shared list. Free
+ * functions may retire more (a stream releases its context): outside a
+ * section, those take the shared list. */
+static void settle_retired(thread_reader *t)
+{
+    object *list = t->retired;
+    t->retired = NULL;
+    uint64_t oldest = oldest_reader();
+    while (list) {
+        object *o = list;
+        list = o->retired_next;
+        if (o->retired_epoch < oldest)
+            free_object(o);
+        else
+            retired_push(o);
+    }
+}
+
+/* The handle is withdrawn and no counted reference is left. A thread in a
+ * read section cannot free it yet (it may be the one still using it): it
+ * waits for the section's end. */
+static void retire(object *o)
+{
+    o->retired_epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
+    if (tr.depth) {
+        o->retired_next = tr.retired;
+        tr.retired = o;
+        return;
+    }
+    retired_push(o);
+    reclaim_try();
 }
 
 /* ---- lookups and references ----------------------------------------------------- */
