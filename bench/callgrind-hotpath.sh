@@ -6,16 +6,23 @@
 #   bench/callgrind-hotpath.sh BUILDDIR [ITERATIONS]
 #
 # BUILDDIR is a configured and built tree (it holds .libs/libascendcl.so).
-# A loop of aclrtRecordEvent, aclrtStreamWaitEvent, aclrtMemsetAsync (4 B)
-# and aclrtMemcpyAsync (4 B, pinned host to device) on one stream runs
-# ITERATIONS times (default 2000) after a warm-up of 200; only the measured
-# loop is collected. Each figure is the call's inclusive instruction count
-# on the calling thread (argument checks, lookups, the core and the
-# backend's enqueue; not the host backend's worker, which runs the work) over
-# the number of calls. Counts are exact and repeatable to a few
-# instructions; they are not nanoseconds, and the cuda backend's enqueue
-# (the CUDA runtime and driver) is not in them. See docs/performance.md.
-# ACLCUDA_CALLGRIND_OUT=FILE keeps the profile, for callgrind_annotate.
+# For each of aclrtRecordEvent, aclrtStreamWaitEvent, aclrtMemsetAsync (4 B
+# of device memory) and aclrtMemcpyAsync (4 B, pinned host to device) a loop
+# calls it ITERATIONS times (default 2000) on one stream, synchronizing every
+# 100 calls, after a warm-up of 200 that is not collected. Two figures per
+# call, on the calling thread only:
+#   total    everything the call executes: argument checks, lookups, the
+#            core, and the host backend's enqueue (not its worker thread,
+#            which runs the work);
+#   library  the same without the host backend's stream operation (the
+#            backend functions the core calls), i.e. what the cuda backend
+#            would add a CUDA runtime call to. This is the figure to compare
+#            when the question is the cost of the API and core layers.
+# Counts are exact and repeat to a few instructions (the host backend's
+# handshakes with its worker vary a little); they are not nanoseconds: an
+# atomic read-modify-write or a cache miss costs far more than an add.
+# ACLCUDA_CALLGRIND_OUT=PREFIX keeps the profiles (PREFIX.record, ...), for
+# callgrind_annotate. See docs/performance.md.
 set -eu
 
 [ $# -ge 1 ] || { echo "usage: $0 BUILDDIR [ITERATIONS]" >&2; exit 2; }
@@ -50,14 +57,25 @@ cat >"$work/loop.c" <<'EOF'
 static aclrtStream s;
 static aclrtEvent e;
 static void *dev, *host;
+static int which;
 
 static inline __attribute__((always_inline)) void loop(int n)
 {
     for (int i = 0; i < n; i++) {
-        CHECK(aclrtRecordEvent(e, s));
-        CHECK(aclrtStreamWaitEvent(s, e));
-        CHECK(aclrtMemsetAsync(dev, 4, 0, 4, s));
-        CHECK(aclrtMemcpyAsync(dev, 4, host, 4, ACL_MEMCPY_HOST_TO_DEVICE, s));
+        switch (which) {
+        case 0:
+            CHECK(aclrtRecordEvent(e, s));
+            break;
+        case 1:
+            CHECK(aclrtStreamWaitEvent(s, e));
+            break;
+        case 2:
+            CHECK(aclrtMemsetAsync(dev, 4, 0, 4, s));
+            break;
+        default:
+            CHECK(aclrtMemcpyAsync(dev, 4, host, 4, ACL_MEMCPY_HOST_TO_DEVICE, s));
+            break;
+        }
         if (i % 100 == 99)
             CHECK(aclrtSynchronizeStream(s));
     }
@@ -79,13 +97,15 @@ __attribute__((noinline)) static void hot_loop(int n)
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : 2000;
+    which = atoi(argv[1]);
+    int n = atoi(argv[2]);
     CHECK(aclInit(NULL));
     CHECK(aclrtSetDevice(0));
     CHECK(aclrtCreateStream(&s));
     CHECK(aclrtCreateEvent(&e));
     CHECK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK(aclrtMallocHost(&host, 4096));
+    CHECK(aclrtRecordEvent(e, s)); /* so that waits wait */
     warm_up();
     hot_loop(n);
     CHECK(aclrtFreeHost(host));
@@ -97,21 +117,42 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-cc -O2 -fno-ipa-icf -I"$srcdir/include" -o "$work/loop" "$work/loop.c" -L"$build/.libs" -lascendcl \
-  -Wl,-rpath,"$build/.libs"
+cc -O2 -fno-ipa-icf -I"$srcdir/include" -o "$work/loop" "$work/loop.c" -L"$build/.libs" \
+  -lascendcl -Wl,-rpath,"$build/.libs"
 
-ACLCUDA_BACKEND=host valgrind -q --tool=callgrind --collect-atstart=no --toggle-collect=hot_loop \
-  --callgrind-out-file="$work/cg.out" "$work/loop" "$iterations" >/dev/null
-# Lines read "COUNT (PERCENT)  FILE:FUNCTION [OBJECT]".
-callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.out" 2>/dev/null |
-  awk 'NF >= 3 && $2 ~ /^\(/ { gsub(",", "", $1); fn = $3; sub(/^.*:/, "", fn); print fn, $1 }' \
-  >"$work/counts"
-# The profile itself, for callgrind_annotate --tree=both and the like.
-if [ -n "${ACLCUDA_CALLGRIND_OUT:-}" ]; then cp "$work/cg.out" "$ACLCUDA_CALLGRIND_OUT"; fi
-
-echo "instructions per call, host backend, $(basename "$build") ($iterations calls each)"
+echo "instructions per call, host backend, $build ($iterations calls each)"
+printf '%-22s %7s %7s\n' call total library
+which=0
 for fn in aclrtRecordEvent aclrtStreamWaitEvent aclrtMemsetAsync aclrtMemcpyAsync; do
-  total=$(awk -v f="$fn" '$1 == f { print $2; exit }' "$work/counts")
-  [ -n "$total" ] || { echo "$0: no count for $fn" >&2; exit 1; }
-  printf '%-22s %6d\n' "$fn" $((total / iterations))
+  out="$work/cg.$which"
+  ACLCUDA_BACKEND=host valgrind -q --tool=callgrind --collect-atstart=no \
+    --toggle-collect=hot_loop --callgrind-out-file="$out" "$work/loop" "$which" "$iterations" \
+    >/dev/null
+  if [ -n "${ACLCUDA_CALLGRIND_OUT:-}" ]; then
+    cp "$out" "$ACLCUDA_CALLGRIND_OUT.$(echo "$fn" | sed 's/^aclrt//')"
+  fi
+  # In --tree=calling output, "COUNT (PERCENT)  *  FILE:FUNCTION" opens a
+  # function and "COUNT (PERCENT)  >  FILE:FUNCTION (Nx)" lines follow, one
+  # per callee with its inclusive count. The backend's share is what
+  # functions outside the host backend's files spend in calls into them.
+  callgrind_annotate --tree=calling --inclusive=yes --threshold=100 "$out" 2>/dev/null |
+    awk -v fn="$fn" -v n="$iterations" '
+      function file_of(s) { sub(/:[^:]*$/, "", s); return s }
+      function name_of(s) { sub(/^.*:/, "", s); return s }
+      $2 ~ /^\(/ && ($3 == "*" || $3 == ">") {
+        count = $1; gsub(",", "", count)
+        if ($3 == "*") {
+          caller = name_of($4)
+          caller_backend = file_of($4) ~ /backend[\/_]host/
+        } else if (caller == "hot_loop" && name_of($4) == fn) {
+          total += count
+        } else if (!caller_backend && file_of($4) ~ /backend[\/_]host/) {
+          backend += count
+        }
+      }
+      END {
+        if (!total) { print "no count for " fn > "/dev/stderr"; exit 1 }
+        printf "%-22s %7d %7d\n", fn, total / n, (total - backend) / n
+      }'
+  which=$((which + 1))
 done
