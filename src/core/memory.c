@@ -207,8 +207,8 @@ bool memory_set_flags(const void *ptr, mem_origin origin, uint32_t flags)
     return done;
 }
 
-aclError memory_check_access(const char *api, const char *role, const void *ptr, const mem_block *b,
-                             bool write)
+aclError memory_check_access_slow(const char *api, const char *role, const void *ptr,
+                                  const mem_block *b, bool write)
 {
     if (b->flags & MEM_FLAG_NO_ACCESS)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -389,19 +389,18 @@ static bool foreign_end_mapped(const mem_block *b, const void *ptr, size_t exten
            last.base == b->base && last.phys == b->phys;
 }
 
-/* Looks ptr up: ACL's registry first, then the backend. Anything else
- * yields a MEM_UNKNOWN block. */
-void memory_locate(const void *ptr, mem_block *b)
+/* A pointer the registry does not hold: the backend's, or MEM_UNKNOWN. */
+void memory_locate_other(const void *ptr, mem_block *b)
 {
-    if (!registry_find(ptr, b) && !foreign_find(ptr, b))
+    if (!foreign_find(ptr, b))
         *b = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
 }
 
 /* The `extent` bytes from ptr must stay inside ptr's allocation (or the
  * run of touching blocks of its span). Memory nobody allocated cannot be
  * checked and passes. */
-aclError memory_check_extent(const char *api, const char *role, const void *ptr, size_t extent,
-                             const mem_block *b)
+aclError memory_check_extent_slow(const char *api, const char *role, const void *ptr, size_t extent,
+                                  const mem_block *b)
 {
     if (b->kind == MEM_UNKNOWN)
         return ACL_SUCCESS;

@@ -79,19 +79,33 @@ typedef struct mem_block {
 /* Copies the block containing ptr into *out; false when ptr lies in no
  * ACL allocation (pageable host memory, or nothing at all). */
 bool registry_find(const void *ptr, mem_block *out);
-/* registry_find, then, for a pointer in no ACL allocation, what the
- * backend knows of it (a foreign block); anything else yields a MEM_UNKNOWN
- * block. */
-void memory_locate(const void *ptr, mem_block *b);
+/* What the backend knows of a pointer in no ACL allocation (a foreign
+ * block); anything else yields a MEM_UNKNOWN block. */
+void memory_locate_other(const void *ptr, mem_block *b);
+/* registry_find, then memory_locate_other. Inline: every copy and fill
+ * locates its pointers. */
+static inline void memory_locate(const void *ptr, mem_block *b)
+{
+    if (!registry_find(ptr, b))
+        memory_locate_other(ptr, b);
+}
 /* Where a pointer lives, for error messages. */
 const char *memory_where(const mem_block *b);
 /* The `extent` bytes from ptr must stay inside ptr's allocation b (as
  * located; for a foreign block, the range the backend reports, whose part
  * at the extent's last byte must be mapped too); memory nobody allocated
  * cannot be checked and passes.
- * role names the argument ("dst"). Raises. */
-aclError memory_check_extent(const char *api, const char *role, const void *ptr, size_t extent,
-                             const mem_block *b);
+ * role names the argument ("dst"). Raises. Inline for the common case,
+ * ACL's own memory with the extent inside its block. */
+aclError memory_check_extent_slow(const char *api, const char *role, const void *ptr, size_t extent,
+                                  const mem_block *b);
+static inline aclError memory_check_extent(const char *api, const char *role, const void *ptr,
+                                           size_t extent, const mem_block *b)
+{
+    if (b->kind == MEM_UNKNOWN || (!b->foreign && extent <= b->size - ((uintptr_t)ptr - b->base)))
+        return ACL_SUCCESS;
+    return memory_check_extent_slow(api, role, ptr, extent, b);
+}
 /* For fills and cache maintenance, which touch ACL's own memory only:
  * anything else, a freed pointer included, is refused. Raises. */
 aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem_block *b);
@@ -128,9 +142,16 @@ bool memory_unregister(const void *ptr, mem_origin origin, mem_block *out);
  * origin; false when there is none. */
 bool memory_set_flags(const void *ptr, mem_origin origin, uint32_t flags);
 /* Refuses (raising) a block no copy or fill may touch (write: one it may
- * not write either). */
-aclError memory_check_access(const char *api, const char *role, const void *ptr, const mem_block *b,
-                             bool write);
+ * not write either). Inline for the common case, a block without flags. */
+aclError memory_check_access_slow(const char *api, const char *role, const void *ptr,
+                                  const mem_block *b, bool write);
+static inline aclError memory_check_access(const char *api, const char *role, const void *ptr,
+                                           const mem_block *b, bool write)
+{
+    if (__builtin_expect(!(b->flags & (MEM_FLAG_NO_ACCESS | MEM_FLAG_READ_ONLY)), 1))
+        return ACL_SUCCESS;
+    return memory_check_access_slow(api, role, ptr, b, write);
+}
 /* Whether any recorded block overlaps [ptr, ptr + size). */
 bool memory_overlaps(const void *ptr, size_t size, mem_block *hit);
 /* Bytes recorded on a backend device (-1: host memory) per origin, now and
