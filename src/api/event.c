@@ -95,7 +95,7 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     aclError err = get_pair(__func__, event, stream, &e, &s);
     if (err)
         return err;
-    if (s->ctx->phys != e->phys)
+    if (s->phys != e->phys)
         err = ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
                         "event %u and stream %d are on different devices", e->id, (int)s->id);
     else
@@ -328,7 +328,7 @@ ACL_EXPORT aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream strea
         return err;
     if (flag == ACL_EVENT_RECORD_EXTERNAL)
         err = check_external(__func__, e, s);
-    else if (s->ctx->phys != e->phys)
+    else if (s->phys != e->phys)
         err = ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
                         "event %u and stream %d are on different devices", e->id, (int)s->id);
     else

@@ -40,7 +40,7 @@ static aclError create(const char *api, aclrtStream *stream, uint32_t priority, 
     if (err)
         return err;
     acl_stream *s;
-    err = stream_create(ctx, priority, flag & known, &s);
+    err = stream_create(ctx, priority, flag & known, false, &s);
     int32_t device = ctx->device;
     context_put(ctx);
     if (err == ACL_ERROR_RT_NO_STREAM_RESOURCE)

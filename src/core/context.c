@@ -28,7 +28,7 @@ aclError context_create(const char *api, int32_t device, int32_t phys, bool is_d
         return acl_raise(api, err, "out of host memory for the handle table");
     }
     acl_stream *s;
-    err = stream_create(ctx, 0, 0, &s);
+    err = stream_create(ctx, 0, 0, true, &s);
     if (err) {
         object_take(&ctx->obj);
         return acl_raise(api, err, "creating the default stream on device %d failed", (int)device);

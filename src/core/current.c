@@ -43,10 +43,8 @@ aclError current_context_get(const char *api, acl_context **out)
                      "aclrtSetCurrentContext in it first");
 }
 
-aclError current_stream_get(const char *api, aclrtStream handle, acl_stream **out)
+aclError current_default_stream_get(const char *api, acl_stream **out)
 {
-    if (handle)
-        return stream_get(api, handle, out);
     /* The default stream's own handle first: no context lookup needed. */
     if (bound_default_stream) {
         *out = (acl_stream *)handle_get(bound_default_stream, HANDLE_STREAM);

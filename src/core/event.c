@@ -135,13 +135,10 @@ aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, siz
     return ACL_SUCCESS;
 }
 
-aclError event_get(const char *api, aclrtEvent handle, acl_event **out)
+aclError event_get_failed(const char *api, aclrtEvent handle)
 {
     if (!handle)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event is NULL");
-    *out = (acl_event *)handle_get(handle, HANDLE_EVENT);
-    if (*out)
-        return ACL_SUCCESS;
     return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live event%s", handle,
                      handle_kind_of(handle) ? " (it is another kind of handle)" : "");
 }

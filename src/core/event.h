@@ -60,8 +60,14 @@ aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event 
  * description and descriptor). Raises. */
 aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, size_t len, int fd,
                         acl_event **out);
+/* The failure of event_get, raised. */
+aclError event_get_failed(const char *api, aclrtEvent handle);
 /* The live event behind a handle, borrowed (event_put). Raises. */
-aclError event_get(const char *api, aclrtEvent handle, acl_event **out);
+static inline aclError event_get(const char *api, aclrtEvent handle, acl_event **out)
+{
+    *out = (acl_event *)handle_get(handle, HANDLE_EVENT); /* NULL for the NULL handle */
+    return __builtin_expect(*out != NULL, 1) ? ACL_SUCCESS : event_get_failed(api, handle);
+}
 /* Destroys the event behind a handle: exactly one of racing destroys wins.
  * Raises. */
 aclError event_destroy(const char *api, aclrtEvent handle);

@@ -102,7 +102,8 @@ aclError stream_submit_failed(const char *api, const acl_stream *s, const task *
     }
 }
 
-aclError stream_dispatch(acl_stream *s, const task *t)
+/* Inline in stream_submit, the path of every task. */
+static inline __attribute__((always_inline)) aclError dispatch(acl_stream *s, const task *t)
 {
     const backend_stream_ops *ops = backend()->stream;
     backend_stream *bs = stream_backend(s);
@@ -177,6 +178,11 @@ aclError stream_dispatch(acl_stream *s, const task *t)
     return ACL_ERROR_RT_INTERNAL_ERROR;
 }
 
+aclError stream_dispatch(acl_stream *s, const task *t)
+{
+    return dispatch(s, t);
+}
+
 aclError stream_submit(const char *api, acl_stream *s, const task *t)
 {
     /* The one place capture hooks in: work on a capturing stream is
@@ -199,11 +205,11 @@ aclError stream_submit(const char *api, acl_stream *s, const task *t)
                   "being built)"
                 : "");
     }
-    aclError err = stream_dispatch(s, t);
+    aclError err = dispatch(s, t);
     /* Counted after the call: a synchronize that read the count before
      * this store began before the call returned, and need not cover it. */
     uint_fast64_t seq = atomic_fetch_add_explicit(&s->queued, 1, memory_order_release) + 1;
-    if (s != s->ctx->default_stream)
+    if (!s->is_default)
         thread_last_task = (uint32_t)seq;
     return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
 }
@@ -300,7 +306,8 @@ static void stream_free(object *o)
     atomic_fetch_sub(&live_streams, 1);
 }
 
-aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_stream **out)
+aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool is_default,
+                       acl_stream **out)
 {
     const backend_ops *be = backend();
     if (atomic_fetch_add(&live_streams, 1) >= STREAM_LIMIT) {
@@ -333,6 +340,8 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
     s->id = atomic_fetch_add(&next_stream_id, 1);
+    s->phys = ctx->phys;
+    s->is_default = is_default;
     s->flags = flags;
     s->priority = priority;
     list_init(&s->ctx_link);
@@ -401,6 +410,7 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
         return err;
     }
     s->id = atomic_fetch_add(&next_stream_id, 1);
+    s->phys = ctx->phys;
     s->priority = acl_priority(&props, backend_priority);
     atomic_store_explicit(&s->exported, true, memory_order_relaxed);
     list_init(&s->ctx_link);
@@ -421,11 +431,8 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
     return ACL_SUCCESS;
 }
 
-aclError stream_get(const char *api, aclrtStream handle, acl_stream **out)
+aclError stream_get_failed(const char *api, aclrtStream handle)
 {
-    *out = (acl_stream *)handle_get(handle, HANDLE_STREAM);
-    if (*out)
-        return ACL_SUCCESS;
     return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live stream%s", handle,
                      handle_kind_of(handle) ? " (it is another kind of handle)" : "");
 }

@@ -34,6 +34,8 @@ typedef struct acl_stream {
     acl_context *ctx;   /* a reference */
     list_node ctx_link; /* in ctx->streams, under ctx->lock */
     int32_t id;
+    int32_t phys;    /* ctx->phys, at hand for every submission's checks */
+    bool is_default; /* ctx's default stream */
     uint32_t flags;
     uint32_t priority; /* ACL's 0 (highest) .. 7 */
     /* Attributes kept for aclrtGet/SetStreamAttribute. */
@@ -197,10 +199,12 @@ static inline capture *stream_capture(acl_stream *s)
 
 /* Makes a published stream in ctx, linked into ctx's stream list and
  * borrowed by the caller (stream_put); it holds a reference to ctx.
- * priority is ACL's 0..7. Bare codes:
+ * priority is ACL's 0..7; is_default for the context's default stream
+ * (context.c). Bare codes:
  * ACL_ERROR_RT_NO_STREAM_RESOURCE at the limit, ACL_ERROR_RT_CONTEXT_NULL
  * when ctx is being torn down, else the backend's. */
-aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_stream **out);
+aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool is_default,
+                       acl_stream **out);
 /* Like stream_create, for a native stream of the backend that the
  * application owns (backend_stream_ops.adopt): the stream is never
  * recycled and its native stream never destroyed, and it counts as
@@ -210,9 +214,15 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, acl_
  * ACL_ERROR_RT_STREAM_CONTEXT when the native stream belongs to another
  * device than ctx's (its device in *native_dev). */
 aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t *native_dev);
+/* The failure of stream_get, raised. */
+aclError stream_get_failed(const char *api, aclrtStream handle);
 /* The live stream behind a (non-NULL) handle, borrowed (stream_put).
  * Raises. current_stream_get also resolves NULL. */
-aclError stream_get(const char *api, aclrtStream handle, acl_stream **out);
+static inline aclError stream_get(const char *api, aclrtStream handle, acl_stream **out)
+{
+    *out = (acl_stream *)handle_get(handle, HANDLE_STREAM);
+    return __builtin_expect(*out != NULL, 1) ? ACL_SUCCESS : stream_get_failed(api, handle);
+}
 /* Ends a borrow (handle.h). */
 static inline void stream_put(acl_stream *s)
 {
