@@ -9,8 +9,10 @@
 # For each of aclrtRecordEvent, aclrtStreamWaitEvent, aclrtMemsetAsync (4 B
 # of device memory) and aclrtMemcpyAsync (4 B, pinned host to device) a loop
 # calls it ITERATIONS times (default 2000) on one stream, synchronizing every
-# 100 calls, after a warm-up of 200 that is not collected. Two figures per
-# call, on the calling thread only:
+# 100 calls, after a warm-up of 200 that is not collected; then the same for
+# an aclrtCreateEvent + aclrtDestroyEvent pair and an aclrtCreateStream +
+# aclrtDestroyStream pair. Two figures per call (per pair), on the calling
+# thread only:
 #   total    everything the call executes: argument checks, lookups, the
 #            core, and the host backend's enqueue (not its worker thread,
 #            which runs the work);
@@ -72,9 +74,21 @@ static inline __attribute__((always_inline)) void loop(int n)
         case 2:
             CHECK(aclrtMemsetAsync(dev, 4, 0, 4, s));
             break;
-        default:
+        case 3:
             CHECK(aclrtMemcpyAsync(dev, 4, host, 4, ACL_MEMCPY_HOST_TO_DEVICE, s));
             break;
+        case 4: {
+            aclrtEvent made;
+            CHECK(aclrtCreateEvent(&made));
+            CHECK(aclrtDestroyEvent(made));
+            break;
+        }
+        default: {
+            aclrtStream made;
+            CHECK(aclrtCreateStream(&made));
+            CHECK(aclrtDestroyStream(made));
+            break;
+        }
         }
         if (i % 100 == 99)
             CHECK(aclrtSynchronizeStream(s));
@@ -121,38 +135,40 @@ cc -O2 -fno-ipa-icf -I"$srcdir/include" -o "$work/loop" "$work/loop.c" -L"$build
   -lascendcl -Wl,-rpath,"$build/.libs"
 
 echo "instructions per call, host backend, $build ($iterations calls each)"
-printf '%-22s %7s %7s\n' call total library
+printf '%-38s %7s %7s\n' call total library
 which=0
-for fn in aclrtRecordEvent aclrtStreamWaitEvent aclrtMemsetAsync aclrtMemcpyAsync; do
+for fns in aclrtRecordEvent aclrtStreamWaitEvent aclrtMemsetAsync aclrtMemcpyAsync \
+           aclrtCreateEvent+aclrtDestroyEvent aclrtCreateStream+aclrtDestroyStream; do
   out="$work/cg.$which"
   ACLCUDA_BACKEND=host valgrind -q --tool=callgrind --collect-atstart=no \
     --toggle-collect=hot_loop --callgrind-out-file="$out" "$work/loop" "$which" "$iterations" \
     >/dev/null
   if [ -n "${ACLCUDA_CALLGRIND_OUT:-}" ]; then
-    cp "$out" "$ACLCUDA_CALLGRIND_OUT.$(echo "$fn" | sed 's/^aclrt//')"
+    cp "$out" "$ACLCUDA_CALLGRIND_OUT.$(echo "$fns" | sed 's/aclrt//g; s/+/-/')"
   fi
-  # In --tree=calling output, "COUNT (PERCENT)  *  FILE:FUNCTION" opens a
-  # function and "COUNT (PERCENT)  >  FILE:FUNCTION (Nx)" lines follow, one
-  # per callee with its inclusive count. The backend's share is what
-  # functions outside the host backend's files spend in calls into them.
-  callgrind_annotate --tree=calling --inclusive=yes --threshold=100 "$out" 2>/dev/null |
-    awk -v fn="$fn" -v n="$iterations" '
+  # In --tree=calling output, "COUNT  *  FILE:FUNCTION" opens a function and
+  # "COUNT  >  FILE:FUNCTION (Nx)" lines follow, one per callee with its
+  # inclusive count. The backend's share is what functions outside the host
+  # backend's files spend in calls into them.
+  callgrind_annotate --tree=calling --inclusive=yes --show-percs=no --threshold=100 "$out" \
+    2>/dev/null |
+    awk -v fns="$fns" -v n="$iterations" '
       function file_of(s) { sub(/:[^:]*$/, "", s); return s }
       function name_of(s) { sub(/^.*:/, "", s); return s }
-      $2 ~ /^\(/ && ($3 == "*" || $3 == ">") {
+      $1 ~ /^[0-9,]+$/ && ($2 == "*" || $2 == ">") {
         count = $1; gsub(",", "", count)
-        if ($3 == "*") {
-          caller = name_of($4)
-          caller_backend = file_of($4) ~ /backend[\/_]host/
-        } else if (caller == "hot_loop" && name_of($4) == fn) {
+        if ($2 == "*") {
+          caller = name_of($3)
+          caller_backend = file_of($3) ~ /backend[\/_]host/
+        } else if (caller == "hot_loop" && index("+" fns "+", "+" name_of($3) "+")) {
           total += count
-        } else if (!caller_backend && file_of($4) ~ /backend[\/_]host/) {
+        } else if (!caller_backend && file_of($3) ~ /backend[\/_]host/) {
           backend += count
         }
       }
       END {
-        if (!total) { print "no count for " fn > "/dev/stderr"; exit 1 }
-        printf "%-22s %7d %7d\n", fn, total / n, (total - backend) / n
+        if (!total) { print "no count for " fns > "/dev/stderr"; exit 1 }
+        printf "%-38s %7d %7d\n", fns, total / n, (total - backend) / n
       }'
   which=$((which + 1))
 done
