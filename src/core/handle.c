@@ -166,6 +166,16 @@ typedef struct thread_reader {
 
 static _Thread_local thread_reader tr;
 
+/* &tr, held in a register by its users: the empty asm makes the address
+ * opaque, or the compiler would recompute it (a TLS descriptor call) at
+ * every use. */
+static inline thread_reader *self(void)
+{
+    thread_reader *t = &tr;
+    __asm__("" : "+r"(t));
+    return t;
+}
+
 static void reader_exit(void *record)
 {
     reader *r = record;
@@ -206,28 +216,41 @@ static reader *reader_register(void)
 static void reclaim_try(void);
 static void settle_retired(thread_reader *t);
 
-/* The one fenced store of a call: the entry must be visible before any
- * slot is read, so that a reclaimer that does not see it freed nothing
- * this thread can reach. */
-static inline void section_enter(void)
+/* A first borrow without a reader record yet: made now, or, out of
+ * memory, the section is counted instead. */
+static void section_enter_unrecorded(thread_reader *t)
 {
-    thread_reader *t = &tr;
-    if (t->depth++ == 0) {
-        reader *r = t->me ? t->me : reader_register();
-        t->unrecorded = !r;
-        if (r)
-            (void)atomic_exchange_explicit(
-                &r->epoch, atomic_load_explicit(&global_epoch, memory_order_relaxed),
-                memory_order_seq_cst);
-        else
-            atomic_fetch_add_explicit(&unrecorded_readers, 1, memory_order_seq_cst);
-    }
+    reader *r = reader_register();
+    t->unrecorded = !r;
+    if (r)
+        (void)atomic_exchange_explicit(&r->epoch,
+                                       atomic_load_explicit(&global_epoch, memory_order_relaxed),
+                                       memory_order_seq_cst);
+    else
+        atomic_fetch_add_explicit(&unrecorded_readers, 1, memory_order_seq_cst);
 }
 
-static inline void section_exit(void)
+/* n borrows begin. The outermost one makes the one fenced store of a call:
+ * the entry must be visible before any slot is read, so that a reclaimer
+ * that does not see it freed nothing this thread can reach. */
+static inline void section_enter(thread_reader *t, unsigned n)
 {
-    thread_reader *t = &tr;
-    if (--t->depth == 0) {
+    unsigned depth = t->depth;
+    t->depth = depth + n;
+    if (depth)
+        return;
+    if (__builtin_expect(t->me != NULL, 1))
+        (void)atomic_exchange_explicit(&t->me->epoch,
+                                       atomic_load_explicit(&global_epoch, memory_order_relaxed),
+                                       memory_order_seq_cst);
+    else
+        section_enter_unrecorded(t);
+}
+
+/* n borrows end; with the outermost, the section. */
+static inline void section_exit(thread_reader *t, unsigned n)
+{
+    if ((t->depth -= n) == 0) {
         if (t->unrecorded)
             atomic_fetch_sub_explicit(&unrecorded_readers, 1, memory_order_release);
         else
@@ -241,25 +264,21 @@ static inline void section_exit(void)
 
 void borrow_begin(void)
 {
-    section_enter();
+    section_enter(&tr, 1);
 }
 
 unsigned borrow_suspend(void)
 {
     unsigned saved = tr.depth;
-    if (saved) {
-        tr.depth = 1;
-        section_exit();
-    }
+    if (saved)
+        section_exit(&tr, saved);
     return saved;
 }
 
 void borrow_resume(unsigned saved)
 {
-    if (saved) {
-        section_enter();
-        tr.depth = saved;
-    }
+    if (saved)
+        section_enter(&tr, saved);
 }
 
 /* Frees the object and recycles its slot with the next generation (0 is
@@ -373,7 +392,8 @@ static void settle_retired(thread_reader *t)
 
 /* The handle is withdrawn and no counted reference is left. A thread in a
  * read section cannot free it yet (it may be the one still using it): it
- * waits for the section's end. */
+ * waits for the section's end. Outside a section it is freed at once
+ * unless a reader entered before the retirement is still inside. */
 static void retire(object *o)
 {
     o->retired_epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
@@ -382,11 +402,21 @@ static void retire(object *o)
         tr.retired = o;
         return;
     }
+    if (o->retired_epoch < oldest_reader()) {
+        free_object(o);
+        return;
+    }
     retired_push(o);
     reclaim_try();
 }
 
 /* ---- lookups and references ----------------------------------------------------- */
+
+/* Whether a slot's word says live with this identity. */
+static inline bool word_is(uint64_t w, uint64_t identity)
+{
+    return w >> 24 == identity && (w & WORD_LIVE);
+}
 
 object *handle_get(const void *h, handle_kind kind)
 {
@@ -394,19 +424,46 @@ object *handle_get(const void *h, handle_kind kind)
     slot *s = decode(h, kind, &identity);
     if (!s)
         return NULL;
-    section_enter();
-    uint64_t w = atomic_load_explicit(&s->word, memory_order_acquire);
-    if (w >> 24 != identity || !(w & WORD_LIVE)) {
-        section_exit();
-        return NULL;
+    thread_reader *t = self();
+    section_enter(t, 1);
+    if (__builtin_expect(word_is(atomic_load_explicit(&s->word, memory_order_acquire), identity),
+                         1))
+        return s->obj;
+    section_exit(t, 1);
+    return NULL;
+}
+
+bool handle_get_pair(const void *ha, handle_kind ka, const void *hb, handle_kind kb, object **a,
+                     object **b)
+{
+    uint64_t ida, idb;
+    slot *sa = decode(ha, ka, &ida), *sb = decode(hb, kb, &idb);
+    if (!sa || !sb)
+        return false;
+    thread_reader *t = self();
+    section_enter(t, 2);
+    if (__builtin_expect(word_is(atomic_load_explicit(&sa->word, memory_order_acquire), ida) &&
+                             word_is(atomic_load_explicit(&sb->word, memory_order_acquire), idb),
+                         1)) {
+        *a = sa->obj;
+        *b = sb->obj;
+        return true;
     }
-    return s->obj;
+    section_exit(t, 2);
+    return false;
 }
 
 void object_put(object *o)
 {
     (void)o;
-    section_exit();
+    section_exit(self(), 1);
+}
+
+void object_put_pair(object *a, object *b)
+{
+    (void)a;
+    (void)b;
+    section_exit(self(), 2);
 }
 
 handle_kind handle_kind_of(const void *h)

@@ -87,6 +87,13 @@ void *handle_of(const object *o);
 object *handle_get(const void *h, handle_kind kind);
 /* Ends a borrow (o is what was borrowed; kept for readability). */
 void object_put(object *o);
+/* Two lookups at once, for calls on two objects (an event and a stream):
+ * true with both borrowed (object_put_pair, or object_put for each), false
+ * with nothing borrowed when either is not a live handle of its kind (the
+ * caller looks them up one at a time to say which). */
+bool handle_get_pair(const void *ha, handle_kind ka, const void *hb, handle_kind kb, object **a,
+                     object **b);
+void object_put_pair(object *a, object *b);
 /* Starts a borrow without a lookup, for a creator that hands out a new
  * object before ending its call. */
 void borrow_begin(void);
