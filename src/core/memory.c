@@ -115,24 +115,13 @@ static aclError registry_add(const mem_block *in)
     return ACL_SUCCESS;
 }
 
-/* Copies the block containing ptr into *out; false when ptr lies in no
- * ACL allocation (pageable host memory, or nothing at all). */
-bool registry_find(const void *ptr, mem_block *out)
+/* registry_find past its thread's cache: the tree, under the lock. */
+static __attribute__((noinline)) bool registry_find_locked(const void *ptr, mem_block *out,
+                                                           lookup_cache *cache,
+                                                           uint_fast64_t generation)
 {
-    lookup_cache *cache = &tls_lookups;
-    uint_fast64_t generation = atomic_load_explicit(&alloc_tree_generation, memory_order_acquire);
-    if (cache->generation == generation) {
-        for (unsigned i = 0; i < cache->count; i++) {
-            const mem_block *b = &cache->blocks[i];
-            if ((uintptr_t)ptr - b->base < b->size) {
-                *out = *b;
-                return true;
-            }
-        }
-    } else {
+    if (cache->generation != generation)
         *cache = (lookup_cache){.generation = generation};
-    }
-
     mem_block key = {.base = (uintptr_t)ptr, .size = 1};
     bool found = false;
     pthread_mutex_lock(&alloc_tree_lock);
@@ -150,6 +139,26 @@ bool registry_find(const void *ptr, mem_block *out)
             cache->count++;
     }
     return found;
+}
+
+/* Copies the block containing ptr into *out; false when ptr lies in no
+ * ACL allocation (pageable host memory, or nothing at all). The thread's
+ * cache first; only a miss takes the lock (a separate function, so that a
+ * hit costs no stack frame). */
+bool registry_find(const void *ptr, mem_block *out)
+{
+    lookup_cache *cache = &tls_lookups;
+    __asm__("" : "+r"(cache)); /* keeps the address: no second TLS descriptor call */
+    uint_fast64_t generation = atomic_load_explicit(&alloc_tree_generation, memory_order_acquire);
+    const mem_block *b = cache->blocks,
+                    *end = b + (cache->generation == generation ? cache->count : 0);
+    for (; b < end; b++) {
+        if ((uintptr_t)ptr - b->base < b->size) {
+            *out = *b;
+            return true;
+        }
+    }
+    return registry_find_locked(ptr, out, cache, generation);
 }
 
 /* Unregisters the block starting exactly at ptr if its origin is in the
