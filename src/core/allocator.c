@@ -1,6 +1,7 @@
 /* Custom allocators (see allocator.h). One mutex guards the descriptors'
  * fields and the per-stream registrations. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "core/allocator.h"
@@ -22,6 +23,9 @@ typedef struct registration {
 
 static pthread_mutex_t allocator_lock = PTHREAD_MUTEX_INITIALIZER;
 static registration *registrations;
+/* How many registrations there are, also readable without the lock: every
+ * stream's destruction asks, and most programs register none. */
+static atomic_size_t registration_count;
 
 static void desc_free(object *o)
 {
@@ -127,6 +131,7 @@ aclError allocator_register(const char *api, acl_stream *s, aclrtAllocatorDesc h
     } else {
         *r = (registration){s, fns, NULL};
         *at = r;
+        atomic_fetch_add_explicit(&registration_count, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&allocator_lock);
     return ACL_SUCCESS;
@@ -134,13 +139,17 @@ aclError allocator_register(const char *api, acl_stream *s, aclrtAllocatorDesc h
 
 void allocator_unregister(acl_stream *s)
 {
+    if (atomic_load_explicit(&registration_count, memory_order_relaxed) == 0)
+        return;
     pthread_mutex_lock(&allocator_lock);
     registration **at = &registrations;
     while (*at != NULL && (*at)->stream != s)
         at = &(*at)->next;
     registration *r = *at;
-    if (r != NULL)
+    if (r != NULL) {
         *at = r->next;
+        atomic_fetch_sub_explicit(&registration_count, 1, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&allocator_lock);
     free(r);
 }
@@ -156,6 +165,8 @@ void allocator_unregister_handle(aclrtStream stream)
 
 bool allocator_of(const acl_stream *s, allocator_fns *out)
 {
+    if (atomic_load_explicit(&registration_count, memory_order_relaxed) == 0)
+        return false;
     pthread_mutex_lock(&allocator_lock);
     registration *r = registrations;
     while (r != NULL && r->stream != s)

@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,9 @@ typedef struct registry {
 
 static pthread_mutex_t statecb_lock = PTHREAD_MUTEX_INITIALIZER;
 static registry registries[KINDS];
+/* Each registry's count, also readable without the lock: every stream's
+ * creation and destruction asks, and most programs register nothing. */
+static atomic_size_t registered[KINDS];
 
 aclError statecb_register(const char *api, statecb_kind kind, const char *name, void (*fn)(void),
                           void *args)
@@ -66,6 +70,7 @@ aclError statecb_register(const char *api, statecb_kind kind, const char *name, 
             r->count++;
         }
     }
+    atomic_store_explicit(&registered[kind], r->count, memory_order_release);
     pthread_mutex_unlock(&statecb_lock);
     if (err == ACL_ERROR_RT_PARAM_INVALID)
         return acl_raise(api, err,
@@ -82,6 +87,9 @@ aclError statecb_register(const char *api, statecb_kind kind, const char *name, 
 static entry *snapshot(statecb_kind kind, size_t *count)
 {
     registry *r = &registries[kind];
+    *count = 0;
+    if (atomic_load_explicit(&registered[kind], memory_order_acquire) == 0)
+        return NULL;
     pthread_mutex_lock(&statecb_lock);
     entry *copy = r->count ? malloc(r->count * sizeof *copy) : NULL;
     *count = copy ? r->count : 0;
@@ -116,6 +124,8 @@ int32_t statecb_task_abort(int32_t device, aclrtDeviceTaskAbortStage stage, uint
 
 static void stream_state(acl_stream *s, aclrtStreamState state)
 {
+    if (atomic_load_explicit(&registered[STATECB_STREAM], memory_order_acquire) == 0)
+        return; /* the common case, on every stream's creation and destruction */
     size_t count;
     entry *e = snapshot(STATECB_STREAM, &count);
     aclrtStream handle = handle_of(&s->obj);
