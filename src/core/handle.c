@@ -9,7 +9,8 @@
  *
  * Slots live in chunks that are never freed or moved, so a lookup of any
  * value reads only valid memory; the chunk directory is filled under
- * table_lock and read without it.
+ * table_lock and read without it. Free slots wait on a lock-free stack, so
+ * that making and destroying an object takes no lock here.
  *
  * Reclamation (see handle.h, "borrowing"). Each thread that borrows has a
  * reader record holding the global epoch it entered its read section at,
@@ -46,13 +47,16 @@ enum {
 typedef struct slot {
     _Atomic uint64_t word;
     object *obj;
-    uint32_t next_free; /* under table_lock, while free */
+    _Atomic uint32_t next_free; /* while free: the next on the free stack */
 } __attribute__((aligned(64))) slot;
 
 static _Atomic(slot *) chunks[MAX_CHUNKS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t slots_made;          /* under table_lock */
-static uint32_t free_head = NO_SLOT; /* under table_lock */
+static uint32_t slots_made; /* under table_lock */
+/* The free stack's top slot in the low half (NO_SLOT: empty), a count of
+ * its changes in the high half: a pop that read a next that is stale since
+ * cannot succeed (ABA). */
+static _Atomic uint64_t free_top = NO_SLOT;
 static atomic_uint live_count;
 
 static inline uint64_t word_identity(uint32_t generation, handle_kind kind)
@@ -79,15 +83,42 @@ static inline slot *decode(const void *h, handle_kind kind, uint64_t *identity)
     return slot_at(index);
 }
 
-/* A free slot index, under table_lock; NO_SLOT when out of memory or
- * slots. Fresh slots start at generation 1. */
-static uint32_t slot_alloc(void)
+static inline uint64_t free_top_next(uint64_t top, uint32_t index)
 {
-    if (free_head != NO_SLOT) {
-        uint32_t index = free_head;
-        free_head = slot_at(index)->next_free;
-        return index;
+    return ((top >> 32) + 1) << 32 | index;
+}
+
+/* A recycled slot index, NO_SLOT when none is free. A slot's memory stays
+ * valid once made, so reading the next of a slot another thread popped
+ * meanwhile is harmless: the change count makes that pop fail. */
+static uint32_t free_pop(void)
+{
+    uint64_t top = atomic_load_explicit(&free_top, memory_order_acquire);
+    for (;;) {
+        uint32_t index = (uint32_t)top;
+        if (index == NO_SLOT)
+            return NO_SLOT;
+        uint32_t next = atomic_load_explicit(&slot_at(index)->next_free, memory_order_relaxed);
+        if (atomic_compare_exchange_weak_explicit(&free_top, &top, free_top_next(top, next),
+                                                  memory_order_acquire, memory_order_acquire))
+            return index;
     }
+}
+
+static void free_push(uint32_t index)
+{
+    slot *s = slot_at(index);
+    uint64_t top = atomic_load_explicit(&free_top, memory_order_relaxed);
+    do
+        atomic_store_explicit(&s->next_free, (uint32_t)top, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&free_top, &top, free_top_next(top, index),
+                                                  memory_order_release, memory_order_relaxed));
+}
+
+/* A slot index never used, under table_lock; NO_SLOT when out of memory or
+ * slots. Fresh slots start at generation 1. */
+static uint32_t slot_make(void)
+{
     uint32_t index = slots_made;
     if (index >> CHUNK_SHIFT >= MAX_CHUNKS)
         return NO_SLOT;
@@ -98,6 +129,7 @@ static uint32_t slot_alloc(void)
         for (uint32_t i = 0; i < CHUNK_SLOTS; i++) {
             atomic_init(&chunk[i].word, (uint64_t)1 << 32);
             chunk[i].obj = NULL;
+            atomic_init(&chunk[i].next_free, NO_SLOT);
         }
         atomic_store_explicit(&chunks[index >> CHUNK_SHIFT], chunk, memory_order_release);
     }
@@ -107,11 +139,14 @@ static uint32_t slot_alloc(void)
 
 aclError handle_publish(object *o, handle_kind kind, object_free_fn free_fn)
 {
-    pthread_mutex_lock(&table_lock);
-    uint32_t index = slot_alloc();
-    pthread_mutex_unlock(&table_lock);
-    if (index == NO_SLOT)
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    uint32_t index = free_pop();
+    if (index == NO_SLOT) {
+        pthread_mutex_lock(&table_lock);
+        index = slot_make();
+        pthread_mutex_unlock(&table_lock);
+        if (index == NO_SLOT)
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
     o->slot = index;
     o->kind = kind;
     o->free = free_fn;
@@ -295,10 +330,7 @@ static void free_object(object *o)
     s->obj = NULL;
     atomic_store_explicit(&s->word, (uint64_t)generation << 32, memory_order_release);
     atomic_fetch_sub_explicit(&live_count, 1, memory_order_relaxed);
-    pthread_mutex_lock(&table_lock);
-    s->next_free = free_head;
-    free_head = index;
-    pthread_mutex_unlock(&table_lock);
+    free_push(index);
 }
 
 /* The oldest epoch any reader is inside, UINT64_MAX when none is. */
