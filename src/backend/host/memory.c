@@ -61,6 +61,22 @@ typedef struct arena {
 
 static arena arenas[HOST_MAX_DEVICES];
 static pthread_once_t arenas_once = PTHREAD_ONCE_INIT;
+/* Arenas 0 .. arenas_touched-1 may have been used; it grows under
+ * arenas_grow_lock, which a fork holds, so that the fork locks exactly the
+ * arenas in use (it already holds every module's locks at once, and TSan
+ * follows at most 64 per thread). */
+static _Atomic int arenas_touched;
+static pthread_mutex_t arenas_grow_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void arena_touch(int32_t dev)
+{
+    if (dev < atomic_load_explicit(&arenas_touched, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&arenas_grow_lock);
+    if (dev >= atomic_load_explicit(&arenas_touched, memory_order_relaxed))
+        atomic_store_explicit(&arenas_touched, dev + 1, memory_order_release);
+    pthread_mutex_unlock(&arenas_grow_lock);
+}
 
 static void arenas_init(void)
 {
@@ -186,6 +202,7 @@ static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
     } while (!atomic_compare_exchange_weak(&host_device_used[dev], &used, used + charged));
 
     pthread_once(&arenas_once, arenas_init);
+    arena_touch(dev);
     arena *a = &arenas[dev];
     alloc_header *h = NULL;
     pthread_mutex_lock(&a->lock);
@@ -264,21 +281,22 @@ aclError host_arena_export(int32_t dev, const void *ptr, size_t size, int *fd, u
 
 static void arenas_lock(void)
 {
-    pthread_once(&arenas_once, arenas_init);
-    for (int i = 0; i < HOST_MAX_DEVICES; i++)
+    pthread_mutex_lock(&arenas_grow_lock);
+    for (int i = 0; i < atomic_load_explicit(&arenas_touched, memory_order_relaxed); i++)
         pthread_mutex_lock(&arenas[i].lock);
 }
 
 static void arenas_unlock(void)
 {
-    for (int i = HOST_MAX_DEVICES; i-- > 0;)
+    for (int i = atomic_load_explicit(&arenas_touched, memory_order_relaxed); i-- > 0;)
         pthread_mutex_unlock(&arenas[i].lock);
+    pthread_mutex_unlock(&arenas_grow_lock);
 }
 
 /* The child keeps a private copy of what its parent's arenas hold. */
 static void arenas_child(void)
 {
-    for (int i = 0; i < HOST_MAX_DEVICES; i++) {
+    for (int i = 0; i < atomic_load_explicit(&arenas_touched, memory_order_relaxed); i++) {
         arena *a = &arenas[i];
         if (a->fd < 0)
             continue;
