@@ -57,7 +57,6 @@ static uint32_t slots_made; /* under table_lock */
  * its changes in the high half: a pop that read a next that is stale since
  * cannot succeed (ABA). */
 static _Atomic uint64_t free_top = NO_SLOT;
-static atomic_uint live_count;
 
 static inline uint64_t word_identity(uint32_t generation, handle_kind kind)
 {
@@ -153,7 +152,6 @@ aclError handle_publish(object *o, handle_kind kind, object_free_fn free_fn)
     slot *s = slot_at(index);
     s->obj = o;
     uint32_t generation = (uint32_t)(atomic_load_explicit(&s->word, memory_order_relaxed) >> 32);
-    atomic_fetch_add_explicit(&live_count, 1, memory_order_relaxed);
     /* Release: a lookup that sees the word sees obj and the object. */
     atomic_store_explicit(&s->word, word_identity(generation, kind) << 24 | WORD_LIVE,
                           memory_order_release);
@@ -329,7 +327,6 @@ static void free_object(object *o)
         generation = 1;
     s->obj = NULL;
     atomic_store_explicit(&s->word, (uint64_t)generation << 32, memory_order_release);
-    atomic_fetch_sub_explicit(&live_count, 1, memory_order_relaxed);
     free_push(index);
 }
 
@@ -560,11 +557,6 @@ object *handle_take(const void *h, handle_kind kind)
 bool object_live(const object *o)
 {
     return atomic_load_explicit(&slot_at(o->slot)->word, memory_order_acquire) & WORD_LIVE;
-}
-
-uint32_t handle_live_count(void)
-{
-    return atomic_load_explicit(&live_count, memory_order_relaxed);
 }
 
 /* ---- fork --------------------------------------------------------------------------

@@ -121,7 +121,4 @@ object *handle_take(const void *h, handle_kind kind);
 /* Whether o's handle is still live (not yet taken). */
 bool object_live(const object *o);
 
-/* How many handles are live (for tests of leaks and limits). */
-uint32_t handle_live_count(void);
-
 #endif
