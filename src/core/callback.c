@@ -141,6 +141,9 @@ struct report_thread {
 static pthread_mutex_t report_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 /* One registry per channel: a thread may serve both, as two records. */
 static report_thread *report_registries[CHANNEL_COUNT];
+/* How many records the registries hold, also readable without the lock:
+ * every stream's destruction asks, and most programs have none. */
+static atomic_uint report_thread_count;
 
 /* What a channel's messages call its functions. */
 static const char *const subscribe_name[CHANNEL_COUNT] = {"aclrtSubscribeReport",
@@ -219,6 +222,7 @@ static void report_thread_put_locked(report_thread *rt)
     for (report_thread **p = &report_registries[rt->channel]; *p; p = &(*p)->next) {
         if (*p == rt) {
             *p = rt->next;
+            atomic_fetch_sub_explicit(&report_thread_count, 1, memory_order_relaxed);
             break;
         }
     }
@@ -333,6 +337,7 @@ aclError callback_subscribe(const char *api, callback_channel channel, uint64_t 
     if (created) {
         rt->next = report_registries[channel];
         report_registries[channel] = rt;
+        atomic_fetch_add_explicit(&report_thread_count, 1, memory_order_relaxed);
     }
     atomic_fetch_add(&rt->refs, 1); /* the stream's reference */
 
@@ -373,6 +378,12 @@ aclError callback_unsubscribe(const char *api, callback_channel channel, uint64_
 static void stream_gone(void *subject)
 {
     acl_stream *s = subject;
+    /* Without a report thread no stream has a subscriber and no call waits
+     * anywhere: nothing to do (the common case, on every stream's
+     * destruction). A subscriber is a record of the registry for as long as
+     * it serves a stream, and so is a thread holding calls. */
+    if (atomic_load_explicit(&report_thread_count, memory_order_relaxed) == 0)
+        return;
     pthread_mutex_lock(&report_registry_lock);
     for (int channel = 0; channel < CHANNEL_COUNT; channel++) {
         report_thread *subscriber = subscription_take(s, (callback_channel)channel);
