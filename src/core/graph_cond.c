@@ -465,8 +465,7 @@ aclError cond_capture_end(const char *api, acl_stream *s, capture *c, aclmdlRI *
     bool invalidated = atomic_load(&c->invalidated);
     for (size_t i = 0; i < c->nstreams && !invalidated; i++)
         model_add_member(m, c->streams[i]);
-    aclError err =
-        backend()->graph->capture_end_into(stream_backend(s), c->into, invalidated);
+    aclError err = backend()->graph->capture_end_into(stream_backend(s), c->into, invalidated);
     bool mine = capture_finish(c);
     if (mine)
         capture_unref(c); /* the registry's */

@@ -110,7 +110,7 @@ struct acl_model {
     /* Its tasks (graph_task.c), once its capture or build ended. */
     model_task *tasks;
     size_t ntasks;
-    bool updating; /* changes staged for aclmdlRIUpdate */
+    bool updating;          /* changes staged for aclmdlRIUpdate */
     acl_model *next_listed; /* in listed_models, under registry_lock */
     /* Conditional tasks (graph_cond.c): the conditions made for it, held;
      * the models of its conditional tasks' branches, held; for a branch,

@@ -26,7 +26,7 @@
 #include "util/fork.h"
 
 enum {
-    OP_INFO_MAX = 64 * 1024,  /* ACL: (0, 64K] bytes */
+    OP_INFO_MAX = 64 * 1024,    /* ACL: (0, 64K] bytes */
     EXTEND_INFO_MAX = 4 * 1024, /* ACL: longer text is cut */
 };
 
@@ -140,8 +140,8 @@ static void task_describe(model_task *mt, const task *t)
     case TASK_WAIT:
         if (!hint.event || t->u.event != event_backend(hint.event))
             break; /* the library's own (a build joining its streams) */
-        mt->type = t->kind == TASK_RECORD ? ACL_MODEL_RI_TASK_EVENT_RECORD
-                                          : ACL_MODEL_RI_TASK_EVENT_WAIT;
+        mt->type =
+            t->kind == TASK_RECORD ? ACL_MODEL_RI_TASK_EVENT_RECORD : ACL_MODEL_RI_TASK_EVENT_WAIT;
         mt->p.event.event = handle_of(&hint.event->obj);
         mt->p.event.event_flag = hint.event->flags;
         break;
@@ -307,8 +307,7 @@ static acl_model *model_of_stream(acl_stream *s)
     return found;
 }
 
-aclError model_tasks_by_stream(const char *api, acl_stream *s, aclmdlRITask *tasks,
-                               uint32_t *count)
+aclError model_tasks_by_stream(const char *api, acl_stream *s, aclmdlRITask *tasks, uint32_t *count)
 {
     if (!count)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "numTasks is NULL");
@@ -357,15 +356,14 @@ aclError model_tasks_by_stream(const char *api, acl_stream *s, aclmdlRITask *tas
 }
 
 /* The task behind a handle, borrowed: its model locked (task_put). */
-static aclError task_get(const char *api, aclmdlRITask handle, acl_model_task **out,
-                         model_task **t)
+static aclError task_get(const char *api, aclmdlRITask handle, acl_model_task **out, model_task **t)
 {
     if (!handle)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "task is NULL");
     acl_model_task *o = (acl_model_task *)handle_get(handle, HANDLE_MODEL_TASK);
     if (!o)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live task of a model%s",
-                         handle, handle_kind_of(handle) ? " (it is another kind of handle)" : "");
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is not a live task of a model%s", handle,
+                         handle_kind_of(handle) ? " (it is another kind of handle)" : "");
     pthread_mutex_lock(&o->model->lock);
     *out = o;
     *t = &o->model->tasks[o->index];
@@ -470,8 +468,7 @@ static aclError check_changeable(const char *api, const acl_model *m)
     if (m->state == MODEL_READY)
         return ACL_SUCCESS;
     return acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
-                     "model %u is not ready (its capture or build has not ended)",
-                     (unsigned)m->id);
+                     "model %u is not ready (its capture or build has not ended)", (unsigned)m->id);
 }
 
 /* A kernel's new launch from ACL's task parameters, into k. Raises. */
@@ -505,8 +502,8 @@ static aclError kernel_from_params(const char *api, const acl_model *m, const ta
     if (!err && f->params_known) {
         if (size < f->param_bytes)
             err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "kernel \"%s\" takes %zu bytes of parameters; argsSize is %zu",
-                            f->name, f->param_bytes, size);
+                            "kernel \"%s\" takes %zu bytes of parameters; argsSize is %zu", f->name,
+                            f->param_bytes, size);
         size = f->param_bytes;
     }
     if (!err && cooperative != old->cooperative)
@@ -573,7 +570,8 @@ static aclError set_op_info(const char *api, model_task *t, const void *info, si
     return ACL_SUCCESS;
 }
 
-aclError model_task_set_params(const char *api, aclmdlRITask handle, const aclmdlRITaskParams *params)
+aclError model_task_set_params(const char *api, aclmdlRITask handle,
+                               const aclmdlRITaskParams *params)
 {
     if (!params)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "params is NULL");
@@ -612,12 +610,12 @@ aclError model_task_set_params(const char *api, aclmdlRITask handle, const aclmd
     case ACL_MODEL_RI_TASK_VALUE_WRITE:
     case ACL_MODEL_RI_TASK_VALUE_WAIT: {
         bool wait = t->type == ACL_MODEL_RI_TASK_VALUE_WAIT;
-        void *addr = wait ? params->valueWaitTaskParams.devAddr
-                          : params->valueWriteTaskParams.devAddr;
+        void *addr =
+            wait ? params->valueWaitTaskParams.devAddr : params->valueWriteTaskParams.devAddr;
         if (!addr || (uintptr_t)addr % 8) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "devAddr %p: an 8-byte aligned address of device memory is needed",
-                            addr);
+            err =
+                acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                          "devAddr %p: an 8-byte aligned address of device memory is needed", addr);
             goto out;
         }
         if (wait && (err = check_wait_flag(api, params->valueWaitTaskParams.flag)))
@@ -769,8 +767,8 @@ static aclError apply_params(const char *api, acl_model *m, model_task *t)
     }
     case ACL_MODEL_RI_TASK_VALUE_WRITE:
     case ACL_MODEL_RI_TASK_VALUE_WAIT:
-        w.kind = t->type == ACL_MODEL_RI_TASK_VALUE_WRITE ? NODE_WORK_VALUE_WRITE
-                                                          : NODE_WORK_VALUE_WAIT;
+        w.kind =
+            t->type == ACL_MODEL_RI_TASK_VALUE_WRITE ? NODE_WORK_VALUE_WRITE : NODE_WORK_VALUE_WAIT;
         w.u.value.addr = t->p.value.addr;
         w.u.value.value = t->p.value.value;
         w.u.value.cmp = t->p.value.flag;
@@ -982,8 +980,8 @@ aclError model_task_update_async(const char *api, acl_stream *task_stream, uint3
         if (t->type != ACL_MODEL_RI_TASK_KERNEL)
             err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "task %u of stream %d is no kernel",
                             task_id, (int)task_stream->id);
-        if (!err && !(err = read_device(api, "funcEntryAddr", a->funcEntryAddr, &entry,
-                                        sizeof entry)))
+        if (!err &&
+            !(err = read_device(api, "funcEntryAddr", a->funcEntryAddr, &entry, sizeof entry)))
             err = read_device(api, "blockDimAddr", a->blockDimAddr, &blocks, sizeof blocks);
         if (!err && (blocks == 0 || blocks > KERNEL_GRID_MAX))
             err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "numBlocks %u read from %p", blocks,
@@ -1029,8 +1027,7 @@ aclError model_task_update_async(const char *api, acl_stream *task_stream, uint3
                 err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                                 "randomNum 0: the task cannot become empty");
             node_work w = {.kind = NODE_WORK_RANDOM, .u.random = &p};
-            if (!err &&
-                (err = backend()->graph->set_node(m->graph, t->node, m->phys, &w)))
+            if (!err && (err = backend()->graph->set_node(m->graph, t->node, m->phys, &w)))
                 err = acl_raise(api, err, "task %u could not take the update: %s", task_id,
                                 acl_error_text(err));
             if (!err)

@@ -56,6 +56,7 @@
     X(cuMemImportFromShareableHandle, 10020)                                                       \
     X(cuGraphKernelNodeGetParams, 12000)                                                           \
     X(cuGraphExecKernelNodeSetParams, 12000)                                                       \
+    X(cuGraphNodeGetType, 10000)                                                                   \
     X(cuGraphBatchMemOpNodeGetParams, 11070)                                                       \
     X(cuGraphExecBatchMemOpNodeSetParams, 11070)
 

@@ -166,6 +166,8 @@ static const char *node_kind(enum cudaGraphNodeType type)
         return "event wait";
     case cudaGraphNodeTypeEventRecord:
         return "event record";
+    case cudaGraphNodeTypeConditional:
+        return "conditional";
     default:
         return "other";
     }
@@ -202,10 +204,32 @@ static aclError update_failed(cudaError_t err)
     return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
 }
 
+/* Whether n is a batch of stream memory operations (a captured value
+ * write or wait), a kind the runtime's node types do not name. */
+static bool is_memop(cudaGraphNode_t n)
+{
+    CUgraphNodeType type;
+    return driver_ready() && drv.cuGraphNodeGetType &&
+           drv.cuGraphNodeGetType((CUgraphNode)n, &type) == CUDA_SUCCESS &&
+           type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+}
+
 /* Node `to` of g's executable graph takes the parameters of node `from`
  * (of a live graph), of the same kind. */
 static aclError update_from(backend_graph *g, cudaGraphNode_t to, cudaGraphNode_t from)
 {
+    if (is_memop(from) || is_memop(to)) {
+        /* Value writes and waits: their addresses, values and comparisons
+         * may change. */
+        if (!is_memop(from) || !is_memop(to) || !drv.cuGraphBatchMemOpNodeGetParams ||
+            !drv.cuGraphExecBatchMemOpNodeSetParams)
+            return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+        CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+        CUresult r = drv.cuGraphBatchMemOpNodeGetParams((CUgraphNode)from, &p);
+        if (r == CUDA_SUCCESS)
+            r = drv.cuGraphExecBatchMemOpNodeSetParams((CUgraphExec)g->exec, (CUgraphNode)to, &p);
+        return r == CUDA_SUCCESS ? ACL_SUCCESS : ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+    }
     enum cudaGraphNodeType to_type, from_type;
     aclError rc = check(cudaGraphNodeGetType(to, &to_type));
     if (!rc)
@@ -249,19 +273,6 @@ static aclError update_from(backend_graph *g, cudaGraphNode_t to, cudaGraphNode_
         return update_failed(err);
     }
     default:
-        /* Value writes and waits (captured stream memory operations):
-         * their addresses, values and comparisons may change. */
-        if ((int)from_type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP) {
-            if (!driver_ready() || !drv.cuGraphBatchMemOpNodeGetParams ||
-                !drv.cuGraphExecBatchMemOpNodeSetParams)
-                return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
-            CUDA_BATCH_MEM_OP_NODE_PARAMS p;
-            CUresult r = drv.cuGraphBatchMemOpNodeGetParams((CUgraphNode)from, &p);
-            if (r == CUDA_SUCCESS)
-                r = drv.cuGraphExecBatchMemOpNodeSetParams((CUgraphExec)g->exec, (CUgraphNode)to,
-                                                           &p);
-            return r == CUDA_SUCCESS ? ACL_SUCCESS : ACL_ERROR_RT_MODEL_UPDATE_FAILED;
-        }
         return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
     }
 }
@@ -302,14 +313,10 @@ static aclError idle_word(CUdeviceptr near, void **out)
 static aclError cuda_graph_enable_node(backend_graph *g, uint64_t node, bool enable)
 {
     cudaGraphNode_t n = (cudaGraphNode_t)(uintptr_t)node;
-    enum cudaGraphNodeType type;
-    aclError rc = check(cudaGraphNodeGetType(n, &type));
-    if (rc)
-        return rc;
-    if ((int)type != CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+    if (!is_memop(n))
         return check(cudaGraphNodeSetEnabled(g->exec, n, enable));
-    if (!driver_ready() || !drv.cuGraphBatchMemOpNodeGetParams ||
-        !drv.cuGraphExecBatchMemOpNodeSetParams)
+    aclError rc;
+    if (!drv.cuGraphBatchMemOpNodeGetParams || !drv.cuGraphExecBatchMemOpNodeSetParams)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     CUDA_BATCH_MEM_OP_NODE_PARAMS p;
     CUresult r = drv.cuGraphBatchMemOpNodeGetParams((CUgraphNode)n, &p);
