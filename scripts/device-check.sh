@@ -8,9 +8,14 @@
 # machine may lack (check, libsubunit0, libsubunit-dev, libjansson4,
 # libjansson-dev: `apt-get download` them on a connected machine). Results go
 # to $OUT (default ./device-out): the test summary, logs, benchmark JSON,
-# the compatibility suite's results.
+# the compatibility suite's results. The device tool brings back at most 8
+# files, so everything but the summary on stdout and the benchmark JSON goes
+# into $OUT/logs.tgz.
 # STEPS picks what runs (default "check compat bench sanitize"; also
-# "pytest"). "compat" installs the build into a prefix under the work
+# "pytest", and "benchcmp": bench/bench_c of DIR/old/acl-cuda-*.tar.gz, an
+# older tree, and of this one, alternating twice, for a before/after in one
+# sitting; BENCH_ARGS are its options). CHECK_TIMEOUT and COMPAT_TIMEOUT
+# (seconds) bound those steps. "compat" installs the build into a prefix under the work
 # directory and runs the compatibility suite out of tree against it, as an
 # Ascend team would (docs/compat-suite.md).
 # SANITIZE_CASES (an extended regex over "tests/DIR/PROGRAM<TAB>CASE")
@@ -18,8 +23,10 @@
 # stretches Check's timeouts there.
 set -u
 dir=$(cd "${1:?usage: $0 DIR}" && pwd)
-out=${OUT:-$PWD/device-out}
-mkdir -p "$out"
+final=${OUT:-$PWD/device-out}
+mkdir -p "$final"
+out=$(mktemp -d)
+trap 'tar czf "$final/logs.tgz" -C "$out" . 2>/dev/null; cp "$out"/bench-*.json "$final"/ 2>/dev/null' EXIT
 steps=${STEPS:-check compat bench sanitize}
 export ACLCUDA_BACKEND=cuda
 
@@ -43,11 +50,17 @@ rc=0
 for step in $steps; do
   case $step in
     check)
-      timeout 330 make -j"$(nproc)" check > "$out/check.txt" 2>&1 || rc=1
-      grep -E '^(PASS|FAIL|ERROR|SKIP)|^# ' "$out/check.txt"
-      grep -h '%: Checks' tests/compat/*.log tests/compat/ext/*.log tests/check/*.log
-      tail -n 2 tests/compat/python/run-pytest.sh.log tests/python/run-pytest.sh.log 2>/dev/null
-      find tests -name '*.log' -print0 | tar czf "$out/logs.tgz" --null -T -
+      timeout "${CHECK_TIMEOUT:-330}" make -j"$(nproc)" check > "$out/check.txt" 2>&1 || rc=1
+      grep -E '^(FAIL|ERROR|SKIP)|^# ' "$out/check.txt"
+      # The failing tests' failures, and pytest's counts (skips included).
+      find tests samples -name '*.trs' | while read -r trs; do
+        if grep -qE ':test-result: (FAIL|ERROR)' "$trs"; then
+          echo "=== ${trs%.trs}"
+          grep -E ':[EF]:|^[0-9]+%' "${trs%.trs}.log" | cut -c1-400 | head -20
+        fi
+      done
+      grep -hE '[0-9]+ (passed|failed)' tests/compat/python/run-pytest.sh.log tests/python/run-pytest.sh.log 2>/dev/null
+      find tests samples -name '*.log' -print0 | tar czf "$out/check-logs.tgz" --null -T -
       ;;
     compat)
       # The installed suite against the installed library, headers and
@@ -59,7 +72,7 @@ for step in $steps; do
           "$prefix/share/acl-cuda/compat/configure" --with-acl="$prefix" --enable-extensions \
             PYTHON="$(command -v python3)" > "$out/compat-configure.txt" 2>&1 &&
           make -s > "$out/compat-build.txt" 2>&1 &&
-          timeout 600 make -s check RESULTS="$out/compat" > "$out/compat.txt" 2>&1
+          timeout "${COMPAT_TIMEOUT:-400}" make -s check RESULTS="$out/compat" > "$out/compat.txt" 2>&1
       ) || rc=1
       cat "$out/compat.txt" 2>/dev/null || tail -20 "$out"/compat-*.txt
       ;;
@@ -131,6 +144,23 @@ for step in $steps; do
       rm "$out/sanitize-cases.txt"
       grep -E 'ERROR SUMMARY|%: Checks' "$out"/sanitize-*.txt
       (cd "$out" && tar czf sanitize.tgz sanitize-*.txt && rm sanitize-*.txt)
+      ;;
+    benchcmp)
+      # The older tree built beside this one; the two alternate.
+      old=$(mktemp -d)
+      tar xzf "$dir"/old/acl-cuda-*.tar.gz -C "$old" && (cd "$old"/acl-cuda-* &&
+        ./configure -q CPPFLAGS="-I$dep/usr/include" LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" PYTHON=: &&
+        make -j"$(nproc)" && make bench/bench_c) > "$out/benchcmp-build.txt" 2>&1 &&
+        make bench/bench_c >> "$out/benchcmp-build.txt" 2>&1 || { tail -20 "$out/benchcmp-build.txt"; rc=1; continue; }
+      for round in 1 2; do
+        for side in old new; do
+          bin=bench/bench_c
+          [ $side = old ] && bin=$(echo "$old"/acl-cuda-*/bench/bench_c)
+          echo "=== $side, round $round"
+          # shellcheck disable=SC2086 # BENCH_ARGS is a list
+          "$bin" --json "$out/bench-$side-$round.json" ${BENCH_ARGS:-} | sed -n '6,18p'
+        done
+      done
       ;;
     pytest)
       # The pyACL suites alone (the compatibility suite's, then acl-cuda's
