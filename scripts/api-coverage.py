@@ -327,16 +327,17 @@ def check_consistency(rows, problems, notes):
         problems.append("docs/symbols-in-versions lacks (give each the version that will first ship it): "
                         f"{sorted(set(by_name) - set(listed))}")
 
-    stubs_used = []
+    not_implemented = []
     for name, where in sorted(python_names().items()):
         row = by_name.get(name)
         if row is None:
             problems.append(f"{where} names {name}, which is not in api.def")
         elif row.status != "IMPLEMENTED":
-            stubs_used.append(name)
-    if stubs_used:
-        notes.append(f"the Python package also wraps {len(stubs_used)} not-supported functions "
-                     f"(they return 207000 there too): {', '.join(stubs_used)}")
+            not_implemented.append(name)
+    if not_implemented:
+        notes.append(f"the Python package also wraps {len(not_implemented)} functions not implemented "
+                     f"(refused or not supported; they return 207000 there too): "
+                     f"{', '.join(not_implemented)}")
 
     defined = api_definitions()
     for row in rows:
