@@ -124,6 +124,18 @@ NOTES = {
     "aclrtMemPoolCreate": "device pools; handleType other than NONE is not supported",
     "aclrtAllocatorRegister": "kept per stream; acl-cuda runs no operators or models that would call it",
     "aclrtAllocBuf": "the data area is page-locked host memory",
+    "aclmdlRIAbort": "host: runs not begun are skipped and the running one stops between tasks; cuda: refused at run time, a launched CUDA graph always runs to its end",
+    "aclmdlRIGetTasksByStream": "the tasks of the newest live captured or built model the stream took part in",
+    "aclmdlRITaskGetParams": "a kernel's arguments are a host copy made at capture (isHostArgs 1); cfg is NULL (aclmdlRIKernelTaskGetAttribute)",
+    "aclmdlRITaskSetParams": "kernel, value write and value wait tasks; device-memory arguments are read at the call; the scheduling mode cannot change",
+    "aclmdlRITaskDisable": "event records and waits between captured streams are graph edges, not nodes: refused",
+    "aclmdlRIKernelTaskGetAttribute": "timeouts, dump and profiling flags are given back as the launch gave them (CUDA has none)",
+    "aclmdlRICondHandleCreate": "captured models only; cuda: CUDA conditional nodes, the word carried over by a one-thread kernel",
+    "aclmdlRIAddCondTask": "IF (1 or 2 branches), WHILE, SWITCH; cuda: CUDA conditional nodes (CUDA 12.8 drivers on)",
+    "aclrtBinarySetExceptionCallback": "CUDA does not say which kernel faulted: the callbacks of every binary of the faulting device are called",
+    "aclrtTaskUpdateAsync": "reads its device memory at the call, after waiting for execStream; launches of the model queued afterwards see the update",
+    "aclrtCacheLastTaskOpInfo": "kept on the task, given back by aclmdlRITaskGetParams (no profiler reads it)",
+    "aclrtCacheLastTaskExtendInfo": "written to aclmdlRIDebugJsonPrint's file as text",
 }
 
 # Why a REFUSED function has no meaning on acl-cuda: its message says so
@@ -132,7 +144,18 @@ OVERFLOW = ("a GPU keeps no floating-point overflow status: its arithmetic is IE
 DUMP = ("CANN's dumps record the tensors of its operators; acl-cuda runs no CANN operators (a kernel "
         "launched through it is the application's own code, with no tensor descriptions), so CUDA's "
         "tools (compute-sanitizer, Nsight Compute) take their place")
+LABELS = ("labels mark places in an Ascend model's streams that aclrtSwitchLabelByIndex jumps to at run time (jumps between streams, backward ones making loops); a CUDA graph has no jumps, only conditional nodes over branch graphs, which aclmdlRICondHandleCreate and aclmdlRIAddCondTask provide (IF, WHILE, SWITCH)")
 REFUSALS = {
+    "aclrtCreateLabel": LABELS,
+    "aclrtSetLabel": LABELS,
+    "aclrtDestroyLabel": LABELS,
+    "aclrtCreateLabelList": LABELS,
+    "aclrtDestroyLabelList": LABELS,
+    "aclrtSwitchLabelByIndex": LABELS,
+    "aclrtActiveStream": "Ascend model streams bound with ACL_MODEL_STREAM_FLAG_DEFAULT start when a task of another stream activates them, from any place and in any branch; a CUDA graph's dependencies are fixed when it is captured: captured streams are ordered with events and branch with conditional tasks (aclmdlRIAddCondTask)",
+    "aclrtSwitchStream": "a jump to another model stream that stops the rest of the current one is Ascend's device-side stream scheduling; a CUDA graph cannot make the rest of a captured stream conditional: an IF conditional task with two branches (aclmdlRIAddCondTask) expresses the choice",
+    "aclrtRegisterCpuFunc": "AI CPU operators are shared objects that the Ascend device's own CPU cores run; a GPU has none (binaries loaded with ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE are refused as well): host code runs in stream order with aclrtLaunchHostFunc",
+    "aclrtGetHardwareSyncAddr": "it is where the cube and vector units of an Ascend AI core synchronise; a GPU's multiprocessors have no such pair of units (a CUDA kernel synchronises its block with __syncthreads, and all blocks with a cooperative launch)",
     "aclmdlInitDump": DUMP,
     "aclmdlSetDump": DUMP,
     "aclmdlFinalizeDump": DUMP,
@@ -304,16 +327,17 @@ def check_consistency(rows, problems, notes):
         problems.append("docs/symbols-in-versions lacks (give each the version that will first ship it): "
                         f"{sorted(set(by_name) - set(listed))}")
 
-    stubs_used = []
+    not_implemented = []
     for name, where in sorted(python_names().items()):
         row = by_name.get(name)
         if row is None:
             problems.append(f"{where} names {name}, which is not in api.def")
         elif row.status != "IMPLEMENTED":
-            stubs_used.append(name)
-    if stubs_used:
-        notes.append(f"the Python package also wraps {len(stubs_used)} not-supported functions "
-                     f"(they return 207000 there too): {', '.join(stubs_used)}")
+            not_implemented.append(name)
+    if not_implemented:
+        notes.append(f"the Python package also wraps {len(not_implemented)} functions not implemented "
+                     f"(refused or not supported; they return 207000 there too): "
+                     f"{', '.join(not_implemented)}")
 
     defined = api_definitions()
     for row in rows:

@@ -64,6 +64,11 @@ class aclrtUuid(Structure):
     _fields_ = [("bytes", c_char * 16)]
 
 
+class aclmdlRICondTaskParams(Structure):
+    _fields_ = [("handle", c_void_p), ("type", c_int), ("size", c_uint32),
+                ("modelRIArray", c_void_p)]
+
+
 class aclrtStreamAttrValue(Union):
     _fields_ = [("failureMode", c_uint64), ("overflowSwitch", c_uint32), ("userCustomTag", c_uint32),
                 ("cacheOpInfoSwitch", c_uint32), ("streamPriority", c_uint32), ("reserve", c_uint32 * 4)]
@@ -383,6 +388,16 @@ _PROTOTYPES = (
     ("aclmdlRIDebugPrint", aclError, (_vp,)),
     ("aclmdlRIDebugJsonPrint", aclError, (_vp, c_char_p, c_uint32)),
     ("aclmdlRIGetStreams", aclError, (_vp, _P(_vp), _P(c_uint32))),
+    ("aclmdlRICaptureToModelRIBegin", aclError, (_vp, _vp, c_int)),
+    ("aclmdlRIAbort", aclError, (_vp,)),
+    ("aclmdlRIUpdate", aclError, (_vp,)),
+    ("aclmdlRIGetTasksByStream", aclError, (_vp, _P(_vp), _P(c_uint32))),
+    ("aclmdlRITaskGetType", aclError, (_vp, _P(c_int))),
+    ("aclmdlRITaskGetSeqId", aclError, (_vp, _P(c_uint32))),
+    ("aclmdlRITaskDisable", aclError, (_vp,)),
+    ("aclmdlRICondHandleCreate", aclError, (_vp, c_uint32, c_int, _P(_vp))),
+    ("aclmdlRICondHandleGetCondPtr", aclError, (_vp, _P(_vp))),
+    ("aclmdlRIAddCondTask", aclError, (aclmdlRICondTaskParams, _vp, c_uint32)),
     # acl-cuda's own (acl/acl_cuda.h): the backend and native handles (acl.cuda)
     ("aclcudaGetBackendName", c_char_p, ()),
     ("aclcudaGetNativeStream", aclError, (_vp, _P(_vp))),

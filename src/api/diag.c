@@ -12,6 +12,7 @@
 #include "core/current.h"
 #include "core/device.h"
 #include "core/exception.h"
+#include "core/graph.h"
 #include "core/statecb.h"
 
 /* ---- exception callbacks and the info they get (core/exception.h) ------------------------ */
@@ -512,4 +513,20 @@ ACL_EXPORT aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceI
                      "no uncorrectable memory error was reported on device %d (%p is not one): "
                      "there is nothing to repair",
                      deviceId, memUceInfoArray[0].addr);
+}
+
+/* ---- information cached on captured tasks --------------------------------------------- */
+
+/* The calling thread's last task queued on a stream being captured keeps
+ * the bytes: aclmdlRITaskGetParams gives them back (opInfoPtr). */
+ACL_EXPORT aclError aclrtCacheLastTaskOpInfo(const void *const infoPtr, const size_t infoSize)
+{
+    return capture_cache_op_info(__func__, infoPtr, infoSize);
+}
+
+/* The text goes into aclmdlRIDebugJsonPrint's file, with the task. */
+ACL_EXPORT aclError aclrtCacheLastTaskExtendInfo(const char *const extendInfoPtr,
+                                                 const size_t infoSize)
+{
+    return capture_cache_extend_info(__func__, extendInfoPtr, infoSize);
 }

@@ -308,3 +308,174 @@ ACL_EXPORT aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, u
     model_put(m);
     return err;
 }
+
+/* ---- captures into branches, abort, update -------------------------------------------- */
+
+ACL_EXPORT aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI,
+                                                  aclmdlRICaptureMode mode)
+{
+    acl_model *m;
+    acl_stream *s;
+    aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
+    if (err)
+        return err;
+    err = capture_begin_into(__func__, s, m, mode);
+    stream_put(s);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIAbort(aclmdlRI modelRI)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_abort(__func__, m);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRIUpdate(aclmdlRI modelRI)
+{
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = model_update(__func__, m);
+    model_put(m);
+    return err;
+}
+
+/* ---- the tasks of a model -------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks,
+                                             uint32_t *numTasks)
+{
+    if (!numTasks)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "numTasks is NULL");
+    acl_stream *s;
+    aclError err = explicit_stream(__func__, stream, &s);
+    if (err)
+        return err;
+    err = model_tasks_by_stream(__func__, s, tasks, numTasks);
+    stream_put(s);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRITaskGetType(aclmdlRITask modelTask, aclmdlRITaskType *type)
+{
+    return model_task_type(__func__, modelTask, type);
+}
+
+ACL_EXPORT aclError aclmdlRITaskGetSeqId(aclmdlRITask modelTask, uint32_t *id)
+{
+    return model_task_seq(__func__, modelTask, id);
+}
+
+ACL_EXPORT aclError aclmdlRITaskGetParams(aclmdlRITask modelTask, aclmdlRITaskParams *params)
+{
+    return model_task_get_params(__func__, modelTask, params);
+}
+
+ACL_EXPORT aclError aclmdlRITaskSetParams(aclmdlRITask modelTask, aclmdlRITaskParams *params)
+{
+    return model_task_set_params(__func__, modelTask, params);
+}
+
+ACL_EXPORT aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask modelTask,
+                                                   aclrtLaunchKernelAttrId attrId,
+                                                   aclrtLaunchKernelAttrValue *attrValue)
+{
+    return model_task_kernel_attr(__func__, modelTask, attrId, attrValue);
+}
+
+ACL_EXPORT aclError aclmdlRITaskDisable(aclmdlRITask modelTask)
+{
+    return model_task_disable(__func__, modelTask);
+}
+
+/* ---- conditional tasks ------------------------------------------------------------------- */
+
+ACL_EXPORT aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultLaunchValue,
+                                             aclmdlRICondHandleFlag flag,
+                                             aclmdlRICondHandle *handle)
+{
+    if (!handle)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    acl_model *m;
+    aclError err = model_get(__func__, modelRI, &m);
+    if (err)
+        return err;
+    err = cond_create(__func__, m, defaultLaunchValue, flag, handle);
+    model_put(m);
+    return err;
+}
+
+ACL_EXPORT aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle, uint64_t **ptr)
+{
+    return cond_pointer(__func__, handle, ptr);
+}
+
+ACL_EXPORT aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream,
+                                        uint32_t flags)
+{
+    acl_stream *s;
+    aclError err = explicit_stream(__func__, stream, &s);
+    if (err)
+        return err;
+    err = cond_add_task(__func__, &params, s, flags);
+    stream_put(s);
+    return err;
+}
+
+/* ---- labels: refused ----------------------------------------------------------------------- */
+
+#define LABELS_REFUSED                                                                             \
+    "labels mark places in an Ascend model's streams that aclrtSwitchLabelByIndex jumps to at "    \
+    "run time (jumps between streams, backward ones making loops); a CUDA graph has no jumps, "    \
+    "only conditional nodes over branch graphs, which aclmdlRICondHandleCreate and "               \
+    "aclmdlRIAddCondTask provide (IF, WHILE, SWITCH)"
+
+ACL_EXPORT aclError aclrtCreateLabel(aclrtLabel *label)
+{
+    (void)label;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+}
+
+ACL_EXPORT aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
+{
+    (void)label;
+    (void)stream;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+}
+
+ACL_EXPORT aclError aclrtDestroyLabel(aclrtLabel label)
+{
+    (void)label;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+}
+
+ACL_EXPORT aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList)
+{
+    (void)labels;
+    (void)num;
+    (void)labelList;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+}
+
+ACL_EXPORT aclError aclrtDestroyLabelList(aclrtLabelList labelList)
+{
+    (void)labelList;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+}
+
+ACL_EXPORT aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList,
+                                            aclrtStream stream)
+{
+    (void)ptr;
+    (void)maxValue;
+    (void)labelList;
+    (void)stream;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+}

@@ -14,6 +14,8 @@
 #include "core/builtin.h"
 #include "core/current.h"
 #include "core/device.h"
+#include "core/exception.h"
+#include "core/graph.h"
 #include "core/kernel.h"
 
 /* ---- operator execution timeouts --------------------------------------------------
@@ -145,6 +147,25 @@ ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoad
 ACL_EXPORT aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 {
     return module_unload(__func__, binHandle);
+}
+
+/* CUDA reports a fault for the whole context, not for the kernel that
+ * caused it: the callback of every binary loaded on the faulting device
+ * is called (exception.h), with the info the other exception callbacks
+ * get. */
+ACL_EXPORT aclError aclrtBinarySetExceptionCallback(aclrtBinHandle binHandle,
+                                                    aclrtOpExceptionCallback callback,
+                                                    void *userData)
+{
+    if (!callback)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "callback is NULL");
+    acl_module *m;
+    aclError err = module_get(__func__, binHandle, &m);
+    if (err)
+        return err;
+    err = exception_binary_callback(m, m->phys, callback, userData);
+    module_put(m);
+    return err ? ACL_RAISE(err, "out of host memory") : ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void **binAddr,
@@ -700,4 +721,55 @@ ACL_EXPORT aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t 
         compatible = (int)arch <= device_arch;
     *canCompatible = compatible ? 1 : 0;
     return ACL_SUCCESS;
+}
+
+/* ---- refused ------------------------------------------------------------------------------ */
+
+ACL_EXPORT aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char *funcName,
+                                         const char *kernelName, aclrtFuncHandle *funcHandle)
+{
+    (void)handle;
+    (void)funcName;
+    (void)kernelName;
+    (void)funcHandle;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "AI CPU operators are shared objects that the Ascend device's own CPU cores "
+                     "run; a GPU has none (binaries loaded with "
+                     "ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE are refused as well): host code runs "
+                     "in stream order with aclrtLaunchHostFunc");
+}
+
+ACL_EXPORT aclError aclrtGetHardwareSyncAddr(void **addr)
+{
+    (void)addr;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "it is where the cube and vector units of an Ascend AI core synchronise; a "
+                     "GPU's multiprocessors have no such pair of units (a CUDA kernel "
+                     "synchronises its block with __syncthreads, and all blocks with a "
+                     "cooperative launch)");
+}
+
+/* ---- aclrtTaskUpdateAsync ----------------------------------------------------------------- */
+
+/* The update reads its device memory after execStream's work so far (the
+ * stream is synchronised for it): CUDA gives a graph's nodes new
+ * parameters from the host only, for the launches queued afterwards. */
+ACL_EXPORT aclError aclrtTaskUpdateAsync(aclrtStream taskStream, uint32_t taskId,
+                                         aclrtTaskUpdateInfo *info, aclrtStream execStream)
+{
+    if (!taskStream)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "taskStream is NULL");
+    if (!info)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "info is NULL");
+    acl_stream *task_stream;
+    aclError err = stream_get(__func__, taskStream, &task_stream);
+    if (err)
+        return err;
+    acl_stream *exec;
+    if (!(err = current_stream_get(__func__, execStream, &exec))) {
+        err = model_task_update_async(__func__, task_stream, taskId, info, exec);
+        stream_put(exec);
+    }
+    stream_put(task_stream);
+    return err;
 }

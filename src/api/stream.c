@@ -493,6 +493,37 @@ ACL_EXPORT aclError aclrtStreamStop(aclrtStream stream)
                      "in place; aclrtStreamAbort moves a stream past its queued work");
 }
 
+/* Ascend's stream control flow inside a built model, refused. */
+ACL_EXPORT aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)
+{
+    (void)activeStream;
+    (void)stream;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "Ascend model streams bound with ACL_MODEL_STREAM_FLAG_DEFAULT start when a "
+                     "task of another stream activates them, from any place and in any branch; "
+                     "a CUDA graph's dependencies are fixed when it is captured: order captured "
+                     "streams with events (aclrtRecordEvent, aclrtStreamWaitEvent) and branch with "
+                     "conditional tasks (aclmdlRIAddCondTask)");
+}
+
+ACL_EXPORT aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
+                                      aclrtCompareDataType dataType, aclrtStream trueStream,
+                                      aclrtStream falseStream, aclrtStream stream)
+{
+    (void)leftValue;
+    (void)cond;
+    (void)rightValue;
+    (void)dataType;
+    (void)trueStream;
+    (void)falseStream;
+    (void)stream;
+    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "a jump to another model stream that stops the rest of the current one is "
+                     "Ascend's device-side stream scheduling; a CUDA graph cannot make the rest "
+                     "of a captured stream conditional: an IF conditional task with two branches "
+                     "(aclmdlRICondHandleCreate, aclmdlRIAddCondTask) expresses the choice");
+}
+
 /* Persistent streams take no work from the host here (see stream_submit),
  * so there is never a task to clean. */
 ACL_EXPORT aclError aclrtPersistentTaskClean(aclrtStream stream)

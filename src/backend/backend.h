@@ -437,6 +437,30 @@ typedef struct backend_module_ops {
  * backend records. Work queued on a capturing stream through the stream
  * operations is recorded, not run. A wait on an event recorded by a
  * capturing stream makes the waiting stream join that capture. */
+/* What a node of a captured graph is given anew (set_node): the work of
+ * one launch, random-number task, value write or value wait. */
+typedef enum node_work_kind {
+    NODE_WORK_KERNEL,
+    NODE_WORK_RANDOM,
+    NODE_WORK_VALUE_WRITE,
+    NODE_WORK_VALUE_WAIT,
+} node_work_kind;
+
+typedef struct node_work {
+    node_work_kind kind;
+    union {
+        const launch_params *launch; /* no placeholders */
+        const random_params *random;
+        struct {
+            void *addr;
+            uint64_t value;
+            uint32_t cmp; /* waits: as value_wait's */
+        } value;
+    } u;
+} node_work;
+
+typedef enum cond_kind { COND_IF, COND_WHILE, COND_SWITCH } cond_kind;
+
 typedef struct backend_graph_ops {
     aclError (*capture_begin)(backend_stream *s);
     /* Ends the capture begun on s; every joined stream must have been
@@ -461,6 +485,34 @@ typedef struct backend_graph_ops {
                             uint64_t source);
     /* Enables or disables one node for later launches. */
     aclError (*enable_node)(backend_graph *g, uint64_t node, bool enable);
+    /* Gives node `node` of g (backend device dev) the work w describes,
+     * of the node's own kind, for later launches (runs already started
+     * keep what they had). ACL_ERROR_RT_MODEL_UPDATE_FAILED when the node
+     * cannot take it. */
+    aclError (*set_node)(backend_graph *g, uint64_t node, int32_t dev, const node_work *w);
+
+    /* Conditional nodes (aclmdlRIAddCondTask). cond_create makes a
+     * condition of the graph being captured on s (opaque; 0 where the
+     * backend needs none). add_cond adds, after s's work so far, a node
+     * that reads the 64-bit word at `word` (device memory) when a run
+     * reaches it: IF runs bodies[0] when it is not 0, else bodies[1] (size
+     * 2); WHILE runs bodies[0] as long as it is not 0, reading it again
+     * after each run; SWITCH runs bodies[value] when value < size. The
+     * bodies (size of them, written to bodies[]) start empty, are filled
+     * by captures begun with capture_begin_into, belong to the graph being
+     * captured, and are never launched on their own; destroy frees a
+     * body's handle only. */
+    aclError (*cond_create)(backend_stream *s, uint32_t default_value, bool assign_default,
+                            uint64_t *out);
+    aclError (*add_cond)(backend_stream *s, uint64_t cond, const void *word, cond_kind kind,
+                         uint32_t size, backend_graph **bodies);
+    aclError (*capture_begin_into)(backend_stream *s, backend_graph *body);
+    /* Ends it; discard: what was recorded may stay in the body, whose
+     * graph the caller then gives up. */
+    aclError (*capture_end_into)(backend_stream *s, backend_graph *body, bool discard);
+    /* Stops g's runs (aclmdlRIAbort): the ones not begun do nothing, the
+     * one running stops after its current node. NULL: cannot. */
+    aclError (*abort)(backend_graph *g);
 } backend_graph_ops;
 
 /* Virtual memory: reserved address ranges, physical memory and mappings.

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/builtin.h"
+#include "core/graph.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/memory.h"
@@ -157,10 +158,12 @@ static aclError random_scalar_of(const char *api, acl_stream *s, const char *rol
     return ACL_SUCCESS;
 }
 
-aclError builtin_random(const char *api, acl_stream *s, const aclrtRandomNumTaskInfo *info)
+aclError builtin_random_params(const char *api, acl_stream *s, const aclrtRandomNumTaskInfo *info,
+                               random_params *out, bool *empty)
 {
     random_params p;
     memset(&p, 0, sizeof p);
+    *empty = false;
     size_t elem;
     if (random_type_of(info->dataType, &p.type, &elem))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -218,8 +221,10 @@ aclError builtin_random(const char *api, acl_stream *s, const aclrtRandomNumTask
             extent = (size_t)((n + 7) / 8);
         else if (__builtin_mul_overflow((size_t)n, elem, &extent))
             return acl_raise(api, ACL_ERROR_INVALID_PARAM, "randomNum %llu", (unsigned long long)n);
-        if (n == 0)
+        if (n == 0) {
+            *empty = true;
             return ACL_SUCCESS;
+        }
     }
     if ((err = check_device_memory(api, s, "randomResultAddr", info->randomResultAddr, extent)))
         return err;
@@ -228,5 +233,18 @@ aclError builtin_random(const char *api, acl_stream *s, const aclrtRandomNumTask
         return err;
     p.result = info->randomResultAddr;
     p.counter = info->randomCounterAddr;
+    *out = p;
+    return ACL_SUCCESS;
+}
+
+aclError builtin_random(const char *api, acl_stream *s, const aclrtRandomNumTaskInfo *info)
+{
+    random_params p;
+    bool empty;
+    aclError err = builtin_random_params(api, s, info, &p, &empty);
+    if (err || empty)
+        return err;
+    if (__builtin_expect(stream_capture(s) != NULL, 0))
+        capture_hint_random(&p, info);
     return stream_submit(api, s, &(task){.kind = TASK_RANDOM, .u.random = &p});
 }

@@ -13,5 +13,9 @@
 aclError builtin_reduce(const char *api, acl_stream *s, void *dst, const void *src, uint64_t count,
                         aclrtReduceKind kind, aclDataType type);
 aclError builtin_random(const char *api, acl_stream *s, const aclrtRandomNumTaskInfo *info);
+/* builtin_random's checks and its task's parameters (*empty: no number is
+ * asked for, there is nothing to queue). Raises. */
+aclError builtin_random_params(const char *api, acl_stream *s, const aclrtRandomNumTaskInfo *info,
+                               random_params *out, bool *empty);
 
 #endif

@@ -14,6 +14,15 @@ static pthread_mutex_t exception_lock = PTHREAD_MUTEX_INITIALIZER;
 static aclrtExceptionInfoCallback set_callback; /* aclrtSetExceptionInfoCallback's */
 static aclrtExceptionInfoCallback *registered;  /* aclrtExceptionInfoCallbackRegister's */
 static size_t registered_count, registered_cap;
+/* aclrtBinarySetExceptionCallback's: one per loaded binary. */
+typedef struct binary_callback {
+    const void *binary;
+    int32_t phys;
+    aclrtOpExceptionCallback fn;
+    void *user_data;
+} binary_callback;
+static binary_callback *binaries;
+static size_t binary_count, binary_cap;
 static _Atomic aclError device_faults[MAX_DEVICES];
 
 /* The info this thread's callbacks are being given, for the getters. */
@@ -64,6 +73,13 @@ void exception_report(int32_t phys, int32_t device, int32_t stream_id, uint32_t 
     else
         count = 0;
     aclrtExceptionInfoCallback one = set_callback;
+    /* The binaries loaded on the device: CUDA reports a fault for the
+     * context, so the kernel of any of them may have caused it. */
+    size_t nbin = 0;
+    binary_callback *bins = binary_count ? malloc(binary_count * sizeof *bins) : NULL;
+    for (size_t i = 0; bins && i < binary_count; i++)
+        if (binaries[i].phys == phys)
+            bins[nbin++] = binaries[i];
     pthread_mutex_unlock(&exception_lock);
     const struct rtExceptionInfo *outer = reporting;
     reporting = &info;
@@ -71,8 +87,43 @@ void exception_report(int32_t phys, int32_t device, int32_t stream_id, uint32_t 
         one((aclrtExceptionInfo *)&info);
     for (size_t i = 0; i < count; i++)
         copy[i]((aclrtExceptionInfo *)&info);
+    for (size_t i = 0; i < nbin; i++)
+        bins[i].fn((aclrtExceptionInfo *)&info, bins[i].user_data);
     reporting = outer;
     free(copy);
+    free(bins);
+}
+
+aclError exception_binary_callback(const void *binary, int32_t phys, aclrtOpExceptionCallback fn,
+                                   void *user_data)
+{
+    aclError err = ACL_SUCCESS;
+    pthread_mutex_lock(&exception_lock);
+    size_t i = 0;
+    while (i < binary_count && binaries[i].binary != binary)
+        i++;
+    if (!fn) {
+        if (i < binary_count)
+            binaries[i] = binaries[--binary_count];
+    } else {
+        if (i == binary_count && binary_count == binary_cap) {
+            size_t cap = binary_cap ? 2 * binary_cap : 8;
+            binary_callback *grown = realloc(binaries, cap * sizeof *grown);
+            if (grown) {
+                binaries = grown;
+                binary_cap = cap;
+            }
+        }
+        if (i < binary_cap) {
+            binaries[i] = (binary_callback){binary, phys, fn, user_data};
+            if (i == binary_count)
+                binary_count++;
+        } else {
+            err = ACL_ERROR_RT_MEMORY_ALLOCATION;
+        }
+    }
+    pthread_mutex_unlock(&exception_lock);
+    return err;
 }
 
 void exception_set_callback(aclrtExceptionInfoCallback fn)

@@ -47,6 +47,14 @@ void exception_set_callback(aclrtExceptionInfoCallback fn);
 aclError exception_register(aclrtExceptionInfoCallback fn);
 void exception_unregister(aclrtExceptionInfoCallback fn);
 
+/* aclrtBinarySetExceptionCallback: fn(info, user_data) is told of the
+ * faults of device phys, for the loaded binary `binary` (an identity, not
+ * read); the last one set for a binary wins, NULL forgets it (its
+ * unload). CUDA cannot say which kernel faulted: every binary of the
+ * device with a callback is told. Bare codes. */
+aclError exception_binary_callback(const void *binary, int32_t phys, aclrtOpExceptionCallback fn,
+                                   void *user_data);
+
 /* The info being reported to the calling thread's callback, if info is
  * it; NULL for any other pointer (never read through). */
 const struct rtExceptionInfo *exception_info_check(const aclrtExceptionInfo *info);

@@ -9,81 +9,10 @@
 #include "core/errors.h"
 #include "core/event.h"
 #include "core/graph.h"
+#include "core/graph_internal.h"
 #include "core/lifecycle.h"
 #include "util/fork.h"
 #include "util/log.h"
-
-enum {
-    MODEL_NAME_MAX = 512, /* ACL: longer names are cut */
-    MAX_NODE_KINDS = 4096,
-};
-
-typedef enum model_state {
-    MODEL_CAPTURING, /* being filled by a capture */
-    MODEL_BUILDING,  /* aclmdlRIBuildBegin .. BuildEnd */
-    MODEL_READY,     /* has a graph */
-    MODEL_BROKEN,    /* its capture or build was abandoned */
-} model_state;
-
-typedef struct destroy_callback {
-    aclrtCallback fn;
-    void *user_data;
-} destroy_callback;
-
-struct acl_model {
-    object obj;
-    uint32_t id;
-    int32_t phys, device;
-    pthread_mutex_t lock; /* everything below */
-    model_state state;
-    capture *cap; /* while capturing or building: a reference */
-    backend_graph *graph;
-    char name[MODEL_NAME_MAX + 1];
-    /* Built models: the streams bound to it, held; the first is where
-     * aclmdlRIExecute runs it. */
-    acl_stream **bound;
-    size_t nbound, bound_cap;
-    /* Every stream that took part, for aclmdlRIGetStreams. */
-    aclrtStream *members;
-    size_t nmembers, member_cap;
-    acl_task_group **groups;
-    size_t ngroups, group_cap;
-    destroy_callback *callbacks;
-    size_t ncallbacks, callback_cap;
-    acl_model *next_built; /* in built_models, under registry_lock */
-};
-
-struct acl_task_group {
-    object obj;
-    acl_model *model; /* a counted reference */
-    uint64_t *nodes;
-    task_kind *kinds;
-    size_t count;
-};
-
-struct capture {
-    atomic_int refs; /* the registry's while active, and lookups' */
-    uint64_t id;
-    acl_model *model;   /* the model it fills (held); NULL for a task update */
-    acl_stream *origin; /* where it began: streams[0] */
-    aclmdlRICaptureMode mode;
-    pthread_t thread;
-    bool building;           /* aclmdlRIBuildBegin: streams bound one by one */
-    acl_task_group *update;  /* aclmdlRICaptureTaskUpdateBegin: held */
-    atomic_bool invalidated; /* work after it is refused; the end discards */
-    atomic_bool tracking;    /* nodes are noted (a task group is open, or an update) */
-    pthread_mutex_t lock;    /* what follows */
-    bool finished;
-    char why[192];        /* why it was invalidated */
-    acl_stream **streams; /* every stream in it, held; origin first */
-    bool *ended;          /* aclmdlRIEndTask seen, per stream */
-    size_t nstreams, stream_cap;
-    acl_stream *group_stream; /* whose task group is open */
-    uint64_t *nodes;
-    task_kind *kinds;
-    size_t nnodes, node_cap;
-    capture *next; /* in the registry */
-};
 
 /* Active captures, and models bound to streams. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -96,7 +25,7 @@ static atomic_uint next_model_id;
 /* The calling thread's capture mode (aclmdlRICaptureThreadExchangeMode). */
 static _Thread_local aclmdlRICaptureMode thread_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
 
-static const char *mode_name(aclmdlRICaptureMode mode)
+const char *capture_mode_name(aclmdlRICaptureMode mode)
 {
     switch (mode) {
     case ACL_MODEL_RI_CAPTURE_MODE_GLOBAL:
@@ -109,7 +38,14 @@ static const char *mode_name(aclmdlRICaptureMode mode)
     return "unknown";
 }
 
-static aclError require_graphs(const char *api)
+bool capture_mode_valid(aclmdlRICaptureMode mode)
+{
+    return mode == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL ||
+           mode == ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL ||
+           mode == ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+}
+
+aclError graph_require(const char *api)
 {
     if (backend()->graph)
         return ACL_SUCCESS;
@@ -120,7 +56,7 @@ static aclError require_graphs(const char *api)
 
 /* ---- captures ---------------------------------------------------------------------- */
 
-static void capture_unref(capture *c)
+void capture_unref(capture *c)
 {
     if (atomic_fetch_sub(&c->refs, 1) != 1)
         return;
@@ -132,12 +68,13 @@ static void capture_unref(capture *c)
     free(c->ended);
     free(c->nodes);
     free(c->kinds);
+    tasks_free(c->tasks, c->ntasks);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
 
 /* The active capture with this id, with a reference, or NULL. */
-static capture *capture_find(uint64_t id)
+capture *capture_find(uint64_t id)
 {
     capture *found = NULL;
     pthread_mutex_lock(&registry_lock);
@@ -160,7 +97,7 @@ bool capture_event_busy(uint64_t capture_id)
     return c != NULL;
 }
 
-static void capture_invalidate(capture *c, const char *fmt, const char *what)
+void capture_invalidate(capture *c, const char *fmt, const char *what)
 {
     pthread_mutex_lock(&c->lock);
     if (!atomic_load(&c->invalidated)) {
@@ -171,7 +108,7 @@ static void capture_invalidate(capture *c, const char *fmt, const char *what)
 }
 
 /* Adds s to c (held), with c->lock held. */
-static aclError capture_add_stream(capture *c, acl_stream *s)
+aclError capture_add_stream(capture *c, acl_stream *s)
 {
     if (c->nstreams == c->stream_cap) {
         size_t cap = c->stream_cap ? 2 * c->stream_cap : 4;
@@ -195,8 +132,7 @@ static aclError capture_add_stream(capture *c, acl_stream *s)
 
 /* A new capture of origin, registered, holding origin (not yet marked
  * capturing: the caller starts the backend's capture first). */
-static aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode,
-                            capture **out)
+aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode, capture **out)
 {
     capture *c = calloc(1, sizeof *c);
     if (!c)
@@ -215,7 +151,7 @@ static aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMod
     return ACL_SUCCESS;
 }
 
-static void capture_register(capture *c)
+void capture_register(capture *c)
 {
     pthread_mutex_lock(&registry_lock);
     c->id = next_capture_id++;
@@ -228,7 +164,7 @@ static void capture_register(capture *c)
 /* Ends c's bookkeeping once the backend's capture is over: its streams
  * are no longer capturing, and it leaves the registry. True for the one
  * caller that finished it. */
-static bool capture_finish(capture *c)
+bool capture_finish(capture *c)
 {
     pthread_mutex_lock(&c->lock);
     bool first = !c->finished;
@@ -322,6 +258,8 @@ aclError capture_submit(const char *api, capture *cap, acl_stream *s, const task
         return stream_submit_failed(api, s, t, err);
     }
     capture_note_node(cap, s, t->kind);
+    if (!cap->update)
+        tasks_record(cap, s, t);
     return ACL_SUCCESS;
 }
 
@@ -366,7 +304,7 @@ aclError capture_check_unsafe(const char *api, const char *what)
                      "%s is not allowed while stream %d is captured in %s mode, which "
                      "invalidates that capture (aclmdlRICaptureThreadExchangeMode can make this "
                      "thread relaxed)",
-                     what, (int)stream_id, mode_name(mode));
+                     what, (int)stream_id, capture_mode_name(mode));
 }
 
 aclError capture_check_pageable(const char *api, acl_stream *s, const char *what)
@@ -389,13 +327,27 @@ aclError capture_check_pageable(const char *api, acl_stream *s, const char *what
 aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id)
 {
     capture *c = stream_capture(s);
+    tasks_hint_event(e);
     aclError err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
+    tasks_hint_event(NULL);
     if (!err)
         *capture_id = c ? c->id : 0;
     return err;
 }
 
+static aclError event_wait_captured(const char *api, acl_stream *s, acl_event *e,
+                                    uint64_t capture_id);
+
 aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id)
+{
+    tasks_hint_event(e);
+    aclError err = event_wait_captured(api, s, e, capture_id);
+    tasks_hint_event(NULL);
+    return err;
+}
+
+static aclError event_wait_captured(const char *api, acl_stream *s, acl_event *e,
+                                    uint64_t capture_id)
 {
     task wait = {.kind = TASK_WAIT, .u.event = event_backend(e)};
     capture *mine = stream_capture(s);
@@ -478,12 +430,14 @@ static void model_free(object *o)
     free(m->members);
     free(m->groups);
     free(m->callbacks);
+    tasks_free(m->tasks, m->ntasks);
+    cond_model_free(m);
     pthread_mutex_destroy(&m->lock);
     free(m);
 }
 
 /* A published model, borrowed by the caller. Bare codes. */
-static aclError model_new(int32_t phys, int32_t device, model_state state, acl_model **out)
+aclError model_new(int32_t phys, int32_t device, model_state state, acl_model **out)
 {
     acl_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -503,7 +457,7 @@ static aclError model_new(int32_t phys, int32_t device, model_state state, acl_m
     return ACL_SUCCESS;
 }
 
-static void model_add_member(acl_model *m, acl_stream *s)
+void model_add_member(acl_model *m, acl_stream *s)
 {
     aclrtStream h = handle_of(&s->obj);
     pthread_mutex_lock(&m->lock);
@@ -549,6 +503,31 @@ uint32_t model_id(const acl_model *m)
 
 /* Ends a capture or build whose model will not be kept: the backend stops
  * recording and forgets what it recorded. The caller holds a reference. */
+static void capture_abandon(capture *c);
+
+/* The captures into m's branches stop first: their graphs belong to m's. */
+static void abandon_branches(acl_model *m)
+{
+    for (;;) {
+        capture *bc = NULL;
+        pthread_mutex_lock(&m->lock);
+        for (size_t i = 0; i < m->nbodies && !bc; i++) {
+            acl_model *b = m->bodies[i];
+            pthread_mutex_lock(&b->lock);
+            if (b->state == MODEL_CAPTURING && b->cap) {
+                bc = b->cap;
+                atomic_fetch_add(&bc->refs, 1);
+            }
+            pthread_mutex_unlock(&b->lock);
+        }
+        pthread_mutex_unlock(&m->lock);
+        if (!bc)
+            return;
+        capture_abandon(bc);
+        capture_unref(bc);
+    }
+}
+
 static void capture_abandon(capture *c)
 {
     pthread_mutex_lock(&c->lock);
@@ -556,10 +535,16 @@ static void capture_abandon(capture *c)
     pthread_mutex_unlock(&c->lock);
     if (finished)
         return;
-    backend_graph *g = NULL;
-    (void)backend()->graph->capture_end(stream_backend(c->origin), true, &g);
-    if (g)
-        backend()->graph->destroy(g);
+    if (c->model)
+        abandon_branches(c->model);
+    if (c->into) {
+        (void)backend()->graph->capture_end_into(stream_backend(c->origin), c->into, true);
+    } else {
+        backend_graph *g = NULL;
+        (void)backend()->graph->capture_end(stream_backend(c->origin), true, &g);
+        if (g)
+            backend()->graph->destroy(g);
+    }
     if (!capture_finish(c))
         return;
     capture_unref(c); /* the registry's */
@@ -570,32 +555,40 @@ static void capture_abandon(capture *c)
     bool had = m->cap == c;
     if (had) {
         m->cap = NULL;
-        m->state = MODEL_BROKEN;
+        m->state = c->into ? MODEL_BODY : MODEL_BROKEN;
     }
     pthread_mutex_unlock(&m->lock);
     if (had)
         capture_unref(c); /* the model's */
+    if (c->into)
+        cond_branch_abandoned(m);
 }
 
 /* Makes the model of a finished capture ready, or breaks it. */
 static void model_settle(acl_model *m, capture *c, backend_graph *g)
 {
+    bool listed = false;
     pthread_mutex_lock(&m->lock);
     if (m->cap == c) {
         m->cap = NULL;
         m->graph = g;
         m->state = g ? MODEL_READY : MODEL_BROKEN;
+        if (g)
+            tasks_settle(m, c);
+        listed = g != NULL;
         g = NULL;
         capture_unref(c);
     }
     pthread_mutex_unlock(&m->lock);
     if (g)
         backend()->graph->destroy(g);
+    if (listed)
+        tasks_list(m);
 }
 
 aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode)
 {
-    aclError err = require_graphs(api);
+    aclError err = graph_require(api);
     if (err)
         return err;
     if (mode != ACL_MODEL_RI_CAPTURE_MODE_GLOBAL &&
@@ -661,7 +654,14 @@ aclError capture_end(const char *api, acl_stream *s, aclmdlRI *out)
         return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD,
                          "the capture of stream %d began in %s mode on another thread: it must "
                          "end there",
-                         (int)s->id, mode_name(c->mode));
+                         (int)s->id, capture_mode_name(c->mode));
+    if (c->into)
+        return cond_capture_end(api, s, c, out);
+    if (cond_branch_capturing(c->model))
+        return acl_raise(api, ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING,
+                         "a branch of a conditional task of model %u is still being captured "
+                         "(aclmdlRICaptureToModelRIBegin): end that capture first",
+                         (unsigned)c->model->id);
     atomic_fetch_add(&c->refs, 1);
     bool invalidated = atomic_load(&c->invalidated);
     for (size_t i = 0; i < c->nstreams && !invalidated; i++)
@@ -757,6 +757,7 @@ aclError capture_group_begin(const char *api, acl_stream *s)
                         (int)c->group_stream->id);
     else {
         c->group_stream = s;
+        c->group_first = c->ntasks;
         c->nnodes = 0;
         atomic_store(&c->tracking, true);
     }
@@ -801,6 +802,7 @@ aclError capture_group_end(const char *api, acl_stream *s, aclrtTaskGrp *out)
         group_free(&g->obj);
         return acl_raise(api, err, "out of host memory for the handle table");
     }
+    tasks_group(c, s, handle_of(&g->obj));
     acl_model *m = g->model;
     pthread_mutex_lock(&m->lock);
     if (m->ngroups == m->group_cap) {
@@ -825,7 +827,7 @@ aclError capture_group_end(const char *api, acl_stream *s, aclrtTaskGrp *out)
 
 aclError capture_update_begin(const char *api, acl_stream *s, aclrtTaskGrp group)
 {
-    aclError err = require_graphs(api);
+    aclError err = graph_require(api);
     if (err)
         return err;
     if (stream_capture(s))
@@ -919,7 +921,7 @@ aclError capture_update_end(const char *api, acl_stream *s)
 
 aclError model_build_begin(const char *api, aclmdlRI *out)
 {
-    aclError err = require_graphs(api);
+    aclError err = graph_require(api);
     if (err)
         return err;
     acl_context *ctx;
@@ -1183,6 +1185,11 @@ static aclError model_ready_graph(const char *api, acl_model *m, backend_graph *
     case MODEL_BUILDING:
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "model %u is still being built (aclmdlRIBuildEnd first)", (unsigned)m->id);
+    case MODEL_BODY:
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "model %u is a branch of a conditional task: it runs as part of the "
+                         "model that holds the task",
+                         (unsigned)m->id);
     default:
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "model %u was abandoned: its capture or build did not finish",
@@ -1200,6 +1207,8 @@ aclError model_execute_async(const char *api, acl_model *m, acl_stream *s)
         return acl_raise(api, ACL_ERROR_RT_MODEL_CONTEXT,
                          "model %u belongs to another device than stream %d", (unsigned)m->id,
                          (int)s->id);
+    if ((err = cond_assign_defaults(api, m, s)))
+        return err;
     return stream_submit(api, s,
                          &(task){.kind = TASK_GRAPH, .u.graph = {.graph = g, .model_id = m->id}});
 }
@@ -1235,9 +1244,11 @@ aclError model_execute(const char *api, acl_model *m, int32_t timeout_ms)
                          "model %u belongs to another device than the current context",
                          (unsigned)m->id);
     }
-    err = stream_submit(
-        api, s,
-        &(task){.kind = TASK_GRAPH, .u.graph = {.graph = g, .model_id = m->id, .from_model = own}});
+    err = cond_assign_defaults(api, m, s);
+    if (!err)
+        err = stream_submit(api, s,
+                            &(task){.kind = TASK_GRAPH,
+                                    .u.graph = {.graph = g, .model_id = m->id, .from_model = own}});
     if (!err) {
         unsigned borrowed = borrow_suspend(); /* a wait is no place for a borrow */
         err = backend()->stream->synchronize(stream_backend(s), timeout_ms);
@@ -1262,7 +1273,15 @@ aclError model_destroy(const char *api, aclmdlRI handle)
                          handle, handle_kind_of(handle) ? " (it is another kind of handle)" : "");
     pthread_mutex_lock(&m->lock);
     model_state state = m->state;
+    bool branch = m->parent != NULL;
     pthread_mutex_unlock(&m->lock);
+    if (branch) {
+        model_put(m);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "model %u is a branch of a conditional task (aclmdlRIAddCondTask): it "
+                         "goes with the model that holds the task",
+                         (unsigned)m->id);
+    }
     if (state == MODEL_CAPTURING) {
         model_put(m);
         return acl_raise(api, ACL_ERROR_RT_MODEL_CAPTURED,
@@ -1305,11 +1324,39 @@ aclError model_destroy(const char *api, aclmdlRI handle)
     for (size_t i = 0; i < ngroups; i++)
         (void)object_take(&groups[i]->obj);
     free(groups);
+    tasks_model_destroyed(m);
+    cond_model_destroyed(m);
     /* ACL calls them as the model goes, with none of our locks held. */
     for (size_t i = 0; i < ncallbacks; i++)
         callbacks[i].fn(callbacks[i].user_data);
     free(callbacks);
     model_put(m); /* a graph still running is freed once it finished */
+    return ACL_SUCCESS;
+}
+
+aclError model_abort(const char *api, acl_model *m)
+{
+    backend_graph *g;
+    pthread_mutex_lock(&m->lock);
+    bool capturing = m->state == MODEL_CAPTURING || m->state == MODEL_BUILDING;
+    pthread_mutex_unlock(&m->lock);
+    if (capturing)
+        return acl_raise(api, ACL_ERROR_RT_MODEL_CAPTURED,
+                         "model %u is being captured or built: there is no run to stop",
+                         (unsigned)m->id);
+    aclError err = model_ready_graph(api, m, &g);
+    if (err)
+        return err;
+    if (!backend()->graph->abort)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the %s backend cannot stop a model's runs: a launched CUDA graph "
+                         "(cudaGraphLaunch) always runs to its end and cannot be withdrawn; wait "
+                         "for the run (aclrtSynchronizeStream) or move the stream past it "
+                         "(aclrtStreamAbort)",
+                         backend()->name);
+    if ((err = backend()->graph->abort(g)))
+        return acl_raise(api, err, "stopping the runs of model %u failed: %s", (unsigned)m->id,
+                         acl_error_text(err));
     return ACL_SUCCESS;
 }
 
@@ -1341,6 +1388,8 @@ static const char *state_name(model_state state)
         return "ready";
     case MODEL_BROKEN:
         return "abandoned";
+    case MODEL_BODY:
+        return "branch";
     }
     return "unknown";
 }
@@ -1380,6 +1429,21 @@ aclError model_debug_print(const char *api, acl_model *m)
     return ACL_SUCCESS;
 }
 
+/* n bytes of text inside a JSON string: quotes, backslashes and control
+ * characters escaped (other bytes as they are: ACL asks for UTF-8). */
+static void json_text(FILE *f, const char *text, size_t n)
+{
+    for (size_t i = 0; i < n && text[i]; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+}
+
 aclError model_debug_json(const char *api, acl_model *m, const char *path, uint32_t flags)
 {
     if (!path)
@@ -1408,11 +1472,26 @@ aclError model_debug_json(const char *api, acl_model *m, const char *path, uint3
         for (size_t i = 0; i < m->nmembers; i++)
             fprintf(f, "%s\"%p\"", i ? ", " : "", m->members[i]);
         fprintf(f, "], \"traceEvents\": [");
-        for (size_t i = 0; i < count && i < MAX_NODE_KINDS; i++)
+        size_t events = 0;
+        for (size_t i = 0; i < count && i < MAX_NODE_KINDS; i++, events++)
             fprintf(f,
                     "%s\n  {\"name\": \"%s\", \"ph\": \"i\", \"ts\": %zu, \"pid\": %u, "
                     "\"tid\": 0, \"args\": {\"taskId\": %zu}}",
                     i ? "," : "", kinds[i] ? kinds[i] : "?", i, (unsigned)m->id, i);
+        /* What aclrtCacheLastTaskExtendInfo attached to tasks, on a line
+         * of its own (tid 1), as text. */
+        for (size_t i = 0; i < m->ntasks; i++) {
+            const model_task *t = &m->tasks[i];
+            if (!t->extend)
+                continue;
+            fprintf(f,
+                    "%s\n  {\"name\": \"extendInfo\", \"ph\": \"i\", \"ts\": %u, \"pid\": %u, "
+                    "\"tid\": 1, \"args\": {\"seqId\": %u, \"stream\": \"%p\", \"extendInfo\": \"",
+                    events++ ? "," : "", (unsigned)t->seq, (unsigned)m->id, (unsigned)t->seq,
+                    t->stream);
+            json_text(f, t->extend, t->extend_size);
+            fprintf(f, "\"}}");
+        }
         fprintf(f, "\n]}\n");
     }
     pthread_mutex_unlock(&m->lock);

@@ -90,4 +90,53 @@ aclError model_debug_json(const char *api, acl_model *m, const char *path, uint3
 aclError model_streams(const char *api, acl_model *m, aclrtStream *streams, uint32_t *count);
 aclError model_destroy_callback(const char *api, acl_model *m, aclrtCallback fn, void *user_data,
                                 bool add);
+/* aclmdlRIAbort: the model's runs stop (backend.h says how far). Raises. */
+aclError model_abort(const char *api, acl_model *m);
+
+/* ---- the tasks of a model (graph_task.c) ---------------------------------------------
+ * Every task queued on a captured stream becomes a task of the model, in
+ * order, with its parameters as queued: what aclmdlRIGetTasksByStream
+ * lists (for the newest live model a stream took part in), what the
+ * aclmdlRITask* functions read and change. Changes are staged and reach
+ * the graph with aclmdlRIUpdate. */
+
+/* Hints for the capture, given right before a launch or a random-number
+ * task is submitted to a capturing stream: the ACL handles behind it. */
+void capture_hint_launch(const launch_params *p, aclrtFuncHandle fn,
+                         const aclrtLaunchKernelCfg *cfg);
+void capture_hint_random(const random_params *p, const aclrtRandomNumTaskInfo *info);
+
+/* All of these raise. */
+aclError model_tasks_by_stream(const char *api, acl_stream *s, aclmdlRITask *tasks,
+                               uint32_t *count);
+aclError model_task_type(const char *api, aclmdlRITask handle, aclmdlRITaskType *type);
+aclError model_task_seq(const char *api, aclmdlRITask handle, uint32_t *id);
+aclError model_task_get_params(const char *api, aclmdlRITask handle, aclmdlRITaskParams *params);
+aclError model_task_set_params(const char *api, aclmdlRITask handle,
+                               const aclmdlRITaskParams *params);
+aclError model_task_kernel_attr(const char *api, aclmdlRITask handle, aclrtLaunchKernelAttrId id,
+                                aclrtLaunchKernelAttrValue *value);
+aclError model_task_disable(const char *api, aclmdlRITask handle);
+aclError model_update(const char *api, acl_model *m);
+/* aclrtCacheLastTaskOpInfo / ExtendInfo: to the calling thread's last
+ * task queued on a capturing stream. */
+aclError capture_cache_op_info(const char *api, const void *info, size_t size);
+aclError capture_cache_extend_info(const char *api, const char *info, size_t size);
+/* aclrtTaskUpdateAsync: task task_id of task_stream (bound to a built
+ * model) takes what info describes, read from device memory after
+ * exec's work so far. */
+aclError model_task_update_async(const char *api, acl_stream *task_stream, uint32_t task_id,
+                                 const aclrtTaskUpdateInfo *info, acl_stream *exec);
+
+/* ---- conditional tasks (graph_cond.c) -------------------------------------------------
+ * A condition is a 64-bit word of device memory of a model being
+ * captured; a conditional task reads it when a run reaches it and runs
+ * the models of its branches (if, while, switch), which are filled by
+ * captures into them (aclmdlRICaptureToModelRIBegin). All raise. */
+aclError cond_create(const char *api, acl_model *m, uint32_t default_value,
+                     aclmdlRICondHandleFlag flag, aclmdlRICondHandle *out);
+aclError cond_pointer(const char *api, aclmdlRICondHandle handle, uint64_t **ptr);
+aclError cond_add_task(const char *api, const aclmdlRICondTaskParams *params, acl_stream *s,
+                       uint32_t flags);
+aclError capture_begin_into(const char *api, acl_stream *s, acl_model *m, aclmdlRICaptureMode mode);
 #endif

@@ -61,6 +61,8 @@ typedef enum handle_kind {
     HANDLE_MEM_POOL,       /* aclrtMemPool */
     HANDLE_MBUF,           /* aclrtMbuf */
     HANDLE_ALLOCATOR_DESC, /* aclrtAllocatorDesc */
+    HANDLE_MODEL_TASK,     /* aclmdlRITask */
+    HANDLE_COND,           /* aclmdlRICondHandle */
     HANDLE_KIND_COUNT
 } handle_kind;
 

@@ -7,6 +7,7 @@
 #include "core/context.h"
 #include "core/current.h"
 #include "core/errors.h"
+#include "core/exception.h"
 #include "core/graph.h"
 #include "core/kernel.h"
 #include "core/memory.h"
@@ -234,6 +235,7 @@ aclError module_unload(const char *api, aclrtBinHandle handle)
     for (acl_function *f = m->functions; f; f = f->next)
         function_withdraw(f);
     pthread_mutex_unlock(&m->lock);
+    (void)exception_binary_callback(m, m->phys, NULL, NULL);
     module_put(m);
     return ACL_SUCCESS;
 }

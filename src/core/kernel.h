@@ -197,6 +197,10 @@ typedef struct launch_request {
     void *const *array;
 } launch_request;
 
+/* The block, dynamic shared memory and scheduling of a launch of f with
+ * cfg (ACL's launch attributes), as kernel_launch works them out. Raises. */
+aclError kernel_launch_shape(const char *api, acl_function *f, const aclrtLaunchKernelCfg *cfg,
+                             uint32_t block[3], uint32_t *shared, bool *cooperative);
 /* Checks and queues a launch on s. Raises. */
 aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r);
 

@@ -6,6 +6,7 @@
 #include "acl/acl_cuda.h"
 #include "core/context.h"
 #include "core/errors.h"
+#include "core/graph.h"
 #include "core/kernel.h"
 #include "core/memory.h"
 #include "util/log.h"
@@ -99,6 +100,24 @@ static aclError parse_cfg(const char *api, const aclrtLaunchKernelCfg *cfg, laun
     if (timeout && timeout_us)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT and _TIMEOUT_US exclude each other");
+    return ACL_SUCCESS;
+}
+
+aclError kernel_launch_shape(const char *api, acl_function *f, const aclrtLaunchKernelCfg *cfg,
+                             uint32_t block[3], uint32_t *shared, bool *cooperative)
+{
+    launch_shape sh = {.cooperative = false};
+    function_get_block(f, sh.block, &sh.shared);
+    bool block_set, shared_set;
+    aclError err = parse_cfg(api, cfg, &sh, &block_set, &shared_set);
+    if (err)
+        return err;
+    if (sh.shared > UINT32_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
+                         sh.shared);
+    memcpy(block, sh.block, sizeof sh.block);
+    *shared = (uint32_t)sh.shared;
+    *cooperative = sh.cooperative;
     return ACL_SUCCESS;
 }
 
@@ -366,6 +385,8 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
             .placeholders = ph,
             .placeholder_count = nph,
         };
+        if (__builtin_expect(stream_capture(s) != NULL, 0))
+            capture_hint_launch(&p, handle_of(&f->obj), r->cfg);
         err = stream_submit(api, s, &(task){.kind = TASK_LAUNCH, .u.launch = &p});
     }
     if (list)

@@ -19,6 +19,11 @@ uint32_t stream_thread_last_task(void)
     return thread_last_task;
 }
 
+void stream_note_thread_task(uint32_t id)
+{
+    thread_last_task = id;
+}
+
 const char *stream_task_name(task_kind kind)
 {
     switch (kind) {

@@ -265,5 +265,8 @@ aclError stream_abort(acl_stream *s);
 /* The task id of the calling thread's last submission on a stream it
  * created (not a default stream): its sequence number on that stream. */
 uint32_t stream_thread_last_task(void);
+/* A task the calling thread queued on a stream being captured has this id
+ * among the model's tasks of that stream (graph.c). */
+void stream_note_thread_task(uint32_t id);
 
 #endif

@@ -694,6 +694,439 @@ START_TEST(destroying_a_capturing_stream)
 }
 END_TEST
 
+
+/* ---- the tasks of a model ---------------------------------------------------------------- */
+
+static aclmdlRITask *stream_tasks(aclrtStream s, uint32_t *n)
+{
+    ACL_OK(aclmdlRIGetTasksByStream(s, NULL, n));
+    aclmdlRITask *tasks = calloc(*n ? *n : 1, sizeof *tasks);
+    ck_assert_ptr_nonnull(tasks);
+    ACL_OK(aclmdlRIGetTasksByStream(s, tasks, n));
+    return tasks;
+}
+
+static aclmdlRITask first_of_type(aclrtStream s, aclmdlRITaskType type)
+{
+    uint32_t n;
+    aclmdlRITask *tasks = stream_tasks(s, &n);
+    aclmdlRITask found = NULL;
+    for (uint32_t i = 0; i < n && !found; i++) {
+        aclmdlRITaskType t;
+        ACL_OK(aclmdlRITaskGetType(tasks[i], &t));
+        if (t == type)
+            found = tasks[i];
+    }
+    free(tasks);
+    ck_assert_ptr_nonnull(found);
+    return found;
+}
+
+START_TEST(kernel_task_params)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream s = acltest_new_stream();
+    int32_t *x = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    uint32_t n = N;
+    int32_t one = 1;
+    void *args[] = {&x, &one, &n};
+    aclrtLaunchKernelAttr attrs[2] = {{.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT},
+                                      {.id = ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP}};
+    attrs[0].value.timeout = 5;
+    attrs[1].value.isDataDump = 1;
+    aclrtLaunchKernelCfg cfg = {.attrs = attrs, .numAttrs = 2};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, &cfg, args));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+
+    aclmdlRITask k = first_of_type(s, ACL_MODEL_RI_TASK_KERNEL);
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(k, &p));
+    ck_assert_ptr_eq(p.kernelTaskParams.funcHandle, add);
+    ck_assert_uint_eq(p.kernelTaskParams.numBlocks, 4);
+    ck_assert_uint_eq(p.kernelTaskParams.argsSize, 16);
+    ck_assert_uint_eq(p.kernelTaskParams.isHostArgs, 1);
+    int32_t *captured_x;
+    memcpy(&captured_x, p.kernelTaskParams.args, sizeof captured_x);
+    ck_assert_ptr_eq(captured_x, x);
+    aclrtLaunchKernelAttrValue v;
+    ACL_OK(aclmdlRIKernelTaskGetAttribute(k, ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, &v));
+    ck_assert_uint_eq(v.timeout, 5);
+    ACL_OK(aclmdlRIKernelTaskGetAttribute(k, ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP, &v));
+    ck_assert_uint_eq(v.isDataDump, 1);
+    ACL_OK(aclmdlRIKernelTaskGetAttribute(k, ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &v));
+    ck_assert_uint_eq(v.schemMode, 0);
+    ACL_FAILS_WITH(aclmdlRIKernelTaskGetAttribute(k, ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE, &v),
+                   ACL_ERROR_INVALID_PARAM);
+
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got;
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 1);
+    /* New arguments (host memory), staged until aclmdlRIUpdate. */
+    struct {
+        int32_t *data;
+        int32_t value;
+        uint32_t n;
+    } next = {x, 100, N};
+    p.kernelTaskParams.args = &next;
+    p.kernelTaskParams.argsSize = sizeof next;
+    p.kernelTaskParams.isHostArgs = 1;
+    p.kernelTaskParams.numBlocks = 2;
+    p.kernelTaskParams.cfg = NULL;
+    p.taskGrp = (aclrtTaskGrp)&next;
+    ACL_FAILS_WITH(aclmdlRITaskSetParams(k, &p), ACL_ERROR_INVALID_PARAM); /* taskGrp */
+    p.taskGrp = NULL;
+    p.type = ACL_MODEL_RI_TASK_VALUE_WRITE;
+    ACL_FAILS_WITH(aclmdlRITaskSetParams(k, &p), ACL_ERROR_INVALID_PARAM); /* type */
+    p.type = ACL_MODEL_RI_TASK_KERNEL;
+    ACL_OK(aclmdlRITaskSetParams(k, &p));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 2); /* not updated yet */
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 102);
+    ACL_OK(aclmdlRITaskGetParams(k, &p));
+    ck_assert_uint_eq(p.kernelTaskParams.numBlocks, 2);
+    /* Disabled, the kernel runs no more. */
+    ACL_OK(aclmdlRITaskDisable(k));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 102);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_FAILS_WITH(aclmdlRITaskGetParams(k, &p), ACL_ERROR_INVALID_PARAM); /* gone with it */
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(task_listing_rules)
+{
+    aclrtStream s = acltest_new_stream(), t = acltest_new_stream();
+    void *dev = kt_device(N);
+    uint32_t n = 0;
+    /* A stream that took part in no model. */
+    ACL_FAILS_WITH(aclmdlRIGetTasksByStream(s, NULL, &n), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(dev, N, 1, N, s));
+    uint32_t id = 0;
+    ACL_OK(aclrtGetThreadLastTaskId(&id));
+    ck_assert_uint_eq(id, 1); /* the model's first task of s */
+    ACL_OK(aclrtMemsetAsync(dev, N, 2, N, s));
+    ACL_OK(aclrtGetThreadLastTaskId(&id));
+    ck_assert_uint_eq(id, 2);
+    aclmdlRI first = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &first));
+    uint32_t count;
+    aclmdlRITask *tasks = stream_tasks(s, &count);
+    ck_assert_uint_eq(count, 2);
+    aclmdlRITaskType type;
+    ACL_OK(aclmdlRITaskGetType(tasks[0], &type));
+    ck_assert_int_eq(type, ACL_MODEL_RI_TASK_DEFAULT);
+    aclmdlRITaskParams p;
+    ACL_FAILS_WITH(aclmdlRITaskGetParams(tasks[0], &p), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclmdlRITaskDisable(tasks[0]), ACL_ERROR_INVALID_PARAM);
+    uint32_t a, b;
+    ACL_OK(aclmdlRITaskGetSeqId(tasks[0], &a));
+    ACL_OK(aclmdlRITaskGetSeqId(tasks[1], &b));
+    ck_assert_uint_eq(b, a + 1);
+    free(tasks);
+    /* The newest model a stream took part in answers. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(dev, N, 3, N, s));
+    aclmdlRI second = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &second));
+    tasks = stream_tasks(s, &count);
+    ck_assert_uint_eq(count, 1);
+    free(tasks);
+    ACL_OK(aclmdlRIDestroy(second));
+    tasks = stream_tasks(s, &count);
+    ck_assert_uint_eq(count, 2);
+    /* Too small an array. */
+    count = 1;
+    ACL_FAILS_WITH(aclmdlRIGetTasksByStream(s, tasks, &count),
+                   ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY);
+    free(tasks);
+    ACL_OK(aclmdlRIDestroy(first));
+    /* Event records and waits between captured streams are edges: they
+     * are listed, and cannot be disabled. */
+    aclrtEvent e = NULL;
+    ACL_OK(aclrtCreateEvent(&e));
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtRecordEvent(e, s));
+    ACL_OK(aclrtStreamWaitEvent(t, e));
+    ACL_OK(aclrtMemsetAsync(dev, N, 4, N, t));
+    ACL_OK(aclrtRecordEvent(e, t));
+    ACL_OK(aclrtStreamWaitEvent(s, e));
+    aclmdlRI joined = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &joined));
+    aclmdlRITask wait = first_of_type(t, ACL_MODEL_RI_TASK_EVENT_WAIT);
+    ACL_OK(aclmdlRITaskGetParams(wait, &p));
+    ck_assert_ptr_eq(p.eventWaitTaskParams.event, e);
+    ACL_FAILS_WITH(aclmdlRITaskDisable(wait), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_OK(aclmdlRIDestroy(joined));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(t));
+}
+END_TEST
+
+static aclrtRandomParaInfo value_param(const void *v, uint8_t size)
+{
+    aclrtRandomParaInfo p = {.isAddr = 0, .size = size};
+    memcpy(p.valueOrAddr, v, size);
+    return p;
+}
+
+START_TEST(task_update_async)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle last = kt_function(bin, "last_block");
+    aclrtFuncHandle inc = kt_function(bin, "increment");
+    void *last_entry, *inc_entry, *aiv;
+    ACL_OK(aclrtGetFunctionAddr(last, &last_entry, &aiv));
+    ACL_OK(aclrtGetFunctionAddr(inc, &inc_entry, &aiv));
+    aclrtStream bound = persistent_stream(), exec = acltest_new_stream();
+    uint32_t *out = kt_device(64);
+    ACL_OK(aclrtMemset(out, 64, 0, 64));
+    uint32_t *rnd = kt_device(N * 4);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, bound, ACL_MODEL_STREAM_FLAG_HEAD));
+    void *args[] = {&out};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(last, 4, bound, NULL, args));
+    uint32_t kernel_id = 0;
+    ACL_OK(aclrtGetThreadLastTaskId(&kernel_id));
+    uint32_t lo = 0, hi = 1000;
+    uint64_t seed = 1, count = N;
+    aclrtRandomNumTaskInfo info = {
+        .dataType = ACL_UINT32,
+        .randomNumFuncParaInfo = {.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+                                  .paramInfo.uniformDisInfo = {value_param(&lo, 4),
+                                                               value_param(&hi, 4)}},
+        .randomResultAddr = rnd,
+        .randomSeed = value_param(&seed, 8),
+        .randomNum = value_param(&count, 8),
+    };
+    ACL_OK(aclrtRandomNumAsync(&info, bound, NULL));
+    uint32_t random_id = 0;
+    ACL_OK(aclrtGetThreadLastTaskId(&random_id));
+    ck_assert_uint_eq(random_id, kernel_id + 1);
+    ACL_OK(aclmdlRIEndTask(model, bound));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    ACL_OK(aclmdlRIExecute(model, -1));
+    uint32_t h[2];
+    ACL_OK(aclrtMemcpy(h, 8, out, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(h[1], 4);
+    uint32_t *first = malloc(N * 4), *second = malloc(N * 4);
+    ACL_OK(aclrtMemcpy(first, N * 4, rnd, N * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+
+    /* The kernel: 7 blocks, then another function, both read from device memory. */
+    uint64_t *entry = kt_device(8);
+    uint32_t *blocks = kt_device(4);
+    uint64_t e = (uint64_t)(uintptr_t)last_entry;
+    uint32_t seven = 7;
+    ACL_OK(aclrtMemcpy(entry, 8, &e, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpyAsync(blocks, 4, &seven, 4, ACL_MEMCPY_HOST_TO_DEVICE, exec));
+    aclrtTaskUpdateInfo up = {.id = ACL_RT_UPDATE_AIC_AIV_TASK};
+    up.val.aicAivTaskAttr.binHandle = bin;
+    up.val.aicAivTaskAttr.funcEntryAddr = entry;
+    up.val.aicAivTaskAttr.blockDimAddr = blocks;
+    ACL_OK(aclrtTaskUpdateAsync(bound, kernel_id, &up, exec));
+    ACL_OK(aclmdlRIExecute(model, -1));
+    ACL_OK(aclrtMemcpy(h, 8, out, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(h[1], 7);
+    e = (uint64_t)(uintptr_t)inc_entry;
+    ACL_OK(aclrtMemcpy(entry, 8, &e, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtTaskUpdateAsync(bound, kernel_id, &up, exec));
+    ACL_OK(aclrtMemset(out, 64, 0, 64));
+    ACL_OK(aclmdlRIExecute(model, -1));
+    ACL_OK(aclrtMemcpy(h, 8, out, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(h[0], 1); /* increment's work now */
+    ck_assert_uint_eq(h[1], 0);
+    /* The random task: another seed. */
+    aclrtRandomNumTaskInfo next = info;
+    uint64_t other = 2;
+    next.randomSeed = value_param(&other, 8);
+    void *src = kt_device(sizeof next);
+    ACL_OK(aclrtMemcpy(src, sizeof next, &next, sizeof next, ACL_MEMCPY_HOST_TO_DEVICE));
+    aclrtTaskUpdateInfo ur = {.id = ACL_RT_UPDATE_RANDOM_TASK};
+    ur.val.randomTaskAttr.srcAddr = src;
+    ur.val.randomTaskAttr.size = sizeof next;
+    ACL_OK(aclrtTaskUpdateAsync(bound, random_id, &ur, exec));
+    ACL_OK(aclmdlRIExecute(model, -1));
+    ACL_OK(aclrtMemcpy(second, N * 4, rnd, N * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_int_ne(memcmp(first, second, N * 4), 0);
+    /* Wrong ids and kinds. */
+    ACL_FAILS_WITH(aclrtTaskUpdateAsync(bound, random_id + 5, &ur, exec),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtTaskUpdateAsync(bound, kernel_id, &ur, exec), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtTaskUpdateAsync(exec, kernel_id, &up, exec), ACL_ERROR_INVALID_PARAM);
+    free(first);
+    free(second);
+    ACL_OK(aclmdlRIUnbindStream(model, bound));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(bound));
+    ACL_OK(aclrtDestroyStream(exec));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFree(rnd));
+    ACL_OK(aclrtFree(entry));
+    ACL_OK(aclrtFree(blocks));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* The host backend stops a model's runs; CUDA cannot stop a launched
+ * graph, and says so. */
+START_TEST(abort_model)
+{
+    aclrtStream s = acltest_new_stream(), side = acltest_new_stream();
+    uint64_t *gate = kt_device(64);
+    int32_t *counter = kt_device(64);
+    ACL_OK(aclrtMemset(gate, 64, 0, 64));
+    ACL_OK(aclrtMemset(counter, 64, 0, 64));
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle inc = kt_function(bin, "increment");
+    void *args[] = {&counter};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(inc, 1, s, NULL, args));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    if (!kt_on_host()) {
+        ACL_FAILS_WITH(aclmdlRIAbort(model), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    } else {
+        /* Three runs queued behind a wait that holds them. */
+        ACL_OK(aclrtValueWait(gate, 1, ACL_STREAM_WAIT_VALUE_GEQ, s));
+        for (int i = 0; i < 3; i++)
+            ACL_OK(aclmdlRIExecuteAsync(model, s));
+        ACL_OK(aclmdlRIAbort(model));
+        ACL_OK(aclrtValueWrite(gate, 1, 0, side));
+        ACL_OK(aclrtSynchronizeStream(s));
+        int32_t got;
+        kt_read_i32(counter, &got, 1);
+        ck_assert_int_eq(got, 0);
+        /* Executed again, it runs. */
+        ACL_OK(aclmdlRIExecuteAsync(model, s));
+        ACL_OK(aclrtSynchronizeStream(s));
+        kt_read_i32(counter, &got, 1);
+        ck_assert_int_eq(got, 1);
+    }
+    ACL_OK(aclrtSynchronizeStream(side));
+    ACL_OK(aclmdlRIDestroy(model));
+    /* Not while it is being captured. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI during = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &during));
+    ACL_FAILS_WITH(aclmdlRIAbort(during), ACL_ERROR_RT_MODEL_CAPTURED);
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(gate));
+    ACL_OK(aclrtFree(counter));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* A WHILE task whose body is a kernel: the kernel counts and the word
+ * counts down (a value write would set it; here a kernel of ours adds -1
+ * through add_scalar on its low half). */
+START_TEST(cond_while_with_kernels)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtFuncHandle inc = kt_function(bin, "increment");
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
+    int32_t *counter = kt_device(64);
+    ACL_OK(aclrtMemset(counter, 64, 0, 64));
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI parent = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
+    aclmdlRICondHandle cond = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(parent, 5, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond));
+    uint64_t *word = NULL;
+    ACL_OK(aclmdlRICondHandleGetCondPtr(cond, &word));
+    aclmdlRI loop = NULL;
+    aclmdlRICondTaskParams params = {
+        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_WHILE, .size = 1, .modelRIArray = &loop};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    /* The branch cannot run alone, and the parent cannot end first. */
+    ACL_FAILS_WITH(aclmdlRIExecuteAsync(loop, body), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclmdlRICaptureToModelRIBegin(body, loop, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI ended = NULL;
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &ended), ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING);
+    void *inc_args[] = {&counter};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(inc, 1, body, NULL, inc_args));
+    int32_t *low = (int32_t *)word; /* little-endian: the word's low half */
+    int32_t minus_one = -1;
+    uint32_t one = 1;
+    void *dec_args[] = {&low, &minus_one, &one};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 1, body, NULL, dec_args));
+    ACL_OK(aclmdlRICaptureEnd(body, &ended));
+    ck_assert_ptr_eq(ended, loop);
+    ACL_FAILS_WITH(aclmdlRICaptureToModelRIBegin(body, loop, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL),
+                   ACL_ERROR_INVALID_PARAM); /* captured already */
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    for (int run = 1; run <= 2; run++) {
+        ACL_OK(aclmdlRIExecuteAsync(model, s));
+        ACL_OK(aclrtSynchronizeStream(s));
+        int32_t got;
+        kt_read_i32(counter, &got, 1);
+        ck_assert_int_eq(got, 5 * run); /* each run starts from 5 (ASSIGN_DEFAULT) */
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_FAILS_WITH(aclmdlRICondHandleGetCondPtr(cond, &word), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(counter));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(body));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* A capture abandoned while a branch is captured takes the branch's
+ * capture with it. */
+START_TEST(cond_parent_abandoned)
+{
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
+    void *dev = kt_device(N);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI parent = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
+    aclmdlRICondHandle cond = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(parent, 1, 0, &cond));
+    aclmdlRI branch = NULL;
+    aclmdlRICondTaskParams params = {
+        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = &branch};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    ACL_OK(aclmdlRICaptureToModelRIBegin(body, branch, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(dev, N, 1, N, body));
+    ACL_OK(aclrtDestroyStream(s)); /* the parent's capture goes */
+    ACL_OK(aclmdlRICaptureGetInfo(body, &status, NULL));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_NONE);
+    ACL_OK(aclrtMemsetAsync(dev, N, 2, N, body)); /* runs at once */
+    ACL_OK(aclrtSynchronizeStream(body));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyStream(body));
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -723,6 +1156,17 @@ static Suite *graph_suite(void)
     tcase_add_test(models, task_group_update);
     tcase_add_test(models, name_id_debug_and_callbacks);
     suite_add_tcase(s, models);
+
+    TCase *tasks = tcase_create("tasks");
+    tcase_add_checked_fixture(tasks, set_up, tear_down);
+    tcase_set_timeout(tasks, 60);
+    tcase_add_test(tasks, kernel_task_params);
+    tcase_add_test(tasks, task_listing_rules);
+    tcase_add_test(tasks, task_update_async);
+    tcase_add_test(tasks, abort_model);
+    tcase_add_test(tasks, cond_while_with_kernels);
+    tcase_add_test(tasks, cond_parent_abandoned);
+    suite_add_tcase(s, tasks);
     return s;
 }
 

@@ -3,6 +3,7 @@
  * built-in reduce and random-number tasks. The kernels are
  * tests/kernels/test_kernels.{c,cu}, loaded for the backend in use. */
 #include <math.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "kerneltest.h"
@@ -944,6 +945,71 @@ START_TEST(random_normal_truncated_and_dropout)
 }
 END_TEST
 
+/* ---- exception callbacks of binaries ------------------------------------------------- */
+
+static void op_exception(aclrtExceptionInfo *info, void *user_data)
+{
+    atomic_int *calls = user_data;
+    atomic_fetch_add(calls, 1);
+    (void)info;
+}
+
+static void op_exception_checked(aclrtExceptionInfo *info, void *user_data)
+{
+    atomic_int *seen = user_data;
+    if (aclrtGetDeviceIdFromExceptionInfo(info) == 0 &&
+        aclrtGetErrorCodeFromExceptionInfo(info) != 0)
+        atomic_fetch_add(seen, 1);
+}
+
+START_TEST(binary_exception_callback)
+{
+    aclrtBinHandle bin = kt_load();
+    atomic_int calls;
+    atomic_init(&calls, 0);
+    ACL_OK(aclrtBinarySetExceptionCallback(bin, op_exception, &calls));
+    ACL_OK(aclrtBinarySetExceptionCallback(bin, op_exception, &calls)); /* the last one wins */
+    ACL_FAILS_WITH(aclrtBinarySetExceptionCallback(bin, NULL, &calls), ACL_ERROR_INVALID_PARAM);
+    /* Work that does not fault calls nothing. */
+    aclrtFuncHandle inc = kt_function(bin, "increment");
+    int32_t *counter = kt_device(64);
+    void *args[] = {&counter};
+    ACL_OK(aclrtLaunchKernelWithArgsArray(inc, 1, NULL, NULL, args));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    ck_assert_int_eq(atomic_load(&calls), 0);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_FAILS_WITH(aclrtBinarySetExceptionCallback(bin, op_exception, &calls),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+/* cuda: a kernel that faults reaches the callback of its binary, with the
+ * device and the error. The context is lost afterwards: the test ends its
+ * process without the usual teardown (it runs forked; tag "fault"). */
+START_TEST(binary_exception_callback_on_fault)
+{
+    ACL_OK(aclInit(NULL));
+    ACL_OK(aclrtSetDevice(0));
+    if (kt_on_host()) {
+        ACL_OK(aclrtResetDevice(0));
+        ACL_OK(aclFinalize());
+        return; /* host kernels cannot fault without taking the process down */
+    }
+    aclrtBinHandle bin = kt_load();
+    atomic_int seen;
+    atomic_init(&seen, 0);
+    ACL_OK(aclrtBinarySetExceptionCallback(bin, op_exception_checked, &seen));
+    aclrtFuncHandle store = kt_function(bin, "store_one");
+    int32_t *nowhere = (int32_t *)(uintptr_t)0x10;
+    void *args[] = {&nowhere};
+    aclrtStream s = acltest_new_stream();
+    ACL_OK(aclrtLaunchKernelWithArgsArray(store, 1, s, NULL, args));
+    ACL_FAILS(aclrtSynchronizeStream(s));
+    ck_assert_int_eq(atomic_load(&seen), 1);
+}
+END_TEST
+
 static Suite *kernel_suite(void)
 {
     Suite *s = suite_create("kernel");
@@ -985,6 +1051,18 @@ static Suite *kernel_suite(void)
     tcase_add_test(builtin, random_uniform_and_known_answer);
     tcase_add_test(builtin, random_normal_truncated_and_dropout);
     suite_add_tcase(s, builtin);
+
+    TCase *exceptions = tcase_create("exceptions");
+    tcase_add_checked_fixture(exceptions, set_up, tear_down);
+    tcase_add_test(exceptions, binary_exception_callback);
+    suite_add_tcase(s, exceptions);
+
+    /* Not under compute-sanitizer (scripts/device-check.sh leaves the tag
+     * out): the fault is the point. */
+    TCase *fault = tcase_create("device fault");
+    tcase_set_tags(fault, "fault");
+    tcase_add_test(fault, binary_exception_callback_on_fault);
+    suite_add_tcase(s, fault);
     return s;
 }
 

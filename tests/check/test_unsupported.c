@@ -93,6 +93,19 @@ START_TEST(refused_functions_say_why)
     ASSERT_REFUSED("aclrtResetOverflowStatus", "no floating-point overflow status",
                    aclrtResetOverflowStatus(NULL));
     ASSERT_REFUSED("aclmdlSetDump", "no CANN operators", aclmdlSetDump("/dev/null"));
+    aclrtLabel label = NULL;
+    ASSERT_REFUSED("aclrtCreateLabel", "aclmdlRIAddCondTask", aclrtCreateLabel(&label));
+    ASSERT_REFUSED("aclrtSwitchLabelByIndex", "has no jumps",
+                   aclrtSwitchLabelByIndex(NULL, 1, NULL, NULL));
+    ASSERT_REFUSED("aclrtActiveStream", "ACL_MODEL_STREAM_FLAG_DEFAULT",
+                   aclrtActiveStream(NULL, NULL));
+    ASSERT_REFUSED("aclrtSwitchStream", "IF conditional task",
+                   aclrtSwitchStream(NULL, ACL_RT_EQUAL, NULL, ACL_RT_SWITCH_INT32, NULL, NULL,
+                                     NULL));
+    aclrtFuncHandle f = NULL;
+    ASSERT_REFUSED("aclrtRegisterCpuFunc", "AI CPU", aclrtRegisterCpuFunc(NULL, "f", "k", &f));
+    void *addr = NULL;
+    ASSERT_REFUSED("aclrtGetHardwareSyncAddr", "cube and vector", aclrtGetHardwareSyncAddr(&addr));
     ACL_OK(aclrtResetDevice(0));
 }
 END_TEST

@@ -134,6 +134,9 @@ typedef enum compat_kind {
     KIND_MODULE,   /* aclrtBinHandle */
     KIND_FUNCTION, /* aclrtFuncHandle */
     KIND_ARGS,     /* aclrtArgsHandle */
+    /* Kinds whose live handle only a capture makes. */
+    KIND_TASK, /* aclmdlRITask */
+    KIND_COND, /* aclmdlRICondHandle */
 } compat_kind;
 
 /* Handles that are not live handles of one kind, with what each one is. The

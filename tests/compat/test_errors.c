@@ -474,7 +474,28 @@ ROW(aclrtMemUceRepair)
     REJECTS(aclrtMemUceRepair(0, NULL, 1), ACL_ERROR_INVALID_PARAM, "a NULL array");
 }
 
+ROW(aclrtCacheLastTaskOpInfo)
+{
+    static const char info[] = "shape";
+    REJECTS(aclrtCacheLastTaskOpInfo(NULL, 8), ACL_ERROR_INVALID_PARAM, "a NULL infoPtr");
+    REJECTS(aclrtCacheLastTaskOpInfo(info, 0), ACL_ERROR_INVALID_PARAM, "infoSize 0");
+    REJECTS(aclrtCacheLastTaskOpInfo(info, 64 * 1024 + 1), ACL_ERROR_INVALID_PARAM,
+            "infoSize above 64 KiB");
+    /* No task of this thread was captured. */
+    REJECTS(aclrtCacheLastTaskOpInfo(info, sizeof info), ANY_ERROR, "no captured task");
+}
+
+ROW(aclrtCacheLastTaskExtendInfo)
+{
+    REJECTS(aclrtCacheLastTaskExtendInfo(NULL, 8), ACL_ERROR_INVALID_PARAM,
+            "a NULL extendInfoPtr");
+    REJECTS(aclrtCacheLastTaskExtendInfo("{}", 0), ACL_ERROR_INVALID_PARAM, "infoSize 0");
+    REJECTS(aclrtCacheLastTaskExtendInfo("{}", 2), ANY_ERROR, "no captured task");
+}
+
 static const compat_row rows[] = {
+    COMPAT_ROW(aclrtCacheLastTaskOpInfo),
+    COMPAT_ROW(aclrtCacheLastTaskExtendInfo),
     COMPAT_ROW(aclrtGetDeviceIdFromExceptionInfo),
     COMPAT_ROW(aclrtGetErrorCodeFromExceptionInfo),
     COMPAT_ROW(aclrtGetStreamIdFromExceptionInfo),

@@ -263,6 +263,431 @@ COMPAT_TEST(debug_prints,
     ACL_OK(aclrtDestroyStream(s));
 }
 
+
+/* ---- the tasks of a model ------------------------------------------------------------- */
+
+/* The tasks of s in the model it was captured into, in a new array. */
+static aclmdlRITask *tasks_of(aclrtStream s, uint32_t *n)
+{
+    *n = 12345; /* any value: the first call only counts */
+    ACL_OK(aclmdlRIGetTasksByStream(s, NULL, n));
+    aclmdlRITask *tasks = calloc(*n ? *n : 1, sizeof *tasks);
+    ck_assert_ptr_nonnull(tasks);
+    ACL_OK(aclmdlRIGetTasksByStream(s, tasks, n));
+    return tasks;
+}
+
+/* The first task of the type, or NULL. */
+static aclmdlRITask task_of_type(aclmdlRITask *tasks, uint32_t n, aclmdlRITaskType type)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        aclmdlRITaskType t = (aclmdlRITaskType)-1;
+        ACL_OK(aclmdlRITaskGetType(tasks[i], &t));
+        if (t == type)
+            return tasks[i];
+    }
+    return NULL;
+}
+
+static uint64_t read_word(const void *dev)
+{
+    uint64_t v = 0;
+    ACL_OK(aclrtMemcpy(&v, sizeof v, dev, sizeof v, ACL_MEMCPY_DEVICE_TO_HOST));
+    return v;
+}
+
+static void write_word(void *dev, uint64_t v)
+{
+    ACL_OK(aclrtMemcpy(dev, sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE));
+}
+
+COMPAT_TEST(tasks_by_stream,
+            "aclmdlRIGetTasksByStream counts a stream's tasks with tasks NULL, then fills the "
+            "array; each task has a type (an aclrtValueWrite is VALUE_WRITE, an "
+            "aclrtRecordEvent EVENT_RECORD), a sequence id and parameters",
+            "API ref aclmdlRIGetStreams, aclmdlRIGetTasksByStream, aclmdlRITaskGetType, "
+            "aclmdlRITaskGetSeqId, aclmdlRITaskGetParams; aclmdlRITaskParams")
+{
+    aclrtStream s = compat_new_stream();
+    aclrtEvent e = NULL;
+    ACL_OK(aclrtCreateEvent(&e));
+    uint64_t *word = device_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtValueWrite(word, 0x1234, 0, s));
+    ACL_OK(aclrtRecordEvent(e, s));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    aclrtStream streams[4];
+    uint32_t nstreams = 4;
+    ACL_OK(aclmdlRIGetStreams(model, streams, &nstreams));
+    ck_assert_uint_ge(nstreams, 1);
+    uint32_t n;
+    aclmdlRITask *tasks = tasks_of(streams[0], &n);
+    ck_assert_uint_ge(n, 2);
+    if (n > 1) {
+        uint32_t small = 1;
+        ACL_FAILS(aclmdlRIGetTasksByStream(streams[0], tasks, &small));
+    }
+    aclmdlRITask write = task_of_type(tasks, n, ACL_MODEL_RI_TASK_VALUE_WRITE);
+    aclmdlRITask record = task_of_type(tasks, n, ACL_MODEL_RI_TASK_EVENT_RECORD);
+    ck_assert_ptr_nonnull(write);
+    ck_assert_ptr_nonnull(record);
+    uint32_t id_write = 0, id_record = 0;
+    ACL_OK(aclmdlRITaskGetSeqId(write, &id_write));
+    ACL_OK(aclmdlRITaskGetSeqId(record, &id_record));
+    ck_assert_uint_ne(id_write, id_record);
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(write, &p));
+    ck_assert_int_eq(p.type, ACL_MODEL_RI_TASK_VALUE_WRITE);
+    ck_assert_ptr_eq(p.valueWriteTaskParams.devAddr, word);
+    ck_assert_uint_eq(p.valueWriteTaskParams.value, 0x1234);
+    ACL_OK(aclmdlRITaskGetParams(record, &p));
+    ck_assert_int_eq(p.type, ACL_MODEL_RI_TASK_EVENT_RECORD);
+    ck_assert_ptr_eq(p.eventRecordTaskParams.event, e);
+    free(tasks);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFree(word));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+COMPAT_TEST(task_set_params_then_update,
+            "aclmdlRITaskSetParams gives a value-write task a new address and value; after "
+            "aclmdlRIUpdate the model's runs write them",
+            "API ref aclmdlRITaskSetParams, aclmdlRIUpdate; aclmdlRIValueWriteTaskParams")
+{
+    aclrtStream s = compat_new_stream();
+    uint64_t *words = device_buffer(SIZE);
+    ACL_OK(aclrtMemset(words, SIZE, 0, SIZE));
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtValueWrite(&words[0], 7, 0, s));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_uint_eq(read_word(&words[0]), 7);
+    uint32_t n;
+    aclmdlRITask *tasks = tasks_of(s, &n);
+    aclmdlRITask write = task_of_type(tasks, n, ACL_MODEL_RI_TASK_VALUE_WRITE);
+    ck_assert_ptr_nonnull(write);
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(write, &p));
+    p.taskGrp = NULL;
+    p.valueWriteTaskParams.devAddr = &words[1];
+    p.valueWriteTaskParams.value = 9;
+    ACL_OK(aclmdlRITaskSetParams(write, &p));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_uint_eq(read_word(&words[1]), 9);
+    ACL_OK(aclmdlRITaskGetParams(write, &p));
+    ck_assert_ptr_eq(p.valueWriteTaskParams.devAddr, &words[1]);
+    free(tasks);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(words));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+COMPAT_TEST(task_disable_then_update,
+            "a task disabled with aclmdlRITaskDisable no longer runs once aclmdlRIUpdate updated "
+            "the model; the others still do",
+            "API ref aclmdlRITaskDisable, aclmdlRIUpdate")
+{
+    aclrtStream s = compat_new_stream();
+    uint64_t *words = device_buffer(SIZE);
+    ACL_OK(aclrtMemset(words, SIZE, 0, SIZE));
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtValueWrite(&words[0], 1, 0, s));
+    ACL_OK(aclrtValueWrite(&words[1], 2, 0, s));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    uint32_t n;
+    aclmdlRITask *tasks = tasks_of(s, &n);
+    aclmdlRITask first = NULL;
+    for (uint32_t i = 0; i < n && !first; i++) {
+        aclmdlRITaskParams p;
+        aclmdlRITaskType t;
+        ACL_OK(aclmdlRITaskGetType(tasks[i], &t));
+        if (t == ACL_MODEL_RI_TASK_VALUE_WRITE) {
+            ACL_OK(aclmdlRITaskGetParams(tasks[i], &p));
+            if (p.valueWriteTaskParams.devAddr == &words[0])
+                first = tasks[i];
+        }
+    }
+    ck_assert_ptr_nonnull(first);
+    ACL_OK(aclmdlRITaskDisable(first));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_uint_eq(read_word(&words[0]), 0);
+    ck_assert_uint_eq(read_word(&words[1]), 2);
+    free(tasks);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(words));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+COMPAT_TEST(cached_op_info,
+            "with the stream's operator-information cache on (ACL_STREAM_ATTR_CACHE_OP_INFO), "
+            "aclrtCacheLastTaskOpInfo attaches bytes to the thread's last captured task, which "
+            "aclmdlRITaskGetParams gives back as opInfoPtr and opInfoSize",
+            "API ref aclrtCacheLastTaskOpInfo (call flow), aclmdlRITaskGetParams; "
+            "aclmdlRITaskParams.opInfoPtr")
+{
+    aclrtStream s = compat_new_stream();
+    uint64_t *word = device_buffer(SIZE);
+    static const char info[] = "shape [4, 2] float";
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclrtStreamAttrValue on = {.cacheOpInfoSwitch = 1};
+    ACL_OK(aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_CACHE_OP_INFO, &on));
+    ACL_OK(aclrtValueWrite(word, 5, 0, s));
+    ACL_OK(aclrtCacheLastTaskOpInfo(info, sizeof info));
+    aclrtStreamAttrValue off = {.cacheOpInfoSwitch = 0};
+    ACL_OK(aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_CACHE_OP_INFO, &off));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    uint32_t n;
+    aclmdlRITask *tasks = tasks_of(s, &n);
+    aclmdlRITask write = task_of_type(tasks, n, ACL_MODEL_RI_TASK_VALUE_WRITE);
+    ck_assert_ptr_nonnull(write);
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(write, &p));
+    ck_assert_uint_eq(p.opInfoSize, sizeof info);
+    ck_assert_ptr_nonnull(p.opInfoPtr);
+    ck_assert_int_eq(memcmp(p.opInfoPtr, info, sizeof info), 0);
+    free(tasks);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(word));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+COMPAT_TEST(cached_extend_info,
+            "aclrtCacheLastTaskExtendInfo attaches text to the thread's last captured task; "
+            "aclmdlRIDebugJsonPrint writes it to its file",
+            "API ref aclrtCacheLastTaskExtendInfo, aclmdlRIDebugJsonPrint")
+{
+    aclrtStream s = compat_new_stream();
+    void *dev = device_buffer(SIZE);
+    static const char extend[] = "[20250917,42]";
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(dev, SIZE, 3, SIZE, s));
+    ACL_OK(aclrtCacheLastTaskExtendInfo(extend, strlen(extend)));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    char path[256];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/acl-compat-extend-%d.json", tmp && *tmp ? tmp : "/tmp",
+             (int)getpid());
+    ACL_OK(aclmdlRIDebugJsonPrint(model, path, ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE));
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static char text[1 << 16];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    unlink(path);
+    ck_assert_ptr_nonnull(strstr(text, extend));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+COMPAT_TEST(update_without_changes,
+            "aclmdlRIUpdate of a captured model nothing changed in succeeds, and the model runs "
+            "as before",
+            "API ref aclmdlRIUpdate")
+{
+    aclrtStream s = compat_new_stream();
+    uint64_t *word = device_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtValueWrite(word, 11, 0, s));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_uint_eq(read_word(word), 11);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(word));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+/* ---- conditional tasks ------------------------------------------------------------------ */
+
+/* A capture on s with a conditional task of `type` whose branches each
+ * fill `out` with 0x10 + their index, captured on `side`; the condition's
+ * word in *cond. */
+static aclmdlRI capture_branches(aclrtStream s, aclrtStream side, aclmdlRICondTaskType type,
+                                 uint32_t size, uint32_t def, aclmdlRICondHandleFlag flag,
+                                 void *out, uint64_t **cond, void *zero)
+{
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI parent = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE);
+    aclmdlRICondHandle handle = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(parent, def, flag, &handle));
+    ACL_OK(aclmdlRICondHandleGetCondPtr(handle, cond));
+    ck_assert_ptr_nonnull(*cond);
+    aclmdlRI branches[3] = {NULL, NULL, NULL};
+    aclmdlRICondTaskParams params = {
+        .handle = handle, .type = type, .size = size, .modelRIArray = branches};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    for (uint32_t i = 0; i < size; i++) {
+        ck_assert_ptr_nonnull(branches[i]);
+        ACL_OK(aclmdlRICaptureToModelRIBegin(side, branches[i],
+                                             ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+        ACL_OK(aclrtMemsetAsync(out, SIZE, 0x10 + i, SIZE, side));
+        if (type == ACL_MODEL_RI_COND_TYPE_WHILE) /* one iteration: the body clears the word */
+            ACL_OK(aclrtMemcpyAsync(*cond, sizeof(uint64_t), zero, sizeof(uint64_t),
+                                    ACL_MEMCPY_DEVICE_TO_DEVICE, side));
+        aclmdlRI ended = NULL;
+        ACL_OK(aclmdlRICaptureEnd(side, &ended));
+        ck_assert_ptr_eq(ended, branches[i]);
+    }
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ck_assert_ptr_eq(model, parent);
+    return model;
+}
+
+/* Runs model with the word set to v (unless v is -1) and reports what
+ * the branches left in out (0 when none ran). */
+static uint8_t run_with(aclmdlRI model, aclrtStream exec, uint64_t *cond, int64_t v, void *out,
+                        uint8_t *host)
+{
+    ACL_OK(aclrtMemset(out, SIZE, 0, SIZE));
+    if (v >= 0)
+        write_word(cond, (uint64_t)v);
+    ACL_OK(aclmdlRIExecuteAsync(model, exec));
+    ACL_OK(aclrtSynchronizeStream(exec));
+    ACL_OK(aclrtMemcpy(host, SIZE, out, SIZE, ACL_MEMCPY_DEVICE_TO_HOST));
+    compat_assert_filled(host, SIZE, host[0]);
+    return host[0];
+}
+
+COMPAT_TEST(cond_if_else,
+            "an IF conditional task with two branches runs the first when the condition word "
+            "is not 0 and the second when it is; the word is device memory the application "
+            "writes (flag 0: it keeps what was written)",
+            "API ref aclmdlRICondHandleCreate, aclmdlRICondHandleGetCondPtr, aclmdlRIAddCondTask, "
+            "aclmdlRICaptureToModelRIBegin; sample model_ri/3_cond_model")
+{
+    aclrtStream s = compat_new_stream(), side = compat_new_stream(), exec = compat_new_stream();
+    void *out = device_buffer(SIZE);
+    uint8_t *host = pinned_buffer(SIZE);
+    uint64_t *cond = NULL;
+    aclmdlRI model = capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_IF, 2, 0, 0, out, &cond,
+                                      NULL);
+    ck_assert_uint_eq(run_with(model, exec, cond, 1, out, host), 0x10);
+    ck_assert_uint_eq(run_with(model, exec, cond, 0, out, host), 0x11);
+    ck_assert_uint_eq(run_with(model, exec, cond, 5, out, host), 0x10);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
+COMPAT_TEST(cond_assign_default,
+            "with ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT the condition starts every run from "
+            "defaultLaunchValue, whatever was written before",
+            "API ref aclmdlRICondHandleCreate (flag)")
+{
+    aclrtStream s = compat_new_stream(), side = compat_new_stream(), exec = compat_new_stream();
+    void *out = device_buffer(SIZE);
+    uint8_t *host = pinned_buffer(SIZE);
+    uint64_t *cond = NULL;
+    aclmdlRI model = capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_IF, 1, 1,
+                                      ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, out, &cond, NULL);
+    ck_assert_uint_eq(run_with(model, exec, cond, 0, out, host), 0x10);
+    ck_assert_uint_eq(run_with(model, exec, cond, 0, out, host), 0x10);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
+COMPAT_TEST(cond_while,
+            "a WHILE conditional task runs its branch as long as the word is not 0, reading it "
+            "again after each run: a branch that clears it runs once; a word of 0 runs it never",
+            "API ref aclmdlRIAddCondTask; sample model_ri/3_cond_model (WHILE)")
+{
+    aclrtStream s = compat_new_stream(), side = compat_new_stream(), exec = compat_new_stream();
+    void *out = device_buffer(SIZE);
+    uint64_t *zero = device_buffer(SIZE);
+    ACL_OK(aclrtMemset(zero, SIZE, 0, SIZE));
+    uint8_t *host = pinned_buffer(SIZE);
+    uint64_t *cond = NULL;
+    aclmdlRI model = capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_WHILE, 1, 0, 0, out, &cond,
+                                      zero);
+    ck_assert_uint_eq(run_with(model, exec, cond, 1, out, host), 0x10);
+    ck_assert_uint_eq(read_word(cond), 0);
+    ck_assert_uint_eq(run_with(model, exec, cond, 0, out, host), 0);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFree(zero));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
+COMPAT_TEST(cond_switch,
+            "a SWITCH conditional task runs the branch the word numbers, none past the last",
+            "API ref aclmdlRIAddCondTask; aclmdlRICondTaskParams (size); sample "
+            "model_ri/3_cond_model (SWITCH)")
+{
+    aclrtStream s = compat_new_stream(), side = compat_new_stream(), exec = compat_new_stream();
+    void *out = device_buffer(SIZE);
+    uint8_t *host = pinned_buffer(SIZE);
+    uint64_t *cond = NULL;
+    aclmdlRI model = capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_SWITCH, 3, 0, 0, out, &cond,
+                                      NULL);
+    for (int v = 0; v < 3; v++)
+        ck_assert_uint_eq(run_with(model, exec, cond, v, out, host), 0x10 + v);
+    ck_assert_uint_eq(run_with(model, exec, cond, 7, out, host), 0);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
+COMPAT_TEST(cond_task_needs_a_capture,
+            "aclmdlRIAddCondTask on a stream that is not being captured fails; a branch model "
+            "cannot be destroyed on its own (it goes with its model)",
+            "API ref aclmdlRIAddCondTask (the stream must be capturing), "
+            "aclmdlRICaptureToModelRIBegin (no aclmdlRIDestroy)")
+{
+    aclrtStream s = compat_new_stream(), other = compat_new_stream();
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI parent = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
+    aclmdlRICondHandle handle = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(parent, 0, 0, &handle));
+    aclmdlRI branch = NULL;
+    aclmdlRICondTaskParams params = {
+        .handle = handle, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = &branch};
+    ACL_FAILS(aclmdlRIAddCondTask(params, other, 0));
+    params.size = 3; /* an IF task has one or two branches */
+    ACL_FAILS(aclmdlRIAddCondTask(params, s, 0));
+    params.size = 1;
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    ACL_FAILS(aclmdlRIDestroy(branch));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(other));
+}
+
 /* ---- bad arguments ------------------------------------------------------------------ */
 
 ROW(aclmdlRICaptureBegin)
@@ -404,7 +829,119 @@ ROW(aclmdlRIDebugPrint)
     FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRIDebugPrint(h));
 }
 
+
+ROW(aclmdlRICaptureToModelRIBegin)
+{
+    aclrtStream s = compat_new_stream();
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM,
+                 aclmdlRICaptureToModelRIBegin(s, h, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtDestroyStream(s));
+    aclmdlRI built = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&built, 0));
+    FOR_EACH_BAD(KIND_STREAM, h, ANY_ERROR,
+                 aclmdlRICaptureToModelRIBegin(h, built, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclmdlRIDestroy(built));
+}
+
+ROW(aclmdlRIAbort)
+{
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRIAbort(h));
+}
+
+ROW(aclmdlRIUpdate)
+{
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRIUpdate(h));
+}
+
+ROW(aclmdlRIGetTasksByStream)
+{
+    uint32_t n = 0;
+    aclmdlRITask tasks[4];
+    REJECTS(aclmdlRIGetTasksByStream(NULL, tasks, &n), ACL_ERROR_INVALID_PARAM,
+            "the NULL stream");
+    aclrtStream s = compat_new_stream();
+    REJECTS(aclmdlRIGetTasksByStream(s, tasks, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL numTasks");
+    ACL_OK(aclrtDestroyStream(s));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRIGetTasksByStream(h, tasks, &n));
+}
+
+/* The functions of one task: bad tasks; NULL outputs. */
+ROW(aclmdlRITaskGetType)
+{
+    aclmdlRITaskType type;
+    FOR_EACH_BAD(KIND_TASK, h, ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetType(h, &type));
+}
+
+ROW(aclmdlRITaskGetSeqId)
+{
+    uint32_t id;
+    FOR_EACH_BAD(KIND_TASK, h, ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetSeqId(h, &id));
+}
+
+ROW(aclmdlRITaskGetParams)
+{
+    aclmdlRITaskParams p;
+    FOR_EACH_BAD(KIND_TASK, h, ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetParams(h, &p));
+}
+
+ROW(aclmdlRITaskSetParams)
+{
+    aclmdlRITaskParams p;
+    memset(&p, 0, sizeof p);
+    FOR_EACH_BAD(KIND_TASK, h, ACL_ERROR_INVALID_PARAM, aclmdlRITaskSetParams(h, &p));
+}
+
+ROW(aclmdlRIKernelTaskGetAttribute)
+{
+    aclrtLaunchKernelAttrValue v;
+    FOR_EACH_BAD(KIND_TASK, h, ACL_ERROR_INVALID_PARAM,
+                 aclmdlRIKernelTaskGetAttribute(h, ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &v));
+}
+
+ROW(aclmdlRITaskDisable)
+{
+    FOR_EACH_BAD(KIND_TASK, h, ACL_ERROR_INVALID_PARAM, aclmdlRITaskDisable(h));
+}
+
+ROW(aclmdlRICondHandleCreate)
+{
+    aclmdlRICondHandle handle;
+    FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM,
+                 aclmdlRICondHandleCreate(h, 0, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &handle));
+    /* A model that is not being captured, and a NULL handle. */
+    aclmdlRI built = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&built, 0));
+    REJECTS(aclmdlRICondHandleCreate(built, 0, 0, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL handle");
+    REJECTS(aclmdlRICondHandleCreate(built, 0, 0, &handle), ANY_ERROR,
+            "a model that is not being captured");
+    ACL_OK(aclmdlRIDestroy(built));
+}
+
+ROW(aclmdlRICondHandleGetCondPtr)
+{
+    uint64_t *ptr;
+    FOR_EACH_BAD(KIND_COND, h, ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleGetCondPtr(h, &ptr));
+}
+
+ROW(aclmdlRIAddCondTask)
+{
+    aclmdlRI branch[2];
+    aclrtStream s = compat_new_stream();
+    {
+        aclmdlRICondTaskParams p = {
+            .handle = NULL, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = branch};
+        FOR_EACH_BAD(KIND_COND, h, ANY_ERROR, (p.handle = h, aclmdlRIAddCondTask(p, s, 0)));
+        p.modelRIArray = NULL;
+        REJECTS(aclmdlRIAddCondTask(p, s, 0), ANY_ERROR, "a NULL modelRIArray");
+    }
+    ACL_OK(aclrtDestroyStream(s));
+}
+
 static const compat_row rows[] = {
+    COMPAT_ROW(aclmdlRIAbort),
+    COMPAT_ROW(aclmdlRIAddCondTask),
     COMPAT_ROW(aclmdlRIBindStream),
     COMPAT_ROW(aclmdlRIBuildBegin),
     COMPAT_ROW(aclmdlRIBuildEnd),
@@ -416,6 +953,9 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclmdlRICaptureTaskUpdateBegin),
     COMPAT_ROW(aclmdlRICaptureTaskUpdateEnd),
     COMPAT_ROW(aclmdlRICaptureThreadExchangeMode),
+    COMPAT_ROW(aclmdlRICaptureToModelRIBegin),
+    COMPAT_ROW(aclmdlRICondHandleCreate),
+    COMPAT_ROW(aclmdlRICondHandleGetCondPtr),
     COMPAT_ROW(aclmdlRIDebugJsonPrint),
     COMPAT_ROW(aclmdlRIDebugPrint),
     COMPAT_ROW(aclmdlRIDestroy),
@@ -427,8 +967,16 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclmdlRIGetId),
     COMPAT_ROW(aclmdlRIGetName),
     COMPAT_ROW(aclmdlRIGetStreams),
+    COMPAT_ROW(aclmdlRIGetTasksByStream),
+    COMPAT_ROW(aclmdlRIKernelTaskGetAttribute),
     COMPAT_ROW(aclmdlRISetName),
+    COMPAT_ROW(aclmdlRITaskDisable),
+    COMPAT_ROW(aclmdlRITaskGetParams),
+    COMPAT_ROW(aclmdlRITaskGetSeqId),
+    COMPAT_ROW(aclmdlRITaskGetType),
+    COMPAT_ROW(aclmdlRITaskSetParams),
     COMPAT_ROW(aclmdlRIUnbindStream),
+    COMPAT_ROW(aclmdlRIUpdate),
 };
 COMPAT_BAD_ARGS(graph, rows);
 
@@ -451,6 +999,25 @@ Suite *compat_suite_graph(void)
     tcase_add_test(models, names_and_ids);
     tcase_add_test(models, debug_prints);
     suite_add_tcase(s, models);
+
+    TCase *tasks = tcase_create("tasks");
+    tcase_add_checked_fixture(tasks, set_up, tear_down);
+    tcase_add_test(tasks, tasks_by_stream);
+    tcase_add_test(tasks, task_set_params_then_update);
+    tcase_add_test(tasks, task_disable_then_update);
+    tcase_add_test(tasks, cached_op_info);
+    tcase_add_test(tasks, cached_extend_info);
+    tcase_add_test(tasks, update_without_changes);
+    suite_add_tcase(s, tasks);
+
+    TCase *conds = tcase_create("conditional tasks");
+    tcase_add_checked_fixture(conds, set_up, tear_down);
+    tcase_add_test(conds, cond_if_else);
+    tcase_add_test(conds, cond_assign_default);
+    tcase_add_test(conds, cond_while);
+    tcase_add_test(conds, cond_switch);
+    tcase_add_test(conds, cond_task_needs_a_capture);
+    suite_add_tcase(s, conds);
 
     compat_add_bad_args(s, &compat_rows_graph);
     return s;

@@ -402,7 +402,36 @@ ROW(aclrtCheckArchCompatibility)
             "a NULL result");
 }
 
+static void on_op_exception(aclrtExceptionInfo *info, void *user_data)
+{
+    (void)info;
+    (void)user_data;
+}
+
+ROW(aclrtBinarySetExceptionCallback)
+{
+    FOR_EACH_BAD(KIND_MODULE, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtBinarySetExceptionCallback(h, on_op_exception, NULL));
+}
+
+ROW(aclrtTaskUpdateAsync)
+{
+    aclrtTaskUpdateInfo info;
+    memset(&info, 0, sizeof info);
+    info.id = ACL_RT_UPDATE_AIC_AIV_TASK;
+    aclrtStream s = compat_new_stream();
+    REJECTS(aclrtTaskUpdateAsync(NULL, 1, &info, s), ACL_ERROR_INVALID_PARAM,
+            "a NULL taskStream");
+    REJECTS(aclrtTaskUpdateAsync(s, 1, NULL, s), ACL_ERROR_INVALID_PARAM, "a NULL info");
+    /* A stream bound to no model. */
+    REJECTS(aclrtTaskUpdateAsync(s, 1, &info, s), ANY_ERROR, "a stream bound to no model");
+    FOR_EACH_BAD(KIND_STREAM, h, ANY_ERROR, aclrtTaskUpdateAsync(h, 1, &info, s));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
 static const compat_row rows[] = {
+    COMPAT_ROW(aclrtBinarySetExceptionCallback),
+    COMPAT_ROW(aclrtTaskUpdateAsync),
     COMPAT_ROW(aclrtBinaryGetDevAddress),
     COMPAT_ROW(aclrtBinaryGetFunction),
     COMPAT_ROW(aclrtBinaryGetFunctionByEntry),

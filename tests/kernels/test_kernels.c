@@ -116,3 +116,15 @@ EXPORT void read_global(uint32_t block, uint32_t nblocks, void *args, size_t siz
             out[i] = test_global[i];
 }
 EXPORT ACLCUDA_HOST_KERNEL_PARAMS(read_global, 8);
+
+/* *p = 1 (the cuda backend's tests make it fault; never given a bad address here). */
+EXPORT void store_one(uint32_t block, uint32_t nblocks, void *args, size_t size)
+{
+    (void)nblocks;
+    (void)size;
+    int32_t *p;
+    memcpy(&p, args, sizeof p);
+    if (block == 0)
+        *p = 1;
+}
+EXPORT ACLCUDA_HOST_KERNEL_PARAMS(store_one, 8);

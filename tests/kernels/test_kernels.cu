@@ -52,4 +52,11 @@ __global__ void read_global(int32_t *out)
         out[threadIdx.x] = test_global[threadIdx.x];
 }
 
+// *p = 1 (given an address nothing maps, the fault of the exception tests).
+__global__ void store_one(int32_t *p)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *(volatile int32_t *)p = 1;
+}
+
 } // extern "C"

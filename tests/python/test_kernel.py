@@ -226,6 +226,53 @@ def test_built_model_on_a_persistent_stream(binary, device, context):
     assert acl.rt.destroy_stream(bound) == 0
 
 
+def test_conditional_task_and_the_tasks_of_a_model(binary, device, context):
+    """acl.mdl's conditional tasks: an IF task whose branch increments a
+    counter runs when the condition word is not 0; the model's tasks are
+    listed, and a disabled one runs no more after ri_update."""
+    func = _function(binary, "increment")
+    counter = device.upload(np.zeros(2, np.int32))
+    stream, ret = acl.rt.create_stream()
+    side, ret2 = acl.rt.create_stream()
+    assert ret == 0 and ret2 == 0
+    assert acl.mdl.ri_capture_begin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+    status, model, ret = acl.mdl.ri_capture_get_info(stream)
+    assert ret == 0 and status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE
+    cond, ret = acl.mdl.ri_cond_handle_create(model, 0, 0)
+    assert ret == 0 and cond != 0
+    word, ret = acl.mdl.ri_cond_handle_get_cond_ptr(cond)
+    assert ret == 0 and word != 0
+    branches, ret = acl.mdl.ri_add_cond_task(cond, 0, 1, stream, 0)  # IF, one branch
+    assert ret == 0 and len(branches) == 1 and branches[0] != 0
+    assert acl.mdl.ri_capture_to_model_ri_begin(side, branches[0], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+    args = struct.pack("Q", counter)
+    assert acl.rt.launch_kernel(func, 1, acl.util.bytes_to_ptr(args), len(args), side) == 0
+    assert acl.mdl.ri_capture_end(side) == (branches[0], 0)
+    assert acl.rt.launch_kernel(func, 1, acl.util.bytes_to_ptr(args), len(args), stream) == 0
+    ended, ret = acl.mdl.ri_capture_end(stream)
+    assert ret == 0 and ended == model
+    for value, expected in ((1, 2), (0, 3), (7, 5)):
+        device_word = struct.pack("Q", value)
+        assert acl.rt.memcpy(word, 8, acl.util.bytes_to_ptr(device_word), 8, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        assert acl.mdl.ri_execute_async(model, stream) == 0
+        assert acl.rt.synchronize_stream(stream) == 0
+        assert device.download(counter, np.zeros(2, np.int32))[0] == expected
+    tasks, ret = acl.mdl.ri_get_tasks_by_stream(stream)
+    assert ret == 0 and tasks
+    kernels = [t for t in tasks if acl.mdl.ri_task_get_type(t) == (1, 0)]  # ACL_MODEL_RI_TASK_KERNEL
+    assert len(kernels) == 1
+    seq, ret = acl.mdl.ri_task_get_seq_id(kernels[0])
+    assert ret == 0
+    assert acl.mdl.ri_task_disable(kernels[0]) == 0
+    assert acl.mdl.ri_update(model) == 0
+    assert acl.mdl.ri_execute_async(model, stream) == 0  # the word is 7: only the branch runs
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert device.download(counter, np.zeros(2, np.int32))[0] == 6
+    assert acl.mdl.ri_destroy(model) == 0
+    assert acl.rt.destroy_stream(side) == 0
+    assert acl.rt.destroy_stream(stream) == 0
+
+
 # ---- pyACL's rules for the list arguments (rt/rt_binary.cpp) --------------------------
 
 @pytest.mark.parametrize("call, exception, text", [

@@ -1,11 +1,13 @@
 """acl.mdl model run instances: stream capture, building from bound
-streams, execution, names, ids and debug output (aclmdlRI*).
+streams, execution, names, ids and debug output, the tasks of a model and
+conditional tasks (aclmdlRI*).
 
 Each function is named after its C function the way pyACL names its own
 (aclmdlRICaptureBegin: ri_capture_begin) and parses its arguments with
 pyACL's format letters and error texts ("acl.mdl.<name> args parse
 failed"). Capture modes and statuses are the integers of acl_rt.h."""
 
+from ctypes import addressof as _addressof
 from ctypes import byref as _byref
 from ctypes import c_int as _c_int
 from ctypes import c_uint32 as _c_uint32
@@ -19,6 +21,7 @@ from .._parse import DEFAULT_ERROR
 
 _c = _lib.api
 _NAME_LIMIT = 1024
+_MAX_BRANCHES = 1024  # of a SWITCH task
 
 
 def _api(fmt, *c_functions, error=DEFAULT_ERROR):
@@ -196,6 +199,99 @@ def ri_debug_print(model_ri, /):
 def ri_debug_json_print(model_ri, path, flags, /):
     """ret = acl.mdl.ri_debug_json_print(model_ri, path, flags)"""
     return _c.aclmdlRIDebugJsonPrint(model_ri, path, flags)
+
+
+# ---- captures into branches, abort, update -------------------------------------------
+
+@_api("kki", "aclmdlRICaptureToModelRIBegin")
+def ri_capture_to_model_ri_begin(stream, model_ri, mode, /):
+    """ret = acl.mdl.ri_capture_to_model_ri_begin(stream, model_ri, mode):
+    model_ri is a branch of a conditional task (ri_add_cond_task)."""
+    return _c.aclmdlRICaptureToModelRIBegin(stream, model_ri, mode)
+
+
+@_api("k", "aclmdlRIAbort")
+def ri_abort(model_ri, /):
+    """ret = acl.mdl.ri_abort(model_ri)"""
+    return _c.aclmdlRIAbort(model_ri)
+
+
+@_api("k", "aclmdlRIUpdate")
+def ri_update(model_ri, /):
+    """ret = acl.mdl.ri_update(model_ri): applies ri_task_disable (and the C
+    API's aclmdlRITaskSetParams)."""
+    return _c.aclmdlRIUpdate(model_ri)
+
+
+# ---- the tasks of a model ---------------------------------------------------------------
+
+@_api("k", "aclmdlRIGetTasksByStream")
+def ri_get_tasks_by_stream(stream, /):
+    """tasks, ret = acl.mdl.ri_get_tasks_by_stream(stream): the list of the
+    stream's tasks in the newest model it took part in ([] when ret is not 0)."""
+    count = _c_uint32()
+    ret = _c.aclmdlRIGetTasksByStream(stream, None, _byref(count))
+    if ret:
+        return [], ret
+    array = (_c_void_p * max(count.value, 1))()
+    ret = _c.aclmdlRIGetTasksByStream(stream, array, _byref(count))
+    if ret:
+        return [], ret
+    return [array[i] or 0 for i in range(count.value)], ret
+
+
+@_api("k", "aclmdlRITaskGetType")
+def ri_task_get_type(task, /):
+    """task_type, ret = acl.mdl.ri_task_get_type(task): aclmdlRITaskType's
+    integers (0 default, 1 kernel, 2 event record, ...)."""
+    value = _c_int()
+    ret = _c.aclmdlRITaskGetType(task, _byref(value))
+    return value.value, ret
+
+
+@_api("k", "aclmdlRITaskGetSeqId")
+def ri_task_get_seq_id(task, /):
+    """seq_id, ret = acl.mdl.ri_task_get_seq_id(task)"""
+    value = _c_uint32()
+    ret = _c.aclmdlRITaskGetSeqId(task, _byref(value))
+    return value.value, ret
+
+
+@_api("k", "aclmdlRITaskDisable")
+def ri_task_disable(task, /):
+    """ret = acl.mdl.ri_task_disable(task): takes effect with ri_update."""
+    return _c.aclmdlRITaskDisable(task)
+
+
+# ---- conditional tasks --------------------------------------------------------------------
+
+@_api("kIi", "aclmdlRICondHandleCreate")
+def ri_cond_handle_create(model_ri, default_launch_value, flag, /):
+    """cond_handle, ret = acl.mdl.ri_cond_handle_create(model_ri,
+    default_launch_value, flag): flag 0 or 1 (ASSIGN_DEFAULT)."""
+    return _handle_out(_c.aclmdlRICondHandleCreate, model_ri, default_launch_value, flag)
+
+
+@_api("k", "aclmdlRICondHandleGetCondPtr")
+def ri_cond_handle_get_cond_ptr(cond_handle, /):
+    """cond_ptr, ret = acl.mdl.ri_cond_handle_get_cond_ptr(cond_handle): the
+    device address of the 64-bit condition."""
+    return _handle_out(_c.aclmdlRICondHandleGetCondPtr, cond_handle)
+
+
+@_api("kiIkI", "aclmdlRIAddCondTask")
+def ri_add_cond_task(cond_handle, cond_type, size, stream, flags, /):
+    """model_ris, ret = acl.mdl.ri_add_cond_task(cond_handle, cond_type, size,
+    stream, flags): cond_type 0 IF, 1 WHILE, 2 SWITCH; the list of the
+    branches' models ([] when ret is not 0)."""
+    # More branches than any task has are refused by the C function: an
+    # array that large is not made for it.
+    array = (_c_void_p * (size if 0 < size <= _MAX_BRANCHES else 1))()
+    params = _lib.aclmdlRICondTaskParams(cond_handle, cond_type, size, _addressof(array))
+    ret = _c.aclmdlRIAddCondTask(params, stream, flags)
+    if ret:
+        return [], ret
+    return [array[i] or 0 for i in range(size)], ret
 
 
 __all__ = _exported(globals())

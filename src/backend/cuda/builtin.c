@@ -76,6 +76,9 @@ void cuda_builtin_preload(int dev)
         use_device_checked(dev) != ACL_SUCCESS || check(cudaFree(NULL)) != ACL_SUCCESS)
         return; /* the launches report it */
     (void)drv.cuKernelGetFunction(&f, k);
+    /* Loaded now: conditional tasks launch it while streams are captured. */
+    if (builtin_kernel("aclcuda_set_condition", &k) == ACL_SUCCESS)
+        (void)drv.cuKernelGetFunction(&f, k);
     for (int op = 0; op < REDUCE_OPS; op++)
         for (int type = 0; type < REDUCE_TYPES; type++) {
             char name[64];
@@ -137,4 +140,28 @@ aclError cuda_random(backend_stream *s, const random_params *p)
     return launch(s, k, blocks, params);
 }
 
+#endif
+
+#ifdef ACLCUDA_HAVE_BUILTIN_KERNELS
+aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word)
+{
+    CUkernel k;
+    aclError rc = builtin_kernel("aclcuda_set_condition", &k);
+    if (rc)
+        return rc;
+    unsigned long long handle = cond;
+    void *params[] = {&handle, &word};
+    if ((rc = use_device(s->dev)))
+        return rc;
+    return from_cu(
+        drv.cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, (CUstream)s->s, params, NULL));
+}
+#else
+aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word)
+{
+    (void)s;
+    (void)cond;
+    (void)word;
+    return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+}
 #endif

@@ -240,3 +240,17 @@ extern "C" __global__ void aclcuda_random(builtin_random_args a)
         }
     }
 }
+
+// ---- conditions of conditional nodes ------------------------------------------------------
+//
+// aclmdlRICondHandleGetCondPtr hands out a 64-bit word of device memory;
+// CUDA's conditional nodes read a value set with cudaGraphSetConditional.
+// This one-thread kernel, captured before each conditional node (and at
+// the end of a WHILE body), carries the word over; values above 32 bits
+// saturate, which keeps them non-zero and past any SWITCH branch.
+extern "C" __global__ void aclcuda_set_condition(unsigned long long handle, const uint64_t *word)
+{
+    uint64_t v = *(volatile const uint64_t *)word;
+    cudaGraphSetConditional((cudaGraphConditionalHandle)handle,
+                            v > 0xffffffffull ? 0xffffffffu : (unsigned)v);
+}

@@ -160,6 +160,9 @@ aclError cuda_launch(backend_stream *s, const launch_params *p);
 aclError cuda_reduce(backend_stream *s, void *dst, const void *src, size_t elements, reduce_op op,
                      reduce_type type);
 aclError cuda_random(backend_stream *s, const random_params *p);
+/* Queues the one-thread kernel that sets conditional handle cond from the
+ * 64-bit word at word (a conditional node's condition, graph.c). */
+aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word);
 aclError cuda_graph_launch(backend_stream *s, backend_graph *g);
 /* Ties ptr to the graph being captured on s (release(ptr) runs once the
  * graph and its launches are gone; it must not call CUDA). On failure

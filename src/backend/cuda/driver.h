@@ -55,7 +55,10 @@
     X(cuMemExportToShareableHandle, 10020)                                                         \
     X(cuMemImportFromShareableHandle, 10020)                                                       \
     X(cuGraphKernelNodeGetParams, 12000)                                                           \
-    X(cuGraphExecKernelNodeSetParams, 12000)
+    X(cuGraphExecKernelNodeSetParams, 12000)                                                       \
+    X(cuGraphNodeGetType, 10000)                                                                   \
+    X(cuGraphBatchMemOpNodeGetParams, 11070)                                                       \
+    X(cuGraphExecBatchMemOpNodeSetParams, 11070)
 
 typedef struct driver_table {
 #define DRIVER_MEMBER(name, version) PFN_##name##_v##version name;

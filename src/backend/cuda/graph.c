@@ -5,15 +5,30 @@
  * next to its executable one for task updates (cudaGraphExec*SetParams)
  * and inspection. Objects a replay needs (ACL callbacks' templates,
  * placeholder data) are tied to the graph with CUDA user objects, so they
- * live until the graph and its last launch are gone. */
+ * live until the graph and its last launch are gone.
+ *
+ * Conditional tasks are CUDA conditional nodes: ACL's condition is a
+ * 64-bit word of device memory that kernels (or copies) write, CUDA's a
+ * value that device code sets with cudaGraphSetConditional, so a
+ * one-thread kernel of ours (builtin_kernels.cu) carries the word over
+ * right before each conditional node and at the end of each WHILE body.
+ * The bodies are the node's child graphs, filled with
+ * cudaStreamBeginCaptureToGraph. */
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend/cuda/cuda.h"
 #include "backend/cuda/driver.h"
 
 struct backend_graph {
     cudaGraph_t graph;
-    cudaGraphExec_t exec;
+    cudaGraphExec_t exec; /* NULL for a body */
+    /* A body of a conditional node: its graph belongs to the node. */
+    bool body;
+    cond_kind kind;
+    uint64_t cond;
+    const void *word;
 };
 
 static aclError capture_error(cudaError_t err)
@@ -117,8 +132,10 @@ static aclError cuda_keep(backend_stream *s, void *ptr, void (*release)(void *))
 /* An executable graph still running is freed by CUDA once it finished. */
 static void cuda_graph_destroy(backend_graph *g)
 {
-    (void)check(cudaGraphExecDestroy(g->exec));
-    (void)check(cudaGraphDestroy(g->graph));
+    if (!g->body) {
+        (void)check(cudaGraphExecDestroy(g->exec));
+        (void)check(cudaGraphDestroy(g->graph));
+    }
     free(g);
 }
 
@@ -149,6 +166,8 @@ static const char *node_kind(enum cudaGraphNodeType type)
         return "event wait";
     case cudaGraphNodeTypeEventRecord:
         return "event record";
+    case cudaGraphNodeTypeConditional:
+        return "conditional";
     default:
         return "other";
     }
@@ -185,12 +204,32 @@ static aclError update_failed(cudaError_t err)
     return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
 }
 
-static aclError cuda_graph_update_node(backend_graph *g, uint64_t target, backend_graph *update,
-                                       uint64_t source)
+/* Whether n is a batch of stream memory operations (a captured value
+ * write or wait), a kind the runtime's node types do not name. */
+static bool is_memop(cudaGraphNode_t n)
 {
-    (void)update; /* the source node belongs to it; it is alive during the call */
-    cudaGraphNode_t to = (cudaGraphNode_t)(uintptr_t)target;
-    cudaGraphNode_t from = (cudaGraphNode_t)(uintptr_t)source;
+    CUgraphNodeType type;
+    return driver_ready() && drv.cuGraphNodeGetType &&
+           drv.cuGraphNodeGetType((CUgraphNode)n, &type) == CUDA_SUCCESS &&
+           type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+}
+
+/* Node `to` of g's executable graph takes the parameters of node `from`
+ * (of a live graph), of the same kind. */
+static aclError update_from(backend_graph *g, cudaGraphNode_t to, cudaGraphNode_t from)
+{
+    if (is_memop(from) || is_memop(to)) {
+        /* Value writes and waits: their addresses, values and comparisons
+         * may change. */
+        if (!is_memop(from) || !is_memop(to) || !drv.cuGraphBatchMemOpNodeGetParams ||
+            !drv.cuGraphExecBatchMemOpNodeSetParams)
+            return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+        CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+        CUresult r = drv.cuGraphBatchMemOpNodeGetParams((CUgraphNode)from, &p);
+        if (r == CUDA_SUCCESS)
+            r = drv.cuGraphExecBatchMemOpNodeSetParams((CUgraphExec)g->exec, (CUgraphNode)to, &p);
+        return r == CUDA_SUCCESS ? ACL_SUCCESS : ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+    }
     enum cudaGraphNodeType to_type, from_type;
     aclError rc = check(cudaGraphNodeGetType(to, &to_type));
     if (!rc)
@@ -238,9 +277,268 @@ static aclError cuda_graph_update_node(backend_graph *g, uint64_t target, backen
     }
 }
 
+static aclError cuda_graph_update_node(backend_graph *g, uint64_t target, backend_graph *update,
+                                       uint64_t source)
+{
+    (void)update; /* the source node belongs to it; it is alive during the call */
+    return update_from(g, (cudaGraphNode_t)(uintptr_t)target, (cudaGraphNode_t)(uintptr_t)source);
+}
+
+/* A word of device memory per device that disabled value writes write to
+ * and disabled waits read; made on first use, kept for the process. */
+enum { SINK_DEVICES = 64 };
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *sinks[SINK_DEVICES];
+
+static aclError idle_word(CUdeviceptr near, void **out)
+{
+    struct cudaPointerAttributes attr;
+    aclError rc = check(cudaPointerGetAttributes(&attr, (const void *)(uintptr_t)near));
+    if (rc)
+        return rc;
+    int dev = attr.device;
+    if (dev < 0 || dev >= SINK_DEVICES)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    pthread_mutex_lock(&sink_lock);
+    if (!sinks[dev] && !(rc = use_device(dev)) && !(rc = check(cudaMalloc(&sinks[dev], 256))))
+        rc = check(cudaMemset(sinks[dev], 0, 256));
+    *out = sinks[dev];
+    pthread_mutex_unlock(&sink_lock);
+    return *out ? ACL_SUCCESS : (rc ? rc : ACL_ERROR_RT_MEMORY_ALLOCATION);
+}
+
+/* CUDA disables kernels, copies and fills. A value write or wait is
+ * turned into one that does nothing (a write to a word of ours, a wait
+ * for "at least 0"): stream memory operations cannot be disabled. */
 static aclError cuda_graph_enable_node(backend_graph *g, uint64_t node, bool enable)
 {
-    return check(cudaGraphNodeSetEnabled(g->exec, (cudaGraphNode_t)(uintptr_t)node, enable));
+    cudaGraphNode_t n = (cudaGraphNode_t)(uintptr_t)node;
+    if (!is_memop(n))
+        return check(cudaGraphNodeSetEnabled(g->exec, n, enable));
+    aclError rc;
+    if (!drv.cuGraphBatchMemOpNodeGetParams || !drv.cuGraphExecBatchMemOpNodeSetParams)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+    CUresult r = drv.cuGraphBatchMemOpNodeGetParams((CUgraphNode)n, &p);
+    if (r != CUDA_SUCCESS)
+        return from_cu(r);
+    if (enable) /* the node's own parameters again */
+        return from_cu(
+            drv.cuGraphExecBatchMemOpNodeSetParams((CUgraphExec)g->exec, (CUgraphNode)n, &p));
+    enum { MOST = 8 };
+    if (p.count > MOST)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    CUstreamBatchMemOpParams ops[MOST];
+    memcpy(ops, p.paramArray, p.count * sizeof ops[0]);
+    void *sink = NULL;
+    for (unsigned i = 0; i < p.count; i++) {
+        if (!sink &&
+            (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ||
+             ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64 ||
+             ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 ||
+             ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64) &&
+            (rc = idle_word(ops[i].writeValue.address, &sink)))
+            return rc;
+        switch (ops[i].operation) {
+        case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+        case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+            ops[i].writeValue.address = (CUdeviceptr)(uintptr_t)sink;
+            break;
+        case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+        case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+            ops[i].waitValue.address = (CUdeviceptr)(uintptr_t)sink;
+            ops[i].waitValue.value64 = 0;
+            ops[i].waitValue.flags = (ops[i].waitValue.flags & ~0x3u) | CU_STREAM_WAIT_VALUE_GEQ;
+            break;
+        default:
+            break;
+        }
+    }
+    p.paramArray = ops;
+    return from_cu(
+        drv.cuGraphExecBatchMemOpNodeSetParams((CUgraphExec)g->exec, (CUgraphNode)n, &p));
+}
+
+/* ---- new work for a node ---------------------------------------------------------- */
+
+/* A kernel node takes a launch as it is: function, shape and arguments. */
+static aclError set_kernel(backend_graph *g, cudaGraphNode_t node, const launch_params *p)
+{
+    if (!driver_ready() || !drv.cuGraphExecKernelNodeSetParams)
+        return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+    if (p->placeholder_count)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    aclError rc = cuda_function_allow_shared(p->fn, p->shared_bytes);
+    if (rc)
+        return rc;
+    size_t size = p->args_size;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, (void *)p->args, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &size, CU_LAUNCH_PARAM_END};
+    CUDA_KERNEL_NODE_PARAMS k;
+    memset(&k, 0, sizeof k);
+    k.func = cuda_function_handle(p->fn);
+    k.gridDimX = p->grid[0];
+    k.gridDimY = p->grid[1];
+    k.gridDimZ = p->grid[2];
+    k.blockDimX = p->block[0];
+    k.blockDimY = p->block[1];
+    k.blockDimZ = p->block[2];
+    k.sharedMemBytes = p->shared_bytes;
+    k.extra = size ? extra : NULL;
+    CUresult r = drv.cuGraphExecKernelNodeSetParams((CUgraphExec)g->exec, (CUgraphNode)node, &k);
+    return r == CUDA_SUCCESS ? ACL_SUCCESS : ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+}
+
+/* Other work is captured on a stream of our own into a graph of one node,
+ * whose parameters the node then takes. */
+static aclError cuda_graph_set_node(backend_graph *g, uint64_t node, int32_t dev,
+                                    const node_work *w)
+{
+    cudaGraphNode_t target = (cudaGraphNode_t)(uintptr_t)node;
+    aclError rc = use_device(dev);
+    if (rc)
+        return rc;
+    if (w->kind == NODE_WORK_KERNEL)
+        return set_kernel(g, target, w->u.launch);
+    backend_stream scratch;
+    memset(&scratch, 0, sizeof scratch);
+    scratch.dev = dev;
+    if ((rc = check(cudaStreamCreateWithFlags(&scratch.s, cudaStreamNonBlocking))))
+        return rc;
+    cudaGraph_t graph = NULL;
+    if (!(rc = capture_error(cudaStreamBeginCapture(scratch.s, cudaStreamCaptureModeRelaxed)))) {
+        switch (w->kind) {
+        case NODE_WORK_RANDOM:
+            rc = cuda_random(&scratch, w->u.random);
+            break;
+        case NODE_WORK_VALUE_WRITE:
+            rc = cuda_value_write(&scratch, w->u.value.addr, w->u.value.value);
+            break;
+        case NODE_WORK_VALUE_WAIT:
+            rc = cuda_value_wait(&scratch, w->u.value.addr, w->u.value.value, w->u.value.cmp);
+            break;
+        default:
+            rc = ACL_ERROR_RT_PARAM_INVALID;
+            break;
+        }
+        aclError end = capture_error(cudaStreamEndCapture(scratch.s, &graph));
+        if (!rc)
+            rc = end;
+    }
+    if (!rc) {
+        cudaGraphNode_t source[2];
+        size_t count = 2;
+        rc = check(cudaGraphGetNodes(graph, source, &count));
+        if (!rc)
+            rc = count == 1 ? update_from(g, target, source[0]) : ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+    }
+    if (graph)
+        (void)check(cudaGraphDestroy(graph));
+    (void)check(cudaStreamDestroy(scratch.s));
+    return rc;
+}
+
+/* ---- conditional nodes ------------------------------------------------------------ */
+
+static aclError cuda_cond_create(backend_stream *s, uint32_t default_value, bool assign_default,
+                                 uint64_t *out)
+{
+    aclError rc = use_device(s->dev);
+    if (rc)
+        return rc;
+    enum cudaStreamCaptureStatus status;
+    cudaGraph_t graph = NULL;
+    if ((rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, &graph, NULL, NULL, NULL))))
+        return rc;
+    if (status != cudaStreamCaptureStatusActive || !graph)
+        return ACL_ERROR_RT_STREAM_NOT_CAPTURED;
+    cudaGraphConditionalHandle handle;
+    if ((rc = check(cudaGraphConditionalHandleCreate(
+             &handle, graph, default_value, assign_default ? cudaGraphCondAssignDefault : 0))))
+        return rc;
+    *out = (uint64_t)handle;
+    return ACL_SUCCESS;
+}
+
+static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word, cond_kind kind,
+                              uint32_t size, backend_graph **bodies)
+{
+    aclError rc = use_device(s->dev);
+    if (rc)
+        return rc;
+    backend_graph **made = calloc(size, sizeof *made);
+    if (!made)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    for (uint32_t i = 0; i < size; i++)
+        if (!(made[i] = calloc(1, sizeof *made[i]))) {
+            for (uint32_t j = 0; j < i; j++)
+                free(made[j]);
+            free(made);
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        }
+    /* The condition, set from the word right before the node. */
+    rc = cuda_set_condition(s, cond, word);
+    enum cudaStreamCaptureStatus status;
+    cudaGraph_t graph = NULL;
+    const cudaGraphNode_t *deps = NULL;
+    size_t ndeps = 0;
+    if (!rc)
+        rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, &graph, &deps, NULL, &ndeps));
+    if (!rc && status != cudaStreamCaptureStatusActive)
+        rc = ACL_ERROR_RT_STREAM_NOT_CAPTURED;
+    struct cudaGraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = cudaGraphNodeTypeConditional;
+    p.conditional.handle = (cudaGraphConditionalHandle)cond;
+    p.conditional.type = kind == COND_IF      ? cudaGraphCondTypeIf
+                         : kind == COND_WHILE ? cudaGraphCondTypeWhile
+                                              : cudaGraphCondTypeSwitch;
+    p.conditional.size = size;
+    cudaGraphNode_t node = NULL;
+    if (!rc)
+        rc = check(cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &p));
+    if (!rc)
+        rc = check(cudaStreamUpdateCaptureDependencies(s->s, &node, NULL, 1,
+                                                       cudaStreamSetCaptureDependencies));
+    if (rc) {
+        for (uint32_t i = 0; i < size; i++)
+            free(made[i]);
+        free(made);
+        return rc;
+    }
+    for (uint32_t i = 0; i < size; i++) {
+        *made[i] = (backend_graph){.graph = p.conditional.phGraph_out[i],
+                                   .body = true,
+                                   .kind = kind,
+                                   .cond = cond,
+                                   .word = word};
+        bodies[i] = made[i];
+    }
+    free(made);
+    return ACL_SUCCESS;
+}
+
+static aclError cuda_capture_begin_into(backend_stream *s, backend_graph *body)
+{
+    aclError rc = use_device(s->dev);
+    if (rc)
+        return rc;
+    return capture_error(cudaStreamBeginCaptureToGraph(s->s, body->graph, NULL, NULL, 0,
+                                                       cudaStreamCaptureModeRelaxed));
+}
+
+static aclError cuda_capture_end_into(backend_stream *s, backend_graph *body, bool discard)
+{
+    aclError rc = use_device(s->dev);
+    if (rc)
+        return rc;
+    /* A loop reads its word again after each run of its body. */
+    aclError set = discard || body->kind != COND_WHILE
+                       ? ACL_SUCCESS
+                       : cuda_set_condition(s, body->cond, body->word);
+    cudaGraph_t graph = NULL;
+    rc = capture_error(cudaStreamEndCapture(s->s, &graph));
+    return rc ? rc : set;
 }
 
 const backend_graph_ops cuda_graph_ops = {
@@ -252,4 +550,10 @@ const backend_graph_ops cuda_graph_ops = {
     .nodes = cuda_graph_nodes,
     .update_node = cuda_graph_update_node,
     .enable_node = cuda_graph_enable_node,
+    .set_node = cuda_graph_set_node,
+    .cond_create = cuda_cond_create,
+    .add_cond = cuda_add_cond,
+    .capture_begin_into = cuda_capture_begin_into,
+    .capture_end_into = cuda_capture_end_into,
+    .abort = NULL, /* a launched graph runs to its end */
 };

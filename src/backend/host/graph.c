@@ -11,7 +11,14 @@
  * A graph is a plan (the nodes to run) that replays share: a replay holds
  * the plan it started with, so a graph destroyed or updated meanwhile
  * finishes running as it was. What captures were asked to keep (ACL
- * callbacks' templates) goes with the last plan.
+ * callbacks' templates) goes with the last plan. A node given new work
+ * (set_node) or disabled makes a new plan, as an update does.
+ *
+ * Conditional nodes are jobs that read their word when they run and run
+ * the plans of their bodies, which are graphs of their own (refcounted:
+ * the job and the body's model share them) filled by captures into them.
+ * An abort bumps the graph's generation: replays begun before it stop at
+ * their next node.
  *
  * Locks: a stream's lock, then its capture's lock; the capture's lock
  * alone elsewhere. */
@@ -41,14 +48,32 @@ typedef struct gplan {
     atomic_int refs;
     keeps **kept; /* the capture's, then each update's */
     size_t nkept;
+    unsigned char *off; /* disabled nodes (1), or NULL when none is */
     size_t count;
     gnode *nodes[];
 } gplan;
 
 struct backend_graph {
+    atomic_int refs; /* the owner's, and those of replays and conditional nodes */
+    atomic_uint abort_gen;
     pthread_mutex_t lock;
     gplan *plan;
 };
+
+/* A replay: the plan it began with, stopped by an abort of its graph. */
+typedef struct replay {
+    backend_graph *g; /* a reference */
+    gplan *plan;      /* a reference */
+    unsigned gen;
+} replay;
+
+/* A conditional node's job. */
+typedef struct cond_node {
+    cond_kind kind;
+    uint32_t size;
+    const _Atomic uint64_t *word;
+    backend_graph *bodies[]; /* references */
+} cond_node;
 
 typedef struct cnode {
     task *t;
@@ -96,17 +121,47 @@ static void plan_release(void *arg)
     for (size_t i = 0; i < p->nkept; i++)
         keeps_release(p->kept[i]);
     free(p->kept);
+    free(p->off);
     free(p);
 }
 
-static void plan_run(void *arg)
+static void graph_release(backend_graph *g)
 {
-    gplan *p = arg;
-    for (size_t i = 0; i < p->count; i++)
-        task_run(p->nodes[i]->t);
+    if (atomic_fetch_sub(&g->refs, 1) != 1)
+        return;
+    if (g->plan)
+        plan_release(g->plan); /* replays still running hold their own reference */
+    pthread_mutex_destroy(&g->lock);
+    free(g);
 }
 
-static const host_job_ops replay_job = {"model", plan_run, plan_release};
+/* The nodes of p in order, but the disabled ones; a replay of g stops
+ * between nodes once g's abort generation is no longer gen. */
+static void plan_run(const gplan *p, const backend_graph *g, unsigned gen)
+{
+    for (size_t i = 0; i < p->count; i++) {
+        if (g && atomic_load_explicit(&g->abort_gen, memory_order_acquire) != gen)
+            return;
+        if (!p->off || !p->off[i])
+            task_run(p->nodes[i]->t);
+    }
+}
+
+static void replay_run(void *arg)
+{
+    replay *r = arg;
+    plan_run(r->plan, r->g, r->gen);
+}
+
+static void replay_release(void *arg)
+{
+    replay *r = arg;
+    plan_release(r->plan);
+    graph_release(r->g);
+    free(r);
+}
+
+static const host_job_ops replay_job = {"model", replay_run, replay_release};
 
 /* ---- captures ------------------------------------------------------------------------ */
 
@@ -357,6 +412,7 @@ static aclError host_capture_end(backend_stream *bs, bool discard, backend_graph
         if (!err) {
             atomic_init(&p->refs, 1);
             p->count = 0;
+            p->off = NULL;
             p->kept[0] = c->kept;
             p->nkept = 1;
             atomic_fetch_add(&c->kept->refs, 1);
@@ -385,6 +441,8 @@ static aclError host_capture_end(backend_stream *bs, bool discard, backend_graph
         capture_release(c);
         return err;
     }
+    atomic_init(&g->refs, 1);
+    atomic_init(&g->abort_gen, 0);
     pthread_mutex_init(&g->lock, NULL);
     g->plan = p;
     capture_release(c);
@@ -443,14 +501,23 @@ static gplan *graph_plan(backend_graph *g)
 
 aclError host_graph_launch(backend_stream *bs, backend_graph *g)
 {
-    return stream_enqueue_job(bs->impl, &replay_job, graph_plan(g));
+    replay *r = malloc(sizeof *r);
+    if (!r)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    atomic_fetch_add(&g->refs, 1);
+    *r = (replay){g, graph_plan(g), atomic_load_explicit(&g->abort_gen, memory_order_acquire)};
+    return stream_enqueue_job(bs->impl, &replay_job, r);
 }
 
 static void host_graph_destroy(backend_graph *g)
 {
-    plan_release(g->plan); /* replays still running hold their own reference */
-    pthread_mutex_destroy(&g->lock);
-    free(g);
+    graph_release(g);
+}
+
+static aclError host_graph_abort(backend_graph *g)
+{
+    atomic_fetch_add_explicit(&g->abort_gen, 1, memory_order_acq_rel);
+    return ACL_SUCCESS;
 }
 
 static const char *task_name(const task *t)
@@ -502,8 +569,49 @@ static aclError host_graph_nodes(backend_graph *g, size_t *count, const char **k
     return ACL_SUCCESS;
 }
 
-/* A new plan in which node target is update's node source; replays that
- * started before keep the old plan. */
+/* A copy of old whose node target is `with` (NULL: the same), with the
+ * kept objects of old and of extra (NULL: none), and whose node target is
+ * disabled when `disable` (else as in old). Replays that started before
+ * keep the old plan. */
+static gplan *plan_copy(const gplan *old, size_t target, gnode *with, const gplan *extra,
+                        bool disable)
+{
+    gplan *p = malloc(sizeof *p + old->count * sizeof p->nodes[0]);
+    size_t nextra = extra ? extra->nkept : 0;
+    keeps **kept = p ? malloc((old->nkept + nextra + 1) * sizeof *kept) : NULL;
+    unsigned char *off = NULL;
+    if (kept && (old->off || disable)) {
+        off = calloc(old->count ? old->count : 1, 1);
+        if (off && old->off)
+            memcpy(off, old->off, old->count);
+    }
+    if (!p || !kept || ((old->off || disable) && !off)) {
+        free(p);
+        free(kept);
+        free(off);
+        return NULL;
+    }
+    atomic_init(&p->refs, 1);
+    p->count = old->count;
+    for (size_t i = 0; i < old->count; i++) {
+        p->nodes[i] = i == target && with ? with : old->nodes[i];
+        atomic_fetch_add(&p->nodes[i]->refs, 1);
+    }
+    p->kept = kept;
+    p->nkept = 0;
+    for (size_t i = 0; i < old->nkept; i++)
+        p->kept[p->nkept++] = old->kept[i];
+    for (size_t i = 0; i < nextra; i++)
+        p->kept[p->nkept++] = extra->kept[i];
+    for (size_t i = 0; i < p->nkept; i++)
+        atomic_fetch_add(&p->kept[i]->refs, 1);
+    if (off && disable && target < old->count)
+        off[target] = 1;
+    p->off = off;
+    return p;
+}
+
+/* Node target of g becomes update's node source. */
 static aclError host_graph_update_node(backend_graph *g, uint64_t target, backend_graph *update,
                                        uint64_t source)
 {
@@ -518,42 +626,215 @@ static aclError host_graph_update_node(backend_graph *g, uint64_t target, backen
         if (task_kind_of(a) != task_kind_of(b) || task_job(a) != task_job(b))
             err = ACL_ERROR_RT_MODEL_UPDATE_FAILED;
     }
-    gplan *p = err ? NULL : malloc(sizeof *p + old->count * sizeof p->nodes[0]);
-    if (!err && !p)
+    gplan *p = NULL;
+    if (!err && !(p = plan_copy(old, target, from->nodes[source], from, false)))
         err = ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-    if (!err) {
-        atomic_init(&p->refs, 1);
-        p->count = old->count;
-        for (size_t i = 0; i < old->count; i++) {
-            p->nodes[i] = i == target ? from->nodes[source] : old->nodes[i];
-            atomic_fetch_add(&p->nodes[i]->refs, 1);
-        }
-        /* The old plan's kept objects, and the update's. */
-        p->kept = malloc((old->nkept + from->nkept) * sizeof *p->kept);
-        p->nkept = 0;
-        if (!p->kept) {
-            for (size_t i = 0; i < p->count; i++)
-                gnode_release(p->nodes[i]);
-            free(p);
-            p = NULL;
-            err = ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-        } else {
-            for (size_t i = 0; i < old->nkept; i++)
-                p->kept[p->nkept++] = old->kept[i];
-            for (size_t i = 0; i < from->nkept; i++)
-                p->kept[p->nkept++] = from->kept[i];
-            for (size_t i = 0; i < p->nkept; i++)
-                atomic_fetch_add(&p->kept[i]->refs, 1);
-        }
-    }
-    if (p) {
+    if (p)
         g->plan = p;
-    }
     pthread_mutex_unlock(&g->lock);
     if (p)
         plan_release(old);
     plan_release(from);
     return err;
+}
+
+static aclError host_graph_enable_node(backend_graph *g, uint64_t node, bool enable)
+{
+    pthread_mutex_lock(&g->lock);
+    gplan *old = g->plan;
+    aclError err = node < old->count ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
+    gplan *p = NULL;
+    if (!err && enable && old->off && old->off[node]) {
+        if ((p = plan_copy(old, node, NULL, NULL, false)))
+            p->off[node] = 0;
+    } else if (!err && !enable && !(old->off && old->off[node])) {
+        p = plan_copy(old, node, NULL, NULL, true);
+    } else if (!err) {
+        pthread_mutex_unlock(&g->lock);
+        return ACL_SUCCESS; /* already so */
+    }
+    if (!err && !p)
+        err = ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    if (p)
+        g->plan = p;
+    pthread_mutex_unlock(&g->lock);
+    if (p)
+        plan_release(old);
+    return err;
+}
+
+/* The work w, recorded as the one node of a graph of its own: captured on
+ * a stream of ours that exists for the call. */
+static aclError record_work(int32_t dev, const node_work *w, backend_graph **out)
+{
+    *out = NULL;
+    backend_stream *bs = calloc(1, host_stream_ops.size);
+    if (!bs)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    aclError err = host_stream_ops.create(bs, dev, 0);
+    if (err) {
+        free(bs);
+        return err;
+    }
+    if (!(err = host_capture_begin(bs))) {
+        switch (w->kind) {
+        case NODE_WORK_KERNEL:
+            err = host_launch(bs, w->u.launch);
+            break;
+        case NODE_WORK_RANDOM:
+            err = host_random(bs, w->u.random);
+            break;
+        case NODE_WORK_VALUE_WRITE:
+            err = host_stream_ops.value_write(bs, w->u.value.addr, w->u.value.value);
+            break;
+        case NODE_WORK_VALUE_WAIT:
+            err = host_stream_ops.value_wait(bs, w->u.value.addr, w->u.value.value, w->u.value.cmp);
+            break;
+        }
+        aclError end = host_capture_end(bs, err != ACL_SUCCESS, out);
+        if (!err)
+            err = end;
+    }
+    host_stream_ops.destroy(bs, true);
+    free(bs);
+    if (!err && (!*out || (*out)->plan->count != 1))
+        err = ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+    if (err && *out) {
+        graph_release(*out);
+        *out = NULL;
+    }
+    return err;
+}
+
+static aclError host_graph_set_node(backend_graph *g, uint64_t node, int32_t dev,
+                                    const node_work *w)
+{
+    backend_graph *work;
+    aclError err = record_work(dev, w, &work);
+    if (err)
+        return err;
+    err = host_graph_update_node(g, node, work, 0);
+    graph_release(work);
+    return err;
+}
+
+/* ---- conditional nodes ------------------------------------------------------------ */
+
+static backend_graph *body_new(void)
+{
+    backend_graph *g = calloc(1, sizeof *g);
+    gplan *p = calloc(1, sizeof *p);
+    if (!g || !p) {
+        free(g);
+        free(p);
+        return NULL;
+    }
+    atomic_init(&p->refs, 1);
+    atomic_init(&g->refs, 1);
+    atomic_init(&g->abort_gen, 0);
+    pthread_mutex_init(&g->lock, NULL);
+    g->plan = p;
+    return g;
+}
+
+static void run_body(backend_graph *body)
+{
+    gplan *p = graph_plan(body);
+    plan_run(p, NULL, 0);
+    plan_release(p);
+}
+
+static void cond_run(void *arg)
+{
+    cond_node *c = arg;
+    uint64_t v = atomic_load_explicit(c->word, memory_order_acquire);
+    switch (c->kind) {
+    case COND_IF:
+        if (v)
+            run_body(c->bodies[0]);
+        else if (c->size == 2)
+            run_body(c->bodies[1]);
+        break;
+    case COND_WHILE:
+        while (atomic_load_explicit(c->word, memory_order_acquire))
+            run_body(c->bodies[0]);
+        break;
+    case COND_SWITCH:
+        if (v < c->size)
+            run_body(c->bodies[v]);
+        break;
+    }
+}
+
+static void cond_release(void *arg)
+{
+    cond_node *c = arg;
+    for (uint32_t i = 0; i < c->size; i++)
+        graph_release(c->bodies[i]);
+    free(c);
+}
+
+static const host_job_ops cond_job = {"conditional", cond_run, cond_release};
+
+/* Nothing to make: a conditional node reads its word itself. */
+static aclError host_cond_create(backend_stream *bs, uint32_t default_value, bool assign_default,
+                                 uint64_t *out)
+{
+    (void)bs;
+    (void)default_value;
+    (void)assign_default;
+    *out = 0;
+    return ACL_SUCCESS;
+}
+
+static aclError host_add_cond(backend_stream *bs, uint64_t cond, const void *word, cond_kind kind,
+                              uint32_t size, backend_graph **bodies)
+{
+    (void)cond;
+    if (size == 0)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    cond_node *c = calloc(1, sizeof *c + size * sizeof c->bodies[0]);
+    if (!c)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    c->kind = kind;
+    c->word = (const _Atomic uint64_t *)word;
+    for (uint32_t i = 0; i < size; i++) {
+        if (!(c->bodies[i] = body_new())) {
+            cond_release(c);
+            return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+        }
+        c->size = i + 1;
+    }
+    for (uint32_t i = 0; i < size; i++) {
+        atomic_fetch_add(&c->bodies[i]->refs, 1);
+        bodies[i] = c->bodies[i];
+    }
+    aclError err = stream_enqueue_job(bs->impl, &cond_job, c); /* recorded: s is capturing */
+    if (err)
+        for (uint32_t i = 0; i < size; i++)
+            graph_release(bodies[i]);
+    return err;
+}
+
+static aclError host_capture_begin_into(backend_stream *bs, backend_graph *body)
+{
+    (void)body; /* the plan goes there at the end */
+    return host_capture_begin(bs);
+}
+
+static aclError host_capture_end_into(backend_stream *bs, backend_graph *body, bool discard)
+{
+    backend_graph *g = NULL;
+    aclError err = host_capture_end(bs, discard, &g);
+    if (err || !g)
+        return err;
+    pthread_mutex_lock(&body->lock);
+    gplan *old = body->plan;
+    body->plan = g->plan;
+    g->plan = old;
+    pthread_mutex_unlock(&body->lock);
+    graph_release(g);
+    return ACL_SUCCESS;
 }
 
 const backend_graph_ops host_graph_ops = {
@@ -564,5 +845,11 @@ const backend_graph_ops host_graph_ops = {
     .destroy = host_graph_destroy,
     .nodes = host_graph_nodes,
     .update_node = host_graph_update_node,
-    .enable_node = NULL,
+    .enable_node = host_graph_enable_node,
+    .set_node = host_graph_set_node,
+    .cond_create = host_cond_create,
+    .add_cond = host_add_cond,
+    .capture_begin_into = host_capture_begin_into,
+    .capture_end_into = host_capture_end_into,
+    .abort = host_graph_abort,
 };

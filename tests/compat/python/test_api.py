@@ -296,6 +296,54 @@ def _built(env):
     return model, stream
 
 
+def _side_stream(env):
+    """Another stream, destroyed after the test."""
+    side, ret = acl.rt.create_stream()
+    assert ret == 0
+    env.cleanup.append(lambda: acl.rt.destroy_stream(side))
+    return side
+
+
+def _conditional(env, step):
+    """While env.stream captures: a condition ("create": its result), its
+    pointer ("ptr"), an IF task of one branch ("add"), the capture of the
+    branch ("branch": its begin's result); the capture ends and the model
+    is destroyed after the test."""
+    side = _side_stream(env)
+    assert acl.mdl.ri_capture_begin(env.stream, 0) == 0
+    results = {}
+    try:
+        _, model, ret = acl.mdl.ri_capture_get_info(env.stream)
+        results["create"] = acl.mdl.ri_cond_handle_create(model, 0, 0)
+        cond = results["create"][0]
+        results["ptr"] = acl.mdl.ri_cond_handle_get_cond_ptr(cond)
+        results["add"] = acl.mdl.ri_add_cond_task(cond, 0, 1, env.stream, 0)
+        branches = results["add"][0]
+        results["branch"] = acl.mdl.ri_capture_to_model_ri_begin(side, branches[0] if branches else 0, 0)
+        if results["branch"] == 0:
+            assert acl.rt.memset_async(env.dev, env.size, 2, env.size, side) == 0
+            acl.mdl.ri_capture_end(side)
+    finally:
+        model, ret = acl.mdl.ri_capture_end(env.stream)
+        if ret == 0:
+            env.cleanup.append(lambda: acl.mdl.ri_destroy(model))
+    return results[step]
+
+
+def _value_write_task(env):
+    """The value-write task of a model captured from env.stream."""
+    assert acl.mdl.ri_capture_begin(env.stream, 0) == 0
+    assert acl.rt.value_write(env.dev, 1, 0, env.stream) == 0
+    model, ret = acl.mdl.ri_capture_end(env.stream)
+    assert ret == 0
+    env.cleanup.append(lambda: acl.mdl.ri_destroy(model))
+    tasks, ret = acl.mdl.ri_get_tasks_by_stream(env.stream)
+    assert ret == 0
+    writes = [t for t in tasks if acl.mdl.ri_task_get_type(t) == (5, 0)]  # ACL_MODEL_RI_TASK_VALUE_WRITE
+    assert writes
+    return writes[0]
+
+
 def _exchange_mode(env):
     result = acl.mdl.ri_capture_thread_exchange_mode(1)
     if result[-1] == 0:
@@ -699,6 +747,23 @@ MDL = [
     Case("ri_get_streams", "aclmdlRIGetStreams", lambda e: acl.mdl.ri_get_streams(_built(e)[0]), (list, RET)),
     Case("ri_debug_print", "aclmdlRIDebugPrint", lambda e: acl.mdl.ri_debug_print(_captured(e))),
     Case("ri_debug_json_print", "aclmdlRIDebugJsonPrint", _json_print),
+    # the tasks of a model, update, abort
+    Case("ri_get_tasks_by_stream", "aclmdlRIGetTasksByStream",
+         lambda e: (_captured(e), acl.mdl.ri_get_tasks_by_stream(e.stream))[1], (list, RET)),
+    Case("ri_task_get_type", "aclmdlRITaskGetType", lambda e: acl.mdl.ri_task_get_type(_value_write_task(e)),
+         (int, RET)),
+    Case("ri_task_get_seq_id", "aclmdlRITaskGetSeqId",
+         lambda e: acl.mdl.ri_task_get_seq_id(_value_write_task(e)), (int, RET)),
+    Case("ri_task_disable", "aclmdlRITaskDisable", lambda e: acl.mdl.ri_task_disable(_value_write_task(e))),
+    Case("ri_update", "aclmdlRIUpdate", lambda e: acl.mdl.ri_update(_captured(e))),
+    # cuda: refused (a launched CUDA graph runs to its end)
+    Case("ri_abort", "aclmdlRIAbort", lambda e: acl.mdl.ri_abort(_captured(e)), expect=ANY),
+    # conditional tasks
+    Case("ri_cond_handle_create", "aclmdlRICondHandleCreate", lambda e: _conditional(e, "create"), (int, RET)),
+    Case("ri_cond_handle_get_cond_ptr", "aclmdlRICondHandleGetCondPtr", lambda e: _conditional(e, "ptr"),
+         (int, RET)),
+    Case("ri_add_cond_task", "aclmdlRIAddCondTask", lambda e: _conditional(e, "add"), (list, RET)),
+    Case("ri_capture_to_model_ri_begin", "aclmdlRICaptureToModelRIBegin", lambda e: _conditional(e, "branch")),
 ]
 
 MODULES = {"acl": (acl, TOP_LEVEL), "acl.rt": (acl.rt, RT), "acl.util": (acl.util, UTIL),

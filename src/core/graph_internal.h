@@ -1,0 +1,221 @@
+/* Shared by graph.c (captures, builds, execution), graph_task.c (the
+ * tasks of a model: listing, parameters, updates) and graph_cond.c
+ * (conditional tasks and the models of their branches): the objects and
+ * the helpers they use on each other's. Locks as graph.h says. */
+#ifndef ACLCUDA_CORE_GRAPH_INTERNAL_H
+#define ACLCUDA_CORE_GRAPH_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/graph.h"
+#include "core/handle.h"
+#include "core/stream.h"
+
+enum {
+    MODEL_NAME_MAX = 512, /* ACL: longer names are cut */
+    MAX_NODE_KINDS = 4096,
+};
+
+typedef enum model_state {
+    MODEL_CAPTURING, /* being filled by a capture */
+    MODEL_BUILDING,  /* aclmdlRIBuildBegin .. BuildEnd */
+    MODEL_READY,     /* has a graph */
+    MODEL_BROKEN,    /* its capture or build was abandoned */
+    MODEL_BODY,      /* a branch of a conditional task, not being captured */
+} model_state;
+
+typedef struct destroy_callback {
+    aclrtCallback fn;
+    void *user_data;
+} destroy_callback;
+
+typedef struct acl_model_task acl_model_task;
+typedef struct acl_cond acl_cond;
+
+/* A kernel's launch as captured, and as aclmdlRITaskSetParams stages it. */
+typedef struct task_kernel {
+    aclrtFuncHandle fn;
+    void *bf; /* its backend function (backend_function *) */
+    uint32_t grid[3], block[3];
+    uint32_t shared;
+    bool cooperative;
+    void *args; /* a copy, owned */
+    size_t args_size;
+    aclrtLaunchKernelAttr *attrs; /* the launch's attributes, a copy, owned */
+    size_t nattrs;
+    aclrtLaunchKernelCfg cfg; /* points at attrs (aclmdlRITaskGetParams) */
+} task_kernel;
+
+/* One task of a model, in the order the model recorded them. */
+typedef struct model_task {
+    aclrtStream stream; /* the handle of the stream it was queued on */
+    uint32_t seq;       /* its place in the model (aclmdlRITaskGetSeqId) */
+    uint32_t stream_id; /* its place among the stream's tasks, from 1 */
+    task_kind kind;
+    aclmdlRITaskType type;
+    bool has_node;
+    uint64_t node; /* the backend's node */
+    aclrtTaskGrp group;
+    union {
+        task_kernel kernel;
+        struct {
+            aclrtEvent event;
+            uint32_t event_flag;
+        } event;
+        struct {
+            void *addr;
+            uint64_t value;
+            uint32_t flag;
+        } value;
+        struct {
+            aclrtRandomNumTaskInfo info;
+        } random;
+    } p;
+    void *op_info; /* aclrtCacheLastTaskOpInfo's bytes, owned */
+    size_t op_info_size;
+    char *extend; /* aclrtCacheLastTaskExtendInfo's text, owned */
+    size_t extend_size;
+    /* What aclmdlRIUpdate applies. */
+    bool staged;          /* new parameters: kernel in `next`, values in p */
+    bool disable_pending; /* aclmdlRITaskDisable */
+    bool disabled;
+    task_kernel next;
+    acl_model_task *handle; /* published on first use */
+} model_task;
+
+struct acl_model {
+    object obj;
+    uint32_t id;
+    int32_t phys, device;
+    pthread_mutex_t lock; /* everything below */
+    model_state state;
+    capture *cap; /* while capturing or building: a reference */
+    backend_graph *graph;
+    char name[MODEL_NAME_MAX + 1];
+    /* Built models: the streams bound to it, held; the first is where
+     * aclmdlRIExecute runs it. */
+    acl_stream **bound;
+    size_t nbound, bound_cap;
+    /* Every stream that took part, for aclmdlRIGetStreams. */
+    aclrtStream *members;
+    size_t nmembers, member_cap;
+    acl_task_group **groups;
+    size_t ngroups, group_cap;
+    destroy_callback *callbacks;
+    size_t ncallbacks, callback_cap;
+    acl_model *next_built; /* in built_models, under registry_lock */
+    /* Its tasks (graph_task.c), once its capture or build ended. */
+    model_task *tasks;
+    size_t ntasks;
+    bool updating;          /* changes staged for aclmdlRIUpdate */
+    acl_model *next_listed; /* in listed_models, under registry_lock */
+    /* Conditional tasks (graph_cond.c): the conditions made for it, held;
+     * the models of its conditional tasks' branches, held; for a branch,
+     * the model whose conditional task it belongs to (not held: that one
+     * holds it) and the top of that chain. */
+    acl_cond **conds;
+    size_t nconds, cond_cap;
+    acl_model **bodies;
+    size_t nbodies, body_cap;
+    acl_model *parent;
+    acl_model *top;
+    bool body_captured;
+    atomic_bool defaults; /* a condition of it or of a branch starts from its default */
+};
+
+struct acl_task_group {
+    object obj;
+    acl_model *model; /* a counted reference */
+    uint64_t *nodes;
+    task_kind *kinds;
+    size_t count;
+};
+
+struct capture {
+    atomic_int refs; /* the registry's while active, and lookups' */
+    uint64_t id;
+    acl_model *model;   /* the model it fills (held); NULL for a task update */
+    acl_stream *origin; /* where it began: streams[0] */
+    aclmdlRICaptureMode mode;
+    pthread_t thread;
+    bool building;           /* aclmdlRIBuildBegin: streams bound one by one */
+    acl_task_group *update;  /* aclmdlRICaptureTaskUpdateBegin: held */
+    backend_graph *into;     /* aclmdlRICaptureToModelRIBegin: the branch it fills */
+    atomic_bool invalidated; /* work after it is refused; the end discards */
+    atomic_bool tracking;    /* nodes are noted (a task group is open, or an update) */
+    pthread_mutex_t lock;    /* what follows */
+    bool finished;
+    char why[192];        /* why it was invalidated */
+    acl_stream **streams; /* every stream in it, held; origin first */
+    bool *ended;          /* aclmdlRIEndTask seen, per stream */
+    size_t nstreams, stream_cap;
+    acl_stream *group_stream; /* whose task group is open */
+    size_t group_first;       /* the group's first task */
+    uint64_t *nodes;
+    task_kind *kinds;
+    size_t nnodes, node_cap;
+    model_task *tasks; /* what it recorded, for the model (graph_task.c) */
+    size_t ntasks, task_cap;
+    capture *next; /* in the registry */
+};
+
+/* ---- graph.c ---- */
+
+aclError graph_require(const char *api);
+void capture_unref(capture *c);
+/* The active capture with this id, with a reference, or NULL. */
+capture *capture_find(uint64_t id);
+void capture_invalidate(capture *c, const char *fmt, const char *what);
+/* A new capture of origin (held), not registered yet; m held when given. */
+aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode, capture **out);
+void capture_register(capture *c);
+/* Ends c's bookkeeping once the backend's capture is over; true for the
+ * one caller that finished it (who then drops the registry's reference). */
+bool capture_finish(capture *c);
+/* Adds s to c, with c->lock held. */
+aclError capture_add_stream(capture *c, acl_stream *s);
+/* A published model, borrowed by the caller. Bare codes. */
+aclError model_new(int32_t phys, int32_t device, model_state state, acl_model **out);
+void model_add_member(acl_model *m, acl_stream *s);
+const char *capture_mode_name(aclmdlRICaptureMode mode);
+bool capture_mode_valid(aclmdlRICaptureMode mode);
+
+/* ---- graph_task.c ---- */
+
+/* The event of the record or wait about to be submitted (NULL after). */
+void tasks_hint_event(acl_event *e);
+/* Records task t, just recorded on s, in c (graph.c's capture_submit). */
+void tasks_record(capture *c, acl_stream *s, const task *t);
+/* The tasks of c go to m (c's capture ended well), with m->lock held. */
+void tasks_settle(acl_model *m, capture *c);
+/* The tasks recorded since the open group began become the group's. */
+void tasks_group(capture *c, acl_stream *s, aclrtTaskGrp group);
+/* m (settled, with tasks) joins the models aclmdlRIGetTasksByStream
+ * looks through; called with no lock held. */
+void tasks_list(acl_model *m);
+/* Frees a capture's or a model's tasks. */
+void tasks_free(model_task *tasks, size_t count);
+/* The model goes: its tasks' handles are withdrawn, it leaves the list. */
+void tasks_model_destroyed(acl_model *m);
+
+/* ---- graph_cond.c ---- */
+
+/* Frees what m's conditions and branches hold (model_free). */
+void cond_model_free(acl_model *m);
+/* m is destroyed: its branches and conditions are withdrawn. */
+void cond_model_destroyed(acl_model *m);
+/* Whether a branch of m is still being captured (its end must wait). */
+bool cond_branch_capturing(acl_model *m);
+/* aclmdlRICaptureEnd of a capture into a branch (c, on s). Raises. */
+aclError cond_capture_end(const char *api, acl_stream *s, capture *c, aclmdlRI *out);
+/* The capture of branch m was abandoned: its parent's capture cannot be
+ * kept either. */
+void cond_branch_abandoned(acl_model *m);
+/* Before a run of m on s: the conditions that start from their default
+ * value get it (ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT). Raises. */
+aclError cond_assign_defaults(const char *api, acl_model *m, acl_stream *s);
+
+#endif
