@@ -120,8 +120,15 @@ mode_valgrind() {
   # while other threads hold allocations: the child inherits the memory but
   # not the threads' stacks that point to it, which valgrind's leak check in
   # the child counts as lost; they run in the plain and ASan runs.
-  local vg="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite"
-  vg="$vg --show-leak-kinds=definite --track-origins=yes --suppressions=/dev/null"
+  # --track-origins is left out: it costs time in proportion to every
+  # mapping, and the host arenas reserve tens of gigabytes (add it through
+  # VALGRIND_OPTS to find where an uninitialised value came from).
+  # valgrind runs one thread at a time; --fair-sched hands the CPU round the
+  # threads in turn, where its default lets a thread that calls in a loop
+  # starve the others for minutes (the lifecycle tests' users, and the
+  # thread that would stop them).
+  local vg="valgrind -q --error-exitcode=1 --fair-sched=yes --leak-check=full"
+  vg="$vg --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=/dev/null"
   ACLCUDA_TEST_ROUNDS=${ACLCUDA_TEST_ROUNDS:-200} CK_TIMEOUT_MULTIPLIER=20 CK_EXCLUDE_TAGS=fork \
     run_checks valgrind "$build" "$(check_programs "$build")" \
       LOG_COMPILER="$build/libtool --mode=execute $vg"

@@ -383,7 +383,11 @@ static uint32_t registry_flags(const mapping *m)
 /* The mapping starting exactly at va, or NULL. Under vmm_lock. */
 static mapping *mapping_at(const void *va, mem_block *b)
 {
-    if (!registry_find(va, b) || b->origin != ORIGIN_MAPPED || b->base != (uintptr_t)va)
+    if (!registry_find(va, b)) {
+        *b = (mem_block){.kind = MEM_UNKNOWN};
+        return NULL;
+    }
+    if (b->origin != ORIGIN_MAPPED || b->base != (uintptr_t)va)
         return NULL;
     return b->owner;
 }

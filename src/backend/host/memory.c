@@ -9,7 +9,10 @@
  * blocks (up to SMALL_MAX) are reused through free lists of their exact
  * size; large ones (64 KiB steps) through an address-ordered list of free
  * extents that merges neighbours and gives their pages back (hole punch).
- * Everything else comes from the top. A forked child gets a private copy
+ * Everything else comes from the top. Only the arena below the top is
+ * readable and writable (COMMIT_STEP at a time); the rest of the span is
+ * reserved without access, so that tools that read every readable mapping
+ * (valgrind's leak check, core dumps) skip the untouched terabytes. A forked child gets a private copy
  * of its arenas (copy-on-write), so that parent and child never write each
  * other's memory; a child's arena cannot be exported. */
 #include <errno.h>
@@ -33,6 +36,9 @@ enum {
     LARGE_STEP = 64 * 1024, /* large blocks are multiples of this */
 };
 
+/* The arena is made accessible in steps of this many bytes. */
+#define COMMIT_STEP ((size_t)64 << 20)
+
 /* Sits in the DEVICE_ALIGN bytes before each device block. */
 typedef struct alloc_header {
     uint64_t magic;
@@ -53,6 +59,7 @@ typedef struct arena {
     int fd; /* -1 until first used */
     char *base;
     size_t span, top;
+    size_t committed; /* bytes from base that are readable and writable */
     alloc_header *small[SMALL_CLASSES];
     free_extent *large;
     bool exportable;
@@ -105,7 +112,7 @@ static bool arena_open(arena *a)
         a->failed = true;
         return false;
     }
-    void *base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    void *base = mmap(NULL, span, PROT_NONE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (base == MAP_FAILED) {
         close(fd);
         a->failed = true;
@@ -115,7 +122,21 @@ static bool arena_open(arena *a)
     a->base = base;
     a->span = span;
     a->top = 0;
+    a->committed = 0;
     a->exportable = true;
+    return true;
+}
+
+/* Makes the arena accessible up to `end` at least. */
+static bool commit_to(arena *a, size_t end)
+{
+    if (end <= a->committed)
+        return true;
+    size_t to =
+        end > a->span - COMMIT_STEP ? a->span : (end + COMMIT_STEP - 1) / COMMIT_STEP * COMMIT_STEP;
+    if (mprotect(a->base + a->committed, to - a->committed, PROT_READ | PROT_WRITE) != 0)
+        return false;
+    a->committed = to;
     return true;
 }
 
@@ -123,7 +144,7 @@ static bool arena_open(arena *a)
 static size_t take_top(arena *a, size_t total, size_t align)
 {
     size_t at = (a->top + align - 1) / align * align;
-    if (at > a->span || total > a->span - at)
+    if (at > a->span || total > a->span - at || !commit_to(a, at + total))
         return SIZE_MAX;
     a->top = at + total;
     return at;
@@ -300,9 +321,10 @@ static void arenas_child(void)
         arena *a = &arenas[i];
         if (a->fd < 0)
             continue;
-        void *p = mmap(a->base, a->span, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, a->fd, 0);
-        if (p != a->base)
+        void *p =
+            mmap(a->base, a->span, PROT_NONE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, a->fd, 0);
+        if (p != a->base ||
+            (a->committed && mprotect(a->base, a->committed, PROT_READ | PROT_WRITE) != 0))
             ACL_LOG(LOG_ERROR, "device %d's memory could not be made private after fork", i);
         a->exportable = false;
     }
