@@ -9,6 +9,9 @@ import ctypes, os, signal, threading, time
 import acl
 from acl import _lib
 
+# A shell that starts jobs in the background leaves SIGINT ignored, and
+# Python then raises nothing for it: ask for KeyboardInterrupt explicitly.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 acl.init()
 assert acl.rt.set_device(0) == 0
 stream, ret = acl.rt.create_stream()
