@@ -42,6 +42,9 @@ typedef struct task_kernel {
     uint32_t grid[3], block[3];
     uint32_t shared;
     bool cooperative;
+    /* Launched with placeholders: args holds the caller's buffer, without
+     * the device addresses the launch put into it, so it cannot run again. */
+    bool placeholders;
     void *args; /* a copy, owned */
     size_t args_size;
     aclrtLaunchKernelAttr *attrs; /* the launch's attributes, a copy, owned */

@@ -125,6 +125,7 @@ static void task_describe(model_task *mt, const task *t)
         memcpy(k->block, p->block, sizeof k->block);
         k->shared = p->shared_bytes;
         k->cooperative = p->cooperative;
+        k->placeholders = p->placeholder_count != 0;
         k->args_size = p->args_size;
         if ((p->args_size && !(k->args = malloc(p->args_size))) ||
             !kernel_copy_attrs(k, hint.cfg)) {
@@ -753,6 +754,14 @@ static aclError apply_params(const char *api, acl_model *m, model_task *t)
         if (err)
             return err;
         const task_kernel *k = &t->p.kernel;
+        if (k->placeholders) {
+            function_put(f);
+            return acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
+                             "task %u of model %u was launched with placeholders, whose device "
+                             "copies its recorded arguments do not hold: give it new parameters "
+                             "with aclmdlRITaskSetParams",
+                             (unsigned)t->seq, (unsigned)m->id);
+        }
         lp = (launch_params){
             .fn = f->bf,
             .grid = {k->grid[0], k->grid[1], k->grid[2]},

@@ -24,6 +24,10 @@
 struct backend_graph {
     cudaGraph_t graph;
     cudaGraphExec_t exec; /* NULL for a body */
+    /* CUDA leaves an executable graph's thread safety to its user: its
+     * launches and the changes to its nodes (model updates, which another
+     * thread may make while one replays the model) take turns. */
+    pthread_mutex_t exec_lock;
     /* A body of a conditional node: its graph belongs to the node. */
     bool body;
     cond_kind kind;
@@ -84,6 +88,7 @@ static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph 
         free(g);
         return rc;
     }
+    pthread_mutex_init(&g->exec_lock, NULL);
     *out = g;
     return ACL_SUCCESS;
 }
@@ -135,6 +140,7 @@ static void cuda_graph_destroy(backend_graph *g)
     if (!g->body) {
         (void)check(cudaGraphExecDestroy(g->exec));
         (void)check(cudaGraphDestroy(g->graph));
+        pthread_mutex_destroy(&g->exec_lock);
     }
     free(g);
 }
@@ -144,7 +150,10 @@ aclError cuda_graph_launch(backend_stream *s, backend_graph *g)
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
-    return check(cudaGraphLaunch(g->exec, s->s));
+    pthread_mutex_lock(&g->exec_lock);
+    rc = check(cudaGraphLaunch(g->exec, s->s));
+    pthread_mutex_unlock(&g->exec_lock);
+    return rc;
 }
 
 static const char *node_kind(enum cudaGraphNodeType type)
@@ -281,12 +290,18 @@ static aclError cuda_graph_update_node(backend_graph *g, uint64_t target, backen
                                        uint64_t source)
 {
     (void)update; /* the source node belongs to it; it is alive during the call */
-    return update_from(g, (cudaGraphNode_t)(uintptr_t)target, (cudaGraphNode_t)(uintptr_t)source);
+    pthread_mutex_lock(&g->exec_lock);
+    aclError rc =
+        update_from(g, (cudaGraphNode_t)(uintptr_t)target, (cudaGraphNode_t)(uintptr_t)source);
+    pthread_mutex_unlock(&g->exec_lock);
+    return rc;
 }
 
-/* A word of device memory per device that disabled value writes write to
- * and disabled waits read; made on first use, kept for the process. */
-enum { SINK_DEVICES = 64 };
+/* 256 bytes of device memory per device, zero, made on first use and kept
+ * for the process: disabled value writes write to its first word, disabled
+ * waits read the word at SINK_UNWRITTEN, which nothing writes (a wait for
+ * "at least 0" compares cyclically, so it must not see what writes left). */
+enum { SINK_DEVICES = 64, SINK_UNWRITTEN = 128 };
 static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *sinks[SINK_DEVICES];
 
@@ -300,8 +315,11 @@ static aclError idle_word(CUdeviceptr near, void **out)
     if (dev < 0 || dev >= SINK_DEVICES)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     pthread_mutex_lock(&sink_lock);
-    if (!sinks[dev] && !(rc = use_device(dev)) && !(rc = check(cudaMalloc(&sinks[dev], 256))))
-        rc = check(cudaMemset(sinks[dev], 0, 256));
+    if (!sinks[dev] && !(rc = use_device(dev)) && !(rc = check(cudaMalloc(&sinks[dev], 256))) &&
+        (rc = check(cudaMemset(sinks[dev], 0, 256)))) {
+        (void)cudaFree(sinks[dev]);
+        sinks[dev] = NULL;
+    }
     *out = sinks[dev];
     pthread_mutex_unlock(&sink_lock);
     return *out ? ACL_SUCCESS : (rc ? rc : ACL_ERROR_RT_MEMORY_ALLOCATION);
@@ -310,7 +328,7 @@ static aclError idle_word(CUdeviceptr near, void **out)
 /* CUDA disables kernels, copies and fills. A value write or wait is
  * turned into one that does nothing (a write to a word of ours, a wait
  * for "at least 0"): stream memory operations cannot be disabled. */
-static aclError cuda_graph_enable_node(backend_graph *g, uint64_t node, bool enable)
+static aclError enable_node(backend_graph *g, uint64_t node, bool enable)
 {
     cudaGraphNode_t n = (cudaGraphNode_t)(uintptr_t)node;
     if (!is_memop(n))
@@ -346,7 +364,7 @@ static aclError cuda_graph_enable_node(backend_graph *g, uint64_t node, bool ena
             break;
         case CU_STREAM_MEM_OP_WAIT_VALUE_32:
         case CU_STREAM_MEM_OP_WAIT_VALUE_64:
-            ops[i].waitValue.address = (CUdeviceptr)(uintptr_t)sink;
+            ops[i].waitValue.address = (CUdeviceptr)(uintptr_t)sink + SINK_UNWRITTEN;
             ops[i].waitValue.value64 = 0;
             ops[i].waitValue.flags = (ops[i].waitValue.flags & ~0x3u) | CU_STREAM_WAIT_VALUE_GEQ;
             break;
@@ -391,8 +409,7 @@ static aclError set_kernel(backend_graph *g, cudaGraphNode_t node, const launch_
 
 /* Other work is captured on a stream of our own into a graph of one node,
  * whose parameters the node then takes. */
-static aclError cuda_graph_set_node(backend_graph *g, uint64_t node, int32_t dev,
-                                    const node_work *w)
+static aclError set_node(backend_graph *g, uint64_t node, int32_t dev, const node_work *w)
 {
     cudaGraphNode_t target = (cudaGraphNode_t)(uintptr_t)node;
     aclError rc = use_device(dev);
@@ -435,6 +452,23 @@ static aclError cuda_graph_set_node(backend_graph *g, uint64_t node, int32_t dev
     if (graph)
         (void)check(cudaGraphDestroy(graph));
     (void)check(cudaStreamDestroy(scratch.s));
+    return rc;
+}
+
+static aclError cuda_graph_enable_node(backend_graph *g, uint64_t node, bool enable)
+{
+    pthread_mutex_lock(&g->exec_lock);
+    aclError rc = enable_node(g, node, enable);
+    pthread_mutex_unlock(&g->exec_lock);
+    return rc;
+}
+
+static aclError cuda_graph_set_node(backend_graph *g, uint64_t node, int32_t dev,
+                                    const node_work *w)
+{
+    pthread_mutex_lock(&g->exec_lock);
+    aclError rc = set_node(g, node, dev, w);
+    pthread_mutex_unlock(&g->exec_lock);
     return rc;
 }
 
