@@ -991,6 +991,68 @@ END_TEST
 
 /* The host backend stops a model's runs; CUDA cannot stop a launched
  * graph, and says so. */
+/* A kernel launched with placeholders records the caller's buffer, not the
+ * device copies the launch made: an update that keeps its arguments is
+ * refused, and the model goes on running what it was built with. */
+START_TEST(task_update_async_refuses_placeholder_launches)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle scale = kt_function(bin, "scale");
+    void *entry_of_scale, *aiv;
+    ACL_OK(aclrtGetFunctionAddr(scale, &entry_of_scale, &aiv));
+    aclrtStream bound = persistent_stream(), exec = acltest_new_stream();
+    float *data = kt_device(N * 4);
+    float one = 1.0f, got[2];
+    for (int i = 0; i < N; i++)
+        ACL_OK(aclrtMemcpy(data + i, 4, &one, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    unsigned char buf[48] = {0};
+    uint32_t n = N;
+    float factor = 2.0f;
+    memcpy(buf, &data, 8);
+    memcpy(buf + 16, &n, 4);
+    memcpy(buf + 32, &factor, 4);
+    aclrtPlaceHolderInfo ph = {.addrOffset = 8, .dataOffset = 32};
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, bound, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(scale, 4, bound, NULL, buf, sizeof buf, &ph, 1));
+    uint32_t kernel_id = 0;
+    ACL_OK(aclrtGetThreadLastTaskId(&kernel_id));
+    ACL_OK(aclmdlRIEndTask(model, bound));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+
+    uint64_t *entry = kt_device(8);
+    uint32_t *blocks = kt_device(4);
+    uint64_t e = (uint64_t)(uintptr_t)entry_of_scale;
+    uint32_t two = 2;
+    ACL_OK(aclrtMemcpy(entry, 8, &e, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpy(blocks, 4, &two, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    aclrtTaskUpdateInfo up = {.id = ACL_RT_UPDATE_AIC_AIV_TASK};
+    up.val.aicAivTaskAttr.binHandle = bin;
+    up.val.aicAivTaskAttr.funcEntryAddr = entry;
+    up.val.aicAivTaskAttr.blockDimAddr = blocks;
+    (void)aclGetRecentErrMsg();
+    ck_assert_int_eq(aclrtTaskUpdateAsync(bound, kernel_id, &up, exec),
+                     ACL_ERROR_RT_MODEL_UPDATE_FAILED);
+    const char *why = aclGetRecentErrMsg();
+    ck_assert_msg(why && strstr(why, "placeholders"), "the message: %s", why ? why : "(none)");
+    ACL_OK(aclmdlRIExecute(model, -1));
+    ACL_OK(aclmdlRIExecute(model, -1));
+    ACL_OK(aclrtMemcpy(got, 4, data, 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(aclrtMemcpy(got + 1, 4, data + N - 1, 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_msg(got[0] == 4.0f && got[1] == 4.0f, "two runs of x2 gave %g and %g",
+                  (double)got[0], (double)got[1]);
+
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(entry));
+    ACL_OK(aclrtFree(blocks));
+    ACL_OK(aclrtFree(data));
+    ACL_OK(aclrtDestroyStream(exec));
+    ACL_OK(aclrtDestroyStream(bound));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
 START_TEST(abort_model)
 {
     aclrtStream s = acltest_new_stream(), side = acltest_new_stream();
@@ -1163,6 +1225,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tasks, kernel_task_params);
     tcase_add_test(tasks, task_listing_rules);
     tcase_add_test(tasks, task_update_async);
+    tcase_add_test(tasks, task_update_async_refuses_placeholder_launches);
     tcase_add_test(tasks, abort_model);
     tcase_add_test(tasks, cond_while_with_kernels);
     tcase_add_test(tasks, cond_parent_abandoned);
