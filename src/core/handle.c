@@ -257,7 +257,7 @@ static void section_enter_unrecorded(thread_reader *t)
     t->unrecorded = !r;
     if (r)
         (void)atomic_exchange_explicit(&r->epoch,
-                                       atomic_load_explicit(&global_epoch, memory_order_relaxed),
+                                       atomic_load_explicit(&global_epoch, memory_order_acquire),
                                        memory_order_seq_cst);
     else
         atomic_fetch_add_explicit(&unrecorded_readers, 1, memory_order_seq_cst);
@@ -265,7 +265,9 @@ static void section_enter_unrecorded(thread_reader *t)
 
 /* n borrows begin. The outermost one makes the one fenced store of a call:
  * the entry must be visible before any slot is read, so that a reclaimer
- * that does not see it freed nothing this thread can reach. */
+ * that does not see it freed nothing this thread can reach. The epoch is
+ * read with acquire: a reader that sees the epoch a retire moved on also
+ * sees that the retired object was withdrawn (free on x86). */
 static inline void section_enter(thread_reader *t, unsigned n)
 {
     unsigned depth = t->depth;
@@ -274,7 +276,7 @@ static inline void section_enter(thread_reader *t, unsigned n)
         return;
     if (__builtin_expect(t->me != NULL, 1))
         (void)atomic_exchange_explicit(&t->me->epoch,
-                                       atomic_load_explicit(&global_epoch, memory_order_relaxed),
+                                       atomic_load_explicit(&global_epoch, memory_order_acquire),
                                        memory_order_seq_cst);
     else
         section_enter_unrecorded(t);
