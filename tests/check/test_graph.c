@@ -455,6 +455,21 @@ START_TEST(destroy_model_while_kernels_run)
 }
 END_TEST
 
+/* Host arguments of "scale" (data, factor, n) multiplying data's N floats by
+ * 2, with the factor passed through a placeholder: the buffer holds the
+ * parameters, then the factor's data at dataOffset 32. */
+enum { SCALE_ARGS_SIZE = 48 };
+static aclrtPlaceHolderInfo scale_by_two_args(unsigned char buf[SCALE_ARGS_SIZE], float *data)
+{
+    uint32_t n = N;
+    float factor = 2.0f;
+    memset(buf, 0, SCALE_ARGS_SIZE);
+    memcpy(buf, &data, 8);
+    memcpy(buf + 16, &n, 4);
+    memcpy(buf + 32, &factor, 4);
+    return (aclrtPlaceHolderInfo){.addrOffset = 8, .dataOffset = 32};
+}
+
 START_TEST(captured_placeholders_live_with_the_model)
 {
     aclrtBinHandle bin = kt_load();
@@ -465,13 +480,8 @@ START_TEST(captured_placeholders_live_with_the_model)
     for (int i = 0; i < N; i++)
         host[i] = 1.0f;
     ACL_OK(aclrtMemcpy(data, N * 4, host, N * 4, ACL_MEMCPY_HOST_TO_DEVICE));
-    unsigned char buf[48] = {0};
-    uint32_t n = N;
-    float factor = 2.0f;
-    memcpy(buf, &data, 8);
-    memcpy(buf + 16, &n, 4);
-    memcpy(buf + 32, &factor, 4);
-    aclrtPlaceHolderInfo ph = {.addrOffset = 8, .dataOffset = 32};
+    unsigned char buf[SCALE_ARGS_SIZE];
+    aclrtPlaceHolderInfo ph = scale_by_two_args(buf, data);
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     ACL_OK(aclrtLaunchKernelWithHostArgs(scale, 4, s, NULL, buf, sizeof buf, &ph, 1));
     aclmdlRI model = NULL;
@@ -1005,13 +1015,8 @@ START_TEST(task_update_async_refuses_placeholder_launches)
     float one = 1.0f, got[2];
     for (int i = 0; i < N; i++)
         ACL_OK(aclrtMemcpy(data + i, 4, &one, 4, ACL_MEMCPY_HOST_TO_DEVICE));
-    unsigned char buf[48] = {0};
-    uint32_t n = N;
-    float factor = 2.0f;
-    memcpy(buf, &data, 8);
-    memcpy(buf + 16, &n, 4);
-    memcpy(buf + 32, &factor, 4);
-    aclrtPlaceHolderInfo ph = {.addrOffset = 8, .dataOffset = 32};
+    unsigned char buf[SCALE_ARGS_SIZE];
+    aclrtPlaceHolderInfo ph = scale_by_two_args(buf, data);
     aclmdlRI model = NULL;
     ACL_OK(aclmdlRIBuildBegin(&model, 0));
     ACL_OK(aclmdlRIBindStream(model, bound, ACL_MODEL_STREAM_FLAG_HEAD));
