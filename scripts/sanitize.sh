@@ -126,10 +126,11 @@ mode_valgrind() {
   # valgrind runs one thread at a time; --fair-sched hands the CPU round the
   # threads in turn, where its default lets a thread that calls in a loop
   # starve the others for minutes (the lifecycle tests' users, and the
-  # thread that would stop them).
+  # thread that would stop them). Tests tagged "heavy" (billions of kernel
+  # blocks on the CPU) would take hours here; ASan runs them.
   local vg="valgrind -q --error-exitcode=1 --fair-sched=yes --leak-check=full"
   vg="$vg --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=/dev/null"
-  ACLCUDA_TEST_ROUNDS=${ACLCUDA_TEST_ROUNDS:-200} CK_TIMEOUT_MULTIPLIER=20 CK_EXCLUDE_TAGS=fork \
+  ACLCUDA_TEST_ROUNDS=${ACLCUDA_TEST_ROUNDS:-200} CK_TIMEOUT_MULTIPLIER=20 CK_EXCLUDE_TAGS="fork heavy" \
     run_checks valgrind "$build" "$(check_programs "$build")" \
       LOG_COMPILER="$build/libtool --mode=execute $vg"
 }

@@ -1042,6 +1042,7 @@ static Suite *kernel_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, set_up, tear_down);
     tcase_set_timeout(limits, 300); /* 2^31 - 1 blocks on the CPUs of the host backend */
+    tcase_set_tags(limits, "heavy");  /* hours under valgrind */
     tcase_add_test(limits, block_count_limits);
     suite_add_tcase(s, limits);
 
