@@ -63,7 +63,7 @@ static bool key_parse(const char *key, share_name *name)
                &nonce, &used) != 3 ||
         key[sizeof KEY_PREFIX - 1 + (size_t)used] != '\0' || pid <= 0)
         return false;
-    *name = (share_name){pid, id, nonce};
+    *name = (share_name){.pid = pid, .id = id, .nonce = nonce};
     return true;
 }
 

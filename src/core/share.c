@@ -80,7 +80,10 @@ static void serve(int conn)
 {
     set_timeouts(conn);
     request req;
-    reply rep = {.magic = SHARE_MAGIC, .status = ACL_ERROR_RT_IPC_ERROR};
+    reply rep;
+    memset(&rep, 0, sizeof rep); /* all of it goes to another process */
+    rep.magic = SHARE_MAGIC;
+    rep.status = ACL_ERROR_RT_IPC_ERROR;
     int fd = -1;
     struct ucred cred;
     socklen_t cred_len = sizeof cred;

@@ -31,10 +31,14 @@ typedef enum share_kind {
     SHARE_EVENT = 3,      /* aclrtIpcGetEventHandle */
 } share_kind;
 
+/* Copied whole into handles that go to other processes: no padding, and
+ * `spare` stays 0 (the initialisers name the other fields). */
 typedef struct share_name {
     int32_t pid;
+    uint32_t spare;
     uint64_t id, nonce;
 } share_name;
+_Static_assert(sizeof(share_name) == 24, "a share name has no padding");
 
 /* Publishes blob (and fd, which the entry then owns; -1 for none). With
  * check_pids, only processes allowed later (share_allow) may fetch it.

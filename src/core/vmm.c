@@ -812,7 +812,9 @@ __attribute__((constructor)) static void vmm_init(void)
 typedef struct phys_blob {
     uint64_t size;
     uint32_t host, attr, page;
+    uint32_t spare; /* 0: the blob goes to the importer whole, with no padding */
 } phys_blob;
+_Static_assert(sizeof(phys_blob) == 24, "a physical memory blob has no padding");
 
 /* Each physical handle is exported once and each export imported once
  * per process (one-to-one, as CANN requires). Under vmm_lock. */
