@@ -12,9 +12,10 @@
  * Everything else comes from the top. Only the arena below the top is
  * readable and writable (COMMIT_STEP at a time); the rest of the span is
  * reserved without access, so that tools that read every readable mapping
- * (valgrind's leak check, core dumps) skip the untouched terabytes. A forked child gets a private copy
- * of its arenas (copy-on-write), so that parent and child never write each
- * other's memory; a child's arena cannot be exported. */
+ * (valgrind's leak check, core dumps) skip what was never used. A forked
+ * child gets a private copy of its arenas (copy-on-write), so that parent
+ * and child never write each other's memory; a child's arena cannot be
+ * exported. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
