@@ -72,7 +72,7 @@ for step in $steps; do
           "$prefix/share/acl-cuda/compat/configure" --with-acl="$prefix" --enable-extensions \
             PYTHON="$(command -v python3)" > "$out/compat-configure.txt" 2>&1 &&
           make -s > "$out/compat-build.txt" 2>&1 &&
-          timeout "${COMPAT_TIMEOUT:-400}" make -s check RESULTS="$out/compat" > "$out/compat.txt" 2>&1
+          timeout "${COMPAT_TIMEOUT:-400}" make -s check RESULTS="$out/compat" JOBS=8 > "$out/compat.txt" 2>&1
       ) || rc=1
       cat "$out/compat.txt" 2>/dev/null || tail -20 "$out"/compat-*.txt
       ;;

@@ -5,7 +5,7 @@
 #   make            build the C programs
 #   make check      run everything, print the summary (results/ holds TAP,
 #                   Check XML, JUnit XML and logs)
-#   make check HOSTILE=yes|no   UNKNOWN=no   PYTEST_ARGS='-k memcpy'
+#   make check HOSTILE=yes|no   UNKNOWN=no   PYTEST_ARGS='-k memcpy'   JOBS=8
 #   make clean
 
 AREAS = headers base init errors device context stream event memory callback notify vmm ipc host_mem \
@@ -22,6 +22,7 @@ ALL_LIBS = $(ACL_LIBS) $(CHECK_LIBS) -lpthread -lm $(LIBS)
 RESULTS = results
 HOSTILE = auto
 UNKNOWN = yes
+JOBS = 1
 
 all: $(PROGRAMS) compat_probe ipc_peer
 
@@ -41,7 +42,7 @@ compat_probe: $(srcdir)/probe.c
 
 check: all
 	@COMPAT_SRCDIR='$(srcdir)' COMPAT_RESULTS='$(RESULTS)' COMPAT_PROGRAMS='$(PROGRAMS)' \
-	  PYTHON='$(PYTHON)' HOSTILE='$(HOSTILE)' UNKNOWN='$(UNKNOWN)' \
+	  PYTHON='$(PYTHON)' HOSTILE='$(HOSTILE)' UNKNOWN='$(UNKNOWN)' COMPAT_JOBS='$(JOBS)' \
 	  ACL_LIBDIR='$(ACL_LIBDIR)' ACL_PYTHONPATH='$(ACL_PYTHONPATH)' \
 	  COMPAT_IMPLEMENTED='$(COMPAT_IMPLEMENTED)' \
 	  $(SHELL) '$(srcdir)/run.sh'

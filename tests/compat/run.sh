@@ -8,6 +8,7 @@
 #   COMPAT_SRCDIR      the suite's sources
 #   COMPAT_RESULTS     where results go (emptied first)
 #   COMPAT_PROGRAMS    the C programs, in order
+#   COMPAT_JOBS        how many C programs run at once (default 1)
 #   PYTHON             the interpreter for pytest, or ":" for none
 #   HOSTILE            auto (only for acl-cuda), yes or no: the "hostile" group
 #   UNKNOWN            yes (default) or no: the known-unknowns
@@ -16,6 +17,27 @@
 #   ACL_PYTHONPATH     prepended to PYTHONPATH (where the acl package is)
 #   PYTEST_ARGS        more arguments for pytest (e.g. -k memcpy)
 set -u
+# One C area: its output under results/, its exit status in AREA.status.
+run_area() {
+    area=${1##*test_}
+    CK_TAP_LOG_FILE_NAME=$results/$area.tap CK_XML_LOG_FILE_NAME=$results/$area.check.xml \
+        "./$1" > "$results/$area.log" 2>&1
+    echo $? > "$results/$area.status"
+}
+report_area() {
+    area=${1##*test_}
+    printf '==> %-10s ' "$area"
+    grep -E '^[0-9]+%: Checks' "$results/$area.log" ||
+        echo "exit status $(cat "$results/$area.status") (see $results/$area.log)"
+}
+# A worker of the parallel run below: the setup is done, its environment
+# inherited.
+if [ "${1:-}" = --area ]; then
+    results=$COMPAT_RESULTS
+    run_area "$2"
+    exit 0
+fi
+
 if [ -n "${ACL_LIBDIR:-}" ]; then
     LD_LIBRARY_PATH=$ACL_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export LD_LIBRARY_PATH
@@ -54,15 +76,21 @@ export CK_EXCLUDE_TAGS CK_DEFAULT_TIMEOUT COMPAT_SKIP_FILE COMPAT_IPC_PEER
 echo "==> implementation: $platform"
 echo "    $about"
 echo "    hostile inputs: $hostile; known-unknowns: ${UNKNOWN:-yes}"
-for program in ${COMPAT_PROGRAMS:?}; do
-    area=${program##*test_}
-    printf '==> %-10s ' "$area"
-    CK_TAP_LOG_FILE_NAME=$results/$area.tap CK_XML_LOG_FILE_NAME=$results/$area.check.xml \
-        "./$program" > "$results/$area.log" 2>&1
-    status=$?
-    echo "$status" > "$results/$area.status"
-    grep -E '^[0-9]+%: Checks' "$results/$area.log" || echo "exit status $status (see $results/$area.log)"
-done
+jobs=${COMPAT_JOBS:-1}
+if [ "$jobs" -gt 1 ] 2>/dev/null; then
+    # Areas share nothing but the device; on a GPU, where every forked test
+    # initialises CUDA, the whole suite takes minutes one program at a time.
+    printf '%s\n' ${COMPAT_PROGRAMS:?} |
+        COMPAT_RESULTS=$results xargs -P "$jobs" -I{} sh "$0" --area {}
+    for program in $COMPAT_PROGRAMS; do
+        report_area "$program"
+    done
+else
+    for program in ${COMPAT_PROGRAMS:?}; do
+        run_area "$program"
+        report_area "$program"
+    done
+fi
 
 if [ "${PYTHON:-:}" = ":" ]; then
     echo "no Python configured" > "$results/python.notrun"
