@@ -80,6 +80,7 @@ jobs=${COMPAT_JOBS:-1}
 if [ "$jobs" -gt 1 ] 2>/dev/null; then
     # Areas share nothing but the device; on a GPU, where every forked test
     # initialises CUDA, the whole suite takes minutes one program at a time.
+    # shellcheck disable=SC2086 # COMPAT_PROGRAMS is a list
     printf '%s\n' ${COMPAT_PROGRAMS:?} |
         COMPAT_RESULTS=$results xargs -P "$jobs" -I{} sh "$0" --area {}
     for program in $COMPAT_PROGRAMS; do
