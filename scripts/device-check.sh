@@ -79,7 +79,10 @@ for step in $steps; do
     bench)
       # BENCH_ONLY="bench_compute bench_runtime" runs just those programs.
       if [ -n "${BENCH_ONLY:-}" ]; then
-        make $(printf 'bench/%s ' $BENCH_ONLY) tests/kernels/test_kernels.so tests/kernels/test_kernels.fatbin > "$out/bench.txt" 2>&1 || rc=1
+        targets=
+        for program in $BENCH_ONLY; do targets="$targets bench/$program"; done
+        # shellcheck disable=SC2086 # targets is a list
+        make $targets tests/kernels/test_kernels.so tests/kernels/test_kernels.fatbin > "$out/bench.txt" 2>&1 || rc=1
         for program in $BENCH_ONLY; do
           timeout 300 "bench/$program" --json "$out/bench-cuda.json" >> "$out/bench.txt" 2>&1 || rc=1
         done
