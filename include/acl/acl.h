@@ -9,6 +9,7 @@
 #define ACLCUDA_ACL_H
 
 #include "acl_rt.h"
+#include "acl_op.h"
 #include "acl_mdl.h"
 
 #endif /* ACLCUDA_ACL_H */

@@ -5,6 +5,7 @@
 #define ACLCUDA_ACL_BASE_H
 
 #include "acl_base_rt.h"
+#include "acl_base_mdl.h"
 #include "error_codes/rt_error_codes.h"
 #include "error_codes/ge_error_codes.h"
 

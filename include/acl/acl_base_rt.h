@@ -25,7 +25,10 @@ extern "C" {
 #define ACL_FUNC_VISIBILITY
 #endif
 
-#if defined(__GNUC__) && (__GNUC__ >= 6 || defined(__clang__))
+/* As AscendCL's headers have it: GCC 6 and later only. Clang reports
+ * __GNUC__ 4, so a clang build gets no deprecation warnings, and a -Werror
+ * build that compiles against AscendCL compiles against these. */
+#if defined(__GNUC__) && __GNUC__ >= 6
 #define ACL_DEPRECATED __attribute__((deprecated))
 #define ACL_DEPRECATED_MESSAGE(message) __attribute__((deprecated(message)))
 #else

@@ -268,6 +268,9 @@ COMPAT_TEST(struct_layouts,
 /* CANN's newest runtime headers (ACL 1.17) add these; on older headers the
  * tests below report themselves skipped. */
 #if ACL_MINOR_VERSION >= 17
+#include "acl/acl_base_mdl.h"
+#include "acl/acl_op.h"
+#include "acl/acl_rt_api.h" /* C++ overloads: nothing in C, and it must still compile */
 #include "acl/acl_rt_memory_soma.h"
 #include "acl/ops/acl_dvpp.h"
 #define COMPAT_HEADERS_1_17 1
