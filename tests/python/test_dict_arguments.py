@@ -9,6 +9,7 @@ from acl._rt import memory
 
 ACL_RT_MEM_ATTR_MODULE_ID = 1
 ACL_RT_MEM_ATTR_DEVICE_ID = 2
+ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_RT_INVALID_DEVICEID = 107001
 ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
 ACL_STREAM_ATTR_FAILURE_MODE = 1
@@ -181,6 +182,28 @@ def test_physical_memory_prop_must_be_dicts(context):
             lambda: acl.rt.malloc_physical(2 << 20, dict(PHYSICAL_PROP, memAttr=1 << 40), 0))
 
 
+def test_physical_memory_prop_without_location_leaves_it_zeroed(context):
+    # pyACL checks location only when the key is there; missing, the
+    # location stays {"id": 0, "type": 0} and the library's ret comes back.
+    without = {k: v for k, v in PHYSICAL_PROP.items() if k != "location"}
+    zeroed = dict(without, location={"id": 0, "type": 0})
+    assert acl.rt.mem_get_allocation_granularity(without, 0) == acl.rt.mem_get_allocation_granularity(zeroed, 0)
+    granularity, ret = acl.rt.mem_get_allocation_granularity(without, 0)
+    assert ret == 0
+    for prop in (without, zeroed, {}):
+        handle, ret = acl.rt.malloc_physical(granularity, prop, 0)
+        assert ret == (0 if prop else ACL_ERROR_INVALID_PARAM)
+        if ret == 0:
+            assert acl.rt.free_physical(handle) == 0
+    assert acl.rt.mem_get_allocation_granularity({}, 0) == (0, ACL_ERROR_INVALID_PARAM)
+    for location in (None, 0, [], "x"):
+        _raises(TypeError, "the aclrtMemLocation argument is not dict",
+                lambda: acl.rt.malloc_physical(granularity, dict(without, location=location), 0))
+    # pyACL's order: the enum fields are read before the location
+    _raises(ValueError, "PyLong_AsLong failed",
+            lambda: acl.rt.mem_get_allocation_granularity(dict(without, memAttr=1 << 40, location=0), 0))
+
+
 def test_physical_memory_round_trip(context):
     granularity, ret = acl.rt.mem_get_allocation_granularity(PHYSICAL_PROP, 0)
     assert ret == 0 and granularity > 0
@@ -213,6 +236,54 @@ def test_ipc_key_length_below_1024(context, device_memory):
 def test_uce_info_and_repair_lists(context):
     assert acl.rt.get_mem_uce_info(0, 100) == ([], 0)
     _raises(TypeError, "aclrtMemUceInfo argument is not list", lambda: acl.rt.mem_uce_repair(0, {}))
+    _raises(TypeError, "the aclrtMemUceInfo argument is not dict", lambda: acl.rt.mem_uce_repair(0, [[]]))
+
+
+def _uce_info(item):
+    slot = acl._lib.aclrtMemUceInfo()
+    memory._uce_info(slot, item)
+    return slot.addr or 0, slot.len, list(slot.reserved)
+
+
+ZEROS = [0] * 14
+
+
+@pytest.mark.parametrize("addr, expected", [
+    (None, 0), (0, 0), (0x1000, 0x1000), (-1, (1 << 64) - 1), (-(1 << 63), 1 << 63), ((1 << 64) - 1, (1 << 64) - 1),
+    (True, 1),
+])
+def test_uce_repair_addr_converts_as_pylong_asvoidptr(addr, expected):
+    assert _uce_info({"addr": addr}) == (expected, 0, ZEROS)
+
+
+@pytest.mark.parametrize("addr", [1 << 64, -(1 << 63) - 1, "0x10", 1.0, [1]])
+def test_uce_repair_addr_out_of_void_pointer_raises(addr):
+    _raises(ValueError, "PyLong_AsVoidPtr failed", lambda: _uce_info({"addr": addr}))
+
+
+def test_uce_repair_len_and_reserved_as_pyacl_reads_them():
+    assert _uce_info({}) == (0, 0, ZEROS)
+    assert _uce_info({"len": 64, "reserved": "not a list"}) == (0, 64, ZEROS)
+    assert _uce_info({"len": "64"}) == (0, 0, ZEROS)  # not an int: left 0
+    _raises(ValueError, NOT_UNSIGNED, lambda: _uce_info({"len": -1}))
+    assert _uce_info({"reserved": list(range(1, 15))}) == (0, 0, list(range(1, 15)))
+    _raises(ValueError, "The length of reserved should be no greater than 14",
+            lambda: _uce_info({"reserved": [0] * 15}))
+    # filling stops at the first item that is not an int; the rest stay 0
+    assert _uce_info({"reserved": [1, 2, "3", 4]}) == (0, 0, [1, 2] + [0] * 12)
+    assert _uce_info({"reserved": [None, 2]}) == (0, 0, ZEROS)
+    _raises(ValueError, NOT_UNSIGNED, lambda: _uce_info({"reserved": [1, -2]}))
+    _raises(ValueError, NOT_UNSIGNED, lambda: _uce_info({"reserved": [1 << 64]}))
+
+
+def test_uce_repair_passes_the_converted_entries(context):
+    # Nothing was ever reported, so the library refuses every entry; its
+    # message shows which one and the address it was given.
+    assert acl.rt.mem_uce_repair(0, [{"addr": -1, "len": 8}]) == ACL_ERROR_INVALID_PARAM
+    assert "0xffffffffffffffff is not one" in acl.get_recent_err_msg()
+    assert acl.rt.mem_uce_repair(0, [{"addr": None, "len": 8}]) == ACL_ERROR_INVALID_PARAM
+    assert "entry 0 has no address or length" in acl.get_recent_err_msg()
+    _raises(ValueError, "PyLong_AsVoidPtr failed", lambda: acl.rt.mem_uce_repair(0, [{"addr": 1 << 64}]))
 
 
 def test_dvpp_malloc_with_cfg_takes_malloc_cfg_dicts(context):

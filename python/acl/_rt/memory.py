@@ -205,22 +205,48 @@ def get_mem_uce_info(device_id, array_size, /):
             for item in array[:min(count.value, size)]], ret
 
 
+def _void_pointer(value):
+    """A dict value for a void * field, converted as pyACL does (None or a
+    missing key: NULL; else PyLong_AsVoidPtr, which takes ints from -2**63,
+    negative ones wrapping to 64 bits, below 2**64)."""
+    if value is None:
+        return 0
+    if not isinstance(value, int) or not -(1 << 63) <= value < (1 << 64):
+        raise ValueError("PyLong_AsVoidPtr failed")
+    return value & ((1 << 64) - 1)
+
+
+def _uce_info(slot, item):
+    """Fills slot, an aclrtMemUceInfo, from {"addr": int, "len": int,
+    "reserved": [int, ...]}, with pyACL's checks: a missing key or a len or
+    reserved of another type leaves its field 0, reserved takes 14 items at
+    most, and its items are read up to the first one that is not an int."""
+    if not isinstance(item, dict):
+        raise TypeError("the aclrtMemUceInfo argument is not dict")
+    slot.addr = _void_pointer(item.get("addr"))
+    length = item.get("len")
+    if isinstance(length, int):
+        slot.len = _unsigned(length, 64)
+    reserved = item.get("reserved")
+    if not isinstance(reserved, list):
+        return
+    if len(reserved) > _lib.UCE_INFO_RESERVED_SIZE:
+        raise ValueError("The length of reserved should be no greater than %d" % _lib.UCE_INFO_RESERVED_SIZE)
+    for i, word in enumerate(reserved):
+        if not isinstance(word, int):
+            break
+        slot.reserved[i] = _unsigned(word, 64)
+
+
 @_api("iO", "aclrtMemUceRepair", error="{name} args parse failed!")
 def mem_uce_repair(device_id, info_list, /):
-    """ret = acl.rt.mem_uce_repair(device_id, info_list)"""
+    """ret = acl.rt.mem_uce_repair(device_id, info_list): info_list as
+    get_mem_uce_info returns it."""
     if not isinstance(info_list, list):
         raise TypeError("aclrtMemUceInfo argument is not list")
     array = (_lib.aclrtMemUceInfo * (len(info_list) + 1))()
     for slot, item in zip(array, info_list):
-        if not isinstance(item, dict):
-            raise TypeError("the aclrtMemUceInfo argument is not dict")
-        addr, length = item.get("addr", 0), item.get("len", 0)
-        slot.addr = _unsigned(addr, 64) if isinstance(addr, int) else 0
-        slot.len = _unsigned(length, 64) if isinstance(length, int) else 0
-        reserved = item.get("reserved", [])
-        if isinstance(reserved, list):
-            for i, word in enumerate(reserved[:_lib.UCE_INFO_RESERVED_SIZE]):
-                slot.reserved[i] = _unsigned(word, 64) if isinstance(word, int) else 0
+        _uce_info(slot, item)
     return _c.aclrtMemUceRepair(device_id, array, len(info_list))
 
 

@@ -29,19 +29,21 @@ def _enum(value):
 
 def _physical_mem_prop(prop):
     """An aclrtPhysicalMemProp from pyACL's dict: {"handleType", "allocationType",
-    "memAttr", "location": {"id", "type"}, "reserve"}."""
+    "memAttr", "location": {"id", "type"}, "reserve"}, checked in pyACL's
+    order (a missing key leaves its field 0)."""
     if not isinstance(prop, dict):
         raise TypeError("the aclrtPhysicalMemProp argument is not dict")
-    location = prop.get("location")
-    if not isinstance(location, dict):
-        raise TypeError("the aclrtMemLocation argument is not dict")
     out = _lib.aclrtPhysicalMemProp()
     out.handleType = _enum(prop.get("handleType"))
     out.allocationType = _enum(prop.get("allocationType"))
     out.memAttr = _enum(prop.get("memAttr"))
-    location_id = location.get("id")
-    out.location.id = _unsigned(location_id, 32) if isinstance(location_id, int) else 0
-    out.location.type = _enum(location.get("type"))
+    if "location" in prop:  # pyACL leaves a missing location zeroed
+        location = prop["location"]
+        if not isinstance(location, dict):
+            raise TypeError("the aclrtMemLocation argument is not dict")
+        location_id = location.get("id")
+        out.location.id = _unsigned(location_id, 32) if isinstance(location_id, int) else 0
+        out.location.type = _enum(location.get("type"))
     reserve = prop.get("reserve")
     out.reserve = _unsigned(reserve, 64) if isinstance(reserve, int) else 0
     return out
