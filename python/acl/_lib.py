@@ -207,6 +207,12 @@ _PROTOTYPES = (
     ("aclrtSetDeviceResLimit", aclError, (c_int32, c_int, c_uint32)),
     ("aclrtResetDeviceResLimit", aclError, (c_int32,)),
     ("aclrtDeviceTaskAbort", aclError, (c_int32, c_uint32)),
+    # core groups
+    ("aclrtSetGroup", aclError, (c_int32,)),
+    ("aclrtGetGroupCount", aclError, (_P(c_uint32),)),
+    ("aclrtCreateGroupInfo", _vp, ()),
+    ("aclrtDestroyGroupInfo", aclError, (_vp,)),
+    ("aclrtGetAllGroupInfo", aclError, (_vp,)),
     # peer access
     ("aclrtDeviceCanAccessPeer", aclError, (_P(c_int32), c_int32, c_int32)),
     ("aclrtDeviceEnablePeerAccess", aclError, (c_int32, c_uint32)),
@@ -282,6 +288,7 @@ _PROTOTYPES = (
     ("aclrtPointerGetAttributes", aclError, (_vp, _P(aclrtPtrAttributes))),
     ("aclrtGetMemUceInfo", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t, _P(c_size_t))),
     ("aclrtMemUceRepair", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t)),
+    ("aclrtCmoAsync", aclError, (_vp, c_size_t, c_int, _vp)),
     # virtual memory and shareable handles
     ("aclrtReserveMemAddress", aclError, (_P(_vp), c_size_t, c_size_t, _vp, c_uint64)),
     ("aclrtReleaseMemAddress", aclError, (_vp,)),

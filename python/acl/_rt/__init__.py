@@ -2,11 +2,12 @@
 
     common     what the areas share: the library, the argument decorators,
                out-parameter helpers
-    device     devices, peer access, overflow status
+    device     devices, core groups, peer access, overflow status
     context    contexts and system parameters
     stream     streams
     event      events (and the event wait timeout)
-    memory     allocation, memory information, host registration
+    memory     allocation, memory information, cache maintenance, host
+               registration, UCE
     memcpy     copies, fills, copy descriptors, reductions, value write/wait
     callback   report threads and launch_callback
     exception  exception reports, last errors

@@ -1,4 +1,5 @@
-"""acl.rt devices: selection, counts and properties, peer access, overflow status."""
+"""acl.rt devices: selection, counts and properties, core groups, peer access,
+overflow status."""
 
 from ctypes import byref as _byref
 from ctypes import c_int as _c_int
@@ -234,6 +235,39 @@ def get_overflow_status(output_addr, output_size, stream, /):
 def reset_overflow_status(stream, /):
     """ret = acl.rt.reset_overflow_status(stream)"""
     return _c.aclrtResetOverflowStatus(stream)
+
+
+# ---- core groups ----------------------------------------------------------------
+
+@_api("I", "aclrtSetGroup")
+def set_group(group_id, /):
+    """ret = acl.rt.set_group(group_id)"""
+    return _c.aclrtSetGroup(group_id)
+
+
+@_api("|I", "aclrtGetGroupCount")
+def get_group_count(ignored=0, /):
+    """count, ret = acl.rt.get_group_count(0): pyACL takes one unsigned int
+    argument and ignores it; the call without it works here too."""
+    return _value_out(_c_uint32, _c.aclrtGetGroupCount)
+
+
+@_api(None, "aclrtCreateGroupInfo")
+def create_group_info():
+    """group_info = acl.rt.create_group_info(): the handle alone (0 on failure), no ret."""
+    return _c.aclrtCreateGroupInfo() or 0
+
+
+@_api("k", "aclrtDestroyGroupInfo")
+def destroy_group_info(group_info, /):
+    """ret = acl.rt.destroy_group_info(group_info)"""
+    return _c.aclrtDestroyGroupInfo(group_info)
+
+
+@_api("k", "aclrtGetAllGroupInfo")
+def get_all_group_info(group_info, /):
+    """ret = acl.rt.get_all_group_info(group_info): reads every group into group_info."""
+    return _c.aclrtGetAllGroupInfo(group_info)
 
 
 __all__ = _exported(globals())

@@ -1,5 +1,5 @@
-"""acl.rt memory: device and host allocation, memory information,
-registration of host memory, pointer attributes."""
+"""acl.rt memory: device and host allocation, memory information, cache
+maintenance, registration of host memory, pointer attributes, UCE."""
 
 from ctypes import byref as _byref
 from ctypes import c_size_t as _c_size_t
@@ -156,6 +156,13 @@ def mem_flush(dev_ptr, size, /):
 def mem_invalidate(dev_ptr, size, /):
     """ret = acl.rt.mem_invalidate(ptr, size)"""
     return _c.aclrtMemInvalidate(dev_ptr, size)
+
+
+@_api("kkik", "aclrtCmoAsync", error="{name} args parse failed!")
+def cmo_async(src, size, cmo_type, stream, /):
+    """ret = acl.rt.cmo_async(src, size, cmo_type, stream): cache maintenance
+    (0 prefetch, 1 write-back, 2 invalidate, 3 flush) in stream order."""
+    return _c.aclrtCmoAsync(src, size, cmo_type, stream)
 
 
 @_api("kki", "aclrtHostRegister")
