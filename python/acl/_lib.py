@@ -1,11 +1,12 @@
 """Loads libascendcl.so and declares the C prototypes the package calls.
 
 Every ctypes prototype of the package lives here, written once from the
-public headers (include/acl/acl_base_rt.h and acl_rt.h). The library is
-opened with ctypes.CDLL, so every foreign call releases the GIL while it
-runs: blocking calls (stream or event synchronisation, aclrtProcessReport)
-never stall other Python threads, and a report thread can run a Python
-callback while the main thread waits for the stream it belongs to.
+public headers (include/acl/acl_base_rt.h, acl_rt.h, acl_rt_allocator.h).
+The library is opened with ctypes.CDLL, so every foreign call releases the
+GIL while it runs: blocking calls (stream or event synchronisation,
+aclrtProcessReport) never stall other Python threads, and a report thread
+can run a Python callback while the main thread waits for the stream it
+belongs to.
 
 Where the library is looked for, first hit wins:
   1. $ACLCUDA_LIBRARY, an explicit path (an error if it cannot be loaded);
@@ -32,6 +33,11 @@ _SONAMES = ("libascendcl.so", "libascendcl.so.1")
 aclError = c_int
 aclrtCallback = CFUNCTYPE(None, c_void_p)
 aclrtExceptionInfoCallback = CFUNCTYPE(None, c_void_p)
+# acl_rt_allocator.h: an allocator's functions (allocator, block and address are void *)
+aclrtAllocatorAllocFunc = CFUNCTYPE(c_void_p, c_void_p, c_size_t)
+aclrtAllocatorFreeFunc = CFUNCTYPE(None, c_void_p, c_void_p)
+aclrtAllocatorAllocAdviseFunc = CFUNCTYPE(c_void_p, c_void_p, c_size_t, c_void_p)
+aclrtAllocatorGetAddrFromBlockFunc = CFUNCTYPE(c_void_p, c_void_p)
 
 
 class aclrtUtilizationInfo(Structure):
@@ -289,6 +295,16 @@ _PROTOTYPES = (
     ("aclrtGetMemUceInfo", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t, _P(c_size_t))),
     ("aclrtMemUceRepair", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t)),
     ("aclrtCmoAsync", aclError, (_vp, c_size_t, c_int, _vp)),
+    # custom allocators (acl_rt_allocator.h)
+    ("aclrtAllocatorCreateDesc", _vp, ()),
+    ("aclrtAllocatorDestroyDesc", aclError, (_vp,)),
+    ("aclrtAllocatorSetObjToDesc", aclError, (_vp, _vp)),
+    ("aclrtAllocatorSetAllocFuncToDesc", aclError, (_vp, aclrtAllocatorAllocFunc)),
+    ("aclrtAllocatorSetFreeFuncToDesc", aclError, (_vp, aclrtAllocatorFreeFunc)),
+    ("aclrtAllocatorSetAllocAdviseFuncToDesc", aclError, (_vp, aclrtAllocatorAllocAdviseFunc)),
+    ("aclrtAllocatorSetGetAddrFromBlockFuncToDesc", aclError, (_vp, aclrtAllocatorGetAddrFromBlockFunc)),
+    ("aclrtAllocatorRegister", aclError, (_vp, _vp)),
+    ("aclrtAllocatorUnregister", aclError, (_vp,)),
     # virtual memory and shareable handles
     ("aclrtReserveMemAddress", aclError, (_P(_vp), c_size_t, c_size_t, _vp, c_uint64)),
     ("aclrtReleaseMemAddress", aclError, (_vp,)),

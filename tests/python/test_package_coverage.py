@@ -35,6 +35,15 @@ AWAITING_COMPAT_CASES = {
         "create_group_info": "aclrtCreateGroupInfo",
         "destroy_group_info": "aclrtDestroyGroupInfo",
         "get_all_group_info": "aclrtGetAllGroupInfo",
+        "allocator_create_desc": "aclrtAllocatorCreateDesc",
+        "allocator_destroy_desc": "aclrtAllocatorDestroyDesc",
+        "allocator_set_obj_to_desc": "aclrtAllocatorSetObjToDesc",
+        "allocator_set_alloc_func_to_desc": "aclrtAllocatorSetAllocFuncToDesc",
+        "allocator_set_free_func_to_desc": "aclrtAllocatorSetFreeFuncToDesc",
+        "allocator_set_alloc_advise_func_to_desc": "aclrtAllocatorSetAllocAdviseFuncToDesc",
+        "allocator_set_get_addr_from_block_func_to_desc": "aclrtAllocatorSetGetAddrFromBlockFuncToDesc",
+        "allocator_register": "aclrtAllocatorRegister",
+        "allocator_unregister": "aclrtAllocatorUnregister",
     },
 }
 

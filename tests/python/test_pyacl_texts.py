@@ -82,8 +82,8 @@ IGNORE_ARGUMENTS = {
     "acl.rt.get_context", "acl.rt.ctx_get_current_default_stream", "acl.rt.create_stream",
     "acl.rt.get_stream_available_num", "acl.rt.get_thread_last_task_id", "acl.rt.create_event",
     "acl.rt.get_event_avail_num", "acl.rt.get_op_timeout_interval", "acl.rt.get_op_execute_timeout",
-    # rt/rt_group.cpp: the handle alone, no ret
-    "acl.rt.create_group_info",
+    # rt/rt_group.cpp, rt/rt_allocator.cpp: the handle alone, no ret
+    "acl.rt.create_group_info", "acl.rt.allocator_create_desc",
 }
 # Not called in this process: they would end the session's initialisation.
 NOT_CALLED = {"acl.finalize", "acl.finalize_reference"}
@@ -118,7 +118,8 @@ def test_too_many_arguments_raise_pyacls_text(context, name, function):
             if name in ("acl.rt.create_stream", "acl.rt.create_event"):
                 assert result[1] == 0
                 (acl.rt.destroy_stream if "stream" in name else acl.rt.destroy_event)(result[0])
-            destroy = {"acl.rt.create_group_info": acl.rt.destroy_group_info}.get(name)
+            destroy = {"acl.rt.create_group_info": acl.rt.destroy_group_info,
+                       "acl.rt.allocator_create_desc": acl.rt.allocator_destroy_desc}.get(name)
             if destroy:
                 assert type(result) is int and result != 0
                 assert destroy(result) == 0

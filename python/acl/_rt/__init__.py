@@ -7,7 +7,7 @@
     stream     streams
     event      events (and the event wait timeout)
     memory     allocation, memory information, cache maintenance, host
-               registration, UCE
+               registration, UCE, custom allocators
     memcpy     copies, fills, copy descriptors, reductions, value write/wait
     callback   report threads and launch_callback
     exception  exception reports, last errors

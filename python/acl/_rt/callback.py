@@ -27,9 +27,9 @@ _cookies = _itertools.count(1)
 _callback_errors = _collections.deque(maxlen=32)
 
 
-def _report_exception(what, fn, exc):
+def _report_exception(what, fn, exc, outcome="ignored, the report thread goes on"):
     try:
-        _sys.stderr.write("acl: exception in %s %r (ignored, the report thread goes on):\n" % (what, fn))
+        _sys.stderr.write("acl: exception in %s %r (%s):\n" % (what, fn, outcome))
         _traceback.print_exception(type(exc), exc, exc.__traceback__, file=_sys.stderr)
     except Exception:  # stderr gone (interpreter shutdown): nothing left to tell
         pass

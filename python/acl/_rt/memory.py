@@ -1,12 +1,15 @@
 """acl.rt memory: device and host allocation, memory information, cache
-maintenance, registration of host memory, pointer attributes, UCE."""
+maintenance, registration of host memory, pointer attributes, UCE, custom
+allocators."""
 
+import threading as _threading
 from ctypes import byref as _byref
 from ctypes import c_size_t as _c_size_t
 from ctypes import c_void_p as _c_void_p
 
 from .. import _lib
 from .._module import exported as _exported
+from .callback import _report_exception
 from .common import api as _api
 from .common import c as _c
 from .common import handle_out as _handle_out
@@ -269,6 +272,145 @@ def pointer_get_attributes(ptr, /):
         "page_size": attributes.pageSize,
         "rsv": list(attributes.rsv),
     }, ret
+
+
+# ---- custom allocators ---------------------------------------------------------
+#
+# Each function given to a descriptor gets a C function pointer of its own (a
+# ctypes trampoline around it), so that two descriptors can hold different
+# Python functions of one kind. The trampolines must live as long as C may
+# call them: a descriptor's while it has them (until allocator_destroy_desc),
+# a stream's from allocator_register, which copies the descriptor's
+# functions, until allocator_unregister or the next registration for that
+# stream handle (a stream destroyed while registered keeps them: a few small
+# objects). One lock orders the C calls with this bookkeeping, so that a
+# registration copies exactly the trampolines recorded for the descriptor.
+
+_allocator_lock = _threading.Lock()
+_descriptor_functions = {}  # descriptor -> {kind: trampoline}
+_stream_functions = {}  # stream -> the trampolines its registration copied
+_U64 = (1 << 64) - 1
+
+
+def _pointer_from(kind, fn, args, outcome="NULL returned to the runtime"):
+    """Calls fn(*args) for the C caller: an int it returns is the pointer
+    (masked to 64 bits, as handles are), anything else NULL; an exception is
+    reported on stderr and NULL returned, never propagated into C."""
+    try:
+        result = fn(*args)
+    except BaseException as exc:  # noqa: B036 - nothing may unwind into C
+        _report_exception("the allocator's %s function" % kind, fn, exc, outcome)
+        return None
+    return result & _U64 if isinstance(result, int) else None
+
+
+def _alloc_trampoline(fn):
+    return _lib.aclrtAllocatorAllocFunc(lambda allocator, size: _pointer_from("alloc", fn, (allocator or 0, size)))
+
+
+def _free_trampoline(fn):
+    def free_block(allocator, block):
+        _pointer_from("free", fn, (allocator or 0, block or 0), "ignored")
+    return _lib.aclrtAllocatorFreeFunc(free_block)
+
+
+def _advise_trampoline(fn):
+    return _lib.aclrtAllocatorAllocAdviseFunc(
+        lambda allocator, size, addr: _pointer_from("alloc advise", fn, (allocator or 0, size, addr or 0)))
+
+
+def _addr_trampoline(fn):
+    return _lib.aclrtAllocatorGetAddrFromBlockFunc(lambda block: _pointer_from("get addr", fn, (block or 0,)))
+
+
+def _set_function(kind, c_set, trampoline, desc):
+    """Gives desc the trampoline; kept for desc only if the C call succeeded."""
+    with _allocator_lock:
+        ret = c_set(desc, trampoline)
+        if ret == 0:
+            _descriptor_functions.setdefault(desc, {})[kind] = trampoline
+    return ret
+
+
+@_api(None, "aclrtAllocatorCreateDesc")
+def allocator_create_desc():
+    """desc = acl.rt.allocator_create_desc(): the handle alone (0 on failure), no ret."""
+    with _allocator_lock:
+        desc = _c.aclrtAllocatorCreateDesc() or 0
+        _descriptor_functions.pop(desc, None)  # a gone descriptor's, at the same address
+    return desc
+
+
+@_api("k", "aclrtAllocatorDestroyDesc")
+def allocator_destroy_desc(desc, /):
+    """ret = acl.rt.allocator_destroy_desc(desc): releases the Python functions
+    given to desc (a stream registered with it keeps its own)."""
+    with _allocator_lock:
+        ret = _c.aclrtAllocatorDestroyDesc(desc)
+        if ret == 0:
+            _descriptor_functions.pop(desc, None)
+    return ret
+
+
+@_api("kk", "aclrtAllocatorSetObjToDesc")
+def allocator_set_obj_to_desc(desc, obj, /):
+    """ret = acl.rt.allocator_set_obj_to_desc(desc, obj): obj, an int (not 0),
+    is the allocator the functions receive. (pyACL passes the address of a
+    copy of obj on its stack instead, which its functions cannot use.)"""
+    return _c.aclrtAllocatorSetObjToDesc(desc, obj)
+
+
+@_api("kO", "aclrtAllocatorSetAllocFuncToDesc")
+def allocator_set_alloc_func_to_desc(desc, fn, /):
+    """ret = acl.rt.allocator_set_alloc_func_to_desc(desc, fn): the runtime
+    calls fn(allocator, size) for a block; fn returns the block as an int
+    (None or any other value: NULL). pyACL ignores what fn returns (its
+    blocks are always NULL) and cuts size to 32 bits; this passes all of
+    size and uses the result. An exception in fn is printed and gives NULL."""
+    return _set_function("alloc", _c.aclrtAllocatorSetAllocFuncToDesc, _alloc_trampoline(fn), desc)
+
+
+@_api("kO", "aclrtAllocatorSetFreeFuncToDesc")
+def allocator_set_free_func_to_desc(desc, fn, /):
+    """ret = acl.rt.allocator_set_free_func_to_desc(desc, fn): the runtime
+    calls fn(allocator, block) to free a block the alloc function gave."""
+    return _set_function("free", _c.aclrtAllocatorSetFreeFuncToDesc, _free_trampoline(fn), desc)
+
+
+@_api("kO", "aclrtAllocatorSetAllocAdviseFuncToDesc")
+def allocator_set_alloc_advise_func_to_desc(desc, fn, /):
+    """ret = acl.rt.allocator_set_alloc_advise_func_to_desc(desc, fn): the
+    runtime calls fn(allocator, size, addr) for a block at (or near) addr;
+    fn returns the block as an int, as the alloc function does."""
+    return _set_function("alloc advise", _c.aclrtAllocatorSetAllocAdviseFuncToDesc, _advise_trampoline(fn), desc)
+
+
+@_api("kO", "aclrtAllocatorSetGetAddrFromBlockFuncToDesc")
+def allocator_set_get_addr_from_block_func_to_desc(desc, fn, /):
+    """ret = acl.rt.allocator_set_get_addr_from_block_func_to_desc(desc, fn):
+    the runtime calls fn(block) for the address of a block's memory, an int."""
+    return _set_function("get addr", _c.aclrtAllocatorSetGetAddrFromBlockFuncToDesc, _addr_trampoline(fn), desc)
+
+
+@_api("kk", "aclrtAllocatorRegister")
+def allocator_register(stream, desc, /):
+    """ret = acl.rt.allocator_register(stream, desc): the stream takes the
+    allocator desc describes now (later changes to desc do not reach it)."""
+    with _allocator_lock:
+        ret = _c.aclrtAllocatorRegister(stream, desc)
+        if ret == 0:
+            _stream_functions[stream] = dict(_descriptor_functions.get(desc, {}))
+    return ret
+
+
+@_api("k", "aclrtAllocatorUnregister")
+def allocator_unregister(stream, /):
+    """ret = acl.rt.allocator_unregister(stream)"""
+    with _allocator_lock:
+        ret = _c.aclrtAllocatorUnregister(stream)
+        if ret == 0:
+            _stream_functions.pop(stream, None)
+    return ret
 
 
 __all__ = _exported(globals())
