@@ -219,6 +219,7 @@ _PROTOTYPES = (
     ("aclrtCreateGroupInfo", _vp, ()),
     ("aclrtDestroyGroupInfo", aclError, (_vp,)),
     ("aclrtGetAllGroupInfo", aclError, (_vp,)),
+    ("aclrtGetGroupInfoDetail", aclError, (_vp, c_int32, c_int, _vp, c_size_t, _P(c_size_t))),
     # peer access
     ("aclrtDeviceCanAccessPeer", aclError, (_P(c_int32), c_int32, c_int32)),
     ("aclrtDeviceEnablePeerAccess", aclError, (c_int32, c_uint32)),

@@ -80,6 +80,42 @@ def test_group_info_handle_alone_then_ret(context):
     _parse_error("get_all_group_info", lambda: acl.rt.get_all_group_info(None))
 
 
+ACL_GROUP_AICORE_INT, ACL_GROUP_AIV_INT, ACL_GROUP_AIC_INT = 0, 1, 2
+ACL_GROUP_SDMANUM_INT, ACL_GROUP_ASQNUM_INT, ACL_GROUP_GROUPID_INT = 3, 4, 5
+
+
+def test_group_info_detail_lists_the_attribute_values(context):
+    info = acl.rt.create_group_info()
+    assert acl.rt.get_all_group_info(info) == 0
+    values = {}
+    for attr in range(6):
+        result = acl.rt.get_group_info_detail(info, 0, attr)
+        assert type(result) is tuple and len(result) == 2 and result[1] == 0
+        # one int32 per attribute: a list of that one value (pyACL's would
+        # have one item per byte the library returned, 4)
+        assert type(result[0]) is list and len(result[0]) == 1 and type(result[0][0]) is int
+        values[attr] = result[0][0]
+    assert values[ACL_GROUP_AICORE_INT] > 0  # the device's multiprocessors (host backend: its own count)
+    assert values[ACL_GROUP_AIV_INT] == values[ACL_GROUP_AIC_INT] == values[ACL_GROUP_AICORE_INT]
+    assert values[ACL_GROUP_SDMANUM_INT] >= 0
+    assert values[ACL_GROUP_ASQNUM_INT] == 0 and values[ACL_GROUP_GROUPID_INT] == 0
+    assert acl.rt.destroy_group_info(info) == 0
+
+
+def test_group_info_detail_raises_when_the_call_fails(context):
+    info = acl.rt.create_group_info()
+    for args in [(info, 0, 0),  # before get_all_group_info
+                 (0, 0, 0), (info, 1, 0), (info, -1, 0), (info, 0, 6)]:
+        if args == (0, 0, 0):
+            assert acl.rt.get_all_group_info(info) == 0
+        with pytest.raises(RuntimeError) as raised:
+            acl.rt.get_group_info_detail(*args)
+        assert type(raised.value) is RuntimeError and str(raised.value) == "aclrtGetGroupInfoDetail failed"
+    _parse_error("get_group_info_detail", lambda: acl.rt.get_group_info_detail(info, 0, 1 << 31))
+    _parse_error("get_group_info_detail", lambda: acl.rt.get_group_info_detail(info, "0", 0))
+    assert acl.rt.destroy_group_info(info) == 0
+
+
 # ---- custom allocators: descriptors -----------------------------------------------------
 
 @pytest.fixture

@@ -35,6 +35,7 @@ AWAITING_COMPAT_CASES = {
         "create_group_info": "aclrtCreateGroupInfo",
         "destroy_group_info": "aclrtDestroyGroupInfo",
         "get_all_group_info": "aclrtGetAllGroupInfo",
+        "get_group_info_detail": "aclrtGetGroupInfoDetail",
         "allocator_create_desc": "aclrtAllocatorCreateDesc",
         "allocator_destroy_desc": "aclrtAllocatorDestroyDesc",
         "allocator_set_obj_to_desc": "aclrtAllocatorSetObjToDesc",

@@ -5,8 +5,10 @@ from ctypes import byref as _byref
 from ctypes import c_int as _c_int
 from ctypes import c_int32 as _c_int32
 from ctypes import c_int64 as _c_int64
+from ctypes import c_size_t as _c_size_t
 from ctypes import c_uint32 as _c_uint32
 from ctypes import c_uint64 as _c_uint64
+from ctypes import sizeof as _sizeof
 
 from .. import _lib
 from .._module import exported as _exported
@@ -268,6 +270,28 @@ def destroy_group_info(group_info, /):
 def get_all_group_info(group_info, /):
     """ret = acl.rt.get_all_group_info(group_info): reads every group into group_info."""
     return _c.aclrtGetAllGroupInfo(group_info)
+
+
+_GROUP_DETAIL_WORDS = 0x100  # pyACL's buffer: 256 int32 values
+
+
+@_api("kii", "aclrtGetGroupInfoDetail")
+def get_group_info_detail(group_info, group_id, attr, /):
+    """values, ret = acl.rt.get_group_info_detail(group_info, group_id, attr)
+
+    values: the attribute's int32 values, as many as the bytes the library
+    returns hold ([value] for the one int32 each attribute is). A failed
+    call, or one returning no bytes, raises RuntimeError("aclrtGetGroupInfoDetail
+    failed"), as pyACL does, so the ret returned is always 0. pyACL's list
+    has one item per byte returned (the value and three unrelated words for
+    an int32)."""
+    values = (_c_int32 * _GROUP_DETAIL_WORDS)()
+    size = _c_size_t()
+    ret = _c.aclrtGetGroupInfoDetail(group_info, group_id, attr, values, _sizeof(values), _byref(size))
+    if ret != 0 or size.value == 0:
+        raise RuntimeError("aclrtGetGroupInfoDetail failed")
+    count = min((size.value + _sizeof(_c_int32) - 1) // _sizeof(_c_int32), _GROUP_DETAIL_WORDS)
+    return list(values[:count]), ret
 
 
 __all__ = _exported(globals())
