@@ -58,6 +58,44 @@ def _noop_callback(_):
     pass
 
 
+def _group_info(env):
+    info = acl.rt.create_group_info()
+    assert info
+    env.cleanup.append(lambda: acl.rt.destroy_group_info(info))
+    return info
+
+
+def _group_detail(env):
+    """The first attribute of group 0 (pyACL raises RuntimeError if the
+    call fails)."""
+    info = _group_info(env)
+    assert acl.rt.get_all_group_info(info) == 0
+    return acl.rt.get_group_info_detail(info, 0, 0)
+
+
+def _allocator_desc(env, functions=True):
+    """A custom allocator's descriptor, destroyed after the test; with
+    functions, its object and all four functions set (Python callables that
+    allocate nothing)."""
+    desc = acl.rt.allocator_create_desc()
+    assert desc
+    env.cleanup.append(lambda: acl.rt.allocator_destroy_desc(desc))
+    if functions:
+        assert acl.rt.allocator_set_obj_to_desc(desc, 1) == 0
+        assert acl.rt.allocator_set_alloc_func_to_desc(desc, lambda allocator, size: None) == 0
+        assert acl.rt.allocator_set_free_func_to_desc(desc, lambda allocator, block: None) == 0
+        assert acl.rt.allocator_set_alloc_advise_func_to_desc(desc, lambda allocator, size, addr: None) == 0
+        assert acl.rt.allocator_set_get_addr_from_block_func_to_desc(desc, lambda block: None) == 0
+    return desc
+
+
+def _allocator_registered(env):
+    ret = acl.rt.allocator_register(env.stream, _allocator_desc(env))
+    if ret == 0:
+        env.cleanup.append(lambda: acl.rt.allocator_unregister(env.stream))
+    return ret
+
+
 def _event_pair(env):
     start, _ = acl.rt.create_event()
     end, _ = acl.rt.create_event()
@@ -666,6 +704,38 @@ RT = [
     Case("get_mem_uce_info", "aclrtGetMemUceInfo", lambda e: acl.rt.get_mem_uce_info(0, 4), (list, RET)),
     Case("mem_uce_repair", "aclrtMemUceRepair",
          lambda e: acl.rt.mem_uce_repair(0, [{"addr": e.dev, "len": 64, "reserved": [0] * 14}]), expect=FAIL),
+    Case("cmo_async", "aclrtCmoAsync", lambda e: acl.rt.cmo_async(e.dev, 64, 0, e.stream)),  # prefetch
+    # groups (of AI cores on Ascend): group 0 is there
+    Case("set_group", "aclrtSetGroup", lambda e: acl.rt.set_group(0)),
+    Case("get_group_count", "aclrtGetGroupCount", lambda e: acl.rt.get_group_count(0), (int, RET)),
+    Case("create_group_info", "aclrtCreateGroupInfo",
+         lambda e: _group_info(e), int),
+    Case("destroy_group_info", "aclrtDestroyGroupInfo",
+         lambda e: acl.rt.destroy_group_info(acl.rt.create_group_info())),
+    Case("get_all_group_info", "aclrtGetAllGroupInfo", lambda e: acl.rt.get_all_group_info(_group_info(e))),
+    Case("get_group_info_detail", "aclrtGetGroupInfoDetail", _group_detail, (list, RET)),
+    # custom allocators
+    Case("allocator_create_desc", "aclrtAllocatorCreateDesc",
+         lambda e: _allocator_desc(e, functions=False), int),
+    Case("allocator_destroy_desc", "aclrtAllocatorDestroyDesc",
+         lambda e: acl.rt.allocator_destroy_desc(acl.rt.allocator_create_desc())),
+    Case("allocator_set_obj_to_desc", "aclrtAllocatorSetObjToDesc",
+         lambda e: acl.rt.allocator_set_obj_to_desc(_allocator_desc(e, functions=False), 1)),
+    Case("allocator_set_alloc_func_to_desc", "aclrtAllocatorSetAllocFuncToDesc",
+         lambda e: acl.rt.allocator_set_alloc_func_to_desc(_allocator_desc(e, functions=False),
+                                                           lambda allocator, size: None)),
+    Case("allocator_set_free_func_to_desc", "aclrtAllocatorSetFreeFuncToDesc",
+         lambda e: acl.rt.allocator_set_free_func_to_desc(_allocator_desc(e, functions=False),
+                                                          lambda allocator, block: None)),
+    Case("allocator_set_alloc_advise_func_to_desc", "aclrtAllocatorSetAllocAdviseFuncToDesc",
+         lambda e: acl.rt.allocator_set_alloc_advise_func_to_desc(_allocator_desc(e, functions=False),
+                                                                  lambda allocator, size, addr: None)),
+    Case("allocator_set_get_addr_from_block_func_to_desc", "aclrtAllocatorSetGetAddrFromBlockFuncToDesc",
+         lambda e: acl.rt.allocator_set_get_addr_from_block_func_to_desc(_allocator_desc(e, functions=False),
+                                                                         lambda block: None)),
+    Case("allocator_register", "aclrtAllocatorRegister", _allocator_registered),
+    Case("allocator_unregister", "aclrtAllocatorUnregister",
+         _then(_allocator_registered, lambda e: acl.rt.allocator_unregister(e.stream))),
     # virtual memory
     Case("mem_get_allocation_granularity", "aclrtMemGetAllocationGranularity",
          lambda e: acl.rt.mem_get_allocation_granularity(_PHYSICAL_PROP, 0), (int, RET)),
