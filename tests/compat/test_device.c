@@ -1,7 +1,6 @@
 /* Devices: counting and selecting them, the process-wide SetDevice reference
  * count, ASCEND_RT_VISIBLE_DEVICES, device-wide synchronisation, the device
  * queries, and the bad-argument rows of the device functions. */
-#include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -323,70 +322,6 @@ COMPAT_TEST(synchronize_device_covers_other_contexts,
     ACL_OK(aclrtDestroyStream(stream));
     ACL_OK(aclrtDestroyContext(ctx));
     ACL_OK(aclrtResetDevice(0));
-}
-
-static void mark_done(void *arg)
-{
-    atomic_store((atomic_int *)arg, 1);
-}
-
-/* A stream held by a gate gets a host function behind the gate, and is
- * destroyed with aclrtDestroyStreamForce, which returns without waiting
- * (the function has not run yet). */
-static aclrtStream forced_with_pending_work(compat_gate *gate, atomic_int *ran)
-{
-    aclrtStream stream = NULL;
-    ACL_OK(aclrtCreateStream(&stream));
-    compat_gate_close(gate, stream);
-    ACL_OK(aclrtLaunchHostFunc(stream, mark_done, ran));
-    compat_gate_wait_reached(gate);
-    ACL_OK(aclrtDestroyStreamForce(stream));
-    ck_assert_int_eq(atomic_load(ran), 0);
-    return stream;
-}
-
-static void *open_later(void *gate)
-{
-    usleep(100 * 1000);
-    compat_gate_open(gate);
-    return NULL;
-}
-
-COMPAT_TEST(synchronize_device_covers_force_destroyed_streams,
-            "work queued on a stream before aclrtDestroyStreamForce still runs, and "
-            "aclrtSynchronizeDevice waits for it",
-            "API ref aclrtDestroyStreamForce (destroys without waiting for its tasks), "
-            "aclrtSynchronizeDevice (blocks until the device's tasks are done)")
-{
-    ACL_OK(aclrtSetDevice(0));
-    compat_gate gate;
-    atomic_int ran = 0;
-    forced_with_pending_work(&gate, &ran);
-    ACL_FAILS_WITH(aclrtSynchronizeDeviceWithTimeout(50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
-    pthread_t opener;
-    ck_assert_int_eq(pthread_create(&opener, NULL, open_later, &gate), 0);
-    ACL_OK(aclrtSynchronizeDevice());
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    pthread_join(opener, NULL);
-    ACL_OK(aclrtResetDevice(0));
-}
-
-COMPAT_TEST(reset_waits_for_force_destroyed_streams,
-            "work queued on a stream before aclrtDestroyStreamForce has run when "
-            "aclrtResetDevice returns",
-            "API ref aclrtDestroyStreamForce (destroys without waiting for its tasks), "
-            "aclrtResetDevice (waits for the tasks of the default context before releasing); "
-            "CANN runtime examples memory/1_h2d_sync_memory_copy, 6_d2d_async_memory_copy")
-{
-    ACL_OK(aclrtSetDevice(0));
-    compat_gate gate;
-    atomic_int ran = 0;
-    forced_with_pending_work(&gate, &ran);
-    pthread_t opener;
-    ck_assert_int_eq(pthread_create(&opener, NULL, open_later, &gate), 0);
-    ACL_OK(aclrtResetDevice(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    pthread_join(opener, NULL);
 }
 
 static void *synchronize_in_thread(void *arg)
@@ -1060,8 +995,6 @@ Suite *compat_suite_device(void)
     tcase_add_checked_fixture(sync, init, finalize);
     tcase_add_test(sync, synchronize_device);
     tcase_add_test(sync, synchronize_device_covers_other_contexts);
-    tcase_add_test(sync, synchronize_device_covers_force_destroyed_streams);
-    tcase_add_test(sync, reset_waits_for_force_destroyed_streams);
     tcase_add_test(sync, synchronize_device_needs_a_context);
     suite_add_tcase(s, sync);
 
