@@ -38,7 +38,6 @@ HEADERS = {
     "acl_rt": "acl/acl_rt.h",
     "acl_rt_allocator": "acl/acl_rt_allocator.h",
     "acl_rt_memory_soma": "acl/acl_rt_memory_soma.h",
-    "acl_platform": "acl/acl_platform.h",
     "acl_dvpp": "acl/ops/acl_dvpp.h",
     "acl_cuda": "acl/acl_cuda.h",
 }

@@ -8,12 +8,6 @@
 
 #include "bad_args.h"
 
-/* The platform queries came with ACL 1.17. */
-#if ACL_MINOR_VERSION >= 17
-#include "acl/acl_platform.h"
-#define COMPAT_PLATFORM 1
-#endif
-
 static void init(void)
 {
     ACL_OK(aclInit(NULL));
@@ -365,34 +359,6 @@ COMPAT_TEST(soc_name,
     ck_assert_ptr_nonnull(name);
     ck_assert_int_gt(strlen(name), 0);
 }
-
-#ifdef COMPAT_PLATFORM
-COMPAT_TEST(platform_device_info,
-            "aclplatformGetDeviceInfo writes the core count as a positive decimal number and the "
-            "SoC version as aclrtGetSocName's name; a buffer one byte short of the value and its "
-            "NUL, an unknown type, a NULL value and a maxLen of 0 are ACL_ERROR_INVALID_PARAM",
-            "acl_platform.h aclplatformGetDeviceInfo; API ref (other APIs) aclplatformGetDeviceInfo")
-{
-    char value[256] = "";
-    ACL_OK(aclplatformGetDeviceInfo(ACL_PLATFORM_AICORE_CNT, value, sizeof value));
-    char *end = NULL;
-    long long cores = strtoll(value, &end, 10);
-    ck_assert_msg(end != value && *end == '\0' && cores > 0, "core count \"%s\"", value);
-    ACL_OK(aclplatformGetDeviceInfo(ACL_PLATFORM_SOC_VERSION, value, sizeof value));
-    const char *soc = aclrtGetSocName();
-    ck_assert_ptr_nonnull(soc);
-    ck_assert_str_eq(value, soc);
-    uint32_t exact = (uint32_t)strlen(soc) + 1;
-    char fitted[256];
-    ACL_OK(aclplatformGetDeviceInfo(ACL_PLATFORM_SOC_VERSION, fitted, exact));
-    ck_assert_str_eq(fitted, soc);
-    ACL_FAILS_WITH(aclplatformGetDeviceInfo(ACL_PLATFORM_SOC_VERSION, fitted, exact - 1),
-                   ACL_ERROR_INVALID_PARAM);
-    ACL_FAILS_WITH(aclplatformGetDeviceInfo((aclplatformDevInfo)(ACL_PLATFORM_MEMORY_TYPE + 1),
-                                            value, sizeof value),
-                   ACL_ERROR_INVALID_PARAM);
-}
-#endif
 
 COMPAT_TEST(run_mode_is_host,
             "aclrtGetRunMode reports ACL_HOST for an application on the host CPU",
@@ -895,35 +861,6 @@ ROW(aclrtGetGroupInfoDetail)
     ACL_OK(aclrtDestroyGroupInfo(g));
 }
 
-#ifdef COMPAT_PLATFORM
-ROW(aclplatformGetDeviceInfo)
-{
-    char value[64];
-    REJECTS(aclplatformGetDeviceInfo(ACL_PLATFORM_AICORE_CNT, NULL, 64), ACL_ERROR_INVALID_PARAM,
-            "a NULL value");
-    REJECTS(aclplatformGetDeviceInfo(ACL_PLATFORM_AICORE_CNT, value, 0), ACL_ERROR_INVALID_PARAM,
-            "a maxLen of 0");
-    REJECTS(aclplatformGetDeviceInfo((aclplatformDevInfo)-1, value, sizeof value),
-            ACL_ERROR_INVALID_PARAM, "type -1");
-}
-
-ROW(aclplatformGetInstructionInfo)
-{
-    char value[64];
-    REJECTS(aclplatformGetInstructionInfo((aclplatformCoreType)2, "x", value, sizeof value),
-            ACL_ERROR_INVALID_PARAM, "an unknown core type");
-    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_AI_CORE, NULL, value, 64),
-            ACL_ERROR_INVALID_PARAM, "a NULL instruction");
-    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_AI_CORE, "x", NULL, 64),
-            ACL_ERROR_INVALID_PARAM, "a NULL value");
-    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_VECTOR_CORE, "x", value, 0),
-            ACL_ERROR_INVALID_PARAM, "a maxLen of 0");
-    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_AI_CORE,
-                                          "no_such_instruction_anywhere", value, sizeof value),
-            ACL_ERROR_INVALID_PARAM, "an instruction the platform does not list");
-}
-#endif
-
 static const compat_row rows[] = {
     COMPAT_ROW(aclGetDeviceCapability),
     COMPAT_ROW(aclrtDeviceCanAccessPeer),
@@ -957,10 +894,6 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclrtDestroyGroupInfo),
     COMPAT_ROW(aclrtGetAllGroupInfo),
     COMPAT_ROW(aclrtGetGroupInfoDetail),
-#ifdef COMPAT_PLATFORM
-    COMPAT_ROW(aclplatformGetDeviceInfo),
-    COMPAT_ROW(aclplatformGetInstructionInfo),
-#endif
 };
 COMPAT_BAD_ARGS(device, rows);
 
@@ -1002,9 +935,6 @@ Suite *compat_suite_device(void)
     tcase_add_checked_fixture(query, init, finalize);
     tcase_add_test(query, mem_info);
     tcase_add_test(query, soc_name);
-#ifdef COMPAT_PLATFORM
-    tcase_add_test(query, platform_device_info);
-#endif
     tcase_add_test(query, run_mode_is_host);
     tcase_add_test(query, device_info);
     tcase_add_test(query, stream_priority_range);
