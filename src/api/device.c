@@ -330,8 +330,8 @@ ACL_EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureTy
     /* Updating a kernel task of an instantiated model (aclmdlRITaskSetParams,
      * aclrtTaskUpdateAsync) is there wherever the backend can change a
      * node of its graphs; memory queue events do not exist here. */
-    bool updatable = backend()->graph && backend()->graph->set_node;
-    *value = devFeatureType == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV && updatable
+    *value = devFeatureType == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
+                     backend()->graph && backend()->graph->set_node
                  ? ACL_DEV_FEATURE_SUPPORT
                  : ACL_DEV_FEATURE_NOT_SUPPORT;
     return ACL_SUCCESS;
