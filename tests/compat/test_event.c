@@ -671,15 +671,15 @@ COMPAT_TEST(flow_stream_synchronize,
     ACL_OK(aclrtFreeHost(dst));
 }
 
-/* The documented inter-stream flow with event, FLOW_ROUNDS times: record
- * on a producer held back by a gate, wait and reset on the consumer, copy
- * there; the copy must see the producer's fill. Destroys event. */
-static void record_wait_reset_rounds(aclrtEvent event)
+COMPAT_TEST(flow_stream_wait_event,
+            "documented flow: record on s1, wait and reset on s2, copy on s2",
+            "dev guide: inter-stream synchronisation flow (create, record, wait, reset)")
 {
     aclrtStream producer = compat_new_stream();
     aclrtStream consumer = compat_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
+    aclrtEvent event = new_event_with_flag(ACL_EVENT_SYNC);
     for (int round = 0; round < FLOW_ROUNDS; round++) {
         uint8_t value = (uint8_t)(round + 0x51);
         compat_gate gate;
@@ -700,13 +700,6 @@ static void record_wait_reset_rounds(aclrtEvent event)
     ACL_OK(aclrtDestroyStream(consumer));
     ACL_OK(aclrtFree(dev));
     ACL_OK(aclrtFreeHost(dst));
-}
-
-COMPAT_TEST(flow_stream_wait_event,
-            "documented flow: record on s1, wait and reset on s2, copy on s2",
-            "dev guide: inter-stream synchronisation flow (create, record, wait, reset)")
-{
-    record_wait_reset_rounds(new_event_with_flag(ACL_EVENT_SYNC));
 }
 
 /* One gate on the default stream holds the other streams too, through an
@@ -788,14 +781,33 @@ COMPAT_TEST(op_wait_timeout,
  * bit) and CANN's own multi-stream example does exactly this. Recorded
  * choice: accepted, and the flow works as with a sync event. */
 COMPAT_TEST(reset_of_a_default_event,
-            "aclrtResetEvent takes an event of aclrtCreateEvent: the documented flow of record on "
-            "s1, wait and reset on s2, copy on s2 works with it",
+            "aclrtResetEvent takes an event of aclrtCreateEvent: record on s1, wait and reset on s2, "
+            "copy on s2, twice",
             "API ref aclrtCreateEvent (not for aclrtResetEvent: undefined) vs CANN runtime example "
             "stream/2_multi_stream (creates with aclrtCreateEvent, resets): known-unknown")
 {
+    aclrtStream producer = compat_new_stream();
+    aclrtStream consumer = compat_new_stream();
+    uint8_t *dev = device_buffer(BUF_SIZE);
+    uint8_t *dst = host_buffer(BUF_SIZE);
     aclrtEvent event;
     ACL_OK(aclrtCreateEvent(&event));
-    record_wait_reset_rounds(event);
+    for (int round = 0; round < 2; round++) {
+        uint8_t value = (uint8_t)(round + 0x2C);
+        ACL_OK(aclrtMemsetAsync(dev, BUF_SIZE, value, BUF_SIZE, producer));
+        ACL_OK(aclrtRecordEvent(event, producer));
+        ACL_OK(aclrtStreamWaitEvent(consumer, event));
+        ACL_OK(aclrtResetEvent(event, consumer));
+        ACL_OK(aclrtMemcpyAsync(dst, BUF_SIZE, dev, BUF_SIZE, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+        ACL_OK(aclrtSynchronizeStream(consumer));
+        assert_filled(dst, BUF_SIZE, value);
+        ACL_OK(aclrtSynchronizeStream(producer));
+    }
+    ACL_OK(aclrtDestroyEvent(event));
+    ACL_OK(aclrtDestroyStream(producer));
+    ACL_OK(aclrtDestroyStream(consumer));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(dst));
 }
 
 /* One header comment gives aclrtStreamWaitEventWithTimeout's timeout in
