@@ -327,13 +327,7 @@ ACL_EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureTy
     if (devFeatureType != ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
         devFeatureType != ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown feature %d", (int)devFeatureType);
-    /* Updating a kernel task of an instantiated model (aclmdlRITaskSetParams,
-     * aclrtTaskUpdateAsync) is there wherever the backend can change a
-     * node of its graphs; memory queue events do not exist here. */
-    *value = devFeatureType == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
-                     backend()->graph && backend()->graph->set_node
-                 ? ACL_DEV_FEATURE_SUPPORT
-                 : ACL_DEV_FEATURE_NOT_SUPPORT;
+    *value = ACL_DEV_FEATURE_NOT_SUPPORT; /* both are Ascend task-scheduler features */
     return ACL_SUCCESS;
 }
 
