@@ -776,40 +776,6 @@ COMPAT_TEST(op_wait_timeout,
 
 /* ---- known-unknowns ------------------------------------------------------------------ */
 
-/* The API reference leaves aclrtResetEvent on an event of aclrtCreateEvent
- * undefined; CANN's runtime accepts it (such an event carries the sync
- * bit) and CANN's own multi-stream example does exactly this. Recorded
- * choice: accepted, and the flow works as with a sync event. */
-COMPAT_TEST(reset_of_a_default_event,
-            "aclrtResetEvent takes an event of aclrtCreateEvent: record on s1, wait and reset on s2, "
-            "copy on s2, twice",
-            "API ref aclrtCreateEvent (not for aclrtResetEvent: undefined) vs CANN runtime example "
-            "stream/2_multi_stream (creates with aclrtCreateEvent, resets): known-unknown")
-{
-    aclrtStream producer = compat_new_stream();
-    aclrtStream consumer = compat_new_stream();
-    uint8_t *dev = device_buffer(BUF_SIZE);
-    uint8_t *dst = host_buffer(BUF_SIZE);
-    aclrtEvent event;
-    ACL_OK(aclrtCreateEvent(&event));
-    for (int round = 0; round < 2; round++) {
-        uint8_t value = (uint8_t)(round + 0x2C);
-        ACL_OK(aclrtMemsetAsync(dev, BUF_SIZE, value, BUF_SIZE, producer));
-        ACL_OK(aclrtRecordEvent(event, producer));
-        ACL_OK(aclrtStreamWaitEvent(consumer, event));
-        ACL_OK(aclrtResetEvent(event, consumer));
-        ACL_OK(aclrtMemcpyAsync(dst, BUF_SIZE, dev, BUF_SIZE, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
-        ACL_OK(aclrtSynchronizeStream(consumer));
-        assert_filled(dst, BUF_SIZE, value);
-        ACL_OK(aclrtSynchronizeStream(producer));
-    }
-    ACL_OK(aclrtDestroyEvent(event));
-    ACL_OK(aclrtDestroyStream(producer));
-    ACL_OK(aclrtDestroyStream(consumer));
-    ACL_OK(aclrtFree(dev));
-    ACL_OK(aclrtFreeHost(dst));
-}
-
 /* One header comment gives aclrtStreamWaitEventWithTimeout's timeout in
  * milliseconds; the API reference says seconds (0 = never time out).
  * Recorded choice: seconds. The waited-for work takes about 300 ms, far
@@ -1168,7 +1134,6 @@ Suite *compat_suite_event(void)
     tcase_set_tags(unknown, "unknown");
     tcase_add_checked_fixture(unknown, set_up, tear_down);
     tcase_add_test(unknown, wait_with_timeout_unit_is_seconds);
-    tcase_add_test(unknown, reset_of_a_default_event);
     suite_add_tcase(s, unknown);
 
     TCase *more = tcase_create("control");
