@@ -38,6 +38,7 @@ HEADERS = {
     "acl_rt": "acl/acl_rt.h",
     "acl_rt_allocator": "acl/acl_rt_allocator.h",
     "acl_rt_memory_soma": "acl/acl_rt_memory_soma.h",
+    "acl_platform": "acl/acl_platform.h",
     "acl_dvpp": "acl/ops/acl_dvpp.h",
     "acl_cuda": "acl/acl_cuda.h",
 }
@@ -47,7 +48,7 @@ NOTES = {
     "aclrtStreamWaitEventWithTimeout": "the wait is not timed (CUDA has no timed stream waits); 0 = never, as in ACL",
     "aclrtSetOpWaitTimeout": "accepted; event waits, and notify waits without a timeout of their own, are not timed",
     "aclrtQueryEventWaitStatus": "complete when the awaited record completed",
-    "aclrtResetEvent": "takes effect at the call, not in stream order",
+    "aclrtResetEvent": "takes effect at the call, not in stream order; resets aclrtCreateEvent's events too, as CANN's runtime does",
     "aclrtSetExceptionInfoCallback": "called with the first device fault a synchronize sees on each device (CUDA faults are sticky)",
     "aclrtExceptionInfoCallbackRegister": "called with the first device fault a synchronize sees on each device (CUDA faults are sticky)",
     "aclrtRepairError": "succeeds when there is no fault; a faulted CUDA context cannot be repaired (ACL_ERROR_RT_FEATURE_NOT_SUPPORT)",

@@ -49,7 +49,8 @@ ACL_EXPORT aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
     return ACL_SUCCESS;
 }
 
-/* Weights chosen so that later versions compare greater. */
+/* CANN's weights (its runtime, and its example: 9.1.0 gives 90100000):
+ * major x 10^7 + minor x 10^5 + patch x 10^3. */
 ACL_EXPORT aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
 {
     if (!pkgName || !versionNum)
@@ -58,7 +59,7 @@ ACL_EXPORT aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
                          "package \"%s\" is not installed (acl-cuda provides \"runtime\")",
                          pkgName);
-    *versionNum = version_part(0) * 1000000 + version_part(1) * 10000 + version_part(2) * 100;
+    *versionNum = version_part(0) * 10000000 + version_part(1) * 100000 + version_part(2) * 1000;
     return ACL_SUCCESS;
 }
 

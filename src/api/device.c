@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acl/acl_platform.h"
 #include "api/api.h"
 #include "core/current.h"
 #include "core/device.h"
@@ -147,6 +148,91 @@ ACL_EXPORT const char *aclrtGetSocName(void)
         return NULL;
     }
     return soc_name;
+}
+
+/* ---- platform queries (acl_platform.h) ----------------------------------------------- */
+
+/* text into value, NUL included, when it fits in max_len bytes. */
+static aclError platform_text(const char *api, const char *text, char *value, uint32_t max_len)
+{
+    size_t need = strlen(text) + 1;
+    if (need > max_len)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the value \"%s\" needs %zu bytes with its NUL; maxLen is %u", text, need,
+                         max_len);
+    memcpy(value, text, need);
+    return ACL_SUCCESS;
+}
+
+/* AscendCL reads the platform description of the SoC (device 0's); here
+ * device 0's properties give what a GPU has a counterpart of, with the
+ * meanings aclrtGetDeviceInfo gives them. The rest is absent from the
+ * description, which AscendCL answers with ACL_ERROR_INVALID_PARAM. */
+ACL_EXPORT aclError aclplatformGetDeviceInfo(aclplatformDevInfo infoType, char *value,
+                                             uint32_t maxLen)
+{
+    if ((uint32_t)infoType > ACL_PLATFORM_MEMORY_TYPE)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclplatformDevInfo %d", (int)infoType);
+    if (!value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
+    if (maxLen == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "maxLen is 0");
+    device_props p;
+    int32_t phys;
+    aclError err = device_to_phys(0, &phys);
+    if (!err)
+        err = backend()->device->props(phys, &p);
+    if (err)
+        return ACL_RAISE(ACL_ERROR_INTERNAL_ERROR,
+                         "device 0 cannot be read (%d visible devices): %s",
+                         (int)device_visible_count(), acl_error_text(err));
+    long long number;
+    switch (infoType) {
+    case ACL_PLATFORM_AICORE_CNT:
+    case ACL_PLATFORM_CUBE_CORE_CNT:
+    case ACL_PLATFORM_VECTOR_CORE_CNT:
+        number = p.multiprocessors;
+        break;
+    case ACL_PLATFORM_AICORE_UB_SIZE:
+        number = p.shared_mem_per_block;
+        break;
+    case ACL_PLATFORM_L2_SIZE:
+        number = p.l2_cache_size;
+        break;
+    case ACL_PLATFORM_MEMORY_SIZE:
+        number = (long long)p.total_mem;
+        break;
+    case ACL_PLATFORM_SOC_VERSION:
+        return platform_text(__func__, p.name, value, maxLen);
+    default:
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "aclplatformDevInfo %d (one of Ascend's core clocks, L0, L1 or BT "
+                         "buffers, versions, architecture or memory type) has no counterpart "
+                         "on %s",
+                         (int)infoType, p.name);
+    }
+    char text[32];
+    snprintf(text, sizeof text, "%lld", number);
+    return platform_text(__func__, text, value, maxLen);
+}
+
+/* The instructions are those of Ascend's cores, which run nowhere here:
+ * every name is unknown, as AscendCL answers for a name its platform does
+ * not list. */
+ACL_EXPORT aclError aclplatformGetInstructionInfo(aclplatformCoreType type, const char *instruction,
+                                                  char *value, uint32_t maxLen)
+{
+    if (type != ACL_PLATFORM_CORE_TYPE_AI_CORE && type != ACL_PLATFORM_CORE_TYPE_VECTOR_CORE)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclplatformCoreType %d", (int)type);
+    if (!instruction || !value)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         instruction ? "value" : "instruction");
+    if (maxLen == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "maxLen is 0");
+    return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                     "instruction \"%.64s\" is not one of %s's: its devices run no Ascend "
+                     "instructions",
+                     instruction, backend()->name);
 }
 
 ACL_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
@@ -327,7 +413,13 @@ ACL_EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureTy
     if (devFeatureType != ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
         devFeatureType != ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown feature %d", (int)devFeatureType);
-    *value = ACL_DEV_FEATURE_NOT_SUPPORT; /* both are Ascend task-scheduler features */
+    /* Updating a kernel task of an instantiated model (aclmdlRITaskSetParams,
+     * aclrtTaskUpdateAsync) is there wherever the backend can change a
+     * node of its graphs; memory queue events do not exist here. */
+    bool updatable = backend()->graph && backend()->graph->set_node;
+    *value = devFeatureType == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV && updatable
+                 ? ACL_DEV_FEATURE_SUPPORT
+                 : ACL_DEV_FEATURE_NOT_SUPPORT;
     return ACL_SUCCESS;
 }
 

@@ -39,8 +39,8 @@ static aclError check_flags(const char *api, uint32_t flag, uint32_t allowed)
             flag);
     if (flag & ACL_EVENT_EXTERNAL)
         return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "external events belong to graph capture, which acl-cuda does not "
-                         "provide");
+                         "external events (records and waits that a captured model makes on "
+                         "events outside it) are not provided by acl-cuda's captures");
     if ((flag & ACL_EVENT_IPC) && !backend()->ipc)
         return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "the %s backend has no inter-process events", backend()->name);
@@ -121,10 +121,15 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     aclError err = get_pair(__func__, event, stream, &e, &s);
     if (err)
         return err;
-    if (e->flavour != EVENT_WITH_FLAG || !(e->flags & ACL_EVENT_SYNC))
-        err = ACL_RAISE(
-            ACL_ERROR_INVALID_PARAM,
-            "only events made by aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset");
+    /* The API reference allows only aclrtCreateEventWithFlag's events with
+     * ACL_EVENT_SYNC and leaves aclrtCreateEvent's undefined; CANN's runtime
+     * resets those too (they carry ACL_EVENT_SYNC), and its own multi-stream
+     * example relies on it. aclrtCreateEventExWithFlag's are refused, as
+     * documented. */
+    if (e->flavour == EVENT_EX || !(e->flags & ACL_EVENT_SYNC))
+        err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                        "only events made with ACL_EVENT_SYNC by aclrtCreateEventWithFlag (or "
+                        "aclrtCreateEvent) can be reset");
     else
         event_reset(e);
     put_pair(e, s);
@@ -311,8 +316,9 @@ ACL_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 
 /* ACL_EVENT_RECORD_EXTERNAL and ACL_EVENT_WAIT_EXTERNAL belong to graph
  * capture: for an event of aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) on a
- * stream being captured. No stream is captured here, so they are refused
- * as CANN refuses them outside a capture. */
+ * stream being captured. Outside a capture they are refused as CANN
+ * refuses them; inside one, acl-cuda's captures do not record them (a
+ * captured record or wait always concerns the model's own work). */
 static aclError check_external(const char *api, acl_event *e, acl_stream *s)
 {
     if (e->flavour != EVENT_EX || e->flags != ACL_EVENT_SYNC)
@@ -320,6 +326,11 @@ static aclError check_external(const char *api, acl_event *e, acl_stream *s)
                          "an external record or wait needs an event of "
                          "aclrtCreateEventExWithFlag(ACL_EVENT_SYNC); event %u is not one",
                          e->id);
+    if (stream_capture(s) != NULL)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "stream %d is being captured, and acl-cuda's captures do not record "
+                         "external records or waits",
+                         (int)s->id);
     return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                      "an external record or wait needs a stream being captured; stream %d is not",
                      (int)s->id);

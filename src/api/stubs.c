@@ -14,6 +14,7 @@
 #include "api/api.h"
 
 /* The headers not included by acl/acl.h. */
+#include "acl/acl_platform.h"
 #include "acl/acl_rt_memory_soma.h"
 #include "acl/ops/acl_dvpp.h"
 

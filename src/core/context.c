@@ -2,10 +2,22 @@
 
 #include "core/context.h"
 #include "core/errors.h"
+#include "util/clock.h"
+
+static void retired_free(retired_work *w)
+{
+    backend()->event->destroy((backend_event *)w->mark);
+    free(w);
+}
 
 static void context_free(object *o)
 {
     acl_context *ctx = (acl_context *)o;
+    while (!list_empty(&ctx->retired)) { /* a teardown that ran out of memory */
+        retired_work *w = list_entry(ctx->retired.next, retired_work, link);
+        list_remove(&w->link);
+        retired_free(w);
+    }
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }
@@ -21,6 +33,7 @@ aclError context_create(const char *api, int32_t device, int32_t phys, bool is_d
     ctx->is_default = is_default;
     list_init(&ctx->device_link);
     list_init(&ctx->streams);
+    list_init(&ctx->retired);
     pthread_mutex_init(&ctx->lock, NULL);
     aclError err = handle_publish(&ctx->obj, HANDLE_CONTEXT, context_free);
     if (err) {
@@ -134,6 +147,66 @@ void context_teardown(acl_context *ctx)
         stream_release(streams[i]);
     }
     free(streams);
+    (void)context_wait_retired(ctx, -1);
+}
+
+void context_keep_retired(acl_context *ctx, retired_work *w)
+{
+    const backend_event_ops *ev = backend()->event;
+    pthread_mutex_lock(&ctx->lock);
+    for (list_node *pos = ctx->retired.next, *next; pos != &ctx->retired; pos = next) {
+        next = pos->next;
+        retired_work *old = list_entry(pos, retired_work, link);
+        bool complete = false;
+        if (ev->query((backend_event *)old->mark, &complete) == ACL_SUCCESS && complete) {
+            list_remove(&old->link);
+            retired_free(old);
+        }
+    }
+    list_add(&ctx->retired, &w->link);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+aclError context_wait_retired(acl_context *ctx, int32_t timeout_ms)
+{
+    list_node waiting;
+    list_init(&waiting);
+    pthread_mutex_lock(&ctx->lock);
+    if (!list_empty(&ctx->retired)) {
+        waiting = ctx->retired;
+        waiting.next->prev = waiting.prev->next = &waiting;
+        list_init(&ctx->retired);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (list_empty(&waiting))
+        return ACL_SUCCESS;
+    int64_t deadline = timeout_ms >= 0 ? monotonic_ns() + (int64_t)timeout_ms * 1000000 : 0;
+    aclError err = ACL_SUCCESS;
+    unsigned borrowed = borrow_suspend(); /* a wait is no place for a borrow */
+    while (!list_empty(&waiting)) {
+        retired_work *w = list_entry(waiting.next, retired_work, link);
+        int32_t left = timeout_ms >= 0 ? ms_left(deadline) : -1;
+        if (backend()->event->synchronize((backend_event *)w->mark, left) ==
+            ACL_ERROR_RT_EVENT_SYNC_TIMEOUT) {
+            err = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+            break;
+        }
+        /* Complete, or failed: nothing more to wait for (a device fault
+         * is reported by the synchronizes of the streams still live). */
+        list_remove(&w->link);
+        retired_free(w);
+    }
+    borrow_resume(borrowed);
+    if (!list_empty(&waiting)) { /* expired: kept for the next wait */
+        pthread_mutex_lock(&ctx->lock);
+        while (!list_empty(&waiting)) {
+            retired_work *w = list_entry(waiting.next, retired_work, link);
+            list_remove(&w->link);
+            list_add(&ctx->retired, &w->link);
+        }
+        pthread_mutex_unlock(&ctx->lock);
+    }
+    return err;
 }
 
 void context_set_param(acl_context *ctx, int opt, int64_t value)

@@ -28,6 +28,7 @@ struct acl_context {
     pthread_mutex_t lock;  /* streams, closing, the parameters */
     list_node streams;     /* every stream, the default one included */
     bool closing;          /* torn down: no stream may join */
+    list_node retired;     /* retired_work of streams destroyed without waiting */
     int64_t sys_params[SYS_PARAM_COUNT];
     uint32_t sys_params_set; /* bit per aclSysParamOpt */
 };
@@ -57,6 +58,23 @@ acl_context *context_get_handle(aclrtContext handle);
 /* Tears down a context whose handle the caller took: every stream, the
  * default one included, is taken, its work waited for, and released. */
 void context_teardown(acl_context *ctx);
+
+/* Work a stream still had when it was destroyed without waiting
+ * (aclrtDestroyStreamForce): a backend event recorded after it. The
+ * context's teardown waits for it, as AscendCL releases a device only once
+ * its tasks are done, and so does the device's synchronization. */
+typedef struct retired_work {
+    list_node link;
+    _Alignas(16) unsigned char mark[]; /* the backend's event */
+} retired_work;
+
+/* Keeps w (malloc'ed, its mark recorded) until it is waited for; frees the
+ * ones already complete. */
+void context_keep_retired(acl_context *ctx, retired_work *w);
+/* Waits for the retired work of ctx (timeout_ms -1: no limit) and frees
+ * it; what an expired wait left stays kept. A concurrent caller does not
+ * wait for work this one is waiting for. */
+aclError context_wait_retired(acl_context *ctx, int32_t timeout_ms);
 
 /* Called by stream.c. link fails once the context is closing. */
 bool context_link_stream(acl_context *ctx, acl_stream *s);

@@ -361,6 +361,36 @@ aclError device_abort(int32_t phys)
     return err;
 }
 
+/* The work of streams destroyed without waiting, in every context of the
+ * device (context.h). */
+static aclError wait_retired(int32_t phys, int32_t timeout_ms)
+{
+    int64_t deadline = timeout_ms >= 0 ? monotonic_ns() + (int64_t)timeout_ms * 1000000 : 0;
+    size_t count = 0;
+    pthread_mutex_lock(&devices_lock);
+    list_for_each(pos, &devices[phys].contexts) count++;
+    acl_context **contexts = count ? malloc(count * sizeof *contexts) : NULL;
+    size_t held = 0;
+    if (contexts)
+        list_for_each(pos, &devices[phys].contexts)
+        {
+            acl_context *ctx = list_entry(pos, acl_context, device_link);
+            if (context_hold(ctx))
+                contexts[held++] = ctx;
+        }
+    pthread_mutex_unlock(&devices_lock);
+    if (count && !contexts)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    aclError err = ACL_SUCCESS;
+    for (size_t i = 0; i < held; i++) {
+        if (!err)
+            err = context_wait_retired(contexts[i], timeout_ms >= 0 ? ms_left(deadline) : -1);
+        context_release(contexts[i]);
+    }
+    free(contexts);
+    return err;
+}
+
 aclError device_synchronize(int32_t phys, int32_t timeout_ms)
 {
     const backend_event_ops *ev = backend()->event;
@@ -408,6 +438,8 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
     }
     borrow_resume(borrowed);
     free(mark_mem);
+    if (!err)
+        err = wait_retired(phys, timeout_ms >= 0 ? ms_left(deadline) : -1);
     if (exception_is_device_fault(err))
         exception_report(phys, device_from_phys(phys), -1, 0, err);
     return err;

@@ -442,8 +442,35 @@ aclError stream_get_failed(const char *api, aclrtStream handle)
                      handle_kind_of(handle) ? " (it is another kind of handle)" : "");
 }
 
+/* A stream destroyed without waiting leaves its context a mark after its
+ * last work (context.h). Without memory or an event for it, the work still
+ * runs, unwaited for. */
+static void retire_unfinished_work(acl_stream *s)
+{
+    uint_fast64_t queued;
+    if (known_idle(s, &queued) || stream_capture(s) != NULL || (s->flags & STREAM_DEVICE_FED_FLAGS))
+        return;
+    const backend_event_ops *ev = backend()->event;
+    retired_work *w = malloc(sizeof *w + ev->size);
+    if (!w)
+        return;
+    backend_event *mark = (backend_event *)w->mark;
+    if (ev->create(mark, s->phys, false) != ACL_SUCCESS) {
+        free(w);
+        return;
+    }
+    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS) {
+        ev->destroy(mark);
+        free(w);
+        return;
+    }
+    context_keep_retired(s->ctx, w);
+}
+
 void stream_teardown(acl_stream *s, bool wait)
 {
+    if (!wait)
+        retire_unfinished_work(s);
     context_unlink_stream(s->ctx, s);
     lifecycle_notify(LIFECYCLE_STREAM_GONE, s);
     if (wait)

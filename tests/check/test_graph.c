@@ -902,6 +902,10 @@ static aclrtRandomParaInfo value_param(const void *v, uint8_t size)
 
 START_TEST(task_update_async)
 {
+    /* Programs ask first whether kernel tasks can be updated. */
+    int32_t updatable = -1;
+    ACL_OK(aclrtGetDeviceCapability(0, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &updatable));
+    ck_assert_int_eq(updatable, ACL_DEV_FEATURE_SUPPORT);
     aclrtBinHandle bin = kt_load();
     aclrtFuncHandle last = kt_function(bin, "last_block");
     aclrtFuncHandle inc = kt_function(bin, "increment");

@@ -6,6 +6,7 @@
  * tests follow it as functions get implemented. */
 #include "acltest.h"
 #include "acl/acl_cuda.h"
+#include "acl/acl_platform.h"
 #include "acl/acl_rt_memory_soma.h"
 #include "acl/ops/acl_dvpp.h"
 

@@ -61,8 +61,10 @@ COMPAT_TEST(half_floats,
 
 COMPAT_TEST(package_versions,
             "aclsysGetVersionStr, aclsysGetVersionNum and aclsysGetCANNVersion answer for the "
-            "runtime package with a non-empty version",
-            "acl_rt.h aclsysGetVersionStr, aclsysGetVersionNum, aclsysGetCANNVersion")
+            "runtime package with a non-empty version; for a version X.Y.Z the number is "
+            "X*10^7 + Y*10^5 + Z*10^3",
+            "acl_rt.h aclsysGetVersionStr, aclsysGetVersionNum, aclsysGetCANNVersion; CANN runtime "
+            "example 0_quickstart/2_system_info (9.1.0 gives 90100000)")
 {
     char name[] = "runtime";
     char version[ACL_PKG_VERSION_MAX_SIZE] = "";
@@ -71,6 +73,10 @@ COMPAT_TEST(package_versions,
     int32_t number = -1;
     ACL_OK(aclsysGetVersionNum(name, &number));
     ck_assert_int_gt(number, 0);
+    int major, minor, patch, end = 0;
+    if (sscanf(version, "%d.%d.%d%n", &major, &minor, &patch, &end) == 3 &&
+        version[end] == '\0')
+        ck_assert_int_eq(number, major * 10000000 + minor * 100000 + patch * 1000);
     aclCANNPackageVersion package;
     memset(&package, 0, sizeof package);
     ACL_OK(aclsysGetCANNVersion(ACL_PKG_NAME_RUNTIME, &package));

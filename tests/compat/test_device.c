@@ -1,12 +1,19 @@
 /* Devices: counting and selecting them, the process-wide SetDevice reference
  * count, ASCEND_RT_VISIBLE_DEVICES, device-wide synchronisation, the device
  * queries, and the bad-argument rows of the device functions. */
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <ctype.h>
 
 #include "bad_args.h"
+
+/* The platform queries came with ACL 1.17. */
+#if ACL_MINOR_VERSION >= 17
+#include "acl/acl_platform.h"
+#define COMPAT_PLATFORM 1
+#endif
 
 static void init(void)
 {
@@ -318,6 +325,70 @@ COMPAT_TEST(synchronize_device_covers_other_contexts,
     ACL_OK(aclrtResetDevice(0));
 }
 
+static void mark_done(void *arg)
+{
+    atomic_store((atomic_int *)arg, 1);
+}
+
+/* A stream held by a gate gets a host function behind the gate, and is
+ * destroyed with aclrtDestroyStreamForce, which returns without waiting
+ * (the function has not run yet). */
+static aclrtStream forced_with_pending_work(compat_gate *gate, atomic_int *ran)
+{
+    aclrtStream stream = NULL;
+    ACL_OK(aclrtCreateStream(&stream));
+    compat_gate_close(gate, stream);
+    ACL_OK(aclrtLaunchHostFunc(stream, mark_done, ran));
+    compat_gate_wait_reached(gate);
+    ACL_OK(aclrtDestroyStreamForce(stream));
+    ck_assert_int_eq(atomic_load(ran), 0);
+    return stream;
+}
+
+static void *open_later(void *gate)
+{
+    usleep(100 * 1000);
+    compat_gate_open(gate);
+    return NULL;
+}
+
+COMPAT_TEST(synchronize_device_covers_force_destroyed_streams,
+            "work queued on a stream before aclrtDestroyStreamForce still runs, and "
+            "aclrtSynchronizeDevice waits for it",
+            "API ref aclrtDestroyStreamForce (destroys without waiting for its tasks), "
+            "aclrtSynchronizeDevice (blocks until the device's tasks are done)")
+{
+    ACL_OK(aclrtSetDevice(0));
+    compat_gate gate;
+    atomic_int ran = 0;
+    forced_with_pending_work(&gate, &ran);
+    ACL_FAILS_WITH(aclrtSynchronizeDeviceWithTimeout(50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    pthread_t opener;
+    ck_assert_int_eq(pthread_create(&opener, NULL, open_later, &gate), 0);
+    ACL_OK(aclrtSynchronizeDevice());
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    pthread_join(opener, NULL);
+    ACL_OK(aclrtResetDevice(0));
+}
+
+COMPAT_TEST(reset_waits_for_force_destroyed_streams,
+            "work queued on a stream before aclrtDestroyStreamForce has run when "
+            "aclrtResetDevice returns",
+            "API ref aclrtDestroyStreamForce (destroys without waiting for its tasks), "
+            "aclrtResetDevice (waits for the tasks of the default context before releasing); "
+            "CANN runtime examples memory/1_h2d_sync_memory_copy, 6_d2d_async_memory_copy")
+{
+    ACL_OK(aclrtSetDevice(0));
+    compat_gate gate;
+    atomic_int ran = 0;
+    forced_with_pending_work(&gate, &ran);
+    pthread_t opener;
+    ck_assert_int_eq(pthread_create(&opener, NULL, open_later, &gate), 0);
+    ACL_OK(aclrtResetDevice(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    pthread_join(opener, NULL);
+}
+
 static void *synchronize_in_thread(void *arg)
 {
     *(aclError *)arg = aclrtSynchronizeDevice();
@@ -359,6 +430,34 @@ COMPAT_TEST(soc_name,
     ck_assert_ptr_nonnull(name);
     ck_assert_int_gt(strlen(name), 0);
 }
+
+#ifdef COMPAT_PLATFORM
+COMPAT_TEST(platform_device_info,
+            "aclplatformGetDeviceInfo writes the core count as a positive decimal number and the "
+            "SoC version as aclrtGetSocName's name; a buffer one byte short of the value and its "
+            "NUL, an unknown type, a NULL value and a maxLen of 0 are ACL_ERROR_INVALID_PARAM",
+            "acl_platform.h aclplatformGetDeviceInfo; API ref (other APIs) aclplatformGetDeviceInfo")
+{
+    char value[256] = "";
+    ACL_OK(aclplatformGetDeviceInfo(ACL_PLATFORM_AICORE_CNT, value, sizeof value));
+    char *end = NULL;
+    long long cores = strtoll(value, &end, 10);
+    ck_assert_msg(end != value && *end == '\0' && cores > 0, "core count \"%s\"", value);
+    ACL_OK(aclplatformGetDeviceInfo(ACL_PLATFORM_SOC_VERSION, value, sizeof value));
+    const char *soc = aclrtGetSocName();
+    ck_assert_ptr_nonnull(soc);
+    ck_assert_str_eq(value, soc);
+    uint32_t exact = (uint32_t)strlen(soc) + 1;
+    char fitted[256];
+    ACL_OK(aclplatformGetDeviceInfo(ACL_PLATFORM_SOC_VERSION, fitted, exact));
+    ck_assert_str_eq(fitted, soc);
+    ACL_FAILS_WITH(aclplatformGetDeviceInfo(ACL_PLATFORM_SOC_VERSION, fitted, exact - 1),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclplatformGetDeviceInfo((aclplatformDevInfo)(ACL_PLATFORM_MEMORY_TYPE + 1),
+                                            value, sizeof value),
+                   ACL_ERROR_INVALID_PARAM);
+}
+#endif
 
 COMPAT_TEST(run_mode_is_host,
             "aclrtGetRunMode reports ACL_HOST for an application on the host CPU",
@@ -861,6 +960,35 @@ ROW(aclrtGetGroupInfoDetail)
     ACL_OK(aclrtDestroyGroupInfo(g));
 }
 
+#ifdef COMPAT_PLATFORM
+ROW(aclplatformGetDeviceInfo)
+{
+    char value[64];
+    REJECTS(aclplatformGetDeviceInfo(ACL_PLATFORM_AICORE_CNT, NULL, 64), ACL_ERROR_INVALID_PARAM,
+            "a NULL value");
+    REJECTS(aclplatformGetDeviceInfo(ACL_PLATFORM_AICORE_CNT, value, 0), ACL_ERROR_INVALID_PARAM,
+            "a maxLen of 0");
+    REJECTS(aclplatformGetDeviceInfo((aclplatformDevInfo)-1, value, sizeof value),
+            ACL_ERROR_INVALID_PARAM, "type -1");
+}
+
+ROW(aclplatformGetInstructionInfo)
+{
+    char value[64];
+    REJECTS(aclplatformGetInstructionInfo((aclplatformCoreType)2, "x", value, sizeof value),
+            ACL_ERROR_INVALID_PARAM, "an unknown core type");
+    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_AI_CORE, NULL, value, 64),
+            ACL_ERROR_INVALID_PARAM, "a NULL instruction");
+    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_AI_CORE, "x", NULL, 64),
+            ACL_ERROR_INVALID_PARAM, "a NULL value");
+    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_VECTOR_CORE, "x", value, 0),
+            ACL_ERROR_INVALID_PARAM, "a maxLen of 0");
+    REJECTS(aclplatformGetInstructionInfo(ACL_PLATFORM_CORE_TYPE_AI_CORE,
+                                          "no_such_instruction_anywhere", value, sizeof value),
+            ACL_ERROR_INVALID_PARAM, "an instruction the platform does not list");
+}
+#endif
+
 static const compat_row rows[] = {
     COMPAT_ROW(aclGetDeviceCapability),
     COMPAT_ROW(aclrtDeviceCanAccessPeer),
@@ -894,6 +1022,10 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclrtDestroyGroupInfo),
     COMPAT_ROW(aclrtGetAllGroupInfo),
     COMPAT_ROW(aclrtGetGroupInfoDetail),
+#ifdef COMPAT_PLATFORM
+    COMPAT_ROW(aclplatformGetDeviceInfo),
+    COMPAT_ROW(aclplatformGetInstructionInfo),
+#endif
 };
 COMPAT_BAD_ARGS(device, rows);
 
@@ -928,6 +1060,8 @@ Suite *compat_suite_device(void)
     tcase_add_checked_fixture(sync, init, finalize);
     tcase_add_test(sync, synchronize_device);
     tcase_add_test(sync, synchronize_device_covers_other_contexts);
+    tcase_add_test(sync, synchronize_device_covers_force_destroyed_streams);
+    tcase_add_test(sync, reset_waits_for_force_destroyed_streams);
     tcase_add_test(sync, synchronize_device_needs_a_context);
     suite_add_tcase(s, sync);
 
@@ -935,6 +1069,9 @@ Suite *compat_suite_device(void)
     tcase_add_checked_fixture(query, init, finalize);
     tcase_add_test(query, mem_info);
     tcase_add_test(query, soc_name);
+#ifdef COMPAT_PLATFORM
+    tcase_add_test(query, platform_device_info);
+#endif
     tcase_add_test(query, run_mode_is_host);
     tcase_add_test(query, device_info);
     tcase_add_test(query, stream_priority_range);

@@ -671,15 +671,15 @@ COMPAT_TEST(flow_stream_synchronize,
     ACL_OK(aclrtFreeHost(dst));
 }
 
-COMPAT_TEST(flow_stream_wait_event,
-            "documented flow: record on s1, wait and reset on s2, copy on s2",
-            "dev guide: inter-stream synchronisation flow (create, record, wait, reset)")
+/* The documented inter-stream flow with event, FLOW_ROUNDS times: record
+ * on a producer held back by a gate, wait and reset on the consumer, copy
+ * there; the copy must see the producer's fill. Destroys event. */
+static void record_wait_reset_rounds(aclrtEvent event)
 {
     aclrtStream producer = compat_new_stream();
     aclrtStream consumer = compat_new_stream();
     uint8_t *dev = device_buffer(BUF_SIZE);
     uint8_t *dst = host_buffer(BUF_SIZE);
-    aclrtEvent event = new_event_with_flag(ACL_EVENT_SYNC);
     for (int round = 0; round < FLOW_ROUNDS; round++) {
         uint8_t value = (uint8_t)(round + 0x51);
         compat_gate gate;
@@ -700,6 +700,13 @@ COMPAT_TEST(flow_stream_wait_event,
     ACL_OK(aclrtDestroyStream(consumer));
     ACL_OK(aclrtFree(dev));
     ACL_OK(aclrtFreeHost(dst));
+}
+
+COMPAT_TEST(flow_stream_wait_event,
+            "documented flow: record on s1, wait and reset on s2, copy on s2",
+            "dev guide: inter-stream synchronisation flow (create, record, wait, reset)")
+{
+    record_wait_reset_rounds(new_event_with_flag(ACL_EVENT_SYNC));
 }
 
 /* One gate on the default stream holds the other streams too, through an
@@ -775,6 +782,21 @@ COMPAT_TEST(op_wait_timeout,
 }
 
 /* ---- known-unknowns ------------------------------------------------------------------ */
+
+/* The API reference leaves aclrtResetEvent on an event of aclrtCreateEvent
+ * undefined; CANN's runtime accepts it (such an event carries the sync
+ * bit) and CANN's own multi-stream example does exactly this. Recorded
+ * choice: accepted, and the flow works as with a sync event. */
+COMPAT_TEST(reset_of_a_default_event,
+            "aclrtResetEvent takes an event of aclrtCreateEvent: the documented flow of record on "
+            "s1, wait and reset on s2, copy on s2 works with it",
+            "API ref aclrtCreateEvent (not for aclrtResetEvent: undefined) vs CANN runtime example "
+            "stream/2_multi_stream (creates with aclrtCreateEvent, resets): known-unknown")
+{
+    aclrtEvent event;
+    ACL_OK(aclrtCreateEvent(&event));
+    record_wait_reset_rounds(event);
+}
 
 /* One header comment gives aclrtStreamWaitEventWithTimeout's timeout in
  * milliseconds; the API reference says seconds (0 = never time out).
@@ -1134,6 +1156,7 @@ Suite *compat_suite_event(void)
     tcase_set_tags(unknown, "unknown");
     tcase_add_checked_fixture(unknown, set_up, tear_down);
     tcase_add_test(unknown, wait_with_timeout_unit_is_seconds);
+    tcase_add_test(unknown, reset_of_a_default_event);
     suite_add_tcase(s, unknown);
 
     TCase *more = tcase_create("control");

@@ -270,6 +270,7 @@ COMPAT_TEST(struct_layouts,
 #if ACL_MINOR_VERSION >= 17
 #include "acl/acl_base_mdl.h"
 #include "acl/acl_op.h"
+#include "acl/acl_platform.h"
 #include "acl/acl_rt_api.h" /* C++ overloads: nothing in C, and it must still compile */
 #include "acl/acl_rt_memory_soma.h"
 #include "acl/ops/acl_dvpp.h"
@@ -307,6 +308,33 @@ COMPAT_TEST(newest_flag_macros,
     ck_assert_int_eq(ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH, 3);
     ck_assert_uint_eq(ACL_MODEL_STREAM_FLAG_HEAD, 0x0);
     ck_assert_uint_eq(ACL_MODEL_STREAM_FLAG_DEFAULT, 0x7FFFFFFF);
+#else
+    COMPAT_SKIP("ACL %d.%d headers: the ACL 1.17 additions are not there", ACL_MAJOR_VERSION,
+                ACL_MINOR_VERSION);
+#endif
+}
+
+COMPAT_TEST(platform_enums,
+            "acl_platform.h's enums have CANN's values",
+            "acl_platform.h of ACL 1.17: aclplatformDevInfo, aclplatformCoreType, "
+            "aclplatformNpuArch, aclplatformLocalMemType")
+{
+#ifdef COMPAT_HEADERS_1_17
+    ck_assert_int_eq(ACL_PLATFORM_AICORE_CNT, 0);
+    ck_assert_int_eq(ACL_PLATFORM_MEMORY_SIZE, 5);
+    ck_assert_int_eq(ACL_PLATFORM_L1_SIZE, 12);
+    ck_assert_int_eq(ACL_PLATFORM_SOC_VERSION, 13);
+    ck_assert_int_eq(ACL_PLATFORM_MEMORY_TYPE, 16);
+    ck_assert_int_eq(ACL_PLATFORM_CORE_TYPE_AI_CORE, 0);
+    ck_assert_int_eq(ACL_PLATFORM_CORE_TYPE_VECTOR_CORE, 1);
+    ck_assert_int_eq(DAV_1001, 1001);
+    ck_assert_int_eq(DAV_2201, 2201);
+    ck_assert_int_eq(DAV_5162, 5162);
+    ck_assert_int_eq(DAV_RESV, 0xFFFF);
+    ck_assert_int_eq(L0_A, 0);
+    ck_assert_int_eq(L1, 3);
+    ck_assert_int_eq(UB, 5);
+    ck_assert_int_eq(HBM, 6);
 #else
     COMPAT_SKIP("ACL %d.%d headers: the ACL 1.17 additions are not there", ACL_MAJOR_VERSION,
                 ACL_MINOR_VERSION);
@@ -463,6 +491,7 @@ Suite *compat_suite_headers(void)
     tcase_add_test(tc, base_enums);
     tcase_add_test(tc, struct_layouts);
     tcase_add_test(tc, newest_flag_macros);
+    tcase_add_test(tc, platform_enums);
     tcase_add_test(tc, newest_device_and_memory_enums);
     tcase_add_test(tc, newest_kernel_graph_and_misc_enums);
     tcase_add_test(tc, newest_struct_layouts);
