@@ -74,16 +74,14 @@ static aclError destroy(const char *api, aclrtStream stream, bool wait)
     if (err)
         return err;
     err = check_destroyable(api, s);
-    bool held = !err && stream_hold(s); /* the teardown waits: no borrow then */
+    /* The teardown waits: it holds the stream rather than borrowing it. */
+    bool taken = !err && object_take_hold(&s->obj);
     stream_put(s);
     if (err)
         return err;
-    if (!held || !object_take(&s->obj)) {
-        if (held)
-            stream_release(s);
+    if (!taken)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p is being destroyed by another thread",
                          stream);
-    }
     stream_teardown(s, wait);
     stream_release(s);
     return ACL_SUCCESS;

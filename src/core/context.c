@@ -25,17 +25,23 @@ static void context_free(object *o)
 aclError context_create(const char *api, int32_t device, int32_t phys, bool is_default,
                         acl_context **out)
 {
+    device_props props;
+    aclError err = backend()->device->props(phys, &props);
+    if (err)
+        return acl_raise(api, err, "reading the properties of device %d failed", (int)device);
     acl_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
     ctx->device = device;
     ctx->phys = phys;
+    ctx->greatest_priority = props.greatest_priority;
+    ctx->least_priority = props.least_priority;
     ctx->is_default = is_default;
     list_init(&ctx->device_link);
     list_init(&ctx->streams);
     list_init(&ctx->retired);
     pthread_mutex_init(&ctx->lock, NULL);
-    aclError err = handle_publish(&ctx->obj, HANDLE_CONTEXT, context_free);
+    err = handle_publish(&ctx->obj, HANDLE_CONTEXT, context_free);
     if (err) {
         context_free(&ctx->obj);
         return acl_raise(api, err, "out of host memory for the handle table");

@@ -19,6 +19,9 @@ struct acl_context {
     int32_t device;  /* user-visible id */
     int32_t phys;    /* backend device index */
     bool is_default; /* the device's primary context, made by SetDevice */
+    /* The device's stream priorities, read once: every stream creation
+     * maps ACL's 0..7 onto them. Numerically greatest <= least. */
+    int32_t greatest_priority, least_priority;
     /* The default stream: its handle, which is how the NULL stream is
      * resolved (a lookup that fails once the context is torn down), and
      * its address, for identity only (never dereferenced through here). */

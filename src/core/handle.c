@@ -546,6 +546,18 @@ bool object_take(object *o)
     return true;
 }
 
+bool object_take_hold(object *o)
+{
+    slot *s = slot_at(o->slot);
+    uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
+    do {
+        if (!(w & WORD_LIVE) || (w & WORD_REFS_MASK) == WORD_REFS_MASK)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, (w & ~WORD_LIVE) + WORD_REF,
+                                                    memory_order_acq_rel, memory_order_relaxed));
+    return true;
+}
+
 object *handle_take(const void *h, handle_kind kind)
 {
     object *o = handle_get(h, kind);

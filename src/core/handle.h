@@ -116,6 +116,11 @@ void object_release(object *o);
 /* Withdraws o's handle, o being borrowed or held by the caller. True for
  * exactly one caller, who then tears the object down. */
 bool object_take(object *o);
+/* object_take and object_hold in one step, for a teardown that blocks:
+ * true for exactly one caller, who then holds o (object_release when done).
+ * False when another destroy took it first (or o has as many counted
+ * references as it can). */
+bool object_take_hold(object *o) __attribute__((warn_unused_result));
 /* handle_get + object_take: the withdrawn object, still borrowed by the
  * caller (object_put when done), or NULL when h is not live (or another
  * destroy took it first). A teardown that blocks holds it first. */

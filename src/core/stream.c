@@ -9,8 +9,10 @@
 
 enum { STREAM_LIMIT = 65536 };
 
-static atomic_int next_stream_id;
-static atomic_int live_streams;
+/* Stream ids handed out (high half) and live streams (low half), in one
+ * word so that a creation counts both with one atomic add. */
+static _Atomic uint64_t stream_counts;
+#define STREAM_COUNT_ID (UINT64_C(1) << 32)
 /* aclrtGetThreadLastTaskId. */
 static _Thread_local uint32_t thread_last_task;
 
@@ -296,8 +298,25 @@ aclError stream_abort(acl_stream *s)
 
 uint32_t stream_available(void)
 {
-    int live = atomic_load(&live_streams);
-    return live < STREAM_LIMIT ? (uint32_t)(STREAM_LIMIT - live) : 0;
+    uint32_t live = (uint32_t)atomic_load_explicit(&stream_counts, memory_order_relaxed);
+    return live < STREAM_LIMIT ? STREAM_LIMIT - live : 0;
+}
+
+/* A new stream's id, or -1 when as many streams as allowed are live. */
+static int32_t stream_count_new(void)
+{
+    uint64_t counts =
+        atomic_fetch_add_explicit(&stream_counts, STREAM_COUNT_ID | 1, memory_order_relaxed);
+    if ((uint32_t)counts >= STREAM_LIMIT) {
+        atomic_fetch_sub_explicit(&stream_counts, 1, memory_order_relaxed);
+        return -1;
+    }
+    return (int32_t)((counts >> 32) & INT32_MAX);
+}
+
+static void stream_count_gone(void)
+{
+    atomic_fetch_sub_explicit(&stream_counts, 1, memory_order_relaxed);
 }
 
 /* The last reference is gone: nothing can use the stream any more. */
@@ -308,43 +327,37 @@ static void stream_free(object *o)
     backend()->stream->destroy(stream_backend(s), known_idle(s, &queued));
     context_release(s->ctx);
     free(s);
-    atomic_fetch_sub(&live_streams, 1);
+    stream_count_gone();
 }
 
 aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool is_default,
                        acl_stream **out)
 {
     const backend_ops *be = backend();
-    if (atomic_fetch_add(&live_streams, 1) >= STREAM_LIMIT) {
-        atomic_fetch_sub(&live_streams, 1);
+    int32_t id = stream_count_new();
+    if (id < 0)
         return ACL_ERROR_RT_NO_STREAM_RESOURCE;
+    acl_stream *s = calloc(1, sizeof *s + be->stream->size);
+    if (!s) {
+        stream_count_gone();
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     /* Spread ACL's 0..7 over the backend's range; 0 is the highest. */
-    device_props props;
-    aclError err = be->device->props(ctx->phys, &props);
-    acl_stream *s = NULL;
-    if (!err && !(s = calloc(1, sizeof *s + be->stream->size)))
-        err = ACL_ERROR_RT_MEMORY_ALLOCATION;
-    if (!err) {
-        int32_t span = props.least_priority - props.greatest_priority;
-        int32_t backend_priority = props.greatest_priority + (span * (int32_t)priority) / 7;
-        err = be->stream->create(stream_backend(s), ctx->phys, backend_priority);
-        if (err) {
-            free(s);
-            s = NULL;
-        }
-    }
+    int32_t span = ctx->least_priority - ctx->greatest_priority;
+    int32_t backend_priority = ctx->greatest_priority + (span * (int32_t)priority) / 7;
+    aclError err = be->stream->create(stream_backend(s), ctx->phys, backend_priority);
     if (err) {
-        atomic_fetch_sub(&live_streams, 1);
+        free(s);
+        stream_count_gone();
         return err;
     }
     if (!context_hold(ctx)) {
         be->stream->destroy(stream_backend(s), true);
         free(s);
-        atomic_fetch_sub(&live_streams, 1);
+        stream_count_gone();
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
-    s->id = atomic_fetch_add(&next_stream_id, 1);
+    s->id = id;
     s->phys = ctx->phys;
     s->is_default = is_default;
     s->flags = flags;
@@ -372,14 +385,14 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool
 
 /* ACL's priority 0 (highest) .. 7 of a backend priority: the inverse of
  * stream_create's spread. */
-static uint32_t acl_priority(const device_props *props, int32_t backend_priority)
+static uint32_t acl_priority(const acl_context *ctx, int32_t backend_priority)
 {
-    int32_t span = props->least_priority - props->greatest_priority;
-    if (span <= 0 || backend_priority <= props->greatest_priority)
+    int32_t span = ctx->least_priority - ctx->greatest_priority;
+    if (span <= 0 || backend_priority <= ctx->greatest_priority)
         return 0;
-    if (backend_priority >= props->least_priority)
+    if (backend_priority >= ctx->least_priority)
         return 7;
-    return (uint32_t)((7 * (backend_priority - props->greatest_priority) + span / 2) / span);
+    return (uint32_t)((7 * (backend_priority - ctx->greatest_priority) + span / 2) / span);
 }
 
 aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t *native_dev)
@@ -388,15 +401,13 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
     *native_dev = ctx->phys;
     if (be->stream->adopt == NULL)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    if (atomic_fetch_add(&live_streams, 1) >= STREAM_LIMIT) {
-        atomic_fetch_sub(&live_streams, 1);
+    int32_t id = stream_count_new();
+    if (id < 0)
         return ACL_ERROR_RT_NO_STREAM_RESOURCE;
-    }
-    device_props props;
     int32_t backend_priority = 0;
-    aclError err = be->device->props(ctx->phys, &props);
-    acl_stream *s = NULL;
-    if (!err && !(s = calloc(1, sizeof *s + be->stream->size)))
+    aclError err = ACL_SUCCESS;
+    acl_stream *s = calloc(1, sizeof *s + be->stream->size);
+    if (!s)
         err = ACL_ERROR_RT_MEMORY_ALLOCATION;
     if (!err) {
         err =
@@ -411,12 +422,12 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
             be->stream->destroy(stream_backend(s), false); /* leaves the native stream */
             free(s);
         }
-        atomic_fetch_sub(&live_streams, 1);
+        stream_count_gone();
         return err;
     }
-    s->id = atomic_fetch_add(&next_stream_id, 1);
+    s->id = id;
     s->phys = ctx->phys;
-    s->priority = acl_priority(&props, backend_priority);
+    s->priority = acl_priority(ctx, backend_priority);
     atomic_store_explicit(&s->exported, true, memory_order_relaxed);
     list_init(&s->ctx_link);
     s->ctx = ctx;
