@@ -15,19 +15,35 @@
  * Reclamation (see handle.h, "borrowing"). Each thread that borrows has a
  * reader record holding the global epoch it entered its read section at,
  * 0 outside. An object whose handle is withdrawn and whose counted
- * references are gone is retired with the epoch of its retirement, and
- * freed once no reader is still inside a section entered at or before
- * that epoch: any such reader may have looked it up; a reader that entered
- * later found the handle withdrawn. An object retired inside a section
- * waits with its thread until the section ends, and is then freed at once
- * unless another reader is inside a section old enough to have reached it
- * (the common case: a destroy touches no shared list); such an object, and
- * one retired outside any section, goes to a shared list, reclaimed when
- * an object joins it and when a section ends while objects wait there. */
+ * references are gone is retired, and freed once no reader is still
+ * inside a section entered before its retirement: any such reader may
+ * have looked it up; a reader that entered later found the handle
+ * withdrawn.
+ *
+ * Entering a section is on the path of every call, so it is a plain store
+ * of the epoch: the store-to-load ordering a reclaimer needs (a reader's
+ * entry visible before it reads a slot) is paid for by the reclaimer, with
+ * membarrier(2), which runs a full barrier on every thread of the process
+ * (asymmetric fences, as liburcu's memb flavour). Where the kernel lacks
+ * it, entry is a fenced exchange instead.
+ *
+ * Two cases keep the reclaimer off membarrier:
+ * - No other thread is a reader (the caller's record is the only one in
+ *   use): nothing but the caller can hold the object, which is freed when
+ *   the caller's section ends, or at once outside one. A thread becomes a
+ *   reader with a fenced registration, so one registering after that check
+ *   finds the handle already withdrawn.
+ * - Otherwise the object is stamped with the epoch of its retirement and
+ *   joins a shared list, reclaimed in batches (one membarrier and one scan
+ *   of the records per RECLAIM_BATCH objects), and whenever a section ends
+ *   with no other reader left. */
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/handle.h"
 #include "util/fork.h"
@@ -176,9 +192,15 @@ typedef struct reader {
 
 static _Atomic uint64_t global_epoch = 1;
 static _Atomic(reader *) readers;
+static atomic_uint readers_used; /* records in use by live threads */
+/* Readers enter with a plain store; reclaimers fence them (readers_fence).
+ * Set before any thread can borrow, never changed. */
+static bool asymmetric_fences;
 static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t reader_key;
 static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
+
+enum { RECLAIM_BATCH = 32 }; /* objects on the shared list per membarrier */
 
 static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER; /* one reclaimer at a time */
 static _Atomic(object *) retired_head; /* pushed lock-free, taken whole by the reclaimer */
@@ -214,6 +236,7 @@ static void reader_exit(void *record)
     reader *r = record;
     atomic_store_explicit(&r->epoch, 0, memory_order_release);
     atomic_store_explicit(&r->used, false, memory_order_release);
+    atomic_fetch_sub_explicit(&readers_used, 1, memory_order_seq_cst);
 }
 
 static void make_reader_key(void)
@@ -240,10 +263,36 @@ static reader *reader_register(void)
         atomic_store_explicit(&readers, r, memory_order_release);
     }
     atomic_store_explicit(&r->used, true, memory_order_relaxed);
+    /* A destroy that found no other reader withdrew its handle before it
+     * counted the readers; this add and the lookups' loads are sequentially
+     * consistent, so this thread's lookups find the handle gone. */
+    atomic_fetch_add_explicit(&readers_used, 1, memory_order_seq_cst);
     pthread_mutex_unlock(&readers_lock);
     pthread_setspecific(reader_key, r);
     tr.me = r;
     return r;
+}
+
+/* Makes every reader's entry store visible to the caller, and orders it
+ * before the reads of that reader's section: after it, a reader whose
+ * record shows it outside reads any slot after the caller's earlier
+ * withdrawals. */
+static void readers_fence(void)
+{
+    /* Without membarrier nothing is needed: readers entered with a
+     * sequentially consistent exchange, and the scan's loads are too. */
+    if (asymmetric_fences)
+        (void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+/* Whether no thread but the caller can be inside a read section: its own
+ * record, if any, is the only one in use. The caller has withdrawn what it
+ * asks about with a sequentially consistent read-modify-write. */
+static inline bool sole_reader(const thread_reader *t)
+{
+    unsigned used = atomic_load_explicit(&readers_used, memory_order_seq_cst);
+    return used <= (t->me != NULL ? 1u : 0u) &&
+           atomic_load_explicit(&unrecorded_readers, memory_order_seq_cst) == 0;
 }
 
 static void reclaim_try(void);
@@ -256,16 +305,15 @@ static void section_enter_unrecorded(thread_reader *t)
     reader *r = reader_register();
     t->unrecorded = !r;
     if (r)
-        (void)atomic_exchange_explicit(&r->epoch,
-                                       atomic_load_explicit(&global_epoch, memory_order_acquire),
-                                       memory_order_seq_cst);
+        atomic_store_explicit(&r->epoch, atomic_load_explicit(&global_epoch, memory_order_acquire),
+                              memory_order_seq_cst);
     else
         atomic_fetch_add_explicit(&unrecorded_readers, 1, memory_order_seq_cst);
 }
 
-/* n borrows begin. The outermost one makes the one fenced store of a call:
- * the entry must be visible before any slot is read, so that a reclaimer
- * that does not see it freed nothing this thread can reach. The epoch is
+/* n borrows begin. The outermost one stores the epoch the section began
+ * at; the reclaimer's readers_fence orders that store before the slot
+ * reads that follow (without membarrier, the exchange does). The epoch is
  * read with acquire: a reader that sees the epoch a retire moved on also
  * sees that the retired object was withdrawn (free on x86). */
 static inline void section_enter(thread_reader *t, unsigned n)
@@ -274,12 +322,17 @@ static inline void section_enter(thread_reader *t, unsigned n)
     t->depth = depth + n;
     if (depth)
         return;
-    if (__builtin_expect(t->me != NULL, 1))
-        (void)atomic_exchange_explicit(&t->me->epoch,
-                                       atomic_load_explicit(&global_epoch, memory_order_acquire),
-                                       memory_order_seq_cst);
-    else
+    if (__builtin_expect(t->me != NULL, 1)) {
+        uint64_t epoch = atomic_load_explicit(&global_epoch, memory_order_acquire);
+        if (__builtin_expect(asymmetric_fences, 1)) {
+            atomic_store_explicit(&t->me->epoch, epoch, memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst); /* the compiler keeps the order */
+        } else {
+            (void)atomic_exchange_explicit(&t->me->epoch, epoch, memory_order_seq_cst);
+        }
+    } else {
         section_enter_unrecorded(t);
+    }
 }
 
 /* n borrows end; with the outermost, the section. */
@@ -292,7 +345,8 @@ static inline void section_exit(thread_reader *t, unsigned n)
             atomic_store_explicit(&t->me->epoch, 0, memory_order_release);
         if (t->retired)
             settle_retired(t);
-        if (atomic_load_explicit(&retired_waiting, memory_order_relaxed))
+        size_t waiting = atomic_load_explicit(&retired_waiting, memory_order_relaxed);
+        if (waiting && (waiting >= RECLAIM_BATCH || sole_reader(t)))
             reclaim_try();
     }
 }
@@ -332,7 +386,8 @@ static void free_object(object *o)
     free_push(index);
 }
 
-/* The oldest epoch any reader is inside, UINT64_MAX when none is. */
+/* The oldest epoch any reader is inside, UINT64_MAX when none is; after
+ * readers_fence. */
 static uint64_t oldest_reader(void)
 {
     if (atomic_load_explicit(&unrecorded_readers, memory_order_seq_cst))
@@ -354,7 +409,11 @@ static void reclaim_try(void)
         if (pthread_mutex_trylock(&reclaim_lock))
             return; /* another thread is at it */
         object *list = atomic_exchange_explicit(&retired_head, NULL, memory_order_acquire);
-        uint64_t oldest = oldest_reader();
+        uint64_t oldest = UINT64_MAX;
+        if (!sole_reader(&tr)) {
+            readers_fence();
+            oldest = oldest_reader();
+        }
         object *ready = NULL, *waiting = NULL, *waiting_tail = NULL;
         size_t freed = 0;
         while (list) {
@@ -390,9 +449,11 @@ static void reclaim_try(void)
     }
 }
 
-/* Onto the shared list, for whichever reclaimer comes next. */
+/* Onto the shared list, for whichever reclaimer comes next, stamped with
+ * the epoch of its retirement: readers that entered later cannot reach it. */
 static void retired_push(object *o)
 {
+    o->retired_epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
     object *head = atomic_load_explicit(&retired_head, memory_order_relaxed);
     do
         o->retired_next = head;
@@ -401,20 +462,19 @@ static void retired_push(object *o)
     atomic_fetch_add_explicit(&retired_waiting, 1, memory_order_relaxed);
 }
 
-/* What t retired in the section it has just left: freed now unless a
- * reader is still inside a section entered before the retirement (it may
- * hold the object), in which case it goes to the shared list. Free
- * functions may retire more (a stream releases its context): outside a
- * section, those take the shared list. */
+/* What t retired in the section it has just left: freed now when no other
+ * thread is a reader, else onto the shared list. Free functions may retire
+ * more (a stream releases its context): outside a section, those go the
+ * way of retire. */
 static void settle_retired(thread_reader *t)
 {
     object *list = t->retired;
     t->retired = NULL;
-    uint64_t oldest = oldest_reader();
+    bool sole = sole_reader(t);
     while (list) {
         object *o = list;
         list = o->retired_next;
-        if (o->retired_epoch < oldest)
+        if (sole)
             free_object(o);
         else
             retired_push(o);
@@ -423,22 +483,23 @@ static void settle_retired(thread_reader *t)
 
 /* The handle is withdrawn and no counted reference is left. A thread in a
  * read section cannot free it yet (it may be the one still using it): it
- * waits for the section's end. Outside a section it is freed at once
- * unless a reader entered before the retirement is still inside. */
+ * waits for the section's end. Outside a section it is freed at once when
+ * no other thread is a reader, else it joins the shared list. */
 static void retire(object *o)
 {
-    o->retired_epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
-    if (tr.depth) {
-        o->retired_next = tr.retired;
-        tr.retired = o;
+    thread_reader *t = self();
+    if (t->depth) {
+        o->retired_next = t->retired;
+        t->retired = o;
         return;
     }
-    if (o->retired_epoch < oldest_reader()) {
+    if (sole_reader(t)) {
         free_object(o);
         return;
     }
     retired_push(o);
-    reclaim_try();
+    if (atomic_load_explicit(&retired_waiting, memory_order_relaxed) >= RECLAIM_BATCH)
+        reclaim_try();
 }
 
 /* ---- lookups and references ----------------------------------------------------- */
@@ -457,7 +518,9 @@ object *handle_get(const void *h, handle_kind kind)
         return NULL;
     thread_reader *t = self();
     section_enter(t, 1);
-    if (__builtin_expect(word_is(atomic_load_explicit(&s->word, memory_order_acquire), identity),
+    /* Sequentially consistent (a plain load, as acquire, on x86 and Arm):
+     * see reader_register. */
+    if (__builtin_expect(word_is(atomic_load_explicit(&s->word, memory_order_seq_cst), identity),
                          1))
         return s->obj;
     section_exit(t, 1);
@@ -473,8 +536,8 @@ bool handle_get_pair(const void *ha, handle_kind ka, const void *hb, handle_kind
         return false;
     thread_reader *t = self();
     section_enter(t, 2);
-    if (__builtin_expect(word_is(atomic_load_explicit(&sa->word, memory_order_acquire), ida) &&
-                             word_is(atomic_load_explicit(&sb->word, memory_order_acquire), idb),
+    if (__builtin_expect(word_is(atomic_load_explicit(&sa->word, memory_order_seq_cst), ida) &&
+                             word_is(atomic_load_explicit(&sb->word, memory_order_seq_cst), idb),
                          1)) {
         *a = sa->obj;
         *b = sb->obj;
@@ -527,7 +590,9 @@ bool object_hold(object *o)
 void object_release(object *o)
 {
     slot *s = slot_at(o->slot);
-    uint64_t w = atomic_fetch_sub_explicit(&s->word, WORD_REF, memory_order_acq_rel) - WORD_REF;
+    /* Sequentially consistent, as every step that may retire (retire's
+     * sole_reader). */
+    uint64_t w = atomic_fetch_sub_explicit(&s->word, WORD_REF, memory_order_seq_cst) - WORD_REF;
     if ((w & WORD_COUNT_MASK) == 0)
         retire(o);
 }
@@ -540,7 +605,7 @@ bool object_take(object *o)
         if (!(w & WORD_LIVE))
             return false;
     } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, w & ~WORD_LIVE,
-                                                    memory_order_acq_rel, memory_order_relaxed));
+                                                    memory_order_seq_cst, memory_order_relaxed));
     if (((w & ~WORD_LIVE) & WORD_COUNT_MASK) == 0)
         retire(o);
     return true;
@@ -554,7 +619,7 @@ bool object_take_hold(object *o)
         if (!(w & WORD_LIVE) || (w & WORD_REFS_MASK) == WORD_REFS_MASK)
             return false;
     } while (!atomic_compare_exchange_weak_explicit(&s->word, &w, (w & ~WORD_LIVE) + WORD_REF,
-                                                    memory_order_acq_rel, memory_order_relaxed));
+                                                    memory_order_seq_cst, memory_order_relaxed));
     return true;
 }
 
@@ -576,6 +641,13 @@ bool object_live(const object *o)
 /* ---- fork --------------------------------------------------------------------------
  * The child has one thread: every other reader record is free there. */
 
+/* Whether this process may use membarrier's private expedited command
+ * (Linux 4.14; a seccomp filter may refuse it). */
+static bool register_fences(void)
+{
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&readers_lock);
@@ -593,6 +665,11 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     atomic_store_explicit(&unrecorded_readers, tr.depth && tr.unrecorded, memory_order_relaxed);
+    atomic_store_explicit(&readers_used, tr.me != NULL, memory_order_relaxed);
+    /* The child is a new address space: its registration is its own (the
+     * child has one thread, so the readers' way of entering may change). */
+    if (asymmetric_fences)
+        asymmetric_fences = register_fences();
     for (reader *r = atomic_load_explicit(&readers, memory_order_relaxed); r; r = r->next) {
         if (r != tr.me) {
             atomic_store_explicit(&r->epoch, 0, memory_order_relaxed);
@@ -605,4 +682,5 @@ static void fork_child(void)
 __attribute__((constructor)) static void handle_fork_register(void)
 {
     fork_register(FORK_RANK_HANDLES, fork_prepare, fork_parent, fork_child);
+    asymmetric_fences = register_fences(); /* the library is loading: no thread borrows yet */
 }

@@ -327,7 +327,6 @@ static void stream_free(object *o)
     backend()->stream->destroy(stream_backend(s), known_idle(s, &queued));
     context_release(s->ctx);
     free(s);
-    stream_count_gone();
 }
 
 aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool is_default,
@@ -367,6 +366,7 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool
     if ((err = handle_publish(&s->obj, HANDLE_STREAM, stream_free))) {
         s->obj.free = stream_free;
         stream_free(&s->obj);
+        stream_count_gone();
         return err;
     }
     /* The caller's borrow: once linked, a context teardown may take the
@@ -376,6 +376,7 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool
         /* ctx is being torn down: it will not see this stream. */
         object_take(&s->obj);
         stream_put(s);
+        stream_count_gone();
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
     lifecycle_notify(LIFECYCLE_STREAM_MADE, s);
@@ -434,12 +435,14 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
     if ((err = handle_publish(&s->obj, HANDLE_STREAM, stream_free))) {
         s->obj.free = stream_free;
         stream_free(&s->obj);
+        stream_count_gone();
         return err;
     }
     borrow_begin(); /* the caller's borrow, as in stream_create */
     if (!context_link_stream(ctx, s)) {
         object_take(&s->obj);
         stream_put(s);
+        stream_count_gone();
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
     lifecycle_notify(LIFECYCLE_STREAM_MADE, s); /* an ACL stream from now on, as a created one */
@@ -480,6 +483,8 @@ static void retire_unfinished_work(acl_stream *s)
 
 void stream_teardown(acl_stream *s, bool wait)
 {
+    /* Counted out when withdrawn: its memory may be freed later (handle.c). */
+    stream_count_gone();
     if (!wait)
         retire_unfinished_work(s);
     context_unlink_stream(s->ctx, s);

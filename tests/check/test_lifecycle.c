@@ -326,6 +326,99 @@ START_TEST(stale_handles_are_rejected)
 }
 END_TEST
 
+/* ---- reclamation while another thread is a reader ------------------------------------ */
+
+/* A thread that has used the library (so that the main thread is no longer
+ * its only reader) and then idles until told to end. */
+typedef struct idle_reader {
+    pthread_barrier_t ready, done;
+    aclrtContext context;
+} idle_reader;
+
+static void *idle_reader_main(void *arg)
+{
+    idle_reader *r = arg;
+    aclrtSetCurrentContext(r->context);
+    aclrtStream s;
+    if (aclrtCreateStream(&s) == ACL_SUCCESS) {
+        (void)aclrtSynchronizeStream(s);
+        (void)aclrtDestroyStream(s);
+    }
+    pthread_barrier_wait(&r->ready);
+    pthread_barrier_wait(&r->done);
+    return NULL;
+}
+
+static pthread_t idle_reader_start(idle_reader *r)
+{
+    pthread_barrier_init(&r->ready, NULL, 2);
+    pthread_barrier_init(&r->done, NULL, 2);
+    ACL_OK(aclrtGetCurrentContext(&r->context));
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, idle_reader_main, r), 0);
+    pthread_barrier_wait(&r->ready);
+    return thread;
+}
+
+static void idle_reader_stop(idle_reader *r, pthread_t thread)
+{
+    pthread_barrier_wait(&r->done);
+    pthread_join(thread, NULL);
+    pthread_barrier_destroy(&r->ready);
+    pthread_barrier_destroy(&r->done);
+}
+
+/* With another reader, destroyed objects may be freed later, in batches:
+ * the streams count as gone as soon as they are destroyed all the same. */
+START_TEST(stream_count_returns_at_destroy_with_other_readers)
+{
+    idle_reader r;
+    pthread_t thread = idle_reader_start(&r);
+    uint32_t before, during, after;
+    ACL_OK(aclrtGetStreamAvailableNum(&before));
+    aclrtStream streams[50];
+    for (int i = 0; i < 50; i++)
+        streams[i] = acltest_new_stream();
+    ACL_OK(aclrtGetStreamAvailableNum(&during));
+    ck_assert_uint_eq(during, before - 50);
+    for (int i = 0; i < 50; i++)
+        ACL_OK(aclrtDestroyStream(streams[i]));
+    ACL_OK(aclrtGetStreamAvailableNum(&after));
+    ck_assert_uint_eq(after, before);
+    idle_reader_stop(&r, thread);
+}
+END_TEST
+
+/* The slot a handle names (handle.c: generation << 32 | slot << 8 | kind). */
+static unsigned handle_slot(const void *h)
+{
+    return (unsigned)(((uintptr_t)h >> 8) & 0xffffff);
+}
+
+/* Freed objects give their slots back, with another reader as without
+ * one: thousands of create/destroy cycles use a bounded set of slots,
+ * and a stale handle is refused throughout. */
+START_TEST(destroyed_objects_are_reclaimed_with_other_readers)
+{
+    for (int readers = 1; readers <= 2; readers++) {
+        idle_reader r;
+        pthread_t thread = readers == 2 ? idle_reader_start(&r) : 0;
+        unsigned highest = 0;
+        for (int i = 0; i < 5000; i++) {
+            aclrtEvent e;
+            ACL_OK(aclrtCreateEvent(&e));
+            if (handle_slot(e) > highest)
+                highest = handle_slot(e);
+            ACL_OK(aclrtDestroyEvent(e));
+            ACL_FAILS_WITH(aclrtDestroyEvent(e), ACL_ERROR_INVALID_PARAM);
+        }
+        ck_assert_msg(highest < 1024, "%d reader(s): slots up to %u in use", readers, highest);
+        if (readers == 2)
+            idle_reader_stop(&r, thread);
+    }
+}
+END_TEST
+
 /* ---- fork while other threads are inside the library -------------------------------- */
 
 static void *busy_user(void *arg)
@@ -434,6 +527,13 @@ int main(void)
     tcase_set_timeout(stale, 120);
     tcase_add_test(stale, stale_handles_are_rejected);
     suite_add_tcase(s, stale);
+
+    TCase *reclaim = tcase_create("reclaim");
+    tcase_set_tags(reclaim, "concurrent");
+    tcase_add_checked_fixture(reclaim, set_up, tear_down);
+    tcase_add_test(reclaim, stream_count_returns_at_destroy_with_other_readers);
+    tcase_add_test(reclaim, destroyed_objects_are_reclaimed_with_other_readers);
+    suite_add_tcase(s, reclaim);
 
     TCase *forked = tcase_create("fork");
     tcase_set_tags(forked, "fork");
