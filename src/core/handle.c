@@ -276,13 +276,15 @@ static reader *reader_register(void)
 /* Makes every reader's entry store visible to the caller, and orders it
  * before the reads of that reader's section: after it, a reader whose
  * record shows it outside reads any slot after the caller's earlier
- * withdrawals. */
-static void readers_fence(void)
+ * withdrawals. False when it could not. */
+static bool readers_fence(void)
 {
     /* Without membarrier nothing is needed: readers entered with a
-     * sequentially consistent exchange, and the scan's loads are too. */
-    if (asymmetric_fences)
-        (void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+     * sequentially consistent exchange, and the scan's loads are too. A
+     * membarrier that fails (it worked when registered) leaves the records
+     * unreliable: nothing is freed then, rather than something in use. */
+    return !asymmetric_fences ||
+           syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 /* Whether no thread but the caller can be inside a read section: its own
@@ -410,10 +412,8 @@ static void reclaim_try(void)
             return; /* another thread is at it */
         object *list = atomic_exchange_explicit(&retired_head, NULL, memory_order_acquire);
         uint64_t oldest = UINT64_MAX;
-        if (!sole_reader(&tr)) {
-            readers_fence();
-            oldest = oldest_reader();
-        }
+        if (!sole_reader(&tr))
+            oldest = readers_fence() ? oldest_reader() : 0;
         object *ready = NULL, *waiting = NULL, *waiting_tail = NULL;
         size_t freed = 0;
         while (list) {
