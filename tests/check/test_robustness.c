@@ -736,11 +736,17 @@ static int child_round_trip(aclrtStream stream, void *dev, unsigned char *host, 
 /* Runs in the child; an alarm turns a hang into SIGALRM. No Check calls:
  * the child must leave through _exit with its verdict. Check's own SIGALRM
  * handler (inherited) would kill the whole process group instead. */
-static int child_body(aclrtStream inherited, void *dev, unsigned char *host)
+static int child_body(aclrtStream inherited, void *dev)
 {
     signal(SIGALRM, SIG_DFL);
     alarm(CHILD_SECONDS);
     int result = child_step(aclrtSetDevice(0));
+    if (result != CHILD_WORKED)
+        return result;
+    /* A buffer of its own: the parent's pinned memory may be mapped shared
+     * (CUDA's is), and the parent is copying into it meanwhile. */
+    unsigned char *host = NULL;
+    result = child_step(aclrtMallocHost((void **)&host, BUF_SIZE));
     if (result != CHILD_WORKED)
         return result;
     aclrtStream fresh = NULL;
@@ -753,15 +759,16 @@ static int child_body(aclrtStream inherited, void *dev, unsigned char *host)
     result = worse(result, child_round_trip(NULL, dev, host, 0x44));
     result = worse(result, child_round_trip(inherited, dev, host, 0x55));
     result = worse(result, child_step(aclrtSynchronizeDevice()));
+    result = worse(result, child_step(aclrtFreeHost(host)));
     result = worse(result, child_step(aclrtResetDevice(0)));
     return result;
 }
 
 /* The parent has a stream whose worker is busy (inside a host function,
  * holding no lock) when it forks. The child sets the device and uses a new
- * stream, the default stream and the inherited one: each must work with the
- * right data or fail with an error code and a message; it must not hang or
- * crash. The parent is unaffected. */
+ * stream, the default stream and the inherited one, with host memory of its
+ * own: each must work with the right data or fail with an error code and a
+ * message; it must not hang or crash. The parent is unaffected. */
 START_TEST(forked_child_works_or_fails_cleanly)
 {
     aclrtStream stream = acltest_new_stream();
@@ -781,7 +788,7 @@ START_TEST(forked_child_works_or_fails_cleanly)
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0)
-        _exit(child_body(stream, dev, host));
+        _exit(child_body(stream, dev));
 
     acltest_gate_open(&gate);
     queue_fill_and_read(stream, dev, host, 0x22);
