@@ -13,7 +13,8 @@
  *      handle_publish gives it a handle;
  *   2. every call that uses it looks it up with handle_get, which borrows it
  *      until the call's matching object_put: a lookup costs no atomic
- *      read-modify-write, only one fenced store per call (see "borrowing");
+ *      read-modify-write and no fence, only plain stores to the thread's
+ *      own reader record (see "borrowing", and handle.c on membarrier);
  *   3. a destroy withdraws the handle (handle_take, object_take): exactly
  *      one of several racing destroys succeeds, the others find the handle
  *      gone, and from then on lookups fail;
