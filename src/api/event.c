@@ -315,25 +315,26 @@ ACL_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 }
 
 /* ACL_EVENT_RECORD_EXTERNAL and ACL_EVENT_WAIT_EXTERNAL belong to graph
- * capture: for an event of aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) on a
- * stream being captured. Outside a capture they are refused as CANN
- * refuses them; inside one, acl-cuda's captures do not record them (a
- * captured record or wait always concerns the model's own work). */
-static aclError check_external(const char *api, acl_event *e, acl_stream *s)
+ * capture: an event of aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) recorded
+ * or waited for by a model being captured, across the model's boundary
+ * (a stream or another model on the other side). Outside a capture they
+ * are refused as CANN refuses them. */
+static aclError external(const char *api, acl_event *e, acl_stream *s, bool record)
 {
     if (e->flavour != EVENT_EX || e->flags != ACL_EVENT_SYNC)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "an external record or wait needs an event of "
                          "aclrtCreateEventExWithFlag(ACL_EVENT_SYNC); event %u is not one",
                          e->id);
-    if (stream_capture(s) != NULL)
-        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "stream %d is being captured, and acl-cuda's captures do not record "
-                         "external records or waits",
-                         (int)s->id);
-    return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
-                     "an external record or wait needs a stream being captured; stream %d is not",
-                     (int)s->id);
+    if (stream_capture(s) == NULL)
+        return acl_raise(
+            api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+            "an external record or wait needs a stream being captured; stream %d is not",
+            (int)s->id);
+    if (s->phys != e->phys)
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "event %u and stream %d are on different devices", e->id, (int)s->id);
+    return event_external(api, s, e, record);
 }
 
 ACL_EXPORT aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)
@@ -348,7 +349,7 @@ ACL_EXPORT aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream strea
     if (err)
         return err;
     if (flag == ACL_EVENT_RECORD_EXTERNAL)
-        err = check_external(__func__, e, s);
+        err = external(__func__, e, s, true);
     else if (s->phys != e->phys)
         err = ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
                         "event %u and stream %d are on different devices", e->id, (int)s->id);
@@ -379,7 +380,7 @@ ACL_EXPORT aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent 
     aclError err = get_pair(__func__, event, stream, &e, &s);
     if (err)
         return err;
-    err = check_external(__func__, e, s);
+    err = external(__func__, e, s, false);
     put_pair(e, s);
     return err;
 }

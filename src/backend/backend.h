@@ -292,6 +292,13 @@ typedef struct backend_stream_ops {
     aclError (*memset_async)(backend_stream *s, void *ptr, uint8_t value, size_t n, bool on_device);
     aclError (*record)(backend_stream *s, backend_event *e);
     aclError (*wait)(backend_stream *s, backend_event *e);
+    /* Only while s is captured (ACL_EVENT_RECORD_EXTERNAL and
+     * ACL_EVENT_WAIT_EXTERNAL): a node of the graph that, each time the
+     * graph runs, records e (a record made at the launch, at the node's
+     * place in the graph) or waits for e's latest record as of the launch.
+     * e outlives the graph (the core holds it). NULL: cannot. */
+    aclError (*record_external)(backend_stream *s, backend_event *e);
+    aclError (*wait_external)(backend_stream *s, backend_event *e);
     aclError (*host_func)(backend_stream *s, host_fn fn, void *arg);
     /* Stream memory operations on a 64-bit word: a write (ordered after
      * earlier work), and a wait until the word compares true with value

@@ -180,6 +180,19 @@ aclError event_wait(const char *api, acl_stream *s, acl_event *e)
     return stream_submit(api, s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e)});
 }
 
+aclError event_external(const char *api, acl_stream *s, acl_event *e, bool record)
+{
+    aclError err = capture_event_external(api, s, e, record);
+    if (err == ACL_SUCCESS && record) {
+        /* Waits from now on are real ones: until the model first runs the
+         * event is as its backend left it (a wait on it passes), and each run
+         * records it at its launch. */
+        atomic_store_explicit(&e->capture_id, 0, memory_order_relaxed);
+        atomic_store_explicit(&e->recorded, true, memory_order_release);
+    }
+    return err;
+}
+
 void event_reset(acl_event *e)
 {
     atomic_store_explicit(&e->recorded, false, memory_order_release);

@@ -76,6 +76,11 @@ aclError event_destroy(const char *api, aclrtEvent handle);
  * stream (or for an event recorded in a capture) through graph.h's rules. */
 aclError event_record(const char *api, acl_event *e, acl_stream *s);
 aclError event_wait(const char *api, acl_stream *s, acl_event *e);
+/* An external record (record true) or wait of a model being captured on s
+ * (ACL_EVENT_RECORD_EXTERNAL, ACL_EVENT_WAIT_EXTERNAL): a node that records
+ * e, or waits for its latest record, each time the model runs. The model
+ * holds e as long as it lives. Raises. */
+aclError event_external(const char *api, acl_stream *s, acl_event *e, bool record);
 void event_reset(acl_event *e);
 /* Not ready when never recorded or reset (EX events: complete);
  * synchronize of such an event returns at once. synchronize returns

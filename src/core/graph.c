@@ -338,6 +338,30 @@ aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint
 static aclError event_wait_captured(const char *api, acl_stream *s, acl_event *e,
                                     uint64_t capture_id);
 
+/* The graph is gone, possibly on a thread that must not free (CUDA's). */
+static void external_release(void *arg)
+{
+    object_release_late(&((acl_event *)arg)->obj);
+}
+
+aclError capture_event_external(const char *api, acl_stream *s, acl_event *e, bool record)
+{
+    if (!object_hold(&e->obj))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event %u is being destroyed", e->id);
+    aclError err = capture_keep(s, e, external_release);
+    if (err) {
+        object_release(&e->obj);
+        return acl_raise(api, err, "the capture of stream %d could not keep event %u: %s",
+                         (int)s->id, e->id, acl_error_text(err));
+    }
+    tasks_hint_event(e);
+    err = stream_submit(api, s,
+                        &(task){.kind = record ? TASK_RECORD_EXTERNAL : TASK_WAIT_EXTERNAL,
+                                .u.event = event_backend(e)});
+    tasks_hint_event(NULL);
+    return err;
+}
+
 aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id)
 {
     tasks_hint_event(e);

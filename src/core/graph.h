@@ -57,6 +57,9 @@ bool capture_event_busy(uint64_t capture_id);
  * capture's boundary are refused. Raise. */
 aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id);
 aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id);
+/* An external record or wait on s, which is captured (event_external):
+ * the graph holds e until it is gone. Raises. */
+aclError capture_event_external(const char *api, acl_stream *s, acl_event *e, bool record);
 
 /* ---- aclmdlRI ---------------------------------------------------------------- */
 

@@ -139,10 +139,13 @@ static void task_describe(model_task *mt, const task *t)
     }
     case TASK_RECORD:
     case TASK_WAIT:
+    case TASK_RECORD_EXTERNAL:
+    case TASK_WAIT_EXTERNAL:
         if (!hint.event || t->u.event != event_backend(hint.event))
             break; /* the library's own (a build joining its streams) */
-        mt->type =
-            t->kind == TASK_RECORD ? ACL_MODEL_RI_TASK_EVENT_RECORD : ACL_MODEL_RI_TASK_EVENT_WAIT;
+        mt->type = t->kind == TASK_RECORD || t->kind == TASK_RECORD_EXTERNAL
+                       ? ACL_MODEL_RI_TASK_EVENT_RECORD
+                       : ACL_MODEL_RI_TASK_EVENT_WAIT;
         mt->p.event.event = handle_of(&hint.event->obj);
         mt->p.event.event_flag = hint.event->flags;
         break;

@@ -597,6 +597,14 @@ void object_release(object *o)
         retire(o);
 }
 
+void object_release_late(object *o)
+{
+    slot *s = slot_at(o->slot);
+    uint64_t w = atomic_fetch_sub_explicit(&s->word, WORD_REF, memory_order_seq_cst) - WORD_REF;
+    if ((w & WORD_COUNT_MASK) == 0)
+        retired_push(o);
+}
+
 bool object_take(object *o)
 {
     slot *s = slot_at(o->slot);

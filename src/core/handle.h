@@ -113,6 +113,10 @@ handle_kind handle_kind_of(const void *h);
 bool object_hold(object *o) __attribute__((warn_unused_result));
 /* Drops it; the last one of a withdrawn object lets it be freed. */
 void object_release(object *o);
+/* object_release on a thread that must not free (one of CUDA's, where the
+ * backend may not be called): the object, if this was its last reference,
+ * is left for a reader thread to free. */
+void object_release_late(object *o);
 
 /* Withdraws o's handle, o being borrowed or held by the caller. True for
  * exactly one caller, who then tears the object down. */

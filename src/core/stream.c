@@ -39,6 +39,10 @@ const char *stream_task_name(task_kind kind)
         return "an event record";
     case TASK_WAIT:
         return "an event wait";
+    case TASK_RECORD_EXTERNAL:
+        return "an external event record";
+    case TASK_WAIT_EXTERNAL:
+        return "an external event wait";
     case TASK_HOST_FUNC:
         return "a host function";
     case TASK_VALUE_WRITE:
@@ -128,6 +132,12 @@ static inline __attribute__((always_inline)) aclError dispatch(acl_stream *s, co
         return ops->record(bs, t->u.event);
     case TASK_WAIT:
         return ops->wait(bs, t->u.event);
+    case TASK_RECORD_EXTERNAL:
+        return ops->record_external ? ops->record_external(bs, t->u.event)
+                                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_WAIT_EXTERNAL:
+        return ops->wait_external ? ops->wait_external(bs, t->u.event)
+                                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_HOST_FUNC:
         return ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
     case TASK_LAUNCH:

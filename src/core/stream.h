@@ -71,6 +71,8 @@ typedef enum task_kind {
     TASK_FILL,
     TASK_RECORD,
     TASK_WAIT,
+    TASK_RECORD_EXTERNAL, /* a captured record of an event outside the model */
+    TASK_WAIT_EXTERNAL,   /* a captured wait for an event outside the model */
     TASK_HOST_FUNC,
     TASK_VALUE_WRITE,
     TASK_VALUE_WAIT,
@@ -113,7 +115,7 @@ typedef struct task {
             uint8_t value;
             bool on_device;
         } fill;
-        backend_event *event; /* TASK_RECORD, TASK_WAIT */
+        backend_event *event; /* TASK_RECORD, TASK_WAIT and their external forms */
         struct {
             host_fn fn;
             void *arg;

@@ -73,6 +73,200 @@ COMPAT_TEST(captured_work_runs_when_the_model_does,
     ACL_OK(aclrtDestroyStream(s));
 }
 
+/* ---- external records and waits ---------------------------------------------------------
+ * An event of aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) crosses a model's
+ * boundary: a model being captured waits for it (ACL_EVENT_WAIT_EXTERNAL)
+ * or records it (ACL_EVENT_RECORD_EXTERNAL), and each run of the model does
+ * so again (CANN's sample model_ri/4, "three synchronization scenarios"). */
+
+static aclrtStreamStatus query_status(aclrtStream s)
+{
+    aclrtStreamStatus st;
+    ACL_OK(aclrtStreamQuery(s, &st));
+    return st;
+}
+
+static aclrtEvent external_event(void)
+{
+    aclrtEvent e = NULL;
+    ACL_OK(aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
+    return e;
+}
+
+static void assert_device_filled(const void *dev, uint8_t value)
+{
+    uint8_t host[SIZE];
+    ACL_OK(aclrtMemcpy(host, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST));
+    compat_assert_filled(host, SIZE, value);
+}
+
+COMPAT_TEST(external_wait_orders_a_model_after_a_stream,
+            "a model that waited for an event with ACL_EVENT_WAIT_EXTERNAL during its capture "
+            "waits, at each run, for the event's record made on another stream before the run",
+            "API ref aclrtStreamWaitEventWithFlag; sample model_ri/4 scenario 1")
+{
+    aclrtStream graph = compat_new_stream(), other = compat_new_stream();
+    aclrtEvent e = external_event();
+    void *src = device_buffer(SIZE), *dst = device_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(graph, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtStreamWaitEventWithFlag(graph, e, 0, ACL_EVENT_WAIT_EXTERNAL));
+    ACL_OK(aclrtMemcpyAsync(dst, SIZE, src, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE, graph));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(graph, &model));
+    for (int r = 0; r < REPLAYS; r++) {
+        uint8_t value = (uint8_t)(0x20 + r);
+        ACL_OK(aclrtMemset(dst, SIZE, 0, SIZE));
+        compat_gate gate;
+        compat_gate_close(&gate, other);
+        ACL_OK(aclrtMemsetAsync(src, SIZE, value, SIZE, other));
+        ACL_OK(aclrtRecordEvent(e, other));
+        ACL_OK(aclmdlRIExecuteAsync(model, graph));
+        compat_gate_wait_reached(&gate);
+        ck_assert_int_eq(query_status(graph), ACL_STREAM_STATUS_NOT_READY);
+        compat_gate_open(&gate);
+        ACL_OK(aclrtSynchronizeStream(graph));
+        assert_device_filled(dst, value);
+        ACL_OK(aclrtSynchronizeStream(other));
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(dst));
+    ACL_OK(aclrtDestroyStream(graph));
+    ACL_OK(aclrtDestroyStream(other));
+}
+
+COMPAT_TEST(external_record_orders_a_stream_after_a_model,
+            "a model that recorded an event with ACL_EVENT_RECORD_EXTERNAL during its capture "
+            "records it at each run: a stream that waits for the event after the run was queued "
+            "waits for the work the model did before the record",
+            "API ref aclrtRecordEventWithFlag; sample model_ri/4 scenario 2")
+{
+    aclrtStream graph = compat_new_stream(), other = compat_new_stream();
+    aclrtEvent e = external_event();
+    void *src = device_buffer(SIZE), *dst = device_buffer(SIZE);
+    uint8_t *out = pinned_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(graph, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtMemcpyAsync(dst, SIZE, src, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE, graph));
+    ACL_OK(aclrtRecordEventWithFlag(e, graph, ACL_EVENT_RECORD_EXTERNAL));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(graph, &model));
+    for (int r = 0; r < REPLAYS; r++) {
+        uint8_t value = (uint8_t)(0x40 + r);
+        ACL_OK(aclrtMemset(src, SIZE, value, SIZE));
+        memset(out, 0, SIZE);
+        compat_gate gate;
+        compat_gate_close(&gate, graph);
+        ACL_OK(aclmdlRIExecuteAsync(model, graph));
+        ACL_OK(aclrtStreamWaitEvent(other, e));
+        ACL_OK(aclrtMemcpyAsync(out, SIZE, dst, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, other));
+        compat_gate_wait_reached(&gate);
+        ck_assert_int_eq(query_status(other), ACL_STREAM_STATUS_NOT_READY);
+        compat_gate_open(&gate);
+        ACL_OK(aclrtSynchronizeStream(other));
+        compat_assert_filled(out, SIZE, value);
+        ACL_OK(aclrtSynchronizeStream(graph));
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFreeHost(out));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(dst));
+    ACL_OK(aclrtDestroyStream(graph));
+    ACL_OK(aclrtDestroyStream(other));
+}
+
+COMPAT_TEST(external_record_and_wait_between_models,
+            "one model's external record and another model's external wait on the same event "
+            "order the second model's work after the first's at each pair of runs",
+            "API ref aclrtRecordEventWithFlag, aclrtStreamWaitEventWithFlag; sample model_ri/4 "
+            "scenario 3")
+{
+    aclrtStream first = compat_new_stream(), second = compat_new_stream();
+    aclrtEvent e = external_event();
+    void *src = device_buffer(SIZE), *mid = device_buffer(SIZE), *dst = device_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(first, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtMemcpyAsync(mid, SIZE, src, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE, first));
+    ACL_OK(aclrtRecordEventWithFlag(e, first, ACL_EVENT_RECORD_EXTERNAL));
+    aclmdlRI producer = NULL, consumer = NULL;
+    ACL_OK(aclmdlRICaptureEnd(first, &producer));
+    ACL_OK(aclmdlRICaptureBegin(second, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtStreamWaitEventWithFlag(second, e, 0, ACL_EVENT_WAIT_EXTERNAL));
+    ACL_OK(aclrtMemcpyAsync(dst, SIZE, mid, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE, second));
+    ACL_OK(aclmdlRICaptureEnd(second, &consumer));
+    for (int r = 0; r < REPLAYS; r++) {
+        uint8_t value = (uint8_t)(0x60 + r);
+        ACL_OK(aclrtMemset(src, SIZE, value, SIZE));
+        compat_gate gate;
+        compat_gate_close(&gate, first);
+        ACL_OK(aclmdlRIExecuteAsync(producer, first));
+        ACL_OK(aclmdlRIExecuteAsync(consumer, second));
+        compat_gate_wait_reached(&gate);
+        ck_assert_int_eq(query_status(second), ACL_STREAM_STATUS_NOT_READY);
+        compat_gate_open(&gate);
+        ACL_OK(aclrtSynchronizeStream(second));
+        assert_device_filled(dst, value);
+        ACL_OK(aclrtSynchronizeStream(first));
+    }
+    ACL_OK(aclmdlRIDestroy(producer));
+    ACL_OK(aclmdlRIDestroy(consumer));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(mid));
+    ACL_OK(aclrtFree(dst));
+    ACL_OK(aclrtDestroyStream(first));
+    ACL_OK(aclrtDestroyStream(second));
+}
+
+COMPAT_TEST(external_events_outlive_their_handle_in_a_model,
+            "a model keeps the events of its external records and waits: destroyed after the "
+            "capture, they still serve every run",
+            "API ref aclrtDestroyEvent, aclrtRecordEventWithFlag")
+{
+    aclrtStream graph = compat_new_stream();
+    aclrtEvent recorded = external_event(), waited = external_event();
+    void *a = device_buffer(SIZE), *b = device_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(graph, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtStreamWaitEventWithFlag(graph, waited, 0, ACL_EVENT_WAIT_EXTERNAL));
+    ACL_OK(aclrtMemsetAsync(a, SIZE, 0x7e, SIZE, graph));
+    ACL_OK(aclrtRecordEventWithFlag(recorded, graph, ACL_EVENT_RECORD_EXTERNAL));
+    ACL_OK(aclrtMemcpyAsync(b, SIZE, a, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE, graph));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(graph, &model));
+    ACL_OK(aclrtDestroyEvent(recorded));
+    ACL_OK(aclrtDestroyEvent(waited));
+    for (int r = 0; r < REPLAYS; r++)
+        ACL_OK(aclmdlRIExecuteAsync(model, graph));
+    ACL_OK(aclrtSynchronizeStream(graph));
+    assert_device_filled(b, 0x7e);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtDestroyStream(graph));
+}
+
+COMPAT_TEST(external_needs_an_ex_sync_event,
+            "during a capture, an external record or wait of an event that is not of "
+            "aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) is refused with ACL_ERROR_INVALID_PARAM",
+            "API ref aclrtRecordEventWithFlag, aclrtStreamWaitEventWithFlag")
+{
+    aclrtStream graph = compat_new_stream();
+    aclrtEvent plain = NULL, with_flag = NULL;
+    ACL_OK(aclrtCreateEvent(&plain));
+    ACL_OK(aclrtCreateEventWithFlag(&with_flag, ACL_EVENT_SYNC));
+    ACL_OK(aclmdlRICaptureBegin(graph, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_FAILS_WITH(aclrtRecordEventWithFlag(plain, graph, ACL_EVENT_RECORD_EXTERNAL),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtStreamWaitEventWithFlag(graph, with_flag, 0, ACL_EVENT_WAIT_EXTERNAL),
+                   ACL_ERROR_INVALID_PARAM);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(graph, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(plain));
+    ACL_OK(aclrtDestroyEvent(with_flag));
+    ACL_OK(aclrtDestroyStream(graph));
+}
+
 COMPAT_TEST(capture_status,
             "aclmdlRICaptureGetInfo reports NONE outside a capture and ACTIVE with the model "
             "during one",
@@ -992,6 +1186,15 @@ Suite *compat_suite_graph(void)
     tcase_add_test(capture, exchange_mode_swaps);
     tcase_add_test(capture, unsafe_copy_in_global_mode);
     suite_add_tcase(s, capture);
+
+    TCase *external = tcase_create("external");
+    tcase_add_checked_fixture(external, set_up, tear_down);
+    tcase_add_test(external, external_wait_orders_a_model_after_a_stream);
+    tcase_add_test(external, external_record_orders_a_stream_after_a_model);
+    tcase_add_test(external, external_record_and_wait_between_models);
+    tcase_add_test(external, external_events_outlive_their_handle_in_a_model);
+    tcase_add_test(external, external_needs_an_ex_sync_event);
+    suite_add_tcase(s, external);
 
     TCase *models = tcase_create("models");
     tcase_add_checked_fixture(models, set_up, tear_down);

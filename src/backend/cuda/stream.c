@@ -366,6 +366,27 @@ static aclError cuda_wait(backend_stream *s, backend_event *e)
     return check(cudaStreamWaitEvent(s->s, e->e, 0));
 }
 
+/* s is being captured: CUDA makes an event record node and an event wait
+ * node of these, which act at each launch of the graph. */
+static aclError cuda_record_external(backend_stream *s, backend_event *e)
+{
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    rc = check(cudaEventRecordWithFlags(e->e, s->s, cudaEventRecordExternal));
+    if (rc == ACL_SUCCESS)
+        atomic_store_explicit(&e->reused, false, memory_order_relaxed);
+    return rc;
+}
+
+static aclError cuda_wait_external(backend_stream *s, backend_event *e)
+{
+    aclError rc = use_adopted_device(s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return check(cudaStreamWaitEvent(s->s, e->e, cudaEventWaitExternal));
+}
+
 static aclError cuda_host_func(backend_stream *s, host_fn fn, void *arg)
 {
     aclError rc = use_device(s->dev);
@@ -412,6 +433,8 @@ const backend_stream_ops cuda_stream_ops = {
     .memset_async = cuda_memset_async,
     .record = cuda_record,
     .wait = cuda_wait,
+    .record_external = cuda_record_external,
+    .wait_external = cuda_wait_external,
     .host_func = cuda_host_func,
     .value_write = cuda_value_write,
     .value_wait = cuda_value_wait,

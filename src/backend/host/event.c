@@ -5,9 +5,7 @@
 
 #include "backend/host/host.h"
 
-/* The event's current mark with a reference of the caller's own, or NULL if
- * it was never recorded. */
-static mark *event_mark(backend_event *e)
+mark *host_event_mark(backend_event *e)
 {
     pthread_mutex_lock(&e->lock);
     mark *m = e->current;
@@ -15,6 +13,16 @@ static mark *event_mark(backend_event *e)
         mark_retain(m);
     pthread_mutex_unlock(&e->lock);
     return m;
+}
+
+void host_event_set_mark(backend_event *e, mark *m)
+{
+    mark_retain(m);
+    pthread_mutex_lock(&e->lock);
+    mark *old = e->current;
+    e->current = m;
+    pthread_mutex_unlock(&e->lock);
+    mark_release(old);
 }
 
 static aclError host_event_create(backend_event *e, int32_t dev, bool timing)
@@ -81,12 +89,41 @@ aclError host_record(backend_stream *bs, backend_event *e)
     return ACL_SUCCESS;
 }
 
+/* s is being captured: the task becomes a node, which its graph's
+ * launches act on (graph.c). */
+static aclError capture_external(backend_stream *bs, backend_event *e, task_kind kind)
+{
+    host_stream *s = bs->impl;
+    host_capture *c = stream_capture_of(s, NULL);
+    if (!c)
+        return ACL_ERROR_RT_STREAM_NOT_CAPTURED;
+    capture_release(c);
+    task *t = task_new(kind);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    task_set_event(t, e);
+    aclError err = stream_enqueue(s, t, NULL);
+    if (err != ACL_SUCCESS)
+        task_discard(t);
+    return err;
+}
+
+aclError host_record_external(backend_stream *bs, backend_event *e)
+{
+    return capture_external(bs, e, TASK_EXT_RECORD);
+}
+
+aclError host_wait_external(backend_stream *bs, backend_event *e)
+{
+    return capture_external(bs, e, TASK_EXT_WAIT);
+}
+
 aclError host_wait(backend_stream *bs, backend_event *e)
 {
     host_stream *s = bs->impl;
     if (e->ipc)
         return host_ipc_wait(s, e->ipc);
-    mark *m = event_mark(e);
+    mark *m = host_event_mark(e);
     if (m && m->capture) {
         aclError err = capture_wait_mark(s, m);
         mark_release(m);
@@ -118,7 +155,7 @@ static aclError host_event_query(backend_event *e, bool *complete)
         *complete = host_ipc_complete(e->ipc, host_ipc_recorded(e->ipc));
         return ACL_SUCCESS;
     }
-    mark *m = event_mark(e);
+    mark *m = host_event_mark(e);
     *complete = mark_wait(m, 0);
     mark_release(m);
     return ACL_SUCCESS;
@@ -130,7 +167,7 @@ static aclError host_event_synchronize(backend_event *e, int32_t timeout_ms)
         return host_ipc_wait_for(e->ipc, host_ipc_recorded(e->ipc), timeout_ms)
                    ? ACL_SUCCESS
                    : ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
-    mark *m = event_mark(e);
+    mark *m = host_event_mark(e);
     bool reached = mark_wait(m, timeout_ms);
     mark_release(m);
     return reached ? ACL_SUCCESS : ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
@@ -140,8 +177,8 @@ static aclError host_event_elapsed(backend_event *start, backend_event *end, flo
 {
     if (!start->timing || !end->timing)
         return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
-    mark *a = event_mark(start);
-    mark *b = event_mark(end);
+    mark *a = host_event_mark(start);
+    mark *b = host_event_mark(end);
     aclError err = ACL_SUCCESS;
     if (!a || !b)
         err = ACL_ERROR_RT_INTERNAL_ERROR; /* never recorded */
@@ -158,7 +195,7 @@ static aclError host_event_timestamp(backend_event *e, uint64_t *us)
 {
     if (!e->timing)
         return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
-    mark *m = event_mark(e);
+    mark *m = host_event_mark(e);
     aclError err = ACL_SUCCESS;
     if (!m)
         err = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID; /* never recorded */

@@ -60,11 +60,14 @@ struct backend_graph {
     gplan *plan;
 };
 
-/* A replay: the plan it began with, stopped by an abort of its graph. */
+/* A replay of nodes [begin, end) of the plan it began with, stopped by an
+ * abort of its graph. A launch is one replay, or several when external
+ * records and waits split it. */
 typedef struct replay {
     backend_graph *g; /* a reference */
     gplan *plan;      /* a reference */
     unsigned gen;
+    size_t begin, end;
 } replay;
 
 /* A conditional node's job. */
@@ -135,11 +138,11 @@ static void graph_release(backend_graph *g)
     free(g);
 }
 
-/* The nodes of p in order, but the disabled ones; a replay of g stops
- * between nodes once g's abort generation is no longer gen. */
-static void plan_run(const gplan *p, const backend_graph *g, unsigned gen)
+/* Nodes [begin, end) of p in order, but the disabled ones; a replay of g
+ * stops between nodes once g's abort generation is no longer gen. */
+static void plan_run(const gplan *p, const backend_graph *g, unsigned gen, size_t begin, size_t end)
 {
-    for (size_t i = 0; i < p->count; i++) {
+    for (size_t i = begin; i < end; i++) {
         if (g && atomic_load_explicit(&g->abort_gen, memory_order_acquire) != gen)
             return;
         if (!p->off || !p->off[i])
@@ -150,7 +153,7 @@ static void plan_run(const gplan *p, const backend_graph *g, unsigned gen)
 static void replay_run(void *arg)
 {
     replay *r = arg;
-    plan_run(r->plan, r->g, r->gen);
+    plan_run(r->plan, r->g, r->gen, r->begin, r->end);
 }
 
 static void replay_release(void *arg)
@@ -499,14 +502,140 @@ static gplan *graph_plan(backend_graph *g)
     return p;
 }
 
-aclError host_graph_launch(backend_stream *bs, backend_graph *g)
+/* Whether node i of p is an enabled external record or wait. */
+static bool external_node(const gplan *p, size_t i)
+{
+    task_kind kind = task_kind_of(p->nodes[i]->t);
+    return (kind == TASK_EXT_RECORD || kind == TASK_EXT_WAIT) && !(p->off && p->off[i]);
+}
+
+/* What one launch queues: replays of the stretches between external
+ * nodes, each with the mark its completion gives (those an external record
+ * right after it sets), and waits for the marks of externally waited
+ * events as they are at the launch. */
+typedef struct launch_list {
+    task **tasks;
+    mark **marks;
+    size_t count;
+} launch_list;
+
+static void launch_list_discard(launch_list *l)
+{
+    for (size_t i = 0; i < l->count; i++) {
+        task_free(l->tasks[i]); /* a replay's payload, a wait's mark */
+        mark_release(l->marks[i]);
+    }
+}
+
+/* Adds a replay of [begin, end); with_mark: a mark of its completion. */
+static aclError launch_add_replay(launch_list *l, backend_graph *g, gplan *p, unsigned gen,
+                                  size_t begin, size_t end, bool with_mark, host_stream *s)
 {
     replay *r = malloc(sizeof *r);
-    if (!r)
+    mark *m = with_mark ? mark_new(s) : NULL;
+    task *t = r ? task_new_job(&replay_job, r) : NULL;
+    if (!t || (with_mark && !m)) {
+        if (t)
+            task_discard(t);
+        free(r);
+        mark_release(m);
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
     atomic_fetch_add(&g->refs, 1);
-    *r = (replay){g, graph_plan(g), atomic_load_explicit(&g->abort_gen, memory_order_acquire)};
-    return stream_enqueue_job(bs->impl, &replay_job, r);
+    atomic_fetch_add(&p->refs, 1);
+    *r = (replay){g, p, gen, begin, end};
+    l->tasks[l->count] = t;
+    l->marks[l->count++] = m;
+    return ACL_SUCCESS;
+}
+
+/* Queues a launch of p whose external nodes act as the launch is made,
+ * as CUDA's event nodes do: a record gives its event the mark of the
+ * stretch before it, a wait waits for the event's mark of now. All of it
+ * goes on s at once. */
+static aclError launch_split(host_stream *s, backend_graph *g, gplan *p, unsigned gen)
+{
+    launch_list l = {malloc((2 * p->count + 1) * sizeof(task *)),
+                     malloc((2 * p->count + 1) * sizeof(mark *)), 0};
+    aclError err = l.tasks && l.marks ? ACL_SUCCESS : ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    size_t begin = 0;
+    for (size_t i = 0; err == ACL_SUCCESS && i <= p->count; i++) {
+        if (i < p->count && !external_node(p, i))
+            continue;
+        bool record = i < p->count && task_kind_of(p->nodes[i]->t) == TASK_EXT_RECORD;
+        if (i > begin || record)
+            err = launch_add_replay(&l, g, p, gen, begin, i, record, s);
+        begin = i + 1;
+        if (err || i == p->count || record)
+            continue;
+        mark *m = host_event_mark(task_event(p->nodes[i]->t));
+        /* Nothing to wait for: never recorded, recorded by a capture (its
+         * record belongs to a model), complete, or recorded on s itself. */
+        if (!m || m->capture || !m->stream || m->stream == s || mark_wait(m, 0)) {
+            mark_release(m);
+            continue;
+        }
+        task *t = task_new_wait(m);
+        if (!t) {
+            mark_release(m);
+            err = ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+            continue;
+        }
+        l.tasks[l.count] = t;
+        l.marks[l.count++] = NULL;
+    }
+    if (err == ACL_SUCCESS)
+        err = stream_enqueue_all(s, l.tasks, l.marks, l.count);
+    if (err == ACL_SUCCESS) {
+        /* Each record's event now stands for its place in this launch. */
+        size_t at = 0;
+        for (size_t i = 0; i < p->count; i++) {
+            if (!external_node(p, i))
+                continue;
+            if (task_kind_of(p->nodes[i]->t) == TASK_EXT_RECORD) {
+                while (!l.marks[at])
+                    at++; /* the replay before this record carries its mark */
+                host_event_set_mark(task_event(p->nodes[i]->t), l.marks[at++]);
+            }
+        }
+        for (size_t i = 0; i < l.count; i++)
+            mark_release(l.marks[i]);
+    } else {
+        launch_list_discard(&l);
+    }
+    free(l.tasks);
+    free(l.marks);
+    return err;
+}
+
+aclError host_graph_launch(backend_stream *bs, backend_graph *g)
+{
+    host_stream *s = bs->impl;
+    gplan *p = graph_plan(g);
+    unsigned gen = atomic_load_explicit(&g->abort_gen, memory_order_acquire);
+    bool split = false;
+    for (size_t i = 0; i < p->count && !split; i++)
+        split = external_node(p, i);
+    host_capture *c = split ? stream_capture_of(s, NULL) : NULL;
+    if (c) {
+        /* Launched into a capture: one node, whose external nodes act when
+         * it runs (task_run). */
+        capture_release(c);
+        split = false;
+    }
+    if (split) {
+        aclError err = launch_split(s, g, p, gen);
+        plan_release(p);
+        return err;
+    }
+    replay *r = malloc(sizeof *r);
+    if (!r) {
+        plan_release(p);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    atomic_fetch_add(&g->refs, 1);
+    *r = (replay){g, p, gen, 0, p->count};
+    return stream_enqueue_job(s, &replay_job, r);
 }
 
 static void host_graph_destroy(backend_graph *g)
@@ -555,6 +684,10 @@ static const char *task_name(const task *t)
         return "IPC event record";
     case TASK_IPC_WAIT:
         return "IPC event wait";
+    case TASK_EXT_RECORD:
+        return "external event record";
+    case TASK_EXT_WAIT:
+        return "external event wait";
     }
     return "task";
 }
@@ -740,7 +873,7 @@ static backend_graph *body_new(void)
 static void run_body(backend_graph *body)
 {
     gplan *p = graph_plan(body);
-    plan_run(p, NULL, 0);
+    plan_run(p, NULL, 0, 0, p->count);
     plan_release(p);
 }
 

@@ -104,6 +104,8 @@ typedef enum task_kind {
     TASK_INDIRECT,   /* a copy through addresses read when it runs */
     TASK_IPC_SIGNAL, /* completes a record of a shared event */
     TASK_IPC_WAIT,   /* until a shared event's record completes */
+    TASK_EXT_RECORD, /* a captured external record (graph.c acts on it at launch) */
+    TASK_EXT_WAIT,   /* a captured external wait (likewise) */
 } task_kind;
 
 typedef struct task task;
@@ -122,6 +124,18 @@ void task_set_mark(task *t, mark *m);
 /* Appends t to s; when m is given it becomes the mark of t's completion.
  * On failure t stays the caller's. */
 aclError stream_enqueue(host_stream *s, task *t, mark *m);
+/* Appends n tasks at once, no other work between them; marks[i], when not
+ * NULL, becomes the mark of tasks[i]'s completion. On failure every task
+ * stays the caller's. */
+aclError stream_enqueue_all(host_stream *s, task **tasks, mark **marks, size_t n);
+/* A job task, not enqueued (NULL when out of memory; the payload stays the
+ * caller's). */
+task *task_new_job(const host_job_ops *ops, void *payload);
+/* A TASK_WAIT for m (the task takes the caller's reference). */
+task *task_new_wait(mark *m);
+/* The event of a TASK_EXT_RECORD or TASK_EXT_WAIT. */
+backend_event *task_event(const task *t);
+void task_set_event(task *t, backend_event *e);
 /* s's enqueued count, and whether everything enqueued has completed. */
 uint64_t stream_fed(host_stream *s, bool *done);
 /* Queues a job; on failure its payload is released. */
@@ -194,6 +208,12 @@ void host_ipc_event_release(backend_event *e);
 /* record and wait (event.c), in the stream operations. */
 aclError host_record(backend_stream *bs, backend_event *e);
 aclError host_wait(backend_stream *bs, backend_event *e);
+aclError host_record_external(backend_stream *bs, backend_event *e);
+aclError host_wait_external(backend_stream *bs, backend_event *e);
+/* e's current mark with a reference of the caller's, NULL if never
+ * recorded; and e's mark replaced by m (which takes a reference of its own). */
+mark *host_event_mark(backend_event *e);
+void host_event_set_mark(backend_event *e, mark *m);
 
 /* ---- words that tasks wait on (watch.c) ----
  * Value waits and notify waits watch a word in memory. Workers that change

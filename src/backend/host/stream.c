@@ -77,6 +77,7 @@ struct task {
             ipc_page *page;
             uint64_t seq;
         } ipc;
+        backend_event *event; /* TASK_EXT_RECORD, TASK_EXT_WAIT: the core holds it */
     } u;
 };
 
@@ -412,7 +413,56 @@ void task_run(task *t)
     case TASK_IPC_WAIT:
         (void)host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, -1);
         break;
+    /* Run as nodes only where a launch could not act on them beforehand (a
+     * conditional branch, a model replayed inside another model's run): the
+     * record marks everything so far done, the wait waits for the event's
+     * record as it is now. */
+    case TASK_EXT_RECORD: {
+        mark *done = mark_new(NULL);
+        if (done) {
+            host_event_set_mark(t->u.event, done);
+            mark_release(done);
+        } else {
+            stream_fail(s, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL);
+        }
+        break;
     }
+    case TASK_EXT_WAIT: {
+        mark *m = host_event_mark(t->u.event);
+        if (m && !m->capture && m->stream != s)
+            wait_mark(s, m, gen);
+        mark_release(m);
+        break;
+    }
+    }
+}
+
+task *task_new_job(const host_job_ops *ops, void *payload)
+{
+    task *t = task_new(TASK_JOB);
+    if (t) {
+        t->u.job.ops = ops;
+        t->u.job.payload = payload;
+    }
+    return t;
+}
+
+task *task_new_wait(mark *m)
+{
+    task *t = task_new(TASK_WAIT);
+    if (t)
+        t->u.mark = m;
+    return t;
+}
+
+backend_event *task_event(const task *t)
+{
+    return t->u.event;
+}
+
+void task_set_event(task *t, backend_event *e)
+{
+    t->u.event = e;
 }
 
 /* Frees a task that ran (or never will) with its mark reference. Called
@@ -508,6 +558,20 @@ static aclError worker_start(host_stream *s)
     return ACL_SUCCESS;
 }
 
+/* With s's lock held and its worker running. */
+static void append_locked(host_stream *s, task *t, mark *m)
+{
+    t->next = NULL;
+    if (s->tail)
+        s->tail->next = t;
+    else
+        s->head = t;
+    s->tail = t;
+    s->enqueued++;
+    if (m)
+        m->seq = s->enqueued;
+}
+
 aclError stream_enqueue(host_stream *s, task *t, mark *m)
 {
     t->next = NULL;
@@ -525,17 +589,27 @@ aclError stream_enqueue(host_stream *s, task *t, mark *m)
             return err;
         }
     }
-    if (s->tail)
-        s->tail->next = t;
-    else
-        s->head = t;
-    s->tail = t;
-    s->enqueued++;
-    if (m)
-        m->seq = s->enqueued;
+    append_locked(s, t, m);
     pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->lock);
     return ACL_SUCCESS;
+}
+
+aclError stream_enqueue_all(host_stream *s, task **tasks, mark **marks, size_t n)
+{
+    pthread_mutex_lock(&s->lock);
+    aclError err = ACL_SUCCESS;
+    if (s->capture)
+        err = ACL_ERROR_RT_STREAM_CAPTURED; /* the caller checked: a capture began meanwhile */
+    else if (!s->worker_running)
+        err = worker_start(s);
+    if (err == ACL_SUCCESS) {
+        for (size_t i = 0; i < n; i++)
+            append_locked(s, tasks[i], marks[i]);
+        pthread_cond_signal(&s->work_cv);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return err;
 }
 
 task *task_new(task_kind kind)
@@ -565,13 +639,11 @@ void mark_retain(mark *m)
 
 aclError stream_enqueue_job(host_stream *s, const host_job_ops *ops, void *payload)
 {
-    task *t = task_new(TASK_JOB);
+    task *t = task_new_job(ops, payload);
     if (!t) {
         ops->release(payload);
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
     }
-    t->u.job.ops = ops;
-    t->u.job.payload = payload;
     aclError err = stream_enqueue(s, t, NULL);
     if (err != ACL_SUCCESS)
         task_free(t);
@@ -960,6 +1032,8 @@ const backend_stream_ops host_stream_ops = {
     .memset_async = host_memset_async,
     .record = host_record,
     .wait = host_wait,
+    .record_external = host_record_external,
+    .wait_external = host_wait_external,
     .host_func = host_host_func,
     .value_write = host_value_write,
     .value_wait = host_value_wait,
