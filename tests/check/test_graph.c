@@ -1198,6 +1198,85 @@ START_TEST(cond_parent_abandoned)
 }
 END_TEST
 
+/* External records and waits where a launch cannot act on them beforehand
+ * act when reached: in a conditional branch, and in a model launched into
+ * another model's capture. Host backend only: CUDA takes no event nodes in
+ * conditional bodies. */
+START_TEST(external_nodes_act_when_reached_in_branches_and_nested_models)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return;
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream(),
+                other = acltest_new_stream();
+    aclrtEvent waited, recorded;
+    ACL_OK(aclrtCreateEventExWithFlag(&waited, ACL_EVENT_SYNC));
+    ACL_OK(aclrtCreateEventExWithFlag(&recorded, ACL_EVENT_SYNC));
+    uint8_t *src = kt_device(N), *dst = kt_device(N);
+
+    /* A branch that waits for `waited`, copies, and records `recorded`. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &model));
+    aclmdlRICondHandle cond = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(model, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond));
+    aclmdlRI branch = NULL;
+    aclmdlRICondTaskParams params = {
+        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = &branch};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    ACL_OK(aclmdlRICaptureToModelRIBegin(body, branch, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtStreamWaitEventWithFlag(body, waited, 0, ACL_EVENT_WAIT_EXTERNAL));
+    ACL_OK(aclrtMemcpyAsync(dst, N, src, N, ACL_MEMCPY_DEVICE_TO_DEVICE, body));
+    ACL_OK(aclrtRecordEventWithFlag(recorded, body, ACL_EVENT_RECORD_EXTERNAL));
+    aclmdlRI ended = NULL;
+    ACL_OK(aclmdlRICaptureEnd(body, &ended));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+
+    /* The same model launched into the capture of another. */
+    aclrtStream outer_stream = acltest_new_stream();
+    ACL_OK(aclmdlRICaptureBegin(outer_stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclmdlRIExecuteAsync(model, outer_stream));
+    aclmdlRI outer = NULL;
+    ACL_OK(aclmdlRICaptureEnd(outer_stream, &outer));
+
+    aclmdlRI runs[2] = {model, outer};
+    aclrtStream on[2] = {s, outer_stream};
+    for (int r = 0; r < 2; r++) {
+        uint8_t value = (uint8_t)(0x31 + r);
+        ACL_OK(aclrtMemset(dst, N, 0, N));
+        acltest_gate gate;
+        acltest_gate_close(&gate, other);
+        ACL_OK(aclrtMemsetAsync(src, N, value, N, other));
+        ACL_OK(aclrtRecordEvent(waited, other));
+        ACL_OK(aclmdlRIExecuteAsync(runs[r], on[r]));
+        acltest_gate_wait_reached(&gate);
+        aclrtStreamStatus st;
+        ACL_OK(aclrtStreamQuery(on[r], &st));
+        ck_assert_int_eq(st, ACL_STREAM_STATUS_NOT_READY);
+        acltest_gate_open(&gate);
+        ACL_OK(aclrtSynchronizeStream(on[r]));
+        uint8_t host[N];
+        ACL_OK(aclrtMemcpy(host, N, dst, N, ACL_MEMCPY_DEVICE_TO_HOST));
+        ck_assert_uint_eq(host[0], value);
+        ck_assert_uint_eq(host[N - 1], value);
+        aclrtEventRecordedStatus rs;
+        ACL_OK(aclrtQueryEventStatus(recorded, &rs));
+        ck_assert_int_eq(rs, ACL_EVENT_RECORDED_STATUS_COMPLETE);
+        ACL_OK(aclrtSynchronizeStream(other));
+    }
+    ACL_OK(aclmdlRIDestroy(outer));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(waited));
+    ACL_OK(aclrtDestroyEvent(recorded));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(dst));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(body));
+    ACL_OK(aclrtDestroyStream(other));
+    ACL_OK(aclrtDestroyStream(outer_stream));
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -1238,6 +1317,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tasks, abort_model);
     tcase_add_test(tasks, cond_while_with_kernels);
     tcase_add_test(tasks, cond_parent_abandoned);
+    tcase_add_test(tasks, external_nodes_act_when_reached_in_branches_and_nested_models);
     suite_add_tcase(s, tasks);
     return s;
 }
