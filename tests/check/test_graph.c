@@ -1116,6 +1116,27 @@ END_TEST
 /* A WHILE task whose body is a kernel: the kernel counts and the word
  * counts down (a value write would set it; here a kernel of ours adds -1
  * through add_scalar on its low half). */
+/* Begins a capture on s whose model gets one conditional task of `type`
+ * with one branch, the condition starting from def at each run when flag
+ * says so: the model in *model, the branch in *branch, the condition's
+ * word in *word when word is not NULL. Returns the condition. */
+static aclmdlRICondHandle capture_one_branch(aclrtStream s, aclmdlRICondTaskType type, uint32_t def,
+                               aclmdlRICondHandleFlag flag, aclmdlRI *model, aclmdlRI *branch,
+                               uint64_t **word)
+{
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, model));
+    aclmdlRICondHandle cond = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(*model, def, flag, &cond));
+    if (word)
+        ACL_OK(aclmdlRICondHandleGetCondPtr(cond, word));
+    aclmdlRICondTaskParams params = {
+        .handle = cond, .type = type, .size = 1, .modelRIArray = branch};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    return cond;
+}
+
 START_TEST(cond_while_with_kernels)
 {
     aclrtBinHandle bin = kt_load();
@@ -1124,18 +1145,11 @@ START_TEST(cond_while_with_kernels)
     aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
     int32_t *counter = kt_device(64);
     ACL_OK(aclrtMemset(counter, 64, 0, 64));
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
-    aclmdlRICaptureStatus status;
-    aclmdlRI parent = NULL;
-    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
-    aclmdlRICondHandle cond = NULL;
-    ACL_OK(aclmdlRICondHandleCreate(parent, 5, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond));
+    aclmdlRI parent = NULL, loop = NULL;
     uint64_t *word = NULL;
-    ACL_OK(aclmdlRICondHandleGetCondPtr(cond, &word));
-    aclmdlRI loop = NULL;
-    aclmdlRICondTaskParams params = {
-        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_WHILE, .size = 1, .modelRIArray = &loop};
-    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    aclmdlRICondHandle cond =
+        capture_one_branch(s, ACL_MODEL_RI_COND_TYPE_WHILE, 5,
+                           ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &parent, &loop, &word);
     /* The branch cannot run alone, and the parent cannot end first. */
     ACL_FAILS_WITH(aclmdlRIExecuteAsync(loop, body), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclmdlRICaptureToModelRIBegin(body, loop, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
@@ -1176,19 +1190,12 @@ START_TEST(cond_parent_abandoned)
 {
     aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
     void *dev = kt_device(N);
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
-    aclmdlRICaptureStatus status;
-    aclmdlRI parent = NULL;
-    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
-    aclmdlRICondHandle cond = NULL;
-    ACL_OK(aclmdlRICondHandleCreate(parent, 1, 0, &cond));
-    aclmdlRI branch = NULL;
-    aclmdlRICondTaskParams params = {
-        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = &branch};
-    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    aclmdlRI parent = NULL, branch = NULL;
+    capture_one_branch(s, ACL_MODEL_RI_COND_TYPE_IF, 1, 0, &parent, &branch, NULL);
     ACL_OK(aclmdlRICaptureToModelRIBegin(body, branch, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     ACL_OK(aclrtMemsetAsync(dev, N, 1, N, body));
     ACL_OK(aclrtDestroyStream(s)); /* the parent's capture goes */
+    aclmdlRICaptureStatus status;
     ACL_OK(aclmdlRICaptureGetInfo(body, &status, NULL));
     ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_NONE);
     ACL_OK(aclrtMemsetAsync(dev, N, 2, N, body)); /* runs at once */
@@ -1214,16 +1221,9 @@ START_TEST(external_nodes_act_when_reached_in_branches_and_nested_models)
     uint8_t *src = kt_device(N), *dst = kt_device(N);
 
     /* A branch that waits for `waited`, copies, and records `recorded`. */
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
-    aclmdlRICaptureStatus status;
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &model));
-    aclmdlRICondHandle cond = NULL;
-    ACL_OK(aclmdlRICondHandleCreate(model, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond));
-    aclmdlRI branch = NULL;
-    aclmdlRICondTaskParams params = {
-        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = &branch};
-    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    aclmdlRI model = NULL, branch = NULL;
+    capture_one_branch(s, ACL_MODEL_RI_COND_TYPE_IF, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT,
+                       &model, &branch, NULL);
     ACL_OK(aclmdlRICaptureToModelRIBegin(body, branch, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     ACL_OK(aclrtStreamWaitEventWithFlag(body, waited, 0, ACL_EVENT_WAIT_EXTERNAL));
     ACL_OK(aclrtMemcpyAsync(dst, N, src, N, ACL_MEMCPY_DEVICE_TO_DEVICE, body));
