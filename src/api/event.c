@@ -37,10 +37,6 @@ static aclError check_flags(const char *api, uint32_t flag, uint32_t allowed)
             api, ACL_ERROR_INVALID_PARAM,
             "ACL_EVENT_EXTERNAL and ACL_EVENT_IPC cannot be combined with other flags (0x%x)",
             flag);
-    if (flag & ACL_EVENT_EXTERNAL)
-        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "external events (records and waits that a captured model makes on "
-                         "events outside it) are not provided by acl-cuda's captures");
     if ((flag & ACL_EVENT_IPC) && !backend()->ipc)
         return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "the %s backend has no inter-process events", backend()->name);
@@ -126,14 +122,27 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
      * resets those too (they carry ACL_EVENT_SYNC), and its own multi-stream
      * example relies on it. aclrtCreateEventExWithFlag's are refused, as
      * documented. */
-    if (e->flavour == EVENT_EX || !(e->flags & ACL_EVENT_SYNC))
+    if (e->flag)
+        err = event_reset_flag(__func__, e, s);
+    else if (e->flavour == EVENT_EX || !(e->flags & ACL_EVENT_SYNC))
         err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                        "only events made with ACL_EVENT_SYNC by aclrtCreateEventWithFlag (or "
-                        "aclrtCreateEvent) can be reset");
+                        "only events made with ACL_EVENT_SYNC or ACL_EVENT_EXTERNAL by "
+                        "aclrtCreateEventWithFlag (or aclrtCreateEvent) can be reset");
     else
         event_reset(e);
     put_pair(e, s);
     return err;
+}
+
+/* An ACL_EVENT_EXTERNAL event is a flag that streams and models wait on:
+ * it records no work whose completion could be asked for. */
+static aclError flag_refused(const char *api, const acl_event *e)
+{
+    return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "event %u was made with ACL_EVENT_EXTERNAL: a flag for streams and models "
+                     "to wait on (aclrtStreamWaitEvent), with no record to query or wait for "
+                     "from the host",
+                     e->id);
 }
 
 /* The three status queries differ in which events they accept and in the
@@ -151,6 +160,8 @@ static aclError query(const char *api, aclrtEvent event, bool ex_allowed, bool *
         err = acl_raise(
             api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             "events made by aclrtCreateEventExWithFlag only answer aclrtQueryEventStatus");
+    else if (e->flag)
+        err = flag_refused(api, e);
     else if ((err = event_query(e, complete)))
         acl_raise(api, err, "querying event %u failed", e->id);
     event_put(e);
@@ -194,6 +205,11 @@ static aclError synchronize(const char *api, aclrtEvent event, int32_t timeout_m
     aclError err = event_get(api, event, &e);
     if (err)
         return err;
+    if (e->flag) {
+        err = flag_refused(api, e);
+        event_put(e);
+        return err;
+    }
     err = event_synchronize(e, timeout_ms);
     if (err == ACL_ERROR_INVALID_PARAM)
         acl_raise(api, err, "event %u was destroyed by another thread during the call", e->id);
@@ -255,8 +271,8 @@ static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event
     if (err)
         return err;
     /* IPC events stand alone and are made to be waited for (CANN's IPC
-     * flow: the other process's stream waits). */
-    if (!(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_IPC)))
+     * flow: the other process's stream waits); so are EXTERNAL ones. */
+    if (!(e->flags & (ACL_EVENT_SYNC | ACL_EVENT_IPC | ACL_EVENT_EXTERNAL)))
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "event %u was created without ACL_EVENT_SYNC and cannot be waited for",
                         e->id);

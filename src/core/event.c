@@ -20,8 +20,41 @@ static void event_free(object *o)
         free(e->share);
     }
     backend()->event->destroy(event_backend(e)); /* never blocks */
+    if (e->flag) {
+        backend()->notify->destroy(e->flag);
+        free(e->flag);
+    }
     free(e);
     atomic_fetch_sub(&live_events, 1);
+}
+
+/* The word of an ACL_EVENT_EXTERNAL event: a counting notify (set to 1 or
+ * 0, waited for until 1 or more), so that a wait queued before the record
+ * still waits for it. */
+static aclError flag_create(acl_event *e)
+{
+    const backend_notify_ops *ops = backend()->notify;
+    if (!ops)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    backend_notify *n = calloc(1, ops->size);
+    if (!n)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    aclError err = ops->create(n, e->phys);
+    if (err) {
+        free(n);
+        return err;
+    }
+    e->flag = n;
+    return ACL_SUCCESS;
+}
+
+static aclError flag_set(const char *api, acl_event *e, acl_stream *s, uint32_t value)
+{
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_CNT_NOTIFY_RECORD,
+                                 .u.notify = {.notify = e->flag,
+                                              .mode = ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE,
+                                              .value = value}});
 }
 
 aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
@@ -53,6 +86,11 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
     e->flags = flags;
     e->id = atomic_fetch_add(&next_event_id, 1);
     e->phys = ctx->phys;
+    if (flags == ACL_EVENT_EXTERNAL && (err = flag_create(e))) {
+        event_free(&e->obj);
+        return acl_raise(api, err, "creating the flag of an ACL_EVENT_EXTERNAL event failed: %s",
+                         acl_error_text(err));
+    }
     if ((err = handle_publish(&e->obj, HANDLE_EVENT, event_free))) {
         event_free(&e->obj);
         return acl_raise(api, err, "out of host memory for the handle table");
@@ -157,6 +195,8 @@ aclError event_destroy(const char *api, aclrtEvent handle)
 
 aclError event_record(const char *api, acl_event *e, acl_stream *s)
 {
+    if (e->flag) /* captured as any stream-ordered task */
+        return flag_set(api, e, s, 1);
     uint64_t capture_id = 0;
     aclError err;
     if (__builtin_expect(stream_capture(s) != NULL, 0))
@@ -172,6 +212,13 @@ aclError event_record(const char *api, acl_event *e, acl_stream *s)
 
 aclError event_wait(const char *api, acl_stream *s, acl_event *e)
 {
+    if (e->flag)
+        return stream_submit(
+            api, s,
+            &(task){.kind = TASK_CNT_NOTIFY_WAIT,
+                    .u.notify = {.notify = e->flag,
+                                 .mode = ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE,
+                                 .value = 1}});
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
         return ACL_SUCCESS; /* nothing captured: nothing to wait for */
     uint64_t capture_id = atomic_load_explicit(&e->capture_id, memory_order_relaxed);
@@ -191,6 +238,11 @@ aclError event_external(const char *api, acl_stream *s, acl_event *e, bool recor
         atomic_store_explicit(&e->recorded, true, memory_order_release);
     }
     return err;
+}
+
+aclError event_reset_flag(const char *api, acl_event *e, acl_stream *s)
+{
+    return flag_set(api, e, s, 0);
 }
 
 void event_reset(acl_event *e)

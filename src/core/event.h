@@ -8,7 +8,8 @@
  * later waits use the latest record. Until its first record an event
  * reports not ready, except an ExWithFlag one, which reports complete, as
  * in CANN. A reset returns the event to "never recorded": later waits on it
- * do not wait and queries report it not ready, until it is recorded again. */
+ * do not wait and queries report it not ready, until it is recorded again.
+ * An event of ACL_EVENT_EXTERNAL alone is a flag instead (acl_event.flag). */
 #ifndef ACLCUDA_CORE_EVENT_H
 #define ACLCUDA_CORE_EVENT_H
 
@@ -28,9 +29,13 @@ typedef struct acl_event {
     uint32_t flags;
     uint32_t id;
     int32_t phys;
-    atomic_bool recorded;                 /* since creation or the last reset */
-    _Atomic uint64_t capture_id;          /* the capture its latest record was made in, or 0 */
-    void *share;                          /* its name for other processes (ipc.c), or NULL */
+    atomic_bool recorded;        /* since creation or the last reset */
+    _Atomic uint64_t capture_id; /* the capture its latest record was made in, or 0 */
+    void *share;                 /* its name for other processes (ipc.c), or NULL */
+    /* ACL_EVENT_EXTERNAL (task updates): a flag, not a record of work. A
+     * record sets it, a wait waits until it is set (also for records queued
+     * after the wait), a reset clears it, all in stream order. */
+    backend_notify *flag;
     _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
 } acl_event;
 
@@ -82,6 +87,8 @@ aclError event_wait(const char *api, acl_stream *s, acl_event *e);
  * holds e as long as it lives. Raises. */
 aclError event_external(const char *api, acl_stream *s, acl_event *e, bool record);
 void event_reset(acl_event *e);
+/* Clears an ACL_EVENT_EXTERNAL event's flag in s's order. Raises. */
+aclError event_reset_flag(const char *api, acl_event *e, acl_stream *s);
 /* Not ready when never recorded or reset (EX events: complete);
  * synchronize of such an event returns at once. synchronize returns
  * ACL_ERROR_INVALID_PARAM when another thread destroyed the event before

@@ -974,6 +974,94 @@ static aclrtStreamStatus query_status(aclrtStream s)
     return st;
 }
 
+/* ---- ACL_EVENT_EXTERNAL: a flag for task updates --------------------------------------- */
+
+static aclrtEvent flag_event(void)
+{
+    aclrtEvent e = NULL;
+    ACL_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_EXTERNAL));
+    return e;
+}
+
+static void assert_device_byte(const unsigned char *dev, unsigned char value)
+{
+    unsigned char host[64];
+    ACL_OK(aclrtMemcpy(host, sizeof host, dev, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(host[0], value);
+    ck_assert_uint_eq(host[63], value);
+}
+
+COMPAT_TEST(external_flag_wait_waits_for_a_later_record,
+            "a stream's wait on an ACL_EVENT_EXTERNAL event waits until the event is recorded, "
+            "also by a record queued after the wait; aclrtResetEvent clears it in stream order; "
+            "its status cannot be queried or waited for from the host",
+            "API ref aclrtCreateEventWithFlag (ACL_EVENT_EXTERNAL: task update), aclrtResetEvent; "
+            "sample model_ri/1_model_update")
+{
+    aclrtStream a = compat_new_stream(), b = compat_new_stream();
+    aclrtEvent e = flag_event();
+    unsigned char *dev = NULL;
+    ACL_OK(aclrtMalloc((void **)&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int round = 0; round < 3; round++) {
+        unsigned char value = (unsigned char)(0x50 + round);
+        ACL_OK(aclrtStreamWaitEvent(a, e));
+        ACL_OK(aclrtMemsetAsync(dev, 64, value, 64, a));
+        ACL_OK(aclrtResetEvent(e, a));
+        ck_assert_int_eq(query_status(a), ACL_STREAM_STATUS_NOT_READY);
+        ACL_OK(aclrtRecordEvent(e, b));
+        ACL_OK(aclrtSynchronizeStream(a));
+        assert_device_byte(dev, value);
+    }
+    aclrtEventRecordedStatus status;
+    ACL_FAILS_WITH(aclrtQueryEventStatus(e, &status), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtSynchronizeEvent(e), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    aclrtEvent both = NULL;
+    ACL_FAILS_WITH(aclrtCreateEventWithFlag(&both, ACL_EVENT_EXTERNAL | ACL_EVENT_SYNC),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtSynchronizeStream(b));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyStream(a));
+    ACL_OK(aclrtDestroyStream(b));
+}
+
+COMPAT_TEST(external_flag_gates_each_run_of_a_model,
+            "a model that waited for an ACL_EVENT_EXTERNAL event and reset it during its capture "
+            "waits at each run until another stream records the event after the run was queued "
+            "(CANN's task-update flow)",
+            "API ref aclrtCreateEventWithFlag, aclmdlRICaptureTaskUpdateBegin; sample "
+            "model_ri/1_model_update")
+{
+    aclrtStream graph = compat_new_stream(), update = compat_new_stream();
+    aclrtEvent e = flag_event();
+    unsigned char *src = NULL, *dst = NULL;
+    ACL_OK(aclrtMalloc((void **)&src, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&dst, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclmdlRICaptureBegin(graph, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtStreamWaitEvent(graph, e));
+    ACL_OK(aclrtResetEvent(e, graph));
+    ACL_OK(aclrtMemcpyAsync(dst, 64, src, 64, ACL_MEMCPY_DEVICE_TO_DEVICE, graph));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(graph, &model));
+    for (int run = 0; run < 3; run++) {
+        unsigned char value = (unsigned char)(0x70 + run);
+        ACL_OK(aclrtMemset(dst, 64, 0, 64));
+        ACL_OK(aclmdlRIExecuteAsync(model, graph));
+        ck_assert_int_eq(query_status(graph), ACL_STREAM_STATUS_NOT_READY);
+        ACL_OK(aclrtMemsetAsync(src, 64, value, 64, update));
+        ACL_OK(aclrtRecordEvent(e, update));
+        ACL_OK(aclrtSynchronizeStream(graph));
+        assert_device_byte(dst, value);
+        ACL_OK(aclrtSynchronizeStream(update));
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(dst));
+    ACL_OK(aclrtDestroyStream(graph));
+    ACL_OK(aclrtDestroyStream(update));
+}
+
 COMPAT_TEST(record_and_wait_with_flags,
             "aclrtRecordEventWithFlag(DEFAULT) and aclrtStreamWaitEventWithFlag(DEFAULT) order streams as their plain forms; EXTERNAL ones outside a graph capture, and unknown flags, are refused",
             "API ref aclrtRecordEventWithFlag, aclrtStreamWaitEventWithFlag")
@@ -1163,6 +1251,8 @@ Suite *compat_suite_event(void)
     tcase_add_checked_fixture(more, compat_set_up, compat_tear_down);
     tcase_set_timeout(more, 60);
     tcase_add_test(more, record_and_wait_with_flags);
+    tcase_add_test(more, external_flag_wait_waits_for_a_later_record);
+    tcase_add_test(more, external_flag_gates_each_run_of_a_model);
     tcase_add_test(more, event_timestamps);
     suite_add_tcase(s, more);
 
