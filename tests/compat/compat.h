@@ -241,6 +241,14 @@ static inline uint8_t *compat_host_buffer(size_t size)
 
 /* One assertion per buffer: every ck_assert records a checkpoint, too slow
  * per byte. */
+/* aclrtStreamQuery's answer, which must be a success. */
+static inline aclrtStreamStatus compat_stream_status(aclrtStream s)
+{
+    aclrtStreamStatus st;
+    ACL_OK(aclrtStreamQuery(s, &st));
+    return st;
+}
+
 static inline void compat_assert_filled(const void *buf, size_t size, uint8_t value)
 {
     const uint8_t *p = buf;

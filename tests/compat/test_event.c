@@ -967,13 +967,6 @@ ROW(aclrtSynchronizeEventWithTimeout)
 
 /* ---- issue 17: event ---------------------------------------------------------------- */
 
-static aclrtStreamStatus query_status(aclrtStream s)
-{
-    aclrtStreamStatus st;
-    ACL_OK(aclrtStreamQuery(s, &st));
-    return st;
-}
-
 /* ---- ACL_EVENT_EXTERNAL: a flag for task updates --------------------------------------- */
 
 static aclrtEvent flag_event(void)
@@ -1007,7 +1000,7 @@ COMPAT_TEST(external_flag_wait_waits_for_a_later_record,
         ACL_OK(aclrtStreamWaitEvent(a, e));
         ACL_OK(aclrtMemsetAsync(dev, 64, value, 64, a));
         ACL_OK(aclrtResetEvent(e, a));
-        ck_assert_int_eq(query_status(a), ACL_STREAM_STATUS_NOT_READY);
+        ck_assert_int_eq(compat_stream_status(a), ACL_STREAM_STATUS_NOT_READY);
         ACL_OK(aclrtRecordEvent(e, b));
         ACL_OK(aclrtSynchronizeStream(a));
         assert_device_byte(dev, value);
@@ -1047,7 +1040,7 @@ COMPAT_TEST(external_flag_gates_each_run_of_a_model,
         unsigned char value = (unsigned char)(0x70 + run);
         ACL_OK(aclrtMemset(dst, 64, 0, 64));
         ACL_OK(aclmdlRIExecuteAsync(model, graph));
-        ck_assert_int_eq(query_status(graph), ACL_STREAM_STATUS_NOT_READY);
+        ck_assert_int_eq(compat_stream_status(graph), ACL_STREAM_STATUS_NOT_READY);
         ACL_OK(aclrtMemsetAsync(src, 64, value, 64, update));
         ACL_OK(aclrtRecordEvent(e, update));
         ACL_OK(aclrtSynchronizeStream(graph));
@@ -1078,7 +1071,7 @@ COMPAT_TEST(record_and_wait_with_flags,
     ACL_OK(aclrtStreamWaitEventWithFlag(b, e, 0, ACL_EVENT_WAIT_DEFAULT));
     ACL_OK(aclrtMemcpyAsync(dev + 64, 64, dev, 64, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
     compat_gate_wait_reached(&gate);
-    ck_assert_int_eq(query_status(b), ACL_STREAM_STATUS_NOT_READY);
+    ck_assert_int_eq(compat_stream_status(b), ACL_STREAM_STATUS_NOT_READY);
     compat_gate_open(&gate);
     ACL_OK(aclrtSynchronizeStream(b));
     unsigned char host[64];

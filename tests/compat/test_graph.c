@@ -79,13 +79,6 @@ COMPAT_TEST(captured_work_runs_when_the_model_does,
  * or records it (ACL_EVENT_RECORD_EXTERNAL), and each run of the model does
  * so again (CANN's sample model_ri/4, "three synchronization scenarios"). */
 
-static aclrtStreamStatus query_status(aclrtStream s)
-{
-    aclrtStreamStatus st;
-    ACL_OK(aclrtStreamQuery(s, &st));
-    return st;
-}
-
 static aclrtEvent external_event(void)
 {
     aclrtEvent e = NULL;
@@ -122,7 +115,7 @@ COMPAT_TEST(external_wait_orders_a_model_after_a_stream,
         ACL_OK(aclrtRecordEvent(e, other));
         ACL_OK(aclmdlRIExecuteAsync(model, graph));
         compat_gate_wait_reached(&gate);
-        ck_assert_int_eq(query_status(graph), ACL_STREAM_STATUS_NOT_READY);
+        ck_assert_int_eq(compat_stream_status(graph), ACL_STREAM_STATUS_NOT_READY);
         compat_gate_open(&gate);
         ACL_OK(aclrtSynchronizeStream(graph));
         assert_device_filled(dst, value);
@@ -161,7 +154,7 @@ COMPAT_TEST(external_record_orders_a_stream_after_a_model,
         ACL_OK(aclrtStreamWaitEvent(other, e));
         ACL_OK(aclrtMemcpyAsync(out, SIZE, dst, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, other));
         compat_gate_wait_reached(&gate);
-        ck_assert_int_eq(query_status(other), ACL_STREAM_STATUS_NOT_READY);
+        ck_assert_int_eq(compat_stream_status(other), ACL_STREAM_STATUS_NOT_READY);
         compat_gate_open(&gate);
         ACL_OK(aclrtSynchronizeStream(other));
         compat_assert_filled(out, SIZE, value);
@@ -202,7 +195,7 @@ COMPAT_TEST(external_record_and_wait_between_models,
         ACL_OK(aclmdlRIExecuteAsync(producer, first));
         ACL_OK(aclmdlRIExecuteAsync(consumer, second));
         compat_gate_wait_reached(&gate);
-        ck_assert_int_eq(query_status(second), ACL_STREAM_STATUS_NOT_READY);
+        ck_assert_int_eq(compat_stream_status(second), ACL_STREAM_STATUS_NOT_READY);
         compat_gate_open(&gate);
         ACL_OK(aclrtSynchronizeStream(second));
         assert_device_filled(dst, value);

@@ -569,13 +569,6 @@ ROW(aclrtSynchronizeStreamWithTimeout)
 
 /* ---- issue 17: stream ---------------------------------------------------------------- */
 
-static aclrtStreamStatus query_status(aclrtStream s)
-{
-    aclrtStreamStatus st;
-    ACL_OK(aclrtStreamQuery(s, &st));
-    return st;
-}
-
 COMPAT_TEST(create_v2_takes_the_configuration,
             "aclrtCreateStreamV2 makes a stream with the priority and flag set by aclrtSetStreamConfigOpt; the configuration can be destroyed while the stream lives",
             "API ref aclrtCreateStreamV2, aclrtSetStreamConfigOpt (the 4-step flow)")
@@ -637,7 +630,7 @@ COMPAT_TEST(abort_leaves_a_usable_stream,
     for (int i = 0; i < 3; i++)
         ACL_OK(aclrtMemsetAsync(aborted, 4096, i, 4096, s));
     ACL_OK(aclrtStreamAbort(s));
-    ck_assert_int_eq(query_status(s), ACL_STREAM_STATUS_COMPLETE);
+    ck_assert_int_eq(compat_stream_status(s), ACL_STREAM_STATUS_COMPLETE);
     ACL_OK(aclrtSynchronizeStream(s));
     /* Into other memory: whether aborted work that had not started yet is
      * dropped or still lands (a GPU cannot take back queued work) is the
