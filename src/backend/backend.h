@@ -649,6 +649,14 @@ static inline const backend_ops *backend(void)
     const backend_ops *in_use = atomic_load_explicit(&backend_in_use, memory_order_acquire);
     return in_use ? in_use : backend_choose();
 }
+/* backend(), for code that holds an object of the backend (a stream, an
+ * event): one was chosen before it was made, and the holder's lookup of it
+ * ordered that choice before this load. No call, so a caller's values in
+ * memory need not be read again after it. */
+static inline const backend_ops *backend_chosen(void)
+{
+    return atomic_load_explicit(&backend_in_use, memory_order_relaxed);
+}
 /* False when ACLCUDA_BACKEND=cuda was asked for but cannot work: the
  * process then has no devices. */
 bool backend_usable(void);

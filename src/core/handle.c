@@ -42,6 +42,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,13 +67,27 @@ typedef struct slot {
     _Atomic uint32_t next_free; /* while free: the next on the free stack */
 } __attribute__((aligned(64))) slot;
 
-static _Atomic(slot *) chunks[MAX_CHUNKS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t slots_made; /* under table_lock */
 /* The free stack's top slot in the low half (NO_SLOT: empty), a count of
  * its changes in the high half: a pop that read a next that is stale since
  * cannot succeed (ABA). */
 static _Atomic uint64_t free_top = NO_SLOT;
+
+/* What every lookup and every read section's end read, in one cache line
+ * with the chunk directory's first entries: a lookup then misses at most
+ * this line, its slot and its reader record where a driver call between two
+ * lookups evicted everything.
+ *   global_epoch: the reclamation epoch (see below);
+ *   retired_waiting: objects on the shared retired list;
+ *   asymmetric_fences: readers enter with a plain store and reclaimers fence
+ *     them (readers_fence); set before any thread can borrow, never changed. */
+static struct {
+    _Atomic uint64_t global_epoch;
+    atomic_size_t retired_waiting;
+    bool asymmetric_fences;
+    _Atomic(slot *) chunks[MAX_CHUNKS];
+} __attribute__((aligned(64))) hot = {.global_epoch = 1};
 
 static inline uint64_t word_identity(uint32_t generation, handle_kind kind)
 {
@@ -81,7 +96,7 @@ static inline uint64_t word_identity(uint32_t generation, handle_kind kind)
 
 static inline slot *slot_at(uint32_t index)
 {
-    slot *chunk = atomic_load_explicit(&chunks[index >> CHUNK_SHIFT], memory_order_acquire);
+    slot *chunk = atomic_load_explicit(&hot.chunks[index >> CHUNK_SHIFT], memory_order_acquire);
     return chunk ? &chunk[index & (CHUNK_SLOTS - 1)] : NULL;
 }
 
@@ -146,7 +161,7 @@ static uint32_t slot_make(void)
             chunk[i].obj = NULL;
             atomic_init(&chunk[i].next_free, NO_SLOT);
         }
-        atomic_store_explicit(&chunks[index >> CHUNK_SHIFT], chunk, memory_order_release);
+        atomic_store_explicit(&hot.chunks[index >> CHUNK_SHIFT], chunk, memory_order_release);
     }
     slots_made++;
     return index;
@@ -184,18 +199,16 @@ void *handle_of(const object *o)
 
 /* ---- read sections and reclamation --------------------------------------------- */
 
+/* A line of its own: its thread writes it at every section's start and
+ * end, which must not take a line from under another thread. */
 typedef struct reader {
     _Atomic uint64_t epoch; /* the epoch its section began at; 0 outside */
     atomic_bool used;       /* by a live thread */
     struct reader *next;    /* every record ever made; never unlinked */
-} reader;
+} __attribute__((aligned(64))) reader;
 
-static _Atomic uint64_t global_epoch = 1;
 static _Atomic(reader *) readers;
 static atomic_uint readers_used; /* records in use by live threads */
-/* Readers enter with a plain store; reclaimers fence them (readers_fence).
- * Set before any thread can borrow, never changed. */
-static bool asymmetric_fences;
 static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t reader_key;
 static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
@@ -204,7 +217,6 @@ enum { RECLAIM_BATCH = 32 }; /* objects on the shared list per membarrier */
 
 static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER; /* one reclaimer at a time */
 static _Atomic(object *) retired_head; /* pushed lock-free, taken whole by the reclaimer */
-static atomic_size_t retired_waiting;
 
 /* Readers without a record (their thread could not get one: out of
  * memory) are only counted; while any is inside, nothing is freed. */
@@ -254,7 +266,9 @@ static reader *reader_register(void)
     while (r && atomic_load_explicit(&r->used, memory_order_relaxed))
         r = r->next;
     if (!r) {
-        r = calloc(1, sizeof *r);
+        r = aligned_alloc(_Alignof(reader), sizeof *r);
+        if (r)
+            memset(r, 0, sizeof *r);
         if (!r) {
             pthread_mutex_unlock(&readers_lock);
             return NULL; /* the thread reads without a record this time */
@@ -283,7 +297,7 @@ static bool readers_fence(void)
      * sequentially consistent exchange, and the scan's loads are too. A
      * membarrier that fails (it worked when registered) leaves the records
      * unreliable: nothing is freed then, rather than something in use. */
-    return !asymmetric_fences ||
+    return !hot.asymmetric_fences ||
            syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
@@ -307,7 +321,8 @@ static void section_enter_unrecorded(thread_reader *t)
     reader *r = reader_register();
     t->unrecorded = !r;
     if (r)
-        atomic_store_explicit(&r->epoch, atomic_load_explicit(&global_epoch, memory_order_acquire),
+        atomic_store_explicit(&r->epoch,
+                              atomic_load_explicit(&hot.global_epoch, memory_order_acquire),
                               memory_order_seq_cst);
     else
         atomic_fetch_add_explicit(&unrecorded_readers, 1, memory_order_seq_cst);
@@ -325,8 +340,8 @@ static inline void section_enter(thread_reader *t, unsigned n)
     if (depth)
         return;
     if (__builtin_expect(t->me != NULL, 1)) {
-        uint64_t epoch = atomic_load_explicit(&global_epoch, memory_order_acquire);
-        if (__builtin_expect(asymmetric_fences, 1)) {
+        uint64_t epoch = atomic_load_explicit(&hot.global_epoch, memory_order_acquire);
+        if (__builtin_expect(hot.asymmetric_fences, 1)) {
             atomic_store_explicit(&t->me->epoch, epoch, memory_order_relaxed);
             atomic_signal_fence(memory_order_seq_cst); /* the compiler keeps the order */
         } else {
@@ -347,7 +362,7 @@ static inline void section_exit(thread_reader *t, unsigned n)
             atomic_store_explicit(&t->me->epoch, 0, memory_order_release);
         if (t->retired)
             settle_retired(t);
-        size_t waiting = atomic_load_explicit(&retired_waiting, memory_order_relaxed);
+        size_t waiting = atomic_load_explicit(&hot.retired_waiting, memory_order_relaxed);
         if (waiting && (waiting >= RECLAIM_BATCH || sole_reader(t)))
             reclaim_try();
     }
@@ -437,7 +452,7 @@ static void reclaim_try(void)
             while (!atomic_compare_exchange_weak_explicit(
                 &retired_head, &head, waiting, memory_order_release, memory_order_relaxed));
         }
-        atomic_fetch_sub_explicit(&retired_waiting, freed, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&hot.retired_waiting, freed, memory_order_relaxed);
         pthread_mutex_unlock(&reclaim_lock);
         if (!ready)
             return;
@@ -453,13 +468,13 @@ static void reclaim_try(void)
  * the epoch of its retirement: readers that entered later cannot reach it. */
 static void retired_push(object *o)
 {
-    o->retired_epoch = atomic_fetch_add_explicit(&global_epoch, 1, memory_order_seq_cst);
+    o->retired_epoch = atomic_fetch_add_explicit(&hot.global_epoch, 1, memory_order_seq_cst);
     object *head = atomic_load_explicit(&retired_head, memory_order_relaxed);
     do
         o->retired_next = head;
     while (!atomic_compare_exchange_weak_explicit(&retired_head, &head, o, memory_order_release,
                                                   memory_order_relaxed));
-    atomic_fetch_add_explicit(&retired_waiting, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hot.retired_waiting, 1, memory_order_relaxed);
 }
 
 /* What t retired in the section it has just left: freed now when no other
@@ -498,7 +513,7 @@ static void retire(object *o)
         return;
     }
     retired_push(o);
-    if (atomic_load_explicit(&retired_waiting, memory_order_relaxed) >= RECLAIM_BATCH)
+    if (atomic_load_explicit(&hot.retired_waiting, memory_order_relaxed) >= RECLAIM_BATCH)
         reclaim_try();
 }
 
@@ -676,8 +691,8 @@ static void fork_child(void)
     atomic_store_explicit(&readers_used, tr.me != NULL, memory_order_relaxed);
     /* The child is a new address space: its registration is its own (the
      * child has one thread, so the readers' way of entering may change). */
-    if (asymmetric_fences)
-        asymmetric_fences = register_fences();
+    if (hot.asymmetric_fences)
+        hot.asymmetric_fences = register_fences();
     for (reader *r = atomic_load_explicit(&readers, memory_order_relaxed); r; r = r->next) {
         if (r != tr.me) {
             atomic_store_explicit(&r->epoch, 0, memory_order_relaxed);
@@ -690,5 +705,5 @@ static void fork_child(void)
 __attribute__((constructor)) static void handle_fork_register(void)
 {
     fork_register(FORK_RANK_HANDLES, fork_prepare, fork_parent, fork_child);
-    asymmetric_fences = register_fences(); /* the library is loading: no thread borrows yet */
+    hot.asymmetric_fences = register_fences(); /* the library is loading: no thread borrows yet */
 }

@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/context.h"
 #include "core/errors.h"
@@ -13,17 +14,16 @@ enum { STREAM_LIMIT = 65536 };
  * word so that a creation counts both with one atomic add. */
 static _Atomic uint64_t stream_counts;
 #define STREAM_COUNT_ID (UINT64_C(1) << 32)
-/* aclrtGetThreadLastTaskId. */
-static _Thread_local uint32_t thread_last_task;
+_Thread_local uint32_t stream_last_task_of_thread;
 
 uint32_t stream_thread_last_task(void)
 {
-    return thread_last_task;
+    return stream_last_task_of_thread;
 }
 
 void stream_note_thread_task(uint32_t id)
 {
-    thread_last_task = id;
+    stream_last_task_of_thread = id;
 }
 
 const char *stream_task_name(task_kind kind)
@@ -113,102 +113,19 @@ aclError stream_submit_failed(const char *api, const acl_stream *s, const task *
     }
 }
 
-/* Inline in stream_submit, the path of every task. */
-static inline __attribute__((always_inline)) aclError dispatch(acl_stream *s, const task *t)
-{
-    const backend_stream_ops *ops = backend()->stream;
-    backend_stream *bs = stream_backend(s);
-    switch (t->kind) {
-    case TASK_COPY:
-        return ops->memcpy_async(bs, t->u.copy.dst, t->u.copy.src, t->u.copy.n, t->u.copy.dir);
-    case TASK_COPY_2D:
-        return ops->memcpy2d_async(bs, t->u.copy_2d.dst, t->u.copy_2d.dpitch, t->u.copy_2d.src,
-                                   t->u.copy_2d.spitch, t->u.copy_2d.width, t->u.copy_2d.height,
-                                   t->u.copy_2d.dir);
-    case TASK_FILL:
-        return ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n,
-                                 t->u.fill.on_device);
-    case TASK_RECORD:
-        return ops->record(bs, t->u.event);
-    case TASK_WAIT:
-        return ops->wait(bs, t->u.event);
-    case TASK_RECORD_EXTERNAL:
-        return ops->record_external ? ops->record_external(bs, t->u.event)
-                                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_WAIT_EXTERNAL:
-        return ops->wait_external ? ops->wait_external(bs, t->u.event)
-                                  : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_HOST_FUNC:
-        return ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
-    case TASK_LAUNCH:
-        return ops->launch ? ops->launch(bs, t->u.launch) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_REDUCE:
-        return ops->reduce ? ops->reduce(bs, t->u.reduce.dst, t->u.reduce.src, t->u.reduce.elements,
-                                         t->u.reduce.op, t->u.reduce.type)
-                           : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_RANDOM:
-        return ops->random ? ops->random(bs, t->u.random) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_GRAPH:
-        return ops->graph_launch ? ops->graph_launch(bs, t->u.graph.graph)
-                                 : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_VALUE_WRITE:
-        return ops->value_write(bs, t->u.value.addr, t->u.value.value);
-    case TASK_VALUE_WAIT:
-        return ops->value_wait(bs, t->u.value.addr, t->u.value.value, t->u.value.cmp);
-    case TASK_NOTIFY_RECORD:
-        return backend()->notify->record(bs, t->u.notify.notify);
-    case TASK_NOTIFY_WAIT:
-        return backend()->notify->wait(bs, t->u.notify.notify, t->u.notify.timeout_s);
-    case TASK_CNT_NOTIFY_RECORD:
-        return backend()->notify->count(bs, t->u.notify.notify, t->u.notify.mode,
-                                        t->u.notify.value);
-    case TASK_CNT_NOTIFY_WAIT:
-        return backend()->notify->count_wait(bs, t->u.notify.notify, t->u.notify.mode,
-                                             t->u.notify.value, t->u.notify.timeout_s,
-                                             t->u.notify.clear);
-    case TASK_FILL32:
-        return ops->memset32_async ? ops->memset32_async(bs, t->u.fill32.ptr, t->u.fill32.value,
-                                                         t->u.fill32.count, t->u.fill32.on_device)
-                                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_COPY_BATCH:
-        return ops->memcpy_batch_async
-                   ? ops->memcpy_batch_async(bs, t->u.copy_batch.copies, t->u.copy_batch.count,
-                                             t->u.copy_batch.dir)
-                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_COPY_INDIRECT:
-        return ops->memcpy_indirect_async ? ops->memcpy_indirect_async(bs, &t->u.copy_indirect)
-                                          : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_PREFETCH:
-        return ops->prefetch_async
-                   ? ops->prefetch_async(bs, t->u.prefetch.ptr, t->u.prefetch.n, t->u.prefetch.loc)
-                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_POOL_ALLOC:
-        return ops->pool_alloc_async ? ops->pool_alloc_async(bs, t->u.pool_alloc.pool,
-                                                             t->u.pool_alloc.n, t->u.pool_alloc.out)
-                                     : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    case TASK_POOL_FREE:
-        return ops->pool_free_async
-                   ? ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
-                                          t->u.pool_free.n, t->u.pool_free.phys)
-                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    }
-    return ACL_ERROR_RT_INTERNAL_ERROR;
-}
-
 aclError stream_dispatch(acl_stream *s, const task *t)
 {
-    return dispatch(s, t);
+    return stream_task_dispatch(s, t->kind, t);
 }
 
-aclError stream_submit(const char *api, acl_stream *s, const task *t)
+aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
 {
     /* The one place capture hooks in: work on a capturing stream is
      * recorded by the capture, never queued, and so never counted. */
     capture *cap = stream_capture(s);
-    if (__builtin_expect(cap != NULL, 0))
+    if (cap != NULL)
         return capture_submit(api, cap, s, t);
-    if (__builtin_expect(s->flags & STREAM_DEVICE_FED_FLAGS, 0) &&
-        !(t->kind == TASK_GRAPH && t->u.graph.from_model)) {
+    if (!(t->kind == TASK_GRAPH && t->u.graph.from_model)) {
         if (!api)
             return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         return acl_raise(
@@ -222,13 +139,7 @@ aclError stream_submit(const char *api, acl_stream *s, const task *t)
                   "being built)"
                 : "");
     }
-    aclError err = dispatch(s, t);
-    /* Counted after the call: a synchronize that read the count before
-     * this store began before the call returned, and need not cover it. */
-    uint_fast64_t seq = atomic_fetch_add_explicit(&s->queued, 1, memory_order_release) + 1;
-    if (!s->is_default)
-        thread_last_task = (uint32_t)seq;
-    return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
+    return stream_count(api, s, t, stream_task_dispatch(s, t->kind, t));
 }
 
 /* True when everything counted so far is known complete. */
@@ -330,6 +241,20 @@ static void stream_count_gone(void)
 }
 
 /* The last reference is gone: nothing can use the stream any more. */
+/* A zeroed stream of the backend whose operations are ops, with room for
+ * the backend's, aligned as its hot line asks (acl_stream.capture). */
+static acl_stream *stream_alloc(const backend_stream_ops *ops)
+{
+    size_t align = _Alignof(acl_stream);
+    size_t size = (sizeof(acl_stream) + ops->size + align - 1) / align * align;
+    acl_stream *s = aligned_alloc(align, size);
+    if (s) {
+        memset(s, 0, size);
+        s->ops = ops;
+    }
+    return s;
+}
+
 static void stream_free(object *o)
 {
     acl_stream *s = (acl_stream *)o;
@@ -346,7 +271,7 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool
     int32_t id = stream_count_new();
     if (id < 0)
         return ACL_ERROR_RT_NO_STREAM_RESOURCE;
-    acl_stream *s = calloc(1, sizeof *s + be->stream->size);
+    acl_stream *s = stream_alloc(be->stream);
     if (!s) {
         stream_count_gone();
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
@@ -417,7 +342,7 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
         return ACL_ERROR_RT_NO_STREAM_RESOURCE;
     int32_t backend_priority = 0;
     aclError err = ACL_SUCCESS;
-    acl_stream *s = calloc(1, sizeof *s + be->stream->size);
+    acl_stream *s = stream_alloc(be->stream);
     if (!s)
         err = ACL_ERROR_RT_MEMORY_ALLOCATION;
     if (!err) {

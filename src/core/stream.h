@@ -34,9 +34,7 @@ typedef struct acl_stream {
     acl_context *ctx;   /* a reference */
     list_node ctx_link; /* in ctx->streams, under ctx->lock */
     int32_t id;
-    int32_t phys;    /* ctx->phys, at hand for every submission's checks */
-    bool is_default; /* ctx's default stream */
-    uint32_t flags;
+    int32_t phys;      /* ctx->phys, at hand for every submission's checks */
     uint32_t priority; /* ACL's 0 (highest) .. 7 */
     /* Attributes kept for aclrtGet/SetStreamAttribute. */
     uint64_t failure_mode;
@@ -45,18 +43,23 @@ typedef struct acl_stream {
     uint32_t cache_op_info;
     _Atomic(struct report_thread *) subscriber;           /* owned by callback.c */
     _Atomic(struct report_thread *) host_func_subscriber; /* owned by callback.c */
-    /* Work submitted, counted after each submission, and the count a
-     * synchronize or query last saw complete. Once the native stream went
-     * to the application (exported), work may reach it behind our back and
-     * only the backend knows. */
-    atomic_uint_fast64_t queued;
+    /* The count a synchronize or query last saw complete (queued, below).
+     * Once the native stream went to the application (exported), work may
+     * reach it behind our back and only the backend knows. */
     atomic_uint_fast64_t done;
     atomic_bool exported;
     /* aclrtSetStreamResLimit per aclrtDevResLimitType, 0 when not set. */
     _Atomic uint32_t res_limit[2];
-    /* The capture recording this stream's work (graph.h), NULL when none:
-     * work submitted meanwhile is recorded, not queued, and not counted. */
-    _Atomic(capture *) capture;
+    /* What every submission reads, then the head of the backend's stream,
+     * in one cache line (streams are allocated aligned to it), which is all
+     * a submission touches of the stream. capture: the capture recording
+     * this stream's work (graph.h), NULL when none; work submitted meanwhile
+     * is recorded, not queued, and not counted. */
+    _Alignas(64) _Atomic(capture *) capture;
+    const backend_stream_ops *ops; /* backend()->stream */
+    atomic_uint_fast64_t queued;   /* work submitted, counted after each submission */
+    uint32_t flags;
+    bool is_default;                      /* ctx's default stream */
     _Alignas(16) unsigned char backend[]; /* the backend's stream, in place */
 } acl_stream;
 
@@ -179,14 +182,6 @@ typedef struct task {
     } u;
 } task;
 
-/* Queues t on s. Raises every failure, naming api, unless api is NULL:
- * the backend's, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT for a stream only
- * the device feeds (STREAM_DEVICE_FED_FLAGS: CANN documents that
- * synchronizing such a stream returns at once, so work queued from the
- * host would be waited for by nothing) unless it is being captured. On a
- * capturing stream the task goes to the capture (graph.h), which records
- * it or refuses it. */
-aclError stream_submit(const char *api, acl_stream *s, const task *t);
 /* The backend call of t, nothing else: for the capture, which records. */
 aclError stream_dispatch(acl_stream *s, const task *t);
 /* The failure of t on s, raised (api NULL: just the code). */
@@ -197,6 +192,133 @@ const char *stream_task_name(task_kind kind);
 static inline capture *stream_capture(acl_stream *s)
 {
     return atomic_load_explicit(&s->capture, memory_order_acquire);
+}
+
+/* The backend call of t. Inline, and forced so: at a call site that
+ * names the task's kind the switch folds away into one direct load of the
+ * backend's function, with no jump table and no task in memory. */
+static inline __attribute__((always_inline)) aclError stream_task_dispatch(acl_stream *s,
+                                                                           task_kind kind,
+                                                                           const task *t)
+{
+    backend_stream *bs = stream_backend(s);
+    switch (kind) {
+    case TASK_COPY:
+        return s->ops->memcpy_async(bs, t->u.copy.dst, t->u.copy.src, t->u.copy.n, t->u.copy.dir);
+    case TASK_COPY_2D:
+        return s->ops->memcpy2d_async(bs, t->u.copy_2d.dst, t->u.copy_2d.dpitch, t->u.copy_2d.src,
+                                      t->u.copy_2d.spitch, t->u.copy_2d.width, t->u.copy_2d.height,
+                                      t->u.copy_2d.dir);
+    case TASK_FILL:
+        return s->ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n,
+                                    t->u.fill.on_device);
+    case TASK_RECORD:
+        return s->ops->record(bs, t->u.event);
+    case TASK_WAIT:
+        return s->ops->wait(bs, t->u.event);
+    case TASK_RECORD_EXTERNAL:
+        return s->ops->record_external ? s->ops->record_external(bs, t->u.event)
+                                       : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_WAIT_EXTERNAL:
+        return s->ops->wait_external ? s->ops->wait_external(bs, t->u.event)
+                                     : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_HOST_FUNC:
+        return s->ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
+    case TASK_LAUNCH:
+        return s->ops->launch ? s->ops->launch(bs, t->u.launch) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_REDUCE:
+        return s->ops->reduce
+                   ? s->ops->reduce(bs, t->u.reduce.dst, t->u.reduce.src, t->u.reduce.elements,
+                                    t->u.reduce.op, t->u.reduce.type)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_RANDOM:
+        return s->ops->random ? s->ops->random(bs, t->u.random) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_GRAPH:
+        return s->ops->graph_launch ? s->ops->graph_launch(bs, t->u.graph.graph)
+                                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_VALUE_WRITE:
+        return s->ops->value_write(bs, t->u.value.addr, t->u.value.value);
+    case TASK_VALUE_WAIT:
+        return s->ops->value_wait(bs, t->u.value.addr, t->u.value.value, t->u.value.cmp);
+    case TASK_NOTIFY_RECORD:
+        return backend_chosen()->notify->record(bs, t->u.notify.notify);
+    case TASK_NOTIFY_WAIT:
+        return backend_chosen()->notify->wait(bs, t->u.notify.notify, t->u.notify.timeout_s);
+    case TASK_CNT_NOTIFY_RECORD:
+        return backend_chosen()->notify->count(bs, t->u.notify.notify, t->u.notify.mode,
+                                               t->u.notify.value);
+    case TASK_CNT_NOTIFY_WAIT:
+        return backend_chosen()->notify->count_wait(bs, t->u.notify.notify, t->u.notify.mode,
+                                                    t->u.notify.value, t->u.notify.timeout_s,
+                                                    t->u.notify.clear);
+    case TASK_FILL32:
+        return s->ops->memset32_async
+                   ? s->ops->memset32_async(bs, t->u.fill32.ptr, t->u.fill32.value,
+                                            t->u.fill32.count, t->u.fill32.on_device)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_COPY_BATCH:
+        return s->ops->memcpy_batch_async
+                   ? s->ops->memcpy_batch_async(bs, t->u.copy_batch.copies, t->u.copy_batch.count,
+                                                t->u.copy_batch.dir)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_COPY_INDIRECT:
+        return s->ops->memcpy_indirect_async
+                   ? s->ops->memcpy_indirect_async(bs, &t->u.copy_indirect)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_PREFETCH:
+        return s->ops->prefetch_async ? s->ops->prefetch_async(bs, t->u.prefetch.ptr,
+                                                               t->u.prefetch.n, t->u.prefetch.loc)
+                                      : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_POOL_ALLOC:
+        return s->ops->pool_alloc_async
+                   ? s->ops->pool_alloc_async(bs, t->u.pool_alloc.pool, t->u.pool_alloc.n,
+                                              t->u.pool_alloc.out)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_POOL_FREE:
+        return s->ops->pool_free_async
+                   ? s->ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
+                                             t->u.pool_free.n, t->u.pool_free.phys)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    }
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
+/* The id of the calling thread's latest task on a stream other than a
+ * default one (aclrtGetThreadLastTaskId). */
+extern _Thread_local uint32_t stream_last_task_of_thread;
+
+/* Counts a task just handed to s's backend stream (err: how that went).
+ * Counted after the call: a synchronize that read the count before this
+ * store began before the call returned, and need not cover it. */
+static inline __attribute__((always_inline)) aclError stream_count(const char *api, acl_stream *s,
+                                                                   const task *t, aclError err)
+{
+    uint_fast64_t seq = atomic_fetch_add_explicit(&s->queued, 1, memory_order_release) + 1;
+    if (!s->is_default)
+        stream_last_task_of_thread = (uint32_t)seq;
+    return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
+}
+
+/* stream_submit on a stream being captured or only the device feeds. */
+aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t);
+
+/* Queues t on s. Raises every failure, naming api, unless api is NULL:
+ * the backend's, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT for a stream only
+ * the device feeds (STREAM_DEVICE_FED_FLAGS: CANN documents that
+ * synchronizing such a stream returns at once, so work queued from the
+ * host would be waited for by nothing) unless it is being captured. On a
+ * capturing stream the task goes to the capture (graph.h), which records
+ * it or refuses it. Inline: every copy, fill, record and wait comes this
+ * way, and each call site then makes one direct backend call. */
+static inline __attribute__((always_inline)) aclError stream_submit(const char *api, acl_stream *s,
+                                                                    const task *t)
+{
+    /* Read before the atomic load of the capture, after which the compiler
+     * would read it back from memory: the switch on it then folds away. */
+    task_kind kind = t->kind;
+    if (__builtin_expect(stream_capture(s) != NULL || (s->flags & STREAM_DEVICE_FED_FLAGS), 0))
+        return stream_submit_diverted(api, s, t);
+    return stream_count(api, s, t, stream_task_dispatch(s, kind, t));
 }
 
 /* Makes a published stream in ctx, linked into ctx's stream list and
