@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/device.h"
 #include "core/errors.h"
@@ -57,6 +58,20 @@ static aclError flag_set(const char *api, acl_event *e, acl_stream *s, uint32_t 
                                               .value = value}});
 }
 
+/* A zeroed event of the backend whose operations are ops, with room for
+ * the backend's, aligned as its hot line asks (acl_event.flag). */
+static acl_event *event_alloc(const backend_event_ops *ops)
+{
+    size_t align = _Alignof(acl_event);
+    size_t size = (sizeof(acl_event) + ops->size + align - 1) / align * align;
+    acl_event *e = aligned_alloc(align, size);
+    if (e) {
+        memset(e, 0, size);
+        e->ops = ops;
+    }
+    return e;
+}
+
 aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, uint32_t flags,
                       acl_event **out)
 {
@@ -66,7 +81,7 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
         return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already",
                          EVENT_LIMIT);
     }
-    acl_event *e = calloc(1, sizeof *e + ops->size);
+    acl_event *e = event_alloc(ops);
     if (!e) {
         atomic_fetch_sub(&live_events, 1);
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -110,7 +125,7 @@ aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event 
         return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already",
                          EVENT_LIMIT);
     }
-    acl_event *e = calloc(1, sizeof *e + ops->size);
+    acl_event *e = event_alloc(ops);
     if (!e) {
         atomic_fetch_sub(&live_events, 1);
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -147,7 +162,7 @@ aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, siz
         return acl_raise(api, ACL_ERROR_RT_NO_EVENT_RESOURCE, "%d events are live already",
                          EVENT_LIMIT);
     }
-    acl_event *e = calloc(1, sizeof *e + ops->size);
+    acl_event *e = event_alloc(ops);
     if (!e) {
         atomic_fetch_sub(&live_events, 1);
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -278,7 +293,7 @@ aclError event_query(acl_event *e, bool *complete)
         *complete = e->flavour == EVENT_EX;
         return ACL_SUCCESS;
     }
-    return backend()->event->query(event_backend(e), complete);
+    return e->ops->query(event_backend(e), complete);
 }
 
 aclError event_synchronize(acl_event *e, int32_t timeout_ms)
@@ -292,7 +307,7 @@ aclError event_synchronize(acl_event *e, int32_t timeout_ms)
     if (!object_hold(&e->obj))
         return ACL_ERROR_INVALID_PARAM;
     unsigned borrowed = borrow_suspend();
-    err = backend()->event->synchronize(event_backend(e), timeout_ms);
+    err = e->ops->synchronize(event_backend(e), timeout_ms);
     borrow_resume(borrowed);
     object_release(&e->obj);
     if (exception_is_device_fault(err))
@@ -305,7 +320,7 @@ aclError event_elapsed(acl_event *start, acl_event *end, float *ms)
     aclError err;
     if (!recorded_outside_captures(start, &err) || !recorded_outside_captures(end, &err))
         return err ? err : ACL_ERROR_RT_EVENT_CAPTURED;
-    return backend()->event->elapsed(event_backend(start), event_backend(end), ms);
+    return start->ops->elapsed(event_backend(start), event_backend(end), ms);
 }
 
 aclError event_timestamp(acl_event *e, uint64_t *us)
@@ -318,7 +333,7 @@ aclError event_timestamp(acl_event *e, uint64_t *us)
 
 void *event_native(acl_event *e)
 {
-    return backend()->event->native(event_backend(e));
+    return e->ops->native(event_backend(e));
 }
 
 uint32_t event_available(void)

@@ -29,13 +29,16 @@ typedef struct acl_event {
     uint32_t flags;
     uint32_t id;
     int32_t phys;
-    atomic_bool recorded;        /* since creation or the last reset */
-    _Atomic uint64_t capture_id; /* the capture its latest record was made in, or 0 */
-    void *share;                 /* its name for other processes (ipc.c), or NULL */
-    /* ACL_EVENT_EXTERNAL (task updates): a flag, not a record of work. A
-     * record sets it, a wait waits until it is set (also for records queued
-     * after the wait), a reset clears it, all in stream order. */
-    backend_notify *flag;
+    void *share; /* its name for other processes (ipc.c), or NULL */
+    /* What records, waits and queries read, then the head of the backend's
+     * event, in one cache line (events are allocated aligned to it).
+     * flag: for ACL_EVENT_EXTERNAL (task updates), a flag, not a record of
+     * work; a record sets it, a wait waits until it is set (also for records
+     * queued after the wait), a reset clears it, all in stream order. */
+    _Alignas(64) backend_notify *flag;
+    const backend_event_ops *ops;         /* backend()->event */
+    _Atomic uint64_t capture_id;          /* the capture its latest record was made in, or 0 */
+    atomic_bool recorded;                 /* since creation or the last reset */
     _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
 } acl_event;
 

@@ -14,8 +14,15 @@
  * to the application (native()), work may reach it behind our back, so it
  * is never recycled. */
 struct backend_stream {
+    /* What each submission reads first (core/stream.h keeps it on the
+     * stream's hot line). */
     cudaStream_t s;
     int dev;
+    /* Wraps the application's stream (adopt): never destroyed or pooled
+     * here. Such a stream may be one of CUDA's per-device handles (the
+     * legacy or per-thread stream), so every operation on it makes its
+     * device current first. */
+    bool adopted;
     int priority;
     atomic_bool exported;
     /* The CUDA stream an abort swapped out, still running what was queued
@@ -27,11 +34,6 @@ struct backend_stream {
      * that timed out): a word of mapped host memory (memops.c), taken on
      * first use; synchronize reports and clears it. */
     _Atomic(uint32_t *) fault;
-    /* Wraps the application's stream (adopt): never destroyed or pooled
-     * here. Such a stream may be one of CUDA's per-device handles (the
-     * legacy or per-thread stream), so every operation on it makes its
-     * device current first. */
-    bool adopted;
 };
 
 struct backend_event {
