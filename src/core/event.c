@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,7 @@ static aclError flag_set(const char *api, acl_event *e, acl_stream *s, uint32_t 
 static acl_event *event_alloc(const backend_event_ops *ops)
 {
     size_t align = _Alignof(acl_event);
-    size_t size = (sizeof(acl_event) + ops->size + align - 1) / align * align;
+    size_t size = (offsetof(acl_event, backend) + ops->size + align - 1) / align * align;
     acl_event *e = aligned_alloc(align, size);
     if (e) {
         memset(e, 0, size);

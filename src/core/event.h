@@ -25,8 +25,6 @@ typedef enum event_flavour { EVENT_PLAIN, EVENT_WITH_FLAG, EVENT_EX } event_flav
 
 typedef struct acl_event {
     object obj;
-    event_flavour flavour;
-    uint32_t flags;
     uint32_t id;
     int32_t phys;
     void *share; /* its name for other processes (ipc.c), or NULL */
@@ -36,8 +34,10 @@ typedef struct acl_event {
      * work; a record sets it, a wait waits until it is set (also for records
      * queued after the wait), a reset clears it, all in stream order. */
     _Alignas(64) backend_notify *flag;
-    const backend_event_ops *ops;         /* backend()->event */
-    _Atomic uint64_t capture_id;          /* the capture its latest record was made in, or 0 */
+    const backend_event_ops *ops; /* backend()->event */
+    _Atomic uint64_t capture_id;  /* the capture its latest record was made in, or 0 */
+    event_flavour flavour;
+    uint32_t flags;
     atomic_bool recorded;                 /* since creation or the last reset */
     _Alignas(16) unsigned char backend[]; /* the backend's event, in place */
 } acl_event;

@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,7 +247,7 @@ static void stream_count_gone(void)
 static acl_stream *stream_alloc(const backend_stream_ops *ops)
 {
     size_t align = _Alignof(acl_stream);
-    size_t size = (sizeof(acl_stream) + ops->size + align - 1) / align * align;
+    size_t size = (offsetof(acl_stream, backend) + ops->size + align - 1) / align * align;
     acl_stream *s = aligned_alloc(align, size);
     if (s) {
         memset(s, 0, size);
