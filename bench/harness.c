@@ -65,7 +65,7 @@ static double time_batch(const side *s, int calls)
 /* Interleaved A/B rounds of acl (and raw CUDA when given). */
 comparison compare(const side *acl, const side *cuda, int calls, int rounds)
 {
-    static double acl_ns[MAX_ROUNDS], cuda_ns[MAX_ROUNDS];
+    static double acl_ns[MAX_ROUNDS], cuda_ns[MAX_ROUNDS], diff_ns[MAX_ROUNDS];
     for (int w = 0; w < WARMUP_BATCHES; w++) {
         time_batch(acl, calls);
         if (cuda)
@@ -82,8 +82,12 @@ comparison compare(const side *acl, const side *cuda, int calls, int rounds)
         }
     }
     comparison c = {.acl = summarize(acl_ns, rounds), .has_cuda = cuda != NULL};
-    if (cuda)
+    if (cuda) {
+        for (int r = 0; r < rounds; r++)
+            diff_ns[r] = acl_ns[r] - cuda_ns[r];
         c.cuda = summarize(cuda_ns, rounds);
+        c.diff = summarize(diff_ns, rounds);
+    }
     return c;
 }
 

@@ -60,6 +60,10 @@ enum { WARMUP_BATCHES = 3, MAX_ROUNDS = 1001 };
 
 typedef struct comparison {
     stats acl, cuda;
+    /* acl's time minus raw CUDA's in the same round: a drift of the machine
+     * between rounds moves both sides of a round alike and cancels here,
+     * where the difference of the two medians keeps it. */
+    stats diff;
     bool has_cuda;
 } comparison;
 
