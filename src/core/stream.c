@@ -122,11 +122,13 @@ aclError stream_dispatch(acl_stream *s, const task *t)
 aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
 {
     /* The one place capture hooks in: work on a capturing stream is
-     * recorded by the capture, never queued, and so never counted. */
+     * recorded by the capture, never queued, and so never counted. The
+     * capture is read again: one that ended since stream_submit looked
+     * leaves the work to be queued as on any stream. */
     capture *cap = stream_capture(s);
     if (cap != NULL)
         return capture_submit(api, cap, s, t);
-    if (!(t->kind == TASK_GRAPH && t->u.graph.from_model)) {
+    if ((s->flags & STREAM_DEVICE_FED_FLAGS) && !(t->kind == TASK_GRAPH && t->u.graph.from_model)) {
         if (!api)
             return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         return acl_raise(
