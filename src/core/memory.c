@@ -447,22 +447,24 @@ aclError memory_check_extent_slow(const char *api, const char *role, const void 
                      role, ptr, extent, offset, b->size, memory_where(b));
 }
 
-/* Fills and cache maintenance touch memory from ACL's own allocators only
- * (on Ascend anything else is undefined): anything else, a freed pointer
- * included, is refused rather than written to. */
-aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem_block *b)
+/* Fills, cache maintenance and stream memory operations touch memory from
+ * ACL's own allocators only (on Ascend anything else is undefined):
+ * anything else, a freed pointer included, is refused rather than touched,
+ * and so is memory its device may not access the way the caller would. */
+aclError memory_locate_usable(const char *api, const char *role, const void *ptr, size_t extent,
+                              bool write, mem_block *b)
 {
     memory_locate(ptr, b);
     if (b->kind == MEM_UNKNOWN)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%p is not live memory from aclrtMalloc, aclrtMallocHost or another ACL "
-                         "allocator (never allocated by ACL, or already freed)%s",
-                         ptr,
+                         "%s %p is not live memory from aclrtMalloc, aclrtMallocHost or another "
+                         "ACL allocator (never allocated by ACL, or already freed)%s",
+                         role, ptr,
                          backend()->memory->pointer_info
                              ? ", nor device memory of another allocator of the process"
                              : "");
-    aclError ret = memory_check_access(api, "devPtr", ptr, b, true);
-    return ret != ACL_SUCCESS ? ret : memory_check_extent(api, "devPtr", ptr, extent, b);
+    aclError ret = memory_check_access(api, role, ptr, b, write);
+    return ret != ACL_SUCCESS ? ret : memory_check_extent(api, role, ptr, extent, b);
 }
 
 /* ---- device memory ------------------------------------------------------------ */

@@ -106,9 +106,19 @@ static inline aclError memory_check_extent(const char *api, const char *role, co
         return ACL_SUCCESS;
     return memory_check_extent_slow(api, role, ptr, extent, b);
 }
-/* For fills and cache maintenance, which touch ACL's own memory only:
- * anything else, a freed pointer included, is refused. Raises. */
-aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem_block *b);
+/* For fills, cache maintenance and stream memory operations, which touch
+ * ACL's own memory only: anything else, a freed pointer included, is
+ * refused, and so is memory its device may not access as the caller will
+ * (write: write it, else read it only; memory_check_access). role names
+ * the argument ("devAddr"). Raises. */
+aclError memory_locate_usable(const char *api, const char *role, const void *ptr, size_t extent,
+                              bool write, mem_block *b);
+/* memory_locate_usable of a destination the caller writes ("devPtr"). */
+static inline aclError memory_locate_live(const char *api, const void *ptr, size_t extent,
+                                          mem_block *b)
+{
+    return memory_locate_usable(api, "devPtr", ptr, extent, true, b);
+}
 /* Whether a device allocation policy asks for huge pages. */
 bool memory_policy_is_huge(uint32_t policy);
 

@@ -3,25 +3,22 @@
 #include "core/value.h"
 
 /* The word must be 8 bytes of live ACL memory, 8-byte aligned: device
- * memory, or page-locked host memory (which the device reaches too). What
- * ACL did not allocate is refused: on the host backend the stream worker
- * would write to it, wherever it points. */
-static aclError check_word(const char *api, const void *addr)
+ * memory, or page-locked host memory (which the device reaches too), that
+ * its device may write (a write) or read (a wait). What ACL did not
+ * allocate, or a mapping whose access forbids it, is refused here: queued,
+ * the stream would fault on it (host backend) or wait forever (CUDA). */
+static aclError check_word(const char *api, const void *addr, bool write)
 {
     if ((uintptr_t)addr % 8 != 0)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "devAddr %p is not 8-byte aligned (the value is 64 bits)", addr);
     mem_block b;
-    memory_locate(addr, &b);
-    if (b.kind == MEM_UNKNOWN)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "devAddr %p is not live memory from aclrtMalloc or aclrtMallocHost", addr);
-    return memory_check_extent(api, "devAddr", addr, sizeof(uint64_t), &b);
+    return memory_locate_usable(api, "devAddr", addr, sizeof(uint64_t), write, &b);
 }
 
 aclError value_write(const char *api, acl_stream *s, void *addr, uint64_t value)
 {
-    aclError err = check_word(api, addr);
+    aclError err = check_word(api, addr, true);
     if (err)
         return err;
     return stream_submit(
@@ -30,7 +27,7 @@ aclError value_write(const char *api, acl_stream *s, void *addr, uint64_t value)
 
 aclError value_wait(const char *api, acl_stream *s, void *addr, uint64_t value, uint32_t cmp)
 {
-    aclError err = check_word(api, addr);
+    aclError err = check_word(api, addr, false);
     if (err)
         return err;
     return stream_submit(

@@ -83,6 +83,45 @@ START_TEST(virtual_memory_registry)
 }
 END_TEST
 
+/* Stream memory operations obey a mapping's access as fills do: a write
+ * needs write access, a wait read access; refused at the call, not queued
+ * (queued, the host backend's stream faulted on it, a GPU waits forever). */
+START_TEST(value_ops_respect_access)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va;
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    ACL_OK(aclrtMemMapNoAccess(va, g, 0, h, 0));
+    aclrtStream s = acltest_new_stream();
+    FAILS_SAYING(aclrtValueWrite(va, 1, 0, s), ACL_ERROR_INVALID_PARAM, "no access");
+    FAILS_SAYING(aclrtValueWait(va, 0, ACL_STREAM_WAIT_VALUE_GEQ, s), ACL_ERROR_INVALID_PARAM,
+                 "no access");
+    aclrtMemAccessDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READ;
+    ACL_OK(aclrtMemSetAccess(va, g, &desc, 1));
+    FAILS_SAYING(aclrtValueWrite(va + 8, 1, 0, s), ACL_ERROR_INVALID_PARAM, "only read");
+    ACL_OK(aclrtValueWait(va + 8, 0, ACL_STREAM_WAIT_VALUE_GEQ, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+    ACL_OK(aclrtMemSetAccess(va, g, &desc, 1));
+    ACL_OK(aclrtValueWrite(va + 16, 0x1234, 0, s));
+    ACL_OK(aclrtValueWait(va + 16, 0x1234, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    uint64_t word = 0;
+    ACL_OK(aclrtMemcpy(&word, 8, va + 16, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(word, 0x1234);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtFreePhysical(h));
+    ACL_OK(aclrtReleaseMemAddress(va));
+}
+END_TEST
+
 /* The codes acl-cuda gives where CANN's documents name none: relations the
  * runtime checks are ACL_ERROR_RT_PARAM_INVALID. */
 START_TEST(virtual_memory_codes)
@@ -485,6 +524,7 @@ static Suite *memory_complete_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, virtual_memory_registry);
     tcase_add_test(tc, virtual_memory_codes);
+    tcase_add_test(tc, value_ops_respect_access);
     tcase_add_test(tc, ipc_codes);
     tcase_add_test(tc, host_fork_keeps_device_memory_private);
     tcase_add_test(tc, host_indirect_copy_with_bad_address);
