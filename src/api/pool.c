@@ -57,18 +57,19 @@ ACL_EXPORT aclError aclrtMemPoolGetAttr(aclrtMemPool memPool, aclrtMemPoolAttr a
     return ret != ACL_SUCCESS ? ret : mempool_get_attr(__func__, memPool, attr, value);
 }
 
-/* A stream is required (NULL is refused, not the default stream), and a
- * size of 0 allocates nothing and succeeds, as in CANN. */
+/* The NULL stream is the current context's default stream, as for every
+ * other call that takes a stream (CANN's own refuses it here). A size of
+ * 0 allocates nothing and succeeds, as in CANN, and sets *ptr to NULL (as
+ * cudaMalloc answers 0 bytes) rather than leave it unset. */
 ACL_EXPORT aclError aclrtMemPoolMallocAsync(void **ptr, size_t size, aclrtMemPool memPool,
                                             aclrtStream stream)
 {
-    if (ptr == NULL || memPool == NULL || stream == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
-                         ptr == NULL       ? "ptr"
-                         : memPool == NULL ? "memPool"
-                                           : "stream");
-    if (size == 0)
+    if (ptr == NULL || memPool == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", ptr == NULL ? "ptr" : "memPool");
+    if (size == 0) {
+        *ptr = NULL;
         return ACL_SUCCESS;
+    }
     aclError ret = BACKEND_REQUIRE(__func__, pool);
     if (ret != ACL_SUCCESS)
         return ret;

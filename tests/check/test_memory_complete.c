@@ -436,6 +436,39 @@ START_TEST(pool_choices)
 }
 END_TEST
 
+/* Pools: the NULL stream is the default stream, as for every other call
+ * that takes a stream (CANN's aclrtMemPoolMallocAsync refuses it); a
+ * 0-byte allocation sets the pointer to NULL (CANN leaves it unset). */
+START_TEST(pool_default_stream_and_size_zero)
+{
+    aclrtMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    props.maxSize = (size_t)8 << 20;
+    aclrtMemPool pool;
+    ACL_OK(aclrtMemPoolCreate(&pool, &props));
+    aclrtStream s = acltest_new_stream();
+    void *p = (void *)0x1;
+    ACL_OK(aclrtMemPoolMallocAsync(&p, 0, pool, s));
+    ck_assert_ptr_null(p);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtMemPoolMallocAsync(&p, 4096, pool, NULL));
+    ck_assert_ptr_nonnull(p);
+    unsigned char out[64];
+    ACL_OK(aclrtMemsetAsync(p, 4096, 0x3C, 4096, NULL));
+    ACL_OK(aclrtMemcpyAsync(out, sizeof out, p, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST, NULL));
+    ACL_OK(aclrtMemPoolFreeAsync(p, NULL));
+    ACL_OK(aclrtSynchronizeStream(NULL));
+    for (size_t i = 0; i < sizeof out; i++)
+        ck_assert_uint_eq(out[i], 0x3C);
+    uint64_t used = 1;
+    ACL_OK(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT, &used));
+    ck_assert_uint_eq(used, 0);
+    ACL_OK(aclrtMemPoolDestroy(pool));
+}
+END_TEST
+
 /* Shared buffers: acl-cuda's choices where CANN leaves them to its driver. */
 START_TEST(mbuf_choices)
 {
@@ -531,6 +564,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, host_registration_choices);
     tcase_add_test(tc, managed_choices);
     tcase_add_test(tc, pool_choices);
+    tcase_add_test(tc, pool_default_stream_and_size_zero);
     tcase_add_test(tc, mbuf_choices);
     tcase_add_test(tc, allocator_choices);
     suite_add_tcase(s, tc);
