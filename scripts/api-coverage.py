@@ -119,7 +119,7 @@ NOTES = {
     "aclrtMemMapSetLink": "SIO/HCCS are Ascend's; the link is checked",
     "aclrtIpcMemImportPidInterServer": "one machine: the pid lists are added as local pids",
     "aclrtHostRegister": "ACL_HOST_REGISTER_MAPPED only (the others are reserved)",
-    "aclrtHostRegisterV2": "MAPPED and PINNED; IOMEMORY and READONLY are reserved",
+    "aclrtHostRegisterV2": "MAPPED, PINNED and READONLY; IOMEMORY is reserved",
     "aclrtMemManagedGetAttr": "answers from the advice and prefetches acl-cuda recorded",
     "aclrtMemManagedGetAttrs": "answers from the advice and prefetches acl-cuda recorded",
     "aclrtMemPoolCreate": "device pools; handleType other than NONE is not supported",

@@ -27,18 +27,22 @@ ACL_EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegiste
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", ptr == NULL ? "ptr" : "devPtr");
     if (size == 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "size is 0");
-    /* IOMEMORY and READONLY are reserved: no device here maps I/O space of
-     * a third-party PCIe device, nor read-only host memory. */
-    if (type != ACL_HOST_REGISTER_MAPPED)
+    /* IOMEMORY is reserved: no device here maps I/O space of a third-party
+     * PCIe device. READONLY maps memory the device only reads. */
+    if (type != ACL_HOST_REGISTER_MAPPED && type != ACL_HOST_REGISTER_READONLY)
         return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "type %d is not supported; only ACL_HOST_REGISTER_MAPPED is", (int)type);
+                         "type %d is not supported; ACL_HOST_REGISTER_MAPPED and _READONLY are",
+                         (int)type);
     aclError ret = BACKEND_REQUIRE(__func__, host_register);
     int32_t phys;
     if (ret == ACL_SUCCESS)
         ret = current_phys(__func__, &phys);
     if (ret != ACL_SUCCESS)
         return ret;
-    return hostmem_register(__func__, phys, ptr, size, ACL_HOST_REG_MAPPED, devPtr);
+    uint32_t flags = ACL_HOST_REG_MAPPED;
+    if (type == ACL_HOST_REGISTER_READONLY)
+        flags |= ACL_HOST_REG_READONLY;
+    return hostmem_register(__func__, phys, ptr, size, flags, devPtr);
 }
 
 ACL_EXPORT aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
@@ -55,10 +59,9 @@ ACL_EXPORT aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
                          "ACL_HOST_REG_IOMEMORY (0x4), ACL_HOST_REG_READONLY (0x8) and "
                          "ACL_HOST_REG_PINNED (0x10000000)",
                          (unsigned)flag);
-    if (flag & (ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY))
+    if (flag & ACL_HOST_REG_IOMEMORY)
         return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "ACL_HOST_REG_%s is reserved and not supported",
-                         (flag & ACL_HOST_REG_IOMEMORY) ? "IOMEMORY" : "READONLY");
+                         "ACL_HOST_REG_IOMEMORY is reserved and not supported");
     aclError ret = BACKEND_REQUIRE(__func__, host_register);
     int32_t phys;
     if (ret == ACL_SUCCESS)

@@ -578,7 +578,8 @@ typedef struct backend_ipc_ops {
 /* Host memory made reachable by the device. dev: the caller's device
  * (the registration itself serves every device). */
 typedef struct backend_host_register_ops {
-    /* flags: ACL_HOST_REG_MAPPED / ACL_HOST_REG_PINNED of a range of
+    /* flags: ACL_HOST_REG_MAPPED / ACL_HOST_REG_PINNED /
+     * ACL_HOST_REG_READONLY (the device only reads it) of a range of
      * ordinary (pageable) process memory. */
     aclError (*register_range)(int32_t dev, void *ptr, size_t size, uint32_t flags);
     aclError (*unregister_range)(int32_t dev, void *ptr);

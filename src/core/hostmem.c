@@ -2,6 +2,7 @@
  * registrations; it is taken before the allocation registry's. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "backend/backend.h"
 #include "core/errors.h"
@@ -9,6 +10,7 @@
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/pages.h"
 
 typedef struct registration {
     uintptr_t base;
@@ -65,6 +67,37 @@ static aclError classify(const char *api, void *ptr, size_t size, uint32_t flags
                      ptr, size, memory_where(&b), (void *)b.base, b.size);
 }
 
+/* What CUDA refuses to register, refused before any backend sees it (on
+ * the host backend the first copy or fill would fault on it): a page that
+ * is not mapped, one without access, and a read-only one unless the
+ * registration is read-only. Where the process's maps cannot be read, the
+ * backend's own checks decide. */
+static aclError check_pages(const char *api, const void *ptr, size_t size, uint32_t flags)
+{
+    int prot = 0, need = (flags & ACL_HOST_REG_READONLY) ? PROT_READ : PROT_READ | PROT_WRITE;
+    switch (pages_protection(ptr, size, &prot)) {
+    case PAGES_UNKNOWN:
+        return ACL_SUCCESS;
+    case PAGES_UNMAPPED:
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "[%p, +%zu) is not all mapped memory: part of it is no memory at all", ptr,
+                         size);
+    case PAGES_MAPPED:
+        break;
+    }
+    if (!(prot & PROT_READ))
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "[%p, +%zu) has pages the process may not access (PROT_NONE): only "
+                         "readable memory can be registered",
+                         ptr, size);
+    if ((prot & need) != need)
+        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                         "[%p, +%zu) has read-only pages: register them read-only "
+                         "(ACL_HOST_REG_READONLY, ACL_HOST_REGISTER_READONLY)",
+                         ptr, size);
+    return ACL_SUCCESS;
+}
+
 aclError hostmem_register(const char *api, int32_t phys, void *ptr, uint64_t size, uint32_t flags,
                           void **dev_ptr)
 {
@@ -92,7 +125,12 @@ aclError hostmem_register(const char *api, int32_t phys, void *ptr, uint64_t siz
     ret = classify(api, ptr, r->size, flags, &r->on_pinned);
     if (ret != ACL_SUCCESS)
         goto fail;
+    if (!r->on_pinned)
+        ret = check_pages(api, ptr, r->size, flags);
+    if (ret != ACL_SUCCESS)
+        goto fail;
     if (!r->on_pinned) {
+        bool read_only = (flags & ACL_HOST_REG_READONLY) != 0;
         ret = ops->register_range(phys, ptr, r->size, flags);
         if (ret != ACL_SUCCESS) {
             ret = acl_raise(api, ret, "cannot register [%p, +%llu): %s", ptr,
@@ -105,7 +143,8 @@ aclError hostmem_register(const char *api, int32_t phys, void *ptr, uint64_t siz
                                            .kind = MEM_HOST_PINNED,
                                            .origin = ORIGIN_REGISTERED,
                                            .phys = -1,
-                                           .owner = r});
+                                           .owner = r,
+                                           .flags = read_only ? MEM_FLAG_READ_ONLY : 0});
         if (ret != ACL_SUCCESS) {
             (void)ops->unregister_range(phys, ptr);
             ret = acl_raise(api, ret, "cannot record the registration of [%p, +%llu)", ptr,

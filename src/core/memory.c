@@ -224,6 +224,11 @@ aclError memory_check_access_slow(const char *api, const char *role, const void 
                          "%s %p lies in a mapping at %p that its device has no access to (mapped "
                          "with aclrtMemMapNoAccess, or access removed with aclrtMemSetAccess)",
                          role, ptr, (void *)b->base);
+    if (write && (b->flags & MEM_FLAG_READ_ONLY) && b->origin == ORIGIN_REGISTERED)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p lies in host memory at %p registered read-only (with "
+                         "ACL_HOST_REG_READONLY or ACL_HOST_REGISTER_READONLY)",
+                         role, ptr, (void *)b->base);
     if (write && (b->flags & MEM_FLAG_READ_ONLY))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%s %p lies in a mapping at %p that its device may only read "

@@ -73,7 +73,7 @@ typedef struct mem_block {
 /* A mapping made with aclrtMemMapNoAccess that no aclrtMemSetAccess opened
  * yet: recorded, but no copy or fill may touch it. */
 #define MEM_FLAG_NO_ACCESS 0x1u
-/* A mapping its device may only read. */
+/* A mapping its device may only read, or host memory registered read-only. */
 #define MEM_FLAG_READ_ONLY 0x2u
 
 /* Copies the block containing ptr into *out; false when ptr lies in no

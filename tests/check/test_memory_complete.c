@@ -279,8 +279,6 @@ START_TEST(host_registration_choices)
     void *dev;
     ACL_FAILS_WITH(aclrtHostRegisterV2(host + 16, 64, ACL_HOST_REG_MAPPED),
                    ACL_ERROR_RT_PARAM_INVALID);
-    ACL_FAILS_WITH(aclrtHostRegisterV2(host, size, ACL_HOST_REG_READONLY),
-                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     ACL_FAILS_WITH(aclrtHostRegister(host, size, ACL_HOST_REGISTER_IOMEMORY, &dev),
                    ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     ACL_FAILS_WITH(aclrtHostRegisterV2(host, size, 0x40), ACL_ERROR_RT_PARAM_INVALID);
@@ -322,6 +320,68 @@ START_TEST(host_registration_choices)
     ck_assert_int_eq(cap, ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED);
     ACL_FAILS_WITH(aclrtHostMemMapCapabilities(0, (aclrtHacType)10, &cap),
                    ACL_ERROR_RT_PARAM_INVALID);
+}
+END_TEST
+
+/* Registration refuses what CUDA refuses (the first copy or fill would
+ * fault on it): pages not mapped, without access, or read-only unless the
+ * registration is read-only; copies and fills never write a read-only
+ * registration. */
+START_TEST(host_registration_checks_pages)
+{
+    const size_t page = 4096;
+    unsigned char *rw = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                             -1, 0);
+    ck_assert_ptr_ne(rw, MAP_FAILED);
+    memset(rw, 0x5A, 3 * page);
+    ck_assert_int_eq(mprotect(rw + page, page, PROT_READ), 0);
+    void *dev = NULL;
+    FAILS_SAYING(aclrtHostRegisterV2(rw, 3 * page, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_PARAM_INVALID,
+                 "read-only");
+    FAILS_SAYING(aclrtHostRegister(rw, 3 * page, ACL_HOST_REGISTER_MAPPED, &dev),
+                 ACL_ERROR_RT_PARAM_INVALID, "read-only");
+    unsigned char *none = mmap(NULL, 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(none, MAP_FAILED);
+    FAILS_SAYING(aclrtHostRegisterV2(none, 2 * page, ACL_HOST_REG_PINNED),
+                 ACL_ERROR_RT_PARAM_INVALID, "PROT_NONE");
+    FAILS_SAYING(aclrtHostRegisterV2(none, 2 * page, ACL_HOST_REG_READONLY),
+                 ACL_ERROR_RT_PARAM_INVALID, "PROT_NONE");
+    ck_assert_int_eq(munmap(none + page, page), 0);
+    ck_assert_int_eq(mprotect(none, page, PROT_READ | PROT_WRITE), 0);
+    FAILS_SAYING(aclrtHostRegisterV2(none, 2 * page, ACL_HOST_REG_MAPPED),
+                 ACL_ERROR_RT_PARAM_INVALID, "not all mapped");
+    munmap(none, page);
+
+    /* Read-only: registered, read by copies, never written. */
+    aclError ret = aclrtHostRegisterV2(rw + page, page, ACL_HOST_REG_READONLY | ACL_HOST_REG_MAPPED);
+    if (ret == ACL_ERROR_RT_FEATURE_NOT_SUPPORT && !on_host_backend()) {
+        munmap(rw, 3 * page); /* a GPU without cudaDevAttrHostRegisterReadOnlySupported */
+        return;
+    }
+    ACL_OK(ret);
+    void *devmem;
+    unsigned char in[64], out[64];
+    memset(in, 0x11, sizeof in);
+    ACL_OK(aclrtMalloc(&devmem, page, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemcpy(devmem, page, rw + page, page, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpy(out, sizeof out, devmem, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(out[0], 0x5A);
+    FAILS_SAYING(aclrtMemcpy(rw + page, page, devmem, page, ACL_MEMCPY_DEVICE_TO_HOST),
+                 ACL_ERROR_INVALID_PARAM, "read-only");
+    FAILS_SAYING(aclrtMemcpy(rw + page, sizeof in, in, sizeof in, ACL_MEMCPY_HOST_TO_HOST),
+                 ACL_ERROR_INVALID_PARAM, "read-only");
+    FAILS_SAYING(aclrtMemset(rw + page, page, 0, page), ACL_ERROR_INVALID_PARAM, "read-only");
+    ACL_OK(aclrtHostUnregister(rw + page));
+    ACL_OK(aclrtHostRegister(rw + page, page, ACL_HOST_REGISTER_READONLY, &dev));
+    ck_assert_ptr_nonnull(dev);
+    ACL_OK(aclrtHostUnregister(rw + page));
+    /* Writable pages: registered as before. */
+    ACL_OK(aclrtHostRegisterV2(rw, page, ACL_HOST_REG_MAPPED));
+    ACL_OK(aclrtMemcpy(rw, sizeof in, in, sizeof in, ACL_MEMCPY_HOST_TO_HOST));
+    ck_assert_uint_eq(rw[0], 0x11);
+    ACL_OK(aclrtHostUnregister(rw));
+    ACL_OK(aclrtFree(devmem));
+    munmap(rw, 3 * page);
 }
 END_TEST
 
@@ -562,6 +622,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, host_fork_keeps_device_memory_private);
     tcase_add_test(tc, host_indirect_copy_with_bad_address);
     tcase_add_test(tc, host_registration_choices);
+    tcase_add_test(tc, host_registration_checks_pages);
     tcase_add_test(tc, managed_choices);
     tcase_add_test(tc, pool_choices);
     tcase_add_test(tc, pool_default_stream_and_size_zero);

@@ -1,5 +1,6 @@
 /* The cuda backend's registered host memory: cudaHostRegister, portable
- * (every device's context sees it as page-locked) and mapped when asked. */
+ * (every device's context sees it as page-locked), mapped and read-only
+ * when asked. */
 #include "backend/cuda/cuda.h"
 
 static aclError cuda_register_range(int32_t dev, void *ptr, size_t size, uint32_t flags)
@@ -10,6 +11,8 @@ static aclError cuda_register_range(int32_t dev, void *ptr, size_t size, uint32_
     unsigned int how = cudaHostRegisterPortable;
     if (flags & ACL_HOST_REG_MAPPED)
         how |= cudaHostRegisterMapped;
+    if (flags & ACL_HOST_REG_READONLY)
+        how |= cudaHostRegisterReadOnly;
     return check(cudaHostRegister(ptr, size, how));
 }
 
