@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "core/copy.h"
 #include "core/current.h"
+#include "core/deferred.h"
 #include "core/device.h"
 #include "core/memory.h"
 #include "core/vmm.h"
@@ -217,6 +218,7 @@ ACL_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeBytes, size_t
     int32_t phys = ctx->phys, device = ctx->device;
     context_put(ctx);
     size_t free_bytes = 0, total_bytes = 0;
+    deferred_reap(); /* memory released behind work that has completed counts as free */
     ret = backend()->device->mem_info(phys, &free_bytes, &total_bytes);
     if (ret != ACL_SUCCESS)
         return ACL_RAISE(ret, "cannot read the memory of device %d: %s", device,

@@ -46,6 +46,10 @@ aclError device_peer_enable(int32_t phys, int32_t peer);
 aclError device_peer_disable(int32_t phys, int32_t peer);
 bool device_peer_enabled(int32_t phys, int32_t peer);
 
+/* Every stream of every context of the device, each held (stream_release),
+ * in a block the caller frees (NULL when there are none); *err: memory ran
+ * out, the streams listed being those found before. */
+acl_stream **device_streams(int32_t phys, size_t *count, aclError *err);
 /* Waits for the work queued on every stream of the device (all contexts)
  * before the call. Bare codes: ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry. */
 aclError device_synchronize(int32_t phys, int32_t timeout_ms);

@@ -1,6 +1,9 @@
 /* Virtual memory: reservations, physical handles and mappings (see
  * vmm.h). One mutex (vmm_lock) guards all three; it is taken before the
- * allocation registry's. */
+ * allocation registry's and the deferred releases' (deferred.h): an unmap
+ * while streams have work queued leaves the registry at once and reaches
+ * the backend once that work completed, holding its physical memory until
+ * then; a reservation released meanwhile is released after it. */
 #include <pthread.h>
 #include <search.h>
 #include <stdatomic.h>
@@ -8,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/deferred.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/handle.h"
@@ -236,6 +240,11 @@ aclError vmm_reserve(const char *api, void **va, size_t size, size_t alignment, 
     if (expect != NULL && (uintptr_t)expect % (size >= GIB ? GIB : HUGE_PAGE) != 0)
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID, "expectPtr %p is not aligned to %s",
                          expect, size >= GIB ? "1 GiB" : "2 MiB");
+    deferred_reap();
+    /* An address released while work was queued is reserved again once
+     * that work completed. */
+    if (expect != NULL)
+        deferred_wait(expect, rounded);
     reservation *r = malloc(sizeof *r);
     if (r == NULL)
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -265,11 +274,24 @@ aclError vmm_reserve(const char *api, void **va, size_t size, size_t alignment, 
     return ACL_SUCCESS;
 }
 
+/* A reservation's release deferred behind an unmap in it (deferred.h). */
+static void release_run(void *arg)
+{
+    reservation *r = arg;
+    aclError ret = backend()->vmm->release((void *)r->base, r->size);
+    if (ret != ACL_SUCCESS)
+        ACL_LOG(LOG_ERROR, "releasing the range at %p (deferred) failed: %s", (void *)r->base,
+                acl_error_text(ret));
+}
+
 aclError vmm_release(const char *api, void *va)
 {
+    deferred_reap();
+    deferral *after = deferred_begin(false);
     pthread_mutex_lock(&vmm_lock);
     reservation *r = reservation_at(va);
     aclError ret = ACL_SUCCESS;
+    bool deferred = false;
     if (r == NULL)
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "%p is not a range from aclrtReserveMemAddress (never reserved, or "
@@ -284,7 +306,18 @@ aclError vmm_release(const char *api, void *va)
                         "%zu mapping(s) remain in the range at %p: unmap them (aclrtUnmapMem) "
                         "first",
                         r->mappings, va);
-    if (ret == ACL_SUCCESS) {
+    else if (deferred_overlaps(va, r->size)) {
+        /* An unmap in it waits for queued work: the release follows it. */
+        if (after == NULL) {
+            ret = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+        } else {
+            tdelete(r, &reservations, range_compare);
+            deferred_add(after, release_run, free, r, va, r->size);
+            after = NULL;
+            deferred = true;
+        }
+    }
+    if (ret == ACL_SUCCESS && !deferred) {
         ret = backend()->vmm->release(va, r->size);
         if (ret != ACL_SUCCESS)
             ret = acl_raise(api, ret, "releasing the range at %p failed: %s", va,
@@ -292,8 +325,10 @@ aclError vmm_release(const char *api, void *va)
         else
             tdelete(r, &reservations, range_compare);
     }
+    if (after != NULL)
+        deferred_cancel(after);
     pthread_mutex_unlock(&vmm_lock);
-    if (ret == ACL_SUCCESS)
+    if (ret == ACL_SUCCESS && !deferred)
         free(r);
     return ret;
 }
@@ -322,6 +357,7 @@ aclError vmm_phys_publish(const char *api, backend_phys *bp, const phys_info *in
 aclError vmm_phys_create(const char *api, aclrtDrvMemHandle *out, size_t size,
                          const aclrtPhysicalMemProp *prop)
 {
+    deferred_reap(); /* memory freed while work was queued comes back first */
     phys_info info;
     aclError ret = prop_read(api, prop, &info);
     if (ret != ACL_SUCCESS)
@@ -344,6 +380,7 @@ aclError vmm_phys_create(const char *api, aclrtDrvMemHandle *out, size_t size,
 
 aclError vmm_phys_free(const char *api, aclrtDrvMemHandle handle)
 {
+    deferred_reap();
     pthread_mutex_lock(&vmm_lock);
     phys_mem *pm;
     aclError ret = phys_get(api, handle, &pm);
@@ -492,27 +529,79 @@ aclError vmm_map(const char *api, void *va, size_t size, size_t offset, aclrtDrv
     if (offset != 0)
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID, "offset %zu is reserved and must be 0",
                          offset);
-    pthread_mutex_lock(&vmm_lock);
-    phys_mem *pm;
-    aclError ret = phys_get(api, handle, &pm);
-    if (ret == ACL_SUCCESS) {
-        reservation *r = NULL;
-        if (size != pm->info.size)
-            ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
-                            "size %zu is not the size of the physical memory (%zu bytes)", size,
-                            pm->info.size);
-        if (ret == ACL_SUCCESS)
-            ret = map_target(api, (uintptr_t)va, size, pm, &r);
-        if (ret == ACL_SUCCESS)
-            ret = map_locked(api, r, (uintptr_t)va, size, pm, accessible);
+    deferred_reap();
+    for (;;) {
+        pthread_mutex_lock(&vmm_lock);
+        phys_mem *pm;
+        aclError ret = phys_get(api, handle, &pm);
+        bool unmapping = false;
+        if (ret == ACL_SUCCESS) {
+            reservation *r = NULL;
+            if (size != pm->info.size)
+                ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                                "size %zu is not the size of the physical memory (%zu bytes)", size,
+                                pm->info.size);
+            if (ret == ACL_SUCCESS)
+                ret = map_target(api, (uintptr_t)va, size, pm, &r);
+            /* An unmap there still waits for queued work: after it. */
+            unmapping = ret == ACL_SUCCESS && deferred_overlaps(va, size);
+            if (ret == ACL_SUCCESS && !unmapping)
+                ret = map_locked(api, r, (uintptr_t)va, size, pm, accessible);
+            phys_put(pm);
+        }
+        pthread_mutex_unlock(&vmm_lock);
+        if (!unmapping)
+            return ret;
+        deferred_wait(va, size);
+    }
+}
+
+/* Takes m out of the registry and its reservation's and memory's counts;
+ * pm's handle goes if the user freed it. Under vmm_lock. */
+static void mapping_forget(mapping *m)
+{
+    mem_block gone;
+    (void)memory_unregister((void *)m->va, ORIGIN_MAPPED, &gone);
+    m->r->mappings--;
+    if (m->r->mappings == 0) {
+        m->r->mapped_phys = -2;
+        m->r->imported = -1;
+    }
+    phys_mem *pm = m->pm;
+    pm->mappings--;
+    /* pm's handle is live while mapped: borrow it to withdraw it. */
+    if (handle_get(handle_of(&pm->obj), HANDLE_PHYS_MEM) == &pm->obj) {
+        phys_maybe_withdraw(pm);
         phys_put(pm);
     }
-    pthread_mutex_unlock(&vmm_lock);
-    return ret;
+}
+
+/* An unmap deferred behind queued work (deferred.h): the mapping, holding
+ * its physical memory, until the backend unmapped it. */
+static void unmap_run(void *arg)
+{
+    mapping *m = arg;
+    aclError ret = backend()->vmm->unmap((void *)m->va, m->size);
+    if (ret != ACL_SUCCESS)
+        ACL_LOG(LOG_ERROR, "unmapping %p (deferred) failed: %s", (void *)m->va,
+                acl_error_text(ret));
+}
+
+static void unmap_done(void *arg)
+{
+    mapping *m = arg;
+    object_release(&m->pm->obj);
+    free(m);
 }
 
 aclError vmm_unmap(const char *api, void *va)
 {
+    deferred_reap();
+    /* Work queued until now may touch the mapping: marked before the lock. */
+    deferral *d = deferred_begin(true);
+    if (d == NULL)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "out of host memory to mark the work queued on the streams");
     pthread_mutex_lock(&vmm_lock);
     mem_block b;
     mapping *m = mapping_at(va, &b);
@@ -532,28 +621,22 @@ aclError vmm_unmap(const char *api, void *va)
                             "%p is not mapped (never mapped with aclrtMapMem, or already "
                             "unmapped)",
                             va);
+    } else if (!deferred_idle(d) && object_hold(&m->pm->obj)) {
+        /* Gone for the caller now; for the backend after the work. */
+        mapping_forget(m);
+        deferred_add(d, unmap_run, unmap_done, m, va, m->size);
+        d = NULL;
     } else {
         ret = backend()->vmm->unmap(va, m->size);
         if (ret != ACL_SUCCESS) {
             ret = acl_raise(api, ret, "unmapping %p failed: %s", va, acl_error_text(ret));
         } else {
-            mem_block gone;
-            (void)memory_unregister(va, ORIGIN_MAPPED, &gone);
-            m->r->mappings--;
-            if (m->r->mappings == 0) {
-                m->r->mapped_phys = -2;
-                m->r->imported = -1;
-            }
-            phys_mem *pm = m->pm;
-            pm->mappings--;
-            /* pm's handle is live while mapped: borrow it to withdraw it. */
-            if (handle_get(handle_of(&pm->obj), HANDLE_PHYS_MEM) == &pm->obj) {
-                phys_maybe_withdraw(pm);
-                phys_put(pm);
-            }
+            mapping_forget(m);
             free(m);
         }
     }
+    if (d != NULL)
+        deferred_cancel(d);
     pthread_mutex_unlock(&vmm_lock);
     return ret;
 }
@@ -726,6 +809,7 @@ aclError vmm_set_link(const char *api, aclrtDrvMemHandle handle, aclrtMemLinkTyp
 
 aclError vmm_map_alias(const char *api, void *dst, size_t size, void *src)
 {
+    deferred_wait(dst, size); /* an unmap there waiting for queued work goes first */
     pthread_mutex_lock(&vmm_lock);
     mapping *maps[MOST_MAPPINGS];
     size_t n = mappings_covering((uintptr_t)src, size, maps, MOST_MAPPINGS);

@@ -17,6 +17,7 @@ enum fork_rank {
     FORK_RANK_KERNELS = 35,   /* kernel symbols and argument lists, then captures */
     FORK_RANK_VMM = 36,       /* mappings, pools, IPC keys, host registrations */
     FORK_RANK_SHARE = 37,     /* what this process shares with others */
+    FORK_RANK_DEFERRED = 38,  /* releases deferred behind queued work */
     FORK_RANK_MEMORY = 40,    /* allocation registry, parked blocks */
     FORK_RANK_HANDLES = 50,   /* handle table */
     FORK_RANK_BACKEND = 60,   /* backend pools and streams */

@@ -6,8 +6,11 @@
  * refusals; on the host backend, a forked child's device memory is its own
  * and a copy through a bad device-side address does not bring the process
  * down. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,6 +122,106 @@ START_TEST(value_ops_respect_access)
     ACL_OK(aclrtUnmapMem(va));
     ACL_OK(aclrtFreePhysical(h));
     ACL_OK(aclrtReleaseMemAddress(va));
+}
+END_TEST
+
+/* A host function that holds its stream until the test opens it (or 10 s
+ * pass: a guard against a hang, not a timing). */
+static void hold_stream(void *arg)
+{
+    atomic_int *open = arg;
+    for (int i = 0; i < 10000 && !atomic_load(open); i++)
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+}
+
+static void *open_later(void *arg)
+{
+    nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
+    atomic_store((atomic_int *)arg, 1);
+    return NULL;
+}
+
+/* Queued work keeps what it touches alive: an unmap, the free of its
+ * physical memory and the release of its range, with a fill of the
+ * mapping still queued, succeed at once and change what the caller sees
+ * at once, while the fill and a copy behind it still reach the memory. */
+START_TEST(vmm_release_with_work_queued)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va, *dev;
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, 2 * g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    ACL_OK(aclrtMapMem(va, g, 0, h, 0));
+    ACL_OK(aclrtMalloc((void **)&dev, g, ACL_MEM_MALLOC_HUGE_FIRST));
+    aclrtStream s = acltest_new_stream();
+    atomic_int open = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &open));
+    ACL_OK(aclrtMemsetAsync(va, g, 0x5A, g, s));
+    ACL_OK(aclrtMemcpyAsync(dev, g, va, g, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtFreePhysical(h));
+    ACL_OK(aclrtReleaseMemAddress(va));
+    /* Gone for the caller. */
+    ACL_FAILS_WITH(aclrtUnmapMem(va), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtFreePhysical(h), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtReleaseMemAddress(va), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemsetAsync(va, 64, 0, 64, s), ACL_ERROR_INVALID_PARAM);
+    atomic_store(&open, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    unsigned char out[256];
+    ACL_OK(aclrtMemcpy(out, sizeof out, dev + g - sizeof out, sizeof out,
+                       ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < sizeof out; i++)
+        ck_assert_uint_eq(out[i], 0x5A);
+    /* The addresses are free again once the work completed. */
+    unsigned char *again = NULL;
+    ACL_OK(aclrtReserveMemAddress((void **)&again, 2 * g, 0, va, 0));
+    ck_assert_ptr_eq(again, va);
+    ACL_OK(aclrtReleaseMemAddress(again));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
+/* Mapping again where an unmap still waits for queued work waits for it:
+ * the queued fill lands in the memory that was mapped when it was queued,
+ * never in the new one. */
+START_TEST(vmm_remap_after_unmap_with_work_queued)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va;
+    aclrtDrvMemHandle first, second;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, 2 * g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&first, g, &prop, 0));
+    ACL_OK(aclrtMallocPhysical(&second, g, &prop, 0));
+    ACL_OK(aclrtMapMem(va, g, 0, first, 0));
+    ACL_OK(aclrtMemset(va, g, 0, g));
+    aclrtStream s = acltest_new_stream();
+    atomic_int open = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &open));
+    ACL_OK(aclrtMemsetAsync(va, g, 0x11, g, s));
+    ACL_OK(aclrtUnmapMem(va));
+    pthread_t opener;
+    ck_assert_int_eq(pthread_create(&opener, NULL, open_later, &open), 0);
+    ACL_OK(aclrtMapMem(va, g, 0, second, 0));
+    ACL_OK(aclrtMemset(va, g, 0x22, g));
+    ck_assert_int_eq(pthread_join(opener, NULL), 0);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtMapMem(va + g, g, 0, first, 0));
+    unsigned char out[2];
+    ACL_OK(aclrtMemcpy(&out[0], 1, va + g + g / 2, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(aclrtMemcpy(&out[1], 1, va + g / 2, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(out[0], 0x11);
+    ck_assert_uint_eq(out[1], 0x22);
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtUnmapMem(va + g));
+    ACL_OK(aclrtFreePhysical(first));
+    ACL_OK(aclrtFreePhysical(second));
+    ACL_OK(aclrtReleaseMemAddress(va));
+    ACL_OK(aclrtDestroyStream(s));
 }
 END_TEST
 
@@ -618,6 +721,8 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, virtual_memory_registry);
     tcase_add_test(tc, virtual_memory_codes);
     tcase_add_test(tc, value_ops_respect_access);
+    tcase_add_test(tc, vmm_release_with_work_queued);
+    tcase_add_test(tc, vmm_remap_after_unmap_with_work_queued);
     tcase_add_test(tc, ipc_codes);
     tcase_add_test(tc, host_fork_keeps_device_memory_private);
     tcase_add_test(tc, host_indirect_copy_with_bad_address);
