@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "backend/backend.h"
+#include "core/callback.h"
 #include "core/deferred.h"
 #include "core/device.h"
 #include "core/lifecycle.h"
@@ -226,12 +227,14 @@ void deferred_reap(void)
 }
 
 /* Polls: the marks may go at any reap, so nothing here waits on them. */
-void deferred_wait(const void *base, size_t size)
+bool deferred_wait(const void *base, size_t size)
 {
     for (unsigned round = 0;; round++) {
         reap();
         if (!deferred_overlaps(base, size))
-            return;
+            return true;
+        if (callback_running())
+            return false;
         long ns = round < 10 ? 1000L << round : 1000000L;
         nanosleep(&(struct timespec){.tv_nsec = ns}, NULL);
     }

@@ -46,7 +46,9 @@ bool deferred_overlaps(const void *base, size_t size);
  * the device. No lock of the caller may be held. */
 void deferred_reap(void);
 /* Returns once no deferred release of [base, base + size) is left: waits
- * for their work, then runs them (and those before them). No lock held. */
-void deferred_wait(const void *base, size_t size);
+ * for their work, then runs them (and those before them). No lock held.
+ * False, without waiting, inside a callback (callback.h), whose own
+ * stream cannot go on before it returns: the release is still deferred. */
+bool deferred_wait(const void *base, size_t size);
 
 #endif

@@ -242,9 +242,9 @@ aclError vmm_reserve(const char *api, void **va, size_t size, size_t alignment, 
                          expect, size >= GIB ? "1 GiB" : "2 MiB");
     deferred_reap();
     /* An address released while work was queued is reserved again once
-     * that work completed. */
+     * that work completed (in a callback, it is still in use). */
     if (expect != NULL)
-        deferred_wait(expect, rounded);
+        (void)deferred_wait(expect, rounded);
     reservation *r = malloc(sizeof *r);
     if (r == NULL)
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -523,6 +523,16 @@ static aclError map_target(const char *api, uintptr_t va, size_t size, const phy
     return ACL_SUCCESS;
 }
 
+/* A map at an address whose unmap waits for queued work, in a callback
+ * that cannot wait for it. */
+static aclError still_unmapping(const char *api, const void *va)
+{
+    return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                     "the memory unmapped at %p waits for the work queued before its unmap, which "
+                     "a callback cannot wait for: map there outside the callback",
+                     va);
+}
+
 aclError vmm_map(const char *api, void *va, size_t size, size_t offset, aclrtDrvMemHandle handle,
                  bool accessible)
 {
@@ -552,7 +562,8 @@ aclError vmm_map(const char *api, void *va, size_t size, size_t offset, aclrtDrv
         pthread_mutex_unlock(&vmm_lock);
         if (!unmapping)
             return ret;
-        deferred_wait(va, size);
+        if (!deferred_wait(va, size))
+            return still_unmapping(api, va);
     }
 }
 
@@ -809,7 +820,9 @@ aclError vmm_set_link(const char *api, aclrtDrvMemHandle handle, aclrtMemLinkTyp
 
 aclError vmm_map_alias(const char *api, void *dst, size_t size, void *src)
 {
-    deferred_wait(dst, size); /* an unmap there waiting for queued work goes first */
+    /* An unmap there waiting for queued work goes first. */
+    if (!deferred_wait(dst, size))
+        return still_unmapping(api, dst);
     pthread_mutex_lock(&vmm_lock);
     mapping *maps[MOST_MAPPINGS];
     size_t n = mappings_covering((uintptr_t)src, size, maps, MOST_MAPPINGS);

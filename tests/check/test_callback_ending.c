@@ -6,6 +6,7 @@
  * is pinned by the compatibility suite (tests/compat/test_callback.c). */
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "acltest.h"
 #include "reporter.h"
@@ -66,6 +67,64 @@ START_TEST(free_inside_callback_is_immediate)
     ACL_OK(aclrtSynchronizeStream(stream));
     ck_assert_int_eq(first_free, ACL_SUCCESS);
     ck_assert_int_eq(second_free, ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtUnSubscribeReport(reporter_id(), stream));
+}
+END_TEST
+
+/* A host function that holds its stream until the test opens it (or 10 s
+ * pass: a guard against a hang, not a timing). */
+static void hold_stream(void *arg)
+{
+    atomic_int *open = arg;
+    for (int i = 0; i < 10000 && !atomic_load(open); i++)
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+}
+
+static unsigned char *remap_va;
+static size_t remap_size;
+static aclrtDrvMemHandle remap_handle;
+static aclError remap_result;
+
+static void map_in_callback(void *unused)
+{
+    (void)unused;
+    remap_result = aclrtMapMem(remap_va, remap_size, 0, remap_handle, 0);
+}
+
+/* Mapping where an unmap still waits for queued work waits for that work,
+ * which a callback cannot do (its own stream waits for it): refused there,
+ * not a hang; outside the callback, once the work completed, it maps. */
+START_TEST(map_inside_callback_over_deferred_unmap)
+{
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.memAttr = ACL_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    ACL_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+                                            &remap_size));
+    aclrtDrvMemHandle first;
+    ACL_OK(aclrtReserveMemAddress((void **)&remap_va, remap_size, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&first, remap_size, &prop, 0));
+    ACL_OK(aclrtMallocPhysical(&remap_handle, remap_size, &prop, 0));
+    ACL_OK(aclrtMapMem(remap_va, remap_size, 0, first, 0));
+    aclrtStream held;
+    ACL_OK(aclrtCreateStream(&held));
+    atomic_int open = 0;
+    ACL_OK(aclrtLaunchHostFunc(held, hold_stream, &open));
+    ACL_OK(aclrtMemsetAsync(remap_va, remap_size, 0x11, remap_size, held));
+    ACL_OK(aclrtUnmapMem(remap_va));
+    subscribe(stream);
+    ACL_OK(aclrtLaunchCallback(map_in_callback, NULL, ACL_CALLBACK_BLOCK, stream));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ck_assert_int_eq(remap_result, ACL_ERROR_RT_PARAM_INVALID);
+    atomic_store(&open, 1);
+    ACL_OK(aclrtSynchronizeStream(held));
+    ACL_OK(aclrtMapMem(remap_va, remap_size, 0, remap_handle, 0));
+    ACL_OK(aclrtUnmapMem(remap_va));
+    ACL_OK(aclrtFreePhysical(first));
+    ACL_OK(aclrtFreePhysical(remap_handle));
+    ACL_OK(aclrtReleaseMemAddress(remap_va));
+    ACL_OK(aclrtDestroyStream(held));
     ACL_OK(aclrtUnSubscribeReport(reporter_id(), stream));
 }
 END_TEST
@@ -210,6 +269,7 @@ static Suite *suite(void)
     TCase *freeing = tcase_create("freeing");
     tcase_add_checked_fixture(freeing, set_up, tear_down);
     tcase_add_test(freeing, free_inside_callback_is_immediate);
+    tcase_add_test(freeing, map_inside_callback_over_deferred_unmap);
     suite_add_tcase(s, freeing);
 
     TCase *ending = tcase_create("ending");
