@@ -15,7 +15,6 @@
 #include "core/lifecycle.h"
 #include "core/stream.h"
 #include "util/fork.h"
-#include "util/log.h"
 
 struct deferral {
     struct deferral *next;
