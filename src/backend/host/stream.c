@@ -99,6 +99,9 @@ struct host_stream {
     bool destroyed;
     /* Bumped by every abort; tasks that wait give up when it changes. */
     atomic_uint abort_gen;
+    /* The waits of the tasks up to this sequence number are cancelled (a
+     * teardown): they give up, and the tasks after them run. */
+    _Atomic uint64_t cancelled_to;
     /* The first failure of a task (a wait that timed out) since the last
      * synchronize, which reports and clears it. Under lock. */
     aclError failed;
@@ -299,8 +302,10 @@ const host_job_ops *task_job(const task *t)
 
 /* The stream whose worker this thread is (a task, or a model replaying
  * captured tasks, runs on it): where waits look for aborts and failures
- * are reported. */
+ * are reported; and the sequence number of the task it runs, which
+ * cancelled_to is compared with. */
 static _Thread_local host_stream *running_stream;
+static _Thread_local uint64_t running_seq;
 
 /* A value wait's word is ACL memory that the application may also change
  * with plain stores (aclrtMemcpy from the host, its own code), as a device
@@ -338,13 +343,13 @@ static void stream_fail(host_stream *s, aclError err)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* An event wait, given up when the stream is aborted. */
-static void wait_mark(host_stream *s, const mark *m, unsigned gen)
+enum { STOP_CHECK_MS = 10 }; /* how often waits that cannot be woken look at their stop */
+
+/* An event wait, given up when the stream is aborted or its waits cancelled. */
+static void wait_mark(const mark *m, const watch_stop *stop)
 {
-    enum { ABORT_CHECK_MS = 10 };
-    while (!mark_wait(m, ABORT_CHECK_MS))
-        if (atomic_load_explicit(&s->abort_gen, memory_order_acquire) != gen)
-            return;
+    while (!watch_stopped(stop) && !mark_wait(m, STOP_CHECK_MS))
+        ;
 }
 
 /* Runs t on the worker (or a model replay, on the worker of the stream
@@ -352,7 +357,12 @@ static void wait_mark(host_stream *s, const mark *m, unsigned gen)
 void task_run(task *t)
 {
     host_stream *s = running_stream;
-    unsigned gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire);
+    const watch_stop stop = {
+        .abort_gen = &s->abort_gen,
+        .gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire),
+        .cancelled_to = &s->cancelled_to,
+        .seq = running_seq,
+    };
     switch (t->kind) {
     case TASK_COPY:
         memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.n);
@@ -368,7 +378,7 @@ void task_run(task *t)
         t->u.call.fn(t->u.call.arg);
         break;
     case TASK_WAIT:
-        wait_mark(s, t->u.mark, gen);
+        wait_mark(t->u.mark, &stop);
         break;
     case TASK_TIMESTAMP:
         t->u.mark->stamp_ns = monotonic_ns();
@@ -378,7 +388,7 @@ void task_run(task *t)
         host_watch_changed();
         break;
     case TASK_VALUE_WAIT:
-        (void)host_watch(value_ready, t, -1, &s->abort_gen, gen);
+        (void)host_watch(value_ready, t, -1, &stop);
         break;
     case TASK_WORD:
         host_word_apply(&t->u.word);
@@ -388,7 +398,7 @@ void task_run(task *t)
         int64_t deadline = -1;
         if (t->u.word.timeout_s)
             deadline = monotonic_ns() + (int64_t)t->u.word.timeout_s * 1000000000;
-        if (host_watch(host_word_ready, &t->u.word, deadline, &s->abort_gen, gen) == WATCH_TIMEOUT)
+        if (host_watch(host_word_ready, &t->u.word, deadline, &stop) == WATCH_TIMEOUT)
             stream_fail(s, ACL_ERROR_RT_TASK_TIMEOUT);
         else if (t->u.word.clear || !t->u.word.counting)
             host_watch_changed(); /* the word was cleared */
@@ -411,7 +421,9 @@ void task_run(task *t)
         host_ipc_signal(t->u.ipc.page, t->u.ipc.seq);
         break;
     case TASK_IPC_WAIT:
-        (void)host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, -1);
+        while (!watch_stopped(&stop) &&
+               !host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, STOP_CHECK_MS))
+            ;
         break;
     /* Run as nodes only where a launch could not act on them beforehand (a
      * conditional branch, a model replayed inside another model's run): the
@@ -430,7 +442,7 @@ void task_run(task *t)
     case TASK_EXT_WAIT: {
         mark *m = host_event_mark(t->u.event);
         if (m && !m->capture && m->stream != s)
-            wait_mark(s, m, gen);
+            wait_mark(m, &stop);
         mark_release(m);
         break;
     }
@@ -502,6 +514,7 @@ static void *stream_worker(void *arg)
         if (!s->head)
             s->tail = NULL;
         s->running = t;
+        running_seq = s->completed + 1; /* tasks complete in order */
         pthread_mutex_unlock(&s->lock);
 
         running_stream = s;
@@ -924,6 +937,15 @@ static aclError host_stream_abort(backend_stream *bs)
     return ACL_SUCCESS;
 }
 
+static void host_stream_cancel_waits(backend_stream *bs)
+{
+    host_stream *s = bs->impl;
+    pthread_mutex_lock(&s->lock);
+    atomic_store_explicit(&s->cancelled_to, s->enqueued, memory_order_release);
+    pthread_mutex_unlock(&s->lock);
+    host_watch_changed(); /* running value and notify waits look again */
+}
+
 static aclError host_stream_create(backend_stream *bs, int32_t dev, int32_t priority)
 {
     (void)priority; /* one level only, see device.c */
@@ -1048,4 +1070,5 @@ const backend_stream_ops host_stream_ops = {
     .prefetch_async = host_prefetch_async,
     .pool_alloc_async = host_pool_alloc_async,
     .pool_free_async = host_pool_free_async,
+    .cancel_waits = host_stream_cancel_waits,
 };
