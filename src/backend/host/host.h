@@ -245,6 +245,8 @@ typedef struct host_word {
     atomic_int refs;
     _Atomic(_Atomic uint32_t *) word; /* &own, or memory shared with other processes */
     _Atomic uint32_t own;
+    struct host_word *shared_next, *shared_prev; /* while shared (notify.c) */
+    bool shared;
 } host_word;
 
 struct backend_notify {

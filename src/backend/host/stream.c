@@ -122,13 +122,18 @@ static void stream_retain(host_stream *s)
 }
 
 /* ---- fork -----------------------------------------------------------------------
- * A child process inherits every stream but none of the worker threads. The
- * child handler forgets those workers, counting the task one was running as
- * done (the child has the memory as it was at the fork), so that the next
- * enqueue or wait starts a fresh worker. The prepare handler holds every
- * stream lock across the fork, so that none is inherited locked. */
+ * A child process inherits every stream but none of the worker threads, and
+ * none of the work: the child handler forgets the workers and drops every
+ * task its parent queued or was running, unrun (events they would record
+ * read as complete), so that each stream is idle and the next enqueue
+ * starts a fresh worker. The dropped tasks are freed by the first worker
+ * the child starts: freeing one may release what it holds through the
+ * library, whose locks the fork handlers still hold. The prepare handler
+ * holds every stream lock across the fork, so that none is inherited
+ * locked. */
 static host_stream *all_streams;
 static pthread_mutex_t all_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(task *) fork_dropped;
 
 static void init_stream_conds(host_stream *s)
 {
@@ -156,32 +161,44 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-    task *abandoned = NULL; /* the tasks the parent's workers were running */
+    task *dropped = atomic_load_explicit(&fork_dropped, memory_order_relaxed);
     for (host_stream *s = all_streams; s; s = s->fork_next) {
         if (s->running) {
-            s->running->next = abandoned;
-            abandoned = s->running;
+            s->running->next = dropped;
+            dropped = s->running;
             s->running = NULL;
         }
+        if (s->head) {
+            s->tail->next = dropped;
+            dropped = s->head;
+            s->head = s->tail = NULL;
+        }
+        s->completed = s->enqueued;
+        s->failed = ACL_SUCCESS;
+        s->wake_at = UINT64_MAX;
         if (s->worker_running) {
-            uint64_t queued = 0;
-            for (task *t = s->head; t; t = t->next)
-                queued++;
-            s->completed = s->enqueued - queued;
             s->worker_running = false;
             s->worker_idle = false;
-            s->wake_at = UINT64_MAX;
             /* The worker's reference stays: the next worker takes it over. */
             s->orphaned_ref = true;
         }
         init_stream_conds(s); /* their waiters were threads of the parent */
         pthread_mutex_unlock(&s->lock);
     }
+    atomic_store_explicit(&fork_dropped, dropped, memory_order_relaxed);
     pthread_mutex_unlock(&all_streams_lock);
-    while (abandoned) {
-        task *t = abandoned;
-        abandoned = t->next;
+}
+
+/* Called by workers, holding no lock. */
+static void free_fork_dropped(void)
+{
+    if (!atomic_load_explicit(&fork_dropped, memory_order_relaxed))
+        return;
+    task *t = atomic_exchange_explicit(&fork_dropped, NULL, memory_order_acquire);
+    while (t) {
+        task *next = t->next;
         task_free(t);
+        t = next;
     }
 }
 
@@ -260,11 +277,6 @@ static bool stream_wait_seq(host_stream *s, uint64_t seq, int32_t timeout_ms)
         deadline_after_ms(&deadline, timeout_ms);
     bool reached = true;
     pthread_mutex_lock(&s->lock);
-    /* Only after a fork can tasks wait without a worker. */
-    if (s->head && !s->worker_running && worker_start(s) != ACL_SUCCESS) {
-        pthread_mutex_unlock(&s->lock);
-        return s->completed >= seq;
-    }
     while (s->completed < seq) {
         if (timeout_ms == 0) {
             reached = false;
@@ -496,6 +508,7 @@ static void *stream_worker(void *arg)
 {
     host_stream *s = arg;
     pthread_setname_np(pthread_self(), "acl-host-stream"); /* for ps, gdb, perf */
+    free_fork_dropped();
     pthread_mutex_lock(&s->lock);
     for (;;) {
         if (!s->head && !s->destroyed) {
