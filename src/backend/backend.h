@@ -336,6 +336,12 @@ typedef struct backend_stream_ops {
     aclError (*pool_alloc_async)(backend_stream *s, backend_pool *pool, size_t n, void **ptr);
     aclError (*pool_free_async)(backend_stream *s, backend_pool *pool, void *ptr, size_t n,
                                 int32_t dev);
+    /* Not stream-ordered, for a teardown: every wait queued on s so far
+     * (value and notify waits; the host backend's event waits and the waits
+     * inside models too), running or not yet begun, ends without its
+     * condition, and s goes on past it; waits queued afterwards are not
+     * affected. The work queued around them still runs. */
+    void (*cancel_waits)(backend_stream *s);
 } backend_stream_ops;
 
 /* Events. A new event may still carry a record from an earlier life (the

@@ -695,8 +695,33 @@ static void fork_done(void)
     pthread_mutex_unlock(&report_registry_lock);
 }
 
+/* The child has one thread, the one that forked: the calls posted to
+ * report threads are its parent's work and are dropped unrun, and the
+ * other report threads serve no stream there, so that a callback reaching
+ * one of their streams runs on the stream's own thread (as after an
+ * unsubscribe) instead of waiting for a thread the child does not have. */
+static void fork_child(void)
+{
+    uint64_t self = (uint64_t)pthread_self();
+    for (int channel = 0; channel < CHANNEL_COUNT; channel++) {
+        for (report_thread *rt = report_registries[channel]; rt; rt = rt->next) {
+            rt->head = rt->tail = rt->running = NULL;
+            rt->queued = 0;
+            if (rt->thread_id != self)
+                rt->nstreams = 0;
+            pthread_condattr_t attr;
+            pthread_condattr_init(&attr);
+            pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+            pthread_cond_init(&rt->posted, &attr); /* their waiters were threads of the parent */
+            pthread_cond_init(&rt->finished, NULL);
+            pthread_condattr_destroy(&attr);
+        }
+    }
+    fork_done();
+}
+
 __attribute__((constructor)) static void callback_init(void)
 {
     lifecycle_observe(LIFECYCLE_STREAM_GONE, stream_gone);
-    fork_register(FORK_RANK_CALLBACKS, fork_prepare, fork_done, fork_done);
+    fork_register(FORK_RANK_CALLBACKS, fork_prepare, fork_done, fork_child);
 }

@@ -4,20 +4,18 @@
 #include "core/errors.h"
 #include "util/clock.h"
 
+/* Without a lock held: the stream may go with it. */
 static void retired_free(retired_work *w)
 {
     backend()->event->destroy((backend_event *)w->mark);
+    stream_release(w->stream);
     free(w);
 }
 
+/* Retired work holds its stream, which holds the context: none is left. */
 static void context_free(object *o)
 {
     acl_context *ctx = (acl_context *)o;
-    while (!list_empty(&ctx->retired)) { /* a teardown that ran out of memory */
-        retired_work *w = list_entry(ctx->retired.next, retired_work, link);
-        list_remove(&w->link);
-        retired_free(w);
-    }
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }
@@ -120,11 +118,39 @@ acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err)
     return collect_streams(ctx, false, false, count, err);
 }
 
-void context_teardown(acl_context *ctx)
+/* The waits of every stream whose work was retired, cancelled with no lock
+ * held (the cuda backend waits for the device to release them). */
+static void cancel_retired_waits(acl_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    size_t n = 0;
+    list_for_each(pos, &ctx->retired) n++;
+    acl_stream **streams = n ? malloc(n * sizeof *streams) : NULL;
+    size_t held = 0;
+    if (streams)
+        list_for_each(pos, &ctx->retired)
+        {
+            acl_stream *s = list_entry(pos, retired_work, link)->stream;
+            if (stream_hold(s)) /* held by the work: always */
+                streams[held++] = s;
+        }
+    if (n && !streams) /* out of memory: under the lock, then */
+        list_for_each(pos, &ctx->retired)
+            stream_cancel_waits(list_entry(pos, retired_work, link)->stream);
+    pthread_mutex_unlock(&ctx->lock);
+    for (size_t i = 0; i < held; i++) {
+        stream_cancel_waits(streams[i]);
+        stream_release(streams[i]);
+    }
+    free(streams);
+}
+
+void context_teardown(acl_context *ctx, bool force)
 {
     size_t count;
     aclError err;
     acl_stream **streams = collect_streams(ctx, true, true, &count, &err);
+    cancel_retired_waits(ctx);
     /* Without memory for the array, take the streams one at a time. */
     if (err) {
         for (;;) {
@@ -140,25 +166,42 @@ void context_teardown(acl_context *ctx)
             pthread_mutex_unlock(&ctx->lock);
             if (!s)
                 break;
-            if (held && object_take(&s->obj))
+            if (held && object_take(&s->obj)) {
+                if (force)
+                    stream_cancel_waits(s);
                 stream_teardown(s, true);
+            }
             if (held)
                 stream_release(s);
         }
     }
+    /* Every wait is cancelled before any stream is waited for: a stream
+     * may wait for an event that another records after a wait of its own. */
     for (size_t i = 0; i < count; i++) {
         /* A stream another thread is destroying is that thread's to finish. */
-        if (object_take(&streams[i]->obj))
+        if (!object_take(&streams[i]->obj)) {
+            stream_release(streams[i]);
+            streams[i] = NULL;
+        } else if (force) {
+            stream_cancel_waits(streams[i]);
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (streams[i]) {
             stream_teardown(streams[i], true);
-        stream_release(streams[i]);
+            stream_release(streams[i]);
+        }
     }
     free(streams);
+    cancel_retired_waits(ctx); /* streams another thread destroyed meanwhile too */
     (void)context_wait_retired(ctx, -1);
 }
 
 void context_keep_retired(acl_context *ctx, retired_work *w)
 {
     const backend_event_ops *ev = backend()->event;
+    list_node complete_ones;
+    list_init(&complete_ones);
     pthread_mutex_lock(&ctx->lock);
     for (list_node *pos = ctx->retired.next, *next; pos != &ctx->retired; pos = next) {
         next = pos->next;
@@ -166,11 +209,16 @@ void context_keep_retired(acl_context *ctx, retired_work *w)
         bool complete = false;
         if (ev->query((backend_event *)old->mark, &complete) == ACL_SUCCESS && complete) {
             list_remove(&old->link);
-            retired_free(old);
+            list_add(&complete_ones, &old->link);
         }
     }
     list_add(&ctx->retired, &w->link);
     pthread_mutex_unlock(&ctx->lock);
+    while (!list_empty(&complete_ones)) {
+        retired_work *old = list_entry(complete_ones.next, retired_work, link);
+        list_remove(&old->link);
+        retired_free(old);
+    }
 }
 
 aclError context_wait_retired(acl_context *ctx, int32_t timeout_ms)

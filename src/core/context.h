@@ -59,20 +59,26 @@ aclError context_create(const char *api, int32_t device, int32_t phys, bool is_d
  * caller raises). */
 acl_context *context_get_handle(aclrtContext handle);
 /* Tears down a context whose handle the caller took: every stream, the
- * default one included, is taken, its work waited for, and released. */
-void context_teardown(acl_context *ctx);
+ * default one included, is taken, its work waited for, and released. The
+ * waits of streams destroyed without waiting are cancelled first (their
+ * owner gave them up: nothing may release them), and with force those of
+ * every stream too (aclrtResetDeviceForce, aclFinalize), so that the
+ * teardown returns. */
+void context_teardown(acl_context *ctx, bool force);
 
 /* Work a stream still had when it was destroyed without waiting
- * (aclrtDestroyStreamForce): a backend event recorded after it. The
- * context's teardown waits for it, as AscendCL releases a device only once
- * its tasks are done, and so does the device's synchronization. */
+ * (aclrtDestroyStreamForce): a backend event recorded after it, and the
+ * stream, held so that a teardown can cancel its waits. The context's
+ * teardown waits for it, as AscendCL releases a device only once its tasks
+ * are done, and so does the device's synchronization. */
 typedef struct retired_work {
     list_node link;
+    acl_stream *stream;                /* held */
     _Alignas(16) unsigned char mark[]; /* the backend's event */
 } retired_work;
 
-/* Keeps w (malloc'ed, its mark recorded) until it is waited for; frees the
- * ones already complete. */
+/* Keeps w (malloc'ed, its mark recorded, its stream held) until it is
+ * waited for; frees the ones already complete. */
 void context_keep_retired(acl_context *ctx, retired_work *w);
 /* Waits for the retired work of ctx (timeout_ms -1: no limit) and frees
  * it; what an expired wait left stays kept. A concurrent caller does not

@@ -206,7 +206,7 @@ aclError device_retain(const char *api, int32_t device, acl_context **primary)
     if (ctx != made) { /* another thread set the device first */
         if (context_hold(made)) {
             object_take(&made->obj);
-            context_teardown(made);
+            context_teardown(made, false);
             context_release(made);
         }
     }
@@ -216,13 +216,13 @@ aclError device_retain(const char *api, int32_t device, acl_context **primary)
     return ACL_SUCCESS;
 }
 
-/* Tears down a context that left its device's list. */
-static void release_context(acl_context *ctx)
+/* Tears down a context that left its device's list (force: context.h). */
+static void release_context(acl_context *ctx, bool force)
 {
     if (!context_hold(ctx))
         return;
     if (object_take(&ctx->obj))
-        context_teardown(ctx);
+        context_teardown(ctx, force);
     context_release(ctx);
 }
 
@@ -248,7 +248,7 @@ aclError device_release(const char *api, int32_t device, bool force)
     }
     pthread_mutex_unlock(&devices_lock);
     if (primary) {
-        release_context(primary); /* waits for its streams' work first */
+        release_context(primary, force); /* waits for its streams' work first */
         lifecycle_notify(LIFECYCLE_DEVICE_RELEASED, (void *)(intptr_t)phys);
     }
     return ACL_SUCCESS;
@@ -265,7 +265,7 @@ void device_release_all(void)
             list_remove(&primary->device_link);
         pthread_mutex_unlock(&devices_lock);
         if (primary)
-            release_context(primary);
+            release_context(primary, true); /* aclFinalize gives up what still waits */
     }
     lifecycle_notify(LIFECYCLE_FINALIZED, NULL);
 }
@@ -300,7 +300,7 @@ void device_context_destroy(acl_context *ctx)
     pthread_mutex_lock(&devices_lock);
     list_remove(&ctx->device_link);
     pthread_mutex_unlock(&devices_lock);
-    context_teardown(ctx);
+    context_teardown(ctx, false);
 }
 
 /* ---- synchronisation -------------------------------------------------------------- */

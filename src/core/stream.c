@@ -394,9 +394,14 @@ aclError stream_get_failed(const char *api, aclrtStream handle)
                      handle_kind_of(handle) ? " (it is another kind of handle)" : "");
 }
 
+void stream_cancel_waits(acl_stream *s)
+{
+    backend()->stream->cancel_waits(stream_backend(s));
+}
+
 /* A stream destroyed without waiting leaves its context a mark after its
- * last work (context.h). Without memory or an event for it, the work still
- * runs, unwaited for. */
+ * last work, and itself (context.h). Without memory or an event for it,
+ * the work still runs, unwaited for. */
 static void retire_unfinished_work(acl_stream *s)
 {
     uint_fast64_t queued;
@@ -411,11 +416,13 @@ static void retire_unfinished_work(acl_stream *s)
         free(w);
         return;
     }
-    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS) {
+    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS ||
+        !stream_hold(s)) {
         ev->destroy(mark);
         free(w);
         return;
     }
+    w->stream = s;
     context_keep_retired(s->ctx, w);
 }
 

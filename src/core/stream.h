@@ -367,6 +367,9 @@ static inline void stream_release(acl_stream *s)
  * waited for when wait is set, and it leaves its context. The caller then
  * releases it; the backend stream goes when it is freed. */
 void stream_teardown(acl_stream *s, bool wait);
+/* For a teardown: every wait queued on s so far ends unsatisfied, and s
+ * goes on past it (backend.h, cancel_waits). */
+void stream_cancel_waits(acl_stream *s);
 
 /* Both return bare codes (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry;
  * synchronize: ACL_ERROR_INVALID_PARAM when the stream was destroyed by

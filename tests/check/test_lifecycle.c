@@ -419,6 +419,96 @@ START_TEST(destroyed_objects_are_reclaimed_with_other_readers)
 }
 END_TEST
 
+/* ---- teardown with waits nothing will release -------------------------------------------- */
+
+static void set_flag(void *arg)
+{
+    atomic_store((atomic_int *)arg, 1);
+}
+
+static uint64_t *zeroed_word(void)
+{
+    void *w = NULL;
+    ACL_OK(aclrtMalloc(&w, sizeof(uint64_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(w, sizeof(uint64_t), 0, sizeof(uint64_t)));
+    return w;
+}
+
+/* The device is set again and a copy round-trips through it. */
+static void device_usable_again(void)
+{
+    ACL_OK(aclrtSetDevice(0));
+    uint64_t out = 0x1122334455667788, back = 0;
+    void *dev = NULL;
+    ACL_OK(aclrtMalloc(&dev, sizeof out, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemcpy(dev, sizeof out, &out, sizeof out, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpy(&back, sizeof back, dev, sizeof back, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(back, out);
+    ACL_OK(aclrtFree(dev));
+}
+
+/* Stream b waits for an event that stream a records after a value wait
+ * nothing will satisfy: a force reset releases both, and b's later work
+ * runs. */
+START_TEST(reset_force_releases_chained_waits)
+{
+    aclrtStream a = acltest_new_stream(), b = acltest_new_stream();
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEvent(&e));
+    uint64_t *w = zeroed_word();
+    atomic_int ran = 0;
+    ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_EQ, a));
+    ACL_OK(aclrtRecordEvent(e, a));
+    ACL_OK(aclrtStreamWaitEvent(b, e));
+    ACL_OK(aclrtLaunchHostFunc(b, set_flag, &ran));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclrtDestroyEvent(e));
+    device_usable_again();
+}
+END_TEST
+
+/* A model whose captured value wait nothing will satisfy is running. The
+ * cuda backend cannot release waits inside a CUDA graph (docs/porting.md). */
+START_TEST(reset_force_releases_a_model_waiting)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return;
+    aclrtStream s = acltest_new_stream();
+    uint64_t *w = zeroed_word();
+    atomic_int ran = 0;
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ACL_OK(aclrtValueWait(w, 2, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+}
+END_TEST
+
+/* aclrtDestroyContext after aclrtDestroyStreamForce left a wait of the
+ * context's stream: the work before the wait has run when it returns. */
+START_TEST(destroy_context_releases_a_wait_of_a_force_destroyed_stream)
+{
+    aclrtContext ctx;
+    ACL_OK(aclrtCreateContext(&ctx, 0));
+    aclrtStream s = acltest_new_stream();
+    uint64_t *w = zeroed_word();
+    atomic_int ran = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ACL_OK(aclrtDestroyStreamForce(s));
+    ACL_OK(aclrtDestroyContext(ctx));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    device_usable_again();
+}
+END_TEST
+
 /* ---- fork while other threads are inside the library -------------------------------- */
 
 static void *busy_user(void *arg)
@@ -534,6 +624,15 @@ int main(void)
     tcase_add_test(reclaim, stream_count_returns_at_destroy_with_other_readers);
     tcase_add_test(reclaim, destroyed_objects_are_reclaimed_with_other_readers);
     suite_add_tcase(s, reclaim);
+
+    /* The hang guard: a teardown that waits for the waits never returns. */
+    TCase *teardown = tcase_create("teardown");
+    tcase_add_checked_fixture(teardown, set_up, tear_down);
+    tcase_set_timeout(teardown, 20);
+    tcase_add_test(teardown, reset_force_releases_chained_waits);
+    tcase_add_test(teardown, reset_force_releases_a_model_waiting);
+    tcase_add_test(teardown, destroy_context_releases_a_wait_of_a_force_destroyed_stream);
+    suite_add_tcase(s, teardown);
 
     TCase *forked = tcase_create("fork");
     tcase_set_tags(forked, "fork");

@@ -5,9 +5,14 @@
  * and the suite calls every implemented function; bad calls leave queued work
  * alone; contexts and streams destroyed with work queued; exhausted
  * resources are survived; thousands of handles; and a child process forked
- * after the library started either works or fails with error codes. */
+ * after the library started either works or fails with error codes, runs
+ * none of the work its parent queued, and cannot change its parent's memory
+ * or take its parent's notify records. */
 #include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -812,6 +817,367 @@ START_TEST(forked_child_works_or_fails_cleanly)
 }
 END_TEST
 
+/* Forks a child that runs body(arg) and leaves through _exit with its
+ * verdict, a hang turned into SIGALRM; the parent runs meanwhile(arg) (if
+ * any), then waits for the child and returns the verdict, failing the
+ * test if the child hung or crashed. */
+static int in_forked_child(int (*body)(void *), void (*meanwhile)(void *), void *arg)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGALRM, SIG_DFL);
+        alarm(CHILD_SECONDS);
+        _exit(body(arg));
+    }
+    if (meanwhile)
+        meanwhile(arg);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        ck_abort_msg("the child %s (signal %d)", WTERMSIG(status) == SIGALRM ? "hung" : "crashed",
+                     WTERMSIG(status));
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* On the host backend the child uses what it inherited; on CUDA, which a
+ * child of a process that used it cannot use, each call fails cleanly. */
+static void assert_child_verdict(int code)
+{
+    ck_assert_msg(code != CHILD_WRONG_DATA, "a call in the child claimed success with wrong data");
+    ck_assert_msg(code != CHILD_NO_MESSAGE, "a call in the child failed without a message");
+    if (on_host_backend())
+        ck_assert_msg(code == CHILD_WORKED, "the child exited with status %d", code);
+    else
+        ck_assert_msg(code == CHILD_WORKED || code == CHILD_FAILED_CLEANLY,
+                      "the child exited with status %d", code);
+}
+
+/* A counter in memory the child shares with its parent (MAP_SHARED): what
+ * the child runs of the parent's work shows there. */
+static atomic_int *shared_counter(void)
+{
+    void *p =
+        mmap(NULL, sizeof(atomic_int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    atomic_int *count = p;
+    atomic_init(count, 0);
+    return count;
+}
+
+static void count_up(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+typedef struct inherited_work {
+    aclrtStream stream;
+    atomic_int *parent_count;
+} inherited_work;
+
+/* The child finds the inherited stream idle, and runs what it queues on it. */
+static int child_skips_inherited_work(void *arg)
+{
+    inherited_work *in = arg;
+    int result = child_step(aclrtSynchronizeStream(in->stream));
+    if (result != CHILD_WORKED)
+        return result;
+    aclrtStreamStatus status = ACL_STREAM_STATUS_RESERVED;
+    result = child_step(aclrtStreamQuery(in->stream, &status));
+    if (result != CHILD_WORKED)
+        return result;
+    if (status != ACL_STREAM_STATUS_COMPLETE || atomic_load(in->parent_count) != 0)
+        return CHILD_WRONG_DATA;
+    atomic_int mine = 0;
+    result = child_step(aclrtLaunchHostFunc(in->stream, count_up, &mine));
+    if (result == CHILD_WORKED)
+        result = child_step(aclrtSynchronizeStream(in->stream));
+    if (result == CHILD_WORKED && atomic_load(&mine) != 1)
+        return CHILD_WRONG_DATA;
+    return result;
+}
+
+/* Work the parent queued before the fork (behind a gate) runs in the parent
+ * only: the child's synchronize of the inherited stream does not run it. */
+START_TEST(forked_child_drops_inherited_work)
+{
+    inherited_work in = {.stream = acltest_new_stream(), .parent_count = shared_counter()};
+    acltest_gate gate;
+    acltest_gate_close(&gate, in.stream);
+    ACL_OK(aclrtLaunchHostFunc(in.stream, count_up, in.parent_count));
+    acltest_gate_wait_reached(&gate);
+    assert_child_verdict(in_forked_child(child_skips_inherited_work, NULL, &in));
+    ck_assert_int_eq(atomic_load(in.parent_count), 0);
+    acltest_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(in.stream));
+    ck_assert_int_eq(atomic_load(in.parent_count), 1);
+    ACL_OK(aclrtDestroyStream(in.stream));
+    munmap(in.parent_count, sizeof *in.parent_count);
+}
+END_TEST
+
+typedef struct mapped_twice {
+    unsigned char *first, *second; /* one physical allocation at two addresses */
+    size_t size;
+} mapped_twice;
+
+/* The child fills its copy through one mapping and reads it through the
+ * other. */
+static int child_fills_mapping(void *arg)
+{
+    mapped_twice *m = arg;
+    unsigned char *back = malloc(m->size);
+    if (!back)
+        return CHILD_FAILED_CLEANLY;
+    int result = child_step(aclrtMemset(m->first, m->size, 0x99, m->size));
+    if (result == CHILD_WORKED)
+        result =
+            child_step(aclrtMemcpy(back, m->size, m->second, m->size, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; result == CHILD_WORKED && i < m->size; i++)
+        if (back[i] != 0x99)
+            result = CHILD_WRONG_DATA;
+    free(back);
+    return result;
+}
+
+/* Physical memory of aclrtMallocPhysical is the child's own copy: a fill
+ * in the child does not reach the parent. */
+START_TEST(forked_child_fills_its_own_physical_memory)
+{
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop.memAttr = ACL_MEM_NORMAL;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    size_t g = 0;
+    ACL_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+    aclrtDrvMemHandle phys;
+    ACL_OK(aclrtMallocPhysical(&phys, g, &prop, 0));
+    mapped_twice m = {.size = g};
+    ACL_OK(aclrtReserveMemAddress((void **)&m.first, g, 0, NULL, 0));
+    ACL_OK(aclrtReserveMemAddress((void **)&m.second, g, 0, NULL, 0));
+    ACL_OK(aclrtMapMem(m.first, g, 0, phys, 0));
+    ACL_OK(aclrtMapMem(m.second, g, 0, phys, 0));
+    ACL_OK(aclrtMemset(m.first, g, 0x11, g));
+
+    assert_child_verdict(in_forked_child(child_fills_mapping, NULL, &m));
+    unsigned char *back = malloc(g);
+    ck_assert_ptr_nonnull(back);
+    ACL_OK(aclrtMemcpy(back, g, m.second, g, ACL_MEMCPY_DEVICE_TO_HOST));
+    assert_filled(back, g, 0x11);
+    free(back);
+    ACL_OK(aclrtUnmapMem(m.first));
+    ACL_OK(aclrtUnmapMem(m.second));
+    ACL_OK(aclrtFreePhysical(phys));
+    ACL_OK(aclrtReleaseMemAddress(m.first));
+    ACL_OK(aclrtReleaseMemAddress(m.second));
+}
+END_TEST
+
+typedef struct shared_notify {
+    aclrtNotify notify;
+    aclrtStream waiter, recorder;
+} shared_notify;
+
+/* Neither the wait the child inherited nor one of its own takes the record
+ * the parent makes meanwhile. */
+static int child_leaves_parent_records(void *arg)
+{
+    shared_notify *n = arg;
+    enum { WINDOW_MS = 1000 }; /* the parent records within it */
+    int result = child_step(aclrtSynchronizeStreamWithTimeout(n->waiter, CHILD_SECONDS * 500));
+    if (result != CHILD_WORKED)
+        return result;
+    aclrtStream mine = NULL;
+    result = child_step(aclrtCreateStream(&mine));
+    if (result == CHILD_WORKED)
+        result = child_step(aclrtWaitAndResetNotify(n->notify, mine, 0));
+    if (result != CHILD_WORKED)
+        return result;
+    aclError waited = aclrtSynchronizeStreamWithTimeout(mine, WINDOW_MS);
+    if (waited == ACL_SUCCESS)
+        return CHILD_WRONG_DATA; /* it took a record of the parent's */
+    return waited == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT ? CHILD_WORKED : child_step(waited);
+}
+
+static void record_in_parent(void *arg)
+{
+    shared_notify *n = arg;
+    ACL_OK(aclrtRecordNotify(n->notify, n->recorder));
+    ACL_OK(aclrtSynchronizeStream(n->recorder));
+}
+
+/* A notify shared with other processes (exported) has a wait queued behind
+ * a gate when the process forks; the parent records it while the child
+ * runs, and only the parent's wait may take that record. */
+START_TEST(forked_child_leaves_shared_notify_records)
+{
+    shared_notify n = {.waiter = acltest_new_stream(), .recorder = acltest_new_stream()};
+    ACL_OK(aclrtCreateNotify(&n.notify, ACL_NOTIFY_DEFAULT));
+    char key[65]; /* ACL asks for 65 bytes */
+    ACL_OK(aclrtNotifyGetExportKey(n.notify, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    acltest_gate gate;
+    acltest_gate_close(&gate, n.waiter);
+    ACL_OK(aclrtWaitAndResetNotify(n.notify, n.waiter, 0));
+    acltest_gate_wait_reached(&gate);
+    assert_child_verdict(in_forked_child(child_leaves_parent_records, record_in_parent, &n));
+    acltest_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStreamWithTimeout(n.waiter, CHILD_SECONDS * 1000));
+    ACL_OK(aclrtDestroyStream(n.waiter));
+    ACL_OK(aclrtDestroyStream(n.recorder));
+    ACL_OK(aclrtDestroyNotify(n.notify));
+}
+END_TEST
+
+/* ---- a process that exports memory (this program, started with --exporter) ---- */
+
+extern char **environ;
+
+/* Fills BUF_SIZE bytes of device memory with 0x11, prints its IPC key, and
+ * on the line "check" from stdin prints whether the memory still holds
+ * 0x11. */
+static int exporter_main(void)
+{
+    void *dev = NULL;
+    char key[65];
+    unsigned char back[BUF_SIZE];
+    if (aclInit(NULL) || aclrtSetDevice(0) ||
+        aclrtMalloc(&dev, BUF_SIZE, ACL_MEM_MALLOC_HUGE_FIRST) ||
+        aclrtMemset(dev, BUF_SIZE, 0x11, BUF_SIZE) ||
+        aclrtIpcMemGetExportKey(dev, BUF_SIZE, key, sizeof key,
+                                ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION))
+        return 1;
+    printf("%s\n", key);
+    fflush(stdout);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin) ||
+        aclrtMemcpy(back, BUF_SIZE, dev, BUF_SIZE, ACL_MEMCPY_DEVICE_TO_HOST))
+        return 1;
+    size_t i = 0;
+    while (i < BUF_SIZE && back[i] == 0x11)
+        i++;
+    printf("%s\n", i == BUF_SIZE ? "ok" : "changed");
+    fflush(stdout);
+    return 0;
+}
+
+typedef struct exporter {
+    pid_t pid;
+    FILE *to, *from;
+} exporter;
+
+static void exporter_start(exporter *x)
+{
+    char path[1024];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    ck_assert_int_gt(n, 0);
+    path[n] = '\0';
+    int in[2], out[2];
+    ck_assert_int_eq(pipe(in), 0);
+    ck_assert_int_eq(pipe(out), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addclose(&actions, in[1]);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    char *argv[] = {path, "--exporter", NULL};
+    int rc = posix_spawn(&x->pid, path, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]);
+    close(out[1]);
+    ck_assert_msg(rc == 0, "cannot start %s: %s", path, strerror(rc));
+    x->to = fdopen(in[1], "w");
+    x->from = fdopen(out[0], "r");
+    ck_assert_ptr_nonnull(x->to);
+    ck_assert_ptr_nonnull(x->from);
+}
+
+static void exporter_read(exporter *x, char *line, size_t size)
+{
+    ck_assert_msg(fgets(line, (int)size, x->from) != NULL, "the exporter did not answer");
+    line[strcspn(line, "\n")] = '\0';
+}
+
+/* Memory another process exported, imported by the test: a child of the
+ * test fills its copy, and the exporter's memory keeps what it held. */
+START_TEST(forked_child_of_an_importer_fills_its_own_copy)
+{
+    exporter x;
+    exporter_start(&x);
+    char key[80], answer[16];
+    exporter_read(&x, key, sizeof key);
+    void *imported = NULL;
+    ACL_OK(aclrtIpcMemImportByKey(&imported, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT));
+    mapped_twice m = {.first = imported, .second = imported, .size = BUF_SIZE};
+    assert_child_verdict(in_forked_child(child_fills_mapping, NULL, &m));
+    fprintf(x.to, "check\n");
+    fflush(x.to);
+    exporter_read(&x, answer, sizeof answer);
+    ck_assert_str_eq(answer, "ok");
+    unsigned char back[BUF_SIZE];
+    ACL_OK(aclrtMemcpy(back, BUF_SIZE, imported, BUF_SIZE, ACL_MEMCPY_DEVICE_TO_HOST));
+    assert_filled(back, BUF_SIZE, 0x11);
+    ACL_OK(aclrtIpcMemClose(key));
+    fclose(x.to);
+    fclose(x.from);
+    int status = 0;
+    ck_assert_int_eq(waitpid(x.pid, &status, 0), x.pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+typedef struct reporter {
+    pthread_t thread;
+    atomic_bool stop;
+    aclrtStream stream;
+} reporter;
+
+static void *report_loop(void *arg)
+{
+    reporter *r = arg;
+    while (!atomic_load(&r->stop))
+        (void)aclrtProcessReport(50);
+    return NULL;
+}
+
+/* A callback of the child's on a stream its parent's report thread serves
+ * runs, though the child has no such thread. */
+static int child_launches_callback(void *arg)
+{
+    reporter *r = arg;
+    atomic_int ran = 0;
+    int result = child_step(aclrtLaunchCallback(count_up, &ran, ACL_CALLBACK_BLOCK, r->stream));
+    if (result == CHILD_WORKED)
+        result = child_step(aclrtSynchronizeStream(r->stream));
+    if (result == CHILD_WORKED && atomic_load(&ran) != 1)
+        return CHILD_WRONG_DATA;
+    return result;
+}
+
+START_TEST(forked_child_runs_callbacks_without_the_report_thread)
+{
+    reporter r = {.stream = acltest_new_stream()};
+    atomic_init(&r.stop, false);
+    ck_assert_int_eq(pthread_create(&r.thread, NULL, report_loop, &r), 0);
+    ACL_OK(aclrtSubscribeReport((uint64_t)r.thread, r.stream));
+    assert_child_verdict(in_forked_child(child_launches_callback, NULL, &r));
+    atomic_int ran = 0;
+    ACL_OK(aclrtLaunchCallback(count_up, &ran, ACL_CALLBACK_BLOCK, r.stream));
+    ACL_OK(aclrtSynchronizeStream(r.stream));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclrtUnSubscribeReport((uint64_t)r.thread, r.stream));
+    atomic_store(&r.stop, true);
+    pthread_join(r.thread, NULL);
+    ACL_OK(aclrtDestroyStream(r.stream));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("robustness");
@@ -858,11 +1224,18 @@ static Suite *suite(void)
     tcase_add_checked_fixture(forked, set_up, tear_down);
     tcase_set_timeout(forked, 2 * CHILD_SECONDS + 10);
     tcase_add_test(forked, forked_child_works_or_fails_cleanly);
+    tcase_add_test(forked, forked_child_drops_inherited_work);
+    tcase_add_test(forked, forked_child_fills_its_own_physical_memory);
+    tcase_add_test(forked, forked_child_leaves_shared_notify_records);
+    tcase_add_test(forked, forked_child_runs_callbacks_without_the_report_thread);
+    tcase_add_test(forked, forked_child_of_an_importer_fills_its_own_copy);
     suite_add_tcase(s, forked);
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--exporter") == 0)
+        return exporter_main();
     return acltest_run(suite());
 }

@@ -541,6 +541,73 @@ COMPAT_TEST(abort_frees_a_stuck_stream,
     ACL_OK(aclrtDestroyStream(b));
 }
 
+/* ---- teardown with waits pending ------------------------------------------------------------ */
+
+static void set_flag(void *arg)
+{
+    *(volatile int *)arg = 1;
+}
+
+/* After a teardown, device 0 is set again (the fixture resets it) and
+ * memory round-trips through it. */
+static void device_usable_again(void)
+{
+    ACL_OK(aclrtSetDevice(0));
+    enum { SIZE = 4096 };
+    uint8_t *out = compat_host_buffer(SIZE), *back = compat_host_buffer(SIZE);
+    for (size_t i = 0; i < SIZE; i++)
+        out[i] = (uint8_t)(i * 7 + 1);
+    memset(back, 0, SIZE);
+    void *dev = compat_device_buffer(SIZE);
+    ACL_OK(aclrtMemcpy(dev, SIZE, out, SIZE, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpy(back, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_mem_eq(back, out, SIZE);
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(out));
+    ACL_OK(aclrtFreeHost(back));
+}
+
+COMPAT_TEST(reset_force_releases_a_value_wait,
+            "aclrtResetDeviceForce returns while a stream waits (aclrtValueWait) for a value nothing will write; the device can be set and used again",
+            "API ref aclrtResetDeviceForce (resets the device whatever its tasks and reference count)")
+{
+    aclrtStream s = compat_new_stream();
+    uint64_t *w = device_words(1);
+    ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ck_assert_int_eq(status_of(s), ACL_STREAM_STATUS_NOT_READY);
+    ACL_OK(aclrtResetDeviceForce(0));
+    device_usable_again();
+}
+
+COMPAT_TEST(finalize_releases_a_notify_wait,
+            "aclFinalize returns while a stream waits (aclrtWaitAndResetNotify) for a notify nothing will record; ACL can be initialised and the device used again",
+            "API ref aclFinalize (releases the process's ACL resources)")
+{
+    aclrtStream s = compat_new_stream();
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+    ck_assert_int_eq(status_of(s), ACL_STREAM_STATUS_NOT_READY);
+    ACL_OK(aclFinalize());
+    ACL_OK(aclInit(NULL));
+    device_usable_again();
+}
+
+COMPAT_TEST(reset_releases_a_wait_of_a_force_destroyed_stream,
+            "aclrtResetDevice returns when a stream destroyed by aclrtDestroyStreamForce left a wait nothing will release; the work queued before the wait has run",
+            "API ref aclrtDestroyStreamForce (destroys without waiting for its tasks), aclrtResetDevice")
+{
+    aclrtStream s = compat_new_stream();
+    uint64_t *w = device_words(1);
+    volatile int ran = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, (void *)&ran));
+    ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ACL_OK(aclrtDestroyStreamForce(s));
+    ACL_OK(aclrtResetDevice(0));
+    ck_assert_int_eq(ran, 1);
+    device_usable_again();
+}
+
 /* ---- rows: notifies, counting notifies, stream memory operations ---------------------------- */
 
 /* Words a value write or wait must refuse: NULL (documented), and memory
@@ -779,6 +846,15 @@ Suite *compat_suite_notify(void)
                         (int)(sizeof wait_cases / sizeof wait_cases[0]));
     tcase_add_test(value, value_wait_released_from_host);
     suite_add_tcase(s, value);
+
+    /* The hang guard: a teardown that waits for the waits never returns. */
+    TCase *teardown = tcase_create("teardown");
+    tcase_add_checked_fixture(teardown, compat_set_up, compat_tear_down);
+    tcase_set_timeout(teardown, 20);
+    tcase_add_test(teardown, reset_force_releases_a_value_wait);
+    tcase_add_test(teardown, finalize_releases_a_notify_wait);
+    tcase_add_test(teardown, reset_releases_a_wait_of_a_force_destroyed_stream);
+    suite_add_tcase(s, teardown);
 
     /* What a wait that times out returns is not documented: recorded choice. */
     TCase *unknown = tcase_create("unknown");

@@ -34,6 +34,9 @@ struct backend_stream {
      * that timed out): a word of mapped host memory (memops.c), taken on
      * first use; synchronize reports and clears it. */
     _Atomic(uint32_t *) fault;
+    /* The waits queued on the stream (memops.c), which a teardown releases;
+     * made on the first one. */
+    _Atomic(struct wait_log *) waits;
 };
 
 struct backend_event {
@@ -150,6 +153,32 @@ void cuda_stream_fault_release(backend_stream *s);
 aclError cuda_stream_fault_take(backend_stream *s);
 aclError cuda_value_write(backend_stream *s, void *addr, uint64_t value);
 aclError cuda_value_wait(backend_stream *s, void *addr, uint64_t value, uint32_t cmp);
+
+/* A wait queued on a stream, as a teardown releases it: the word it waits
+ * on, and what makes it true (notify_kernels.cu's aclcuda_wait_release). */
+typedef enum wait_kind {
+    WAIT_VALUE64, /* aclrtValueWait: cmp is ACL_STREAM_WAIT_VALUE_* */
+    WAIT_FLAG32,  /* a plain notify: the word becomes 1 */
+    WAIT_COUNT32, /* a counting notify: cmp is ACL_RT_CNT_NOTIFY_WAIT_* */
+} wait_kind;
+typedef struct pending_wait {
+    uint64_t addr, value;
+    uint32_t kind, cmp;
+} pending_wait;
+/* Notes a wait just queued on s (nothing while s is captured: the graph
+ * holds it). */
+void cuda_wait_note(backend_stream *s, wait_kind kind, const void *addr, uint64_t value,
+                    uint32_t cmp);
+/* How many noted waits s has; and the first `count` of them forgotten,
+ * once the stream is known to have passed them. */
+size_t cuda_waits_noted(backend_stream *s);
+void cuda_waits_passed(backend_stream *s, size_t count);
+/* The stream's cancel_waits, and its destroy's part. */
+void cuda_stream_cancel_waits(backend_stream *s);
+void cuda_waits_free(backend_stream *s);
+/* Makes each wait of w[0..n) true on device dev (notify.c, which has the
+ * kernel), and waits until that is done. */
+aclError cuda_waits_release(int dev, const pending_wait *w, size_t n);
 /* ---- kernels (module.c, launch.c, builtin.c) and graphs (graph.c) ---- */
 
 /* The driver's handle of a kernel; the library's CUfunction type comes

@@ -39,6 +39,11 @@ aclError from_cuda(cudaError_t err)
     case cudaErrorNotPermitted:
         return ACL_ERROR_RT_NO_PERMISSION;
 
+    /* Among others, every call of a process forked from one that used CUDA
+     * (docs/porting.md). */
+    case cudaErrorInitializationError:
+        return ACL_ERROR_RT_DEV_SETUP_ERROR;
+
     case cudaErrorNotReady:
         return ACL_ERROR_RT_EVENT_NOT_COMPLETE;
 

@@ -1,14 +1,19 @@
 /* The cuda backend's stream memory operations (aclrtValueWrite,
  * aclrtValueWait): one driver call each, cuStreamWriteValue64 and
  * cuStreamWaitValue64, whose comparisons are ACL's (GEQ, EQ, AND, NOR have
- * the same numbers). And the streams' fault words: a word of mapped host
+ * the same numbers). The streams' fault words: a word of mapped host
  * memory per stream that device code (a notify wait that timed out) sets,
- * and synchronize reads. */
+ * and synchronize reads. And the waits a teardown releases: a wait the GPU
+ * runs cannot be taken back, so each stream notes the words its value and
+ * notify waits wait on, until it is known to have passed them, and
+ * cancel_waits makes those words satisfy them. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend/cuda/cuda.h"
 #include "backend/cuda/driver.h"
+#include "util/log.h"
 
 enum { MAX_DEVICES = 64, FAULT_PAGE_WORDS = 1024 };
 
@@ -78,7 +83,130 @@ aclError cuda_value_wait(backend_stream *s, void *addr, uint64_t value, uint32_t
         rc = cuda_memops_ready(s->dev, true, cmp == ACL_STREAM_WAIT_VALUE_NOR);
     if (rc != ACL_SUCCESS)
         return rc;
-    return from_cu(drv.cuStreamWaitValue64(s->s, (CUdeviceptr)(uintptr_t)addr, value, cmp));
+    rc = from_cu(drv.cuStreamWaitValue64(s->s, (CUdeviceptr)(uintptr_t)addr, value, cmp));
+    if (rc == ACL_SUCCESS)
+        cuda_wait_note(s, WAIT_VALUE64, addr, value, cmp);
+    return rc;
+}
+
+/* ---- the waits a teardown releases ---------------------------------------------- */
+
+struct wait_log {
+    pthread_mutex_t lock;
+    pending_wait *waits;
+    size_t count, cap;
+};
+
+static struct wait_log *wait_log_of(backend_stream *s)
+{
+    struct wait_log *log = atomic_load_explicit(&s->waits, memory_order_acquire);
+    if (log)
+        return log;
+    struct wait_log *made = calloc(1, sizeof *made);
+    if (!made)
+        return NULL;
+    pthread_mutex_init(&made->lock, NULL);
+    if (atomic_compare_exchange_strong_explicit(&s->waits, &log, made, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return made;
+    pthread_mutex_destroy(&made->lock); /* another thread made it first */
+    free(made);
+    return log;
+}
+
+void cuda_wait_note(backend_stream *s, wait_kind kind, const void *addr, uint64_t value,
+                    uint32_t cmp)
+{
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(s->s, &status) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (status != cudaStreamCaptureStatusNone)
+        return;
+    struct wait_log *log = wait_log_of(s);
+    if (!log)
+        return; /* out of memory: a teardown cannot release this one */
+    pthread_mutex_lock(&log->lock);
+    if (log->count == log->cap) {
+        size_t cap = log->cap ? 2 * log->cap : 8;
+        pending_wait *grown = realloc(log->waits, cap * sizeof *grown);
+        if (grown) {
+            log->waits = grown;
+            log->cap = cap;
+        }
+    }
+    if (log->count < log->cap)
+        log->waits[log->count++] = (pending_wait){
+            .addr = (uint64_t)(uintptr_t)addr, .value = value, .kind = kind, .cmp = cmp};
+    pthread_mutex_unlock(&log->lock);
+}
+
+size_t cuda_waits_noted(backend_stream *s)
+{
+    struct wait_log *log = atomic_load_explicit(&s->waits, memory_order_acquire);
+    if (!log)
+        return 0;
+    pthread_mutex_lock(&log->lock);
+    size_t count = log->count;
+    pthread_mutex_unlock(&log->lock);
+    return count;
+}
+
+/* Waits are noted in stream order, so the first ones are the passed ones;
+ * those noted since count was read stay. */
+void cuda_waits_passed(backend_stream *s, size_t count)
+{
+    struct wait_log *log = atomic_load_explicit(&s->waits, memory_order_acquire);
+    if (!log || count == 0)
+        return;
+    pthread_mutex_lock(&log->lock);
+    if (count > log->count)
+        count = log->count;
+    memmove(log->waits, log->waits + count, (log->count - count) * sizeof *log->waits);
+    log->count -= count;
+    pthread_mutex_unlock(&log->lock);
+}
+
+static bool stream_idle(cudaStream_t cs)
+{
+    cudaError_t err = cudaStreamQuery(cs);
+    if (err != cudaSuccess && err != cudaErrorNotReady)
+        (void)cudaGetLastError();
+    return err == cudaSuccess;
+}
+
+/* The noted waits are taken out and released, unless the stream (and the
+ * one an abort retired) has passed them all. A word the stream passed
+ * since its last synchronize is written too, where it no longer satisfies
+ * its wait: a notify may be left recorded. */
+void cuda_stream_cancel_waits(backend_stream *s)
+{
+    struct wait_log *log = atomic_load_explicit(&s->waits, memory_order_acquire);
+    if (!log)
+        return;
+    pthread_mutex_lock(&log->lock);
+    pending_wait *waits = log->waits;
+    size_t count = log->count;
+    log->waits = NULL;
+    log->count = log->cap = 0;
+    pthread_mutex_unlock(&log->lock);
+    if (count && use_device_checked(s->dev) == ACL_SUCCESS && stream_idle(s->s) &&
+        (!s->retired || stream_idle(s->retired)))
+        count = 0;
+    if (count && cuda_waits_release(s->dev, waits, count) != ACL_SUCCESS)
+        ACL_LOG(LOG_ERROR, "%zu wait(s) of a stream being torn down could not be released", count);
+    free(waits);
+}
+
+void cuda_waits_free(backend_stream *s)
+{
+    struct wait_log *log = atomic_exchange(&s->waits, NULL);
+    if (!log)
+        return;
+    free(log->waits);
+    pthread_mutex_destroy(&log->lock);
+    free(log);
 }
 
 /* ---- fault words ------------------------------------------------------------ */

@@ -16,7 +16,8 @@
  * first use): waits with a timeout (the kernel reads the GPU's global
  * timer, and on expiry leaves ACL_ERROR_RT_TASK_TIMEOUT in the stream's
  * fault word and ends), and counting notifies (atomic add, or, and; the
- * five comparisons). */
+ * five comparisons); and the release of waits a teardown gives up
+ * (memops.c). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,7 @@ typedef struct kernels {
     atomic_bool ready;
     aclError error; /* of the one attempt to load them */
     bool tried;
-    CUfunction count, wait;
+    CUfunction count, wait, release;
 } kernels;
 
 static kernels device_kernels[MAX_DEVICES];
@@ -164,8 +165,10 @@ static aclError kernels_get(int dev, kernels **out)
                 (rc = check(cudaFree(NULL))) == ACL_SUCCESS && /* the primary context */
                 (rc = from_cu(drv.cuModuleLoadData(&mod, notify_ptx))) == ACL_SUCCESS &&
                 (rc = from_cu(drv.cuModuleGetFunction(&k->count, mod, "aclcuda_notify_count"))) ==
+                    ACL_SUCCESS &&
+                (rc = from_cu(drv.cuModuleGetFunction(&k->wait, mod, "aclcuda_notify_wait"))) ==
                     ACL_SUCCESS)
-                rc = from_cu(drv.cuModuleGetFunction(&k->wait, mod, "aclcuda_notify_wait"));
+                rc = from_cu(drv.cuModuleGetFunction(&k->release, mod, "aclcuda_wait_release"));
             k->error = rc;
             if (rc == ACL_SUCCESS)
                 atomic_store_explicit(&k->ready, true, memory_order_release);
@@ -209,7 +212,34 @@ static aclError launch_wait(backend_stream *s, backend_notify *n, bool counting,
     unsigned code = (unsigned)ACL_ERROR_RT_TASK_TIMEOUT;
     void *params[] = {&n->word,   &counting_arg, &cmp_arg, &value_arg,
                       &clear_arg, &timeout_ns,   &fault,   &code};
-    return launch_one(s, k->wait, params);
+    rc = launch_one(s, k->wait, params);
+    if (rc == ACL_SUCCESS)
+        cuda_wait_note(s, counting ? WAIT_COUNT32 : WAIT_FLAG32, n->word, value, cmp);
+    return rc;
+}
+
+/* On a stream of its own, which the waits do not hold up. */
+aclError cuda_waits_release(int dev, const pending_wait *w, size_t n)
+{
+    kernels *k;
+    aclError rc = kernels_get(dev, &k);
+    if (rc == ACL_SUCCESS)
+        rc = use_device_checked(dev);
+    cudaStream_t own;
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    for (size_t i = 0; i < n && rc == ACL_SUCCESS; i++) {
+        CUdeviceptr addr = (CUdeviceptr)w[i].addr;
+        unsigned long long value = w[i].value;
+        unsigned kind = w[i].kind, cmp = w[i].cmp;
+        void *params[] = {&addr, &value, &kind, &cmp};
+        rc = from_cu(drv.cuLaunchKernel(k->release, 1, 1, 1, 1, 1, 1, 0, own, params, NULL));
+    }
+    aclError done = check(cudaStreamSynchronize(own));
+    (void)check(cudaStreamDestroy(own));
+    return rc != ACL_SUCCESS ? rc : done;
 }
 
 /* ---- the operations -------------------------------------------------------------- */
@@ -271,7 +301,10 @@ static aclError cuda_notify_wait(backend_stream *s, backend_notify *n, uint32_t 
     ops[1].writeValue.address = (CUdeviceptr)(uintptr_t)n->word;
     ops[1].writeValue.value = 0;
     ops[1].writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
-    return from_cu(drv.cuStreamBatchMemOp(s->s, 2, ops, 0));
+    rc = from_cu(drv.cuStreamBatchMemOp(s->s, 2, ops, 0));
+    if (rc == ACL_SUCCESS)
+        cuda_wait_note(s, WAIT_FLAG32, n->word, 1, 0);
+    return rc;
 }
 
 static aclError cuda_notify_count(backend_stream *s, backend_notify *n, uint32_t mode,

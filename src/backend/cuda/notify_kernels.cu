@@ -92,3 +92,106 @@ extern "C" __global__ void aclcuda_notify_wait(unsigned *word, unsigned counting
     }
     __threadfence_system();
 }
+
+/* aclrtValueWait's comparisons (CUstreamWaitValue_flags) */
+#define VALUE_GEQ 0u
+#define VALUE_EQ 1u
+#define VALUE_AND 2u
+#define VALUE_NOR 3u
+/* What a released wait waits on (memops.c's wait_kind) */
+#define RELEASE_VALUE64 0u
+#define RELEASE_FLAG32 1u
+#define RELEASE_COUNT32 2u
+
+static __device__ __forceinline__ bool value_true(unsigned long long now, unsigned cmp,
+                                                  unsigned long long value)
+{
+    switch (cmp) {
+    case VALUE_GEQ:
+        return (long long)(now - value) >= 0;
+    case VALUE_EQ:
+        return now == value;
+    case VALUE_AND:
+        return (now & value) != 0;
+    default:
+        return ~(now | value) != 0;
+    }
+}
+
+/* The word that makes a value wait's comparison true, from what it holds
+ * now; false when none can. */
+static __device__ __forceinline__ bool value_target(unsigned long long now, unsigned cmp,
+                                                    unsigned long long value,
+                                                    unsigned long long *to)
+{
+    switch (cmp) {
+    case VALUE_GEQ:
+    case VALUE_EQ:
+        *to = value;
+        return true;
+    case VALUE_AND:
+        *to = now | value;
+        return value != 0;
+    default:
+        *to = now & value;
+        return ~value != 0;
+    }
+}
+
+static __device__ __forceinline__ bool word_true(unsigned kind, unsigned now, unsigned cmp,
+                                                 unsigned value)
+{
+    return kind == RELEASE_FLAG32 ? now == 1u : matches(now, cmp, value);
+}
+
+static __device__ __forceinline__ bool word_target(unsigned kind, unsigned now, unsigned cmp,
+                                                   unsigned value, unsigned *to)
+{
+    if (kind == RELEASE_FLAG32) {
+        *to = 1u;
+        return true;
+    }
+    switch (cmp) {
+    case WAIT_LESS:
+        *to = value - 1u;
+        return value != 0u;
+    case WAIT_EQUAL:
+    case WAIT_BIGGER_OR_EQUAL:
+        *to = value;
+        return true;
+    case WAIT_BIGGER:
+        *to = value + 1u;
+        return value != 0xffffffffu;
+    default:
+        *to = now | value;
+        return true;
+    }
+}
+
+/* Releases a wait that a teardown gave up (memops.c): makes the word it
+ * waits on satisfy it, unless it already does or nothing can. */
+extern "C" __global__ void aclcuda_wait_release(void *addr, unsigned long long value,
+                                                unsigned kind, unsigned cmp)
+{
+    if (kind == RELEASE_VALUE64) {
+        unsigned long long *word = (unsigned long long *)addr;
+        unsigned long long now = *(volatile unsigned long long *)word, to;
+        while (!value_true(now, cmp, value) && value_target(now, cmp, value, &to)) {
+            unsigned long long seen = atomicCAS(word, now, to);
+            if (seen == now)
+                break;
+            now = seen;
+        }
+    } else {
+        unsigned *word = (unsigned *)addr;
+        unsigned now = *(volatile unsigned *)word, to;
+        while (!word_true(kind, now, cmp, (unsigned)value) &&
+               word_target(kind, now, cmp, (unsigned)value, &to)) {
+            unsigned seen = atomicCAS(word, now, to);
+            if (seen == now)
+                break;
+            now = seen;
+        }
+    }
+    __threadfence_system();
+}

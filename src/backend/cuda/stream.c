@@ -60,6 +60,7 @@ static aclError cuda_stream_create(backend_stream *s, int32_t dev, int32_t prior
     atomic_init(&s->exported, false);
     s->retired = NULL;
     atomic_init(&s->fault, NULL);
+    atomic_init(&s->waits, NULL);
     s->s = pool_take(cuda_stream_pool(dev), priority);
     if (s->s)
         return ACL_SUCCESS;
@@ -74,6 +75,7 @@ static aclError cuda_stream_create(backend_stream *s, int32_t dev, int32_t prior
 static void cuda_stream_destroy(backend_stream *s, bool idle)
 {
     cuda_stream_fault_release(s);
+    cuda_waits_free(s);
     if (s->retired)
         (void)check(cudaStreamDestroy(s->retired));
     if (s->adopted)
@@ -86,16 +88,33 @@ static void cuda_stream_destroy(backend_stream *s, bool idle)
 
 /* A failure that device code reported in the stream's fault word (a notify
  * wait that timed out) is reported once the stream is done. */
+/* Once the stream is done, the waits noted before are passed, if the
+ * stream an abort retired (which may hold some) is done too. */
+static void waits_passed(backend_stream *s, size_t noted)
+{
+    if (noted == 0)
+        return;
+    cudaError_t err = s->retired ? cudaStreamQuery(s->retired) : cudaSuccess;
+    if (err == cudaSuccess)
+        cuda_waits_passed(s, noted);
+    else if (err != cudaErrorNotReady)
+        (void)cudaGetLastError();
+}
+
 static aclError cuda_stream_synchronize(backend_stream *s, int32_t timeout_ms)
 {
     aclError rc = use_adopted_device(s);
     if (rc != ACL_SUCCESS)
         return rc;
+    size_t noted = cuda_waits_noted(s);
     if (timeout_ms < 0)
         rc = check(cudaStreamSynchronize(s->s));
     else
         rc = cuda_wait_until_done(query_stream, s->s, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
-    return rc == ACL_SUCCESS ? cuda_stream_fault_take(s) : rc;
+    if (rc != ACL_SUCCESS)
+        return rc;
+    waits_passed(s, noted);
+    return cuda_stream_fault_take(s);
 }
 
 static aclError cuda_stream_query(backend_stream *s, bool *complete)
@@ -103,9 +122,12 @@ static aclError cuda_stream_query(backend_stream *s, bool *complete)
     aclError rc = use_adopted_device(s);
     if (rc != ACL_SUCCESS)
         return rc;
+    size_t noted = cuda_waits_noted(s);
     cudaError_t err = cudaStreamQuery(s->s);
     if (err == cudaSuccess || err == cudaErrorNotReady) {
         *complete = err == cudaSuccess;
+        if (*complete)
+            waits_passed(s, noted);
         return ACL_SUCCESS;
     }
     return check(err);
@@ -129,6 +151,7 @@ static aclError cuda_stream_adopt(backend_stream *s, int32_t dev, void *native, 
     s->dev = dev;
     s->adopted = true;
     atomic_init(&s->exported, true);
+    atomic_init(&s->waits, NULL);
     *native_dev = dev;
     aclError rc = use_device_checked(dev);
     if (rc != ACL_SUCCESS)
@@ -451,4 +474,5 @@ const backend_stream_ops cuda_stream_ops = {
     .prefetch_async = cuda_prefetch_async,
     .pool_alloc_async = cuda_pool_alloc_async,
     .pool_free_async = cuda_pool_free_async,
+    .cancel_waits = cuda_stream_cancel_waits,
 };

@@ -223,10 +223,20 @@ void host_event_set_mark(backend_event *e, mark *m);
 enum { WATCH_POLL_MAX_NS = 1000 * 1000 };
 typedef enum watch_result { WATCH_READY, WATCH_TIMEOUT, WATCH_ABORTED } watch_result;
 void host_watch_changed(void);
-/* Waits until ready(ctx), deadline_ns (monotonic_ns; < 0: none) or until
- * *abort_gen differs from gen. */
+/* What ends a stream's wait early: an abort of the stream since the wait
+ * began (*abort_gen no longer gen), or a teardown that cancelled the
+ * stream's waits through the task running it (*cancelled_to reached seq). */
+typedef struct watch_stop {
+    const atomic_uint *abort_gen;
+    unsigned gen;
+    const _Atomic uint64_t *cancelled_to;
+    uint64_t seq;
+} watch_stop;
+bool watch_stopped(const watch_stop *stop);
+/* Waits until ready(ctx), deadline_ns (monotonic_ns; < 0: none) or stop
+ * (NULL: none); a stopped wait does not test ready again. */
 watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns,
-                        const atomic_uint *abort_gen, unsigned gen);
+                        const watch_stop *stop);
 
 /* ---- notifies (notify.c) ---- */
 
@@ -235,6 +245,8 @@ typedef struct host_word {
     atomic_int refs;
     _Atomic(_Atomic uint32_t *) word; /* &own, or memory shared with other processes */
     _Atomic uint32_t own;
+    struct host_word *shared_next, *shared_prev; /* while shared (notify.c) */
+    bool shared;
 } host_word;
 
 struct backend_notify {

@@ -2,7 +2,8 @@
  *
  * Memory: device memory lives in a memfd arena per device (memory.c); an
  * export names the arena's descriptor and the block's offset, and the
- * importer maps those pages of it.
+ * importer maps those pages of it. A forked child did not import them: its
+ * imports become private copies of what they hold, at the same addresses.
  *
  * Events: an event shared with other processes keeps its state in a page
  * of a memfd that every holder maps: how many records were made and how
@@ -25,6 +26,8 @@
 
 #include "backend/host/host.h"
 #include "util/clock.h"
+#include "util/fork.h"
+#include "util/log.h"
 
 struct ipc_page {
     _Atomic uint64_t recorded;  /* records made */
@@ -44,7 +47,46 @@ typedef struct mem_blob {
 struct backend_import {
     void *map;
     size_t span;
+    backend_import *next, *prev; /* every import, under imports_lock */
 };
+
+static backend_import *imports;
+static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&imports_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&imports_lock);
+}
+
+/* A private copy replaces each shared mapping where it is. */
+static void fork_child(void)
+{
+    for (backend_import *i = imports; i; i = i->next) {
+        void *copy =
+            mmap(NULL, i->span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        bool ok = copy != MAP_FAILED;
+        if (ok) {
+            memcpy(copy, i->map, i->span);
+            ok = mremap(copy, i->span, i->span, MREMAP_MAYMOVE | MREMAP_FIXED, i->map) == i->map;
+            if (!ok)
+                munmap(copy, i->span);
+        }
+        if (!ok)
+            ACL_LOG(LOG_ERROR, "imported memory at %p could not be made private after fork",
+                    i->map);
+    }
+    pthread_mutex_unlock(&imports_lock);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    fork_register(FORK_RANK_BACKEND, fork_prepare, fork_parent, fork_child);
+}
 
 static aclError host_mem_export(int32_t dev, void *base, size_t offset, size_t size, void *blob,
                                 size_t *blob_len, int *fd)
@@ -82,7 +124,13 @@ static aclError host_mem_import(int32_t dev, const void *blob, size_t blob_len, 
         free(i);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    *i = (backend_import){map, span};
+    *i = (backend_import){.map = map, .span = span};
+    pthread_mutex_lock(&imports_lock);
+    i->next = imports;
+    if (imports)
+        imports->prev = i;
+    imports = i;
+    pthread_mutex_unlock(&imports_lock);
     *ptr = (char *)map + (b.offset - first);
     *imp = i;
     return ACL_SUCCESS;
@@ -90,6 +138,14 @@ static aclError host_mem_import(int32_t dev, const void *blob, size_t blob_len, 
 
 static void host_mem_close(backend_import *imp)
 {
+    pthread_mutex_lock(&imports_lock);
+    if (imp->prev)
+        imp->prev->next = imp->next;
+    else
+        imports = imp->next;
+    if (imp->next)
+        imp->next->prev = imp->prev;
+    pthread_mutex_unlock(&imports_lock);
     munmap(imp->map, imp->span);
     free(imp);
 }

@@ -3,10 +3,75 @@
  * and watched by wait tasks on the stream workers (watch.c). A plain
  * notify's word is a flag: a record sets it to 1, a wait waits for 1 and
  * takes it back to 0 in one compare-and-swap, so that of two waiters only
- * one consumes a record. A counting notify's word is its count. */
+ * one consumes a record. A counting notify's word is its count.
+ *
+ * A forked child takes its shared words back into its own memory, with the
+ * value they had at the fork: a child is not one of the processes the
+ * notify was shared with, and its waits must not take records meant for
+ * them. */
 #include <stdlib.h>
 
 #include "backend/host/host.h"
+#include "util/fork.h"
+
+static host_word *shared_words; /* every word in shared memory, under shared_lock */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void shared_add(host_word *w)
+{
+    pthread_mutex_lock(&shared_lock);
+    w->shared = true;
+    w->shared_prev = NULL;
+    w->shared_next = shared_words;
+    if (shared_words)
+        shared_words->shared_prev = w;
+    shared_words = w;
+    pthread_mutex_unlock(&shared_lock);
+}
+
+static void shared_remove(host_word *w)
+{
+    pthread_mutex_lock(&shared_lock);
+    if (w->shared_prev)
+        w->shared_prev->shared_next = w->shared_next;
+    else
+        shared_words = w->shared_next;
+    if (w->shared_next)
+        w->shared_next->shared_prev = w->shared_prev;
+    pthread_mutex_unlock(&shared_lock);
+}
+
+/* A shared word's own copy is unused: it takes the value for the child. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&shared_lock);
+    for (host_word *w = shared_words; w; w = w->shared_next)
+        atomic_store_explicit(
+            &w->own,
+            atomic_load_explicit(atomic_load_explicit(&w->word, memory_order_relaxed),
+                                 memory_order_acquire),
+            memory_order_relaxed);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&shared_lock);
+}
+
+static void fork_child(void)
+{
+    for (host_word *w = shared_words; w; w = w->shared_next) {
+        atomic_store_explicit(&w->word, &w->own, memory_order_relaxed);
+        w->shared = false;
+    }
+    shared_words = NULL;
+    pthread_mutex_unlock(&shared_lock);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    fork_register(FORK_RANK_BACKEND, fork_prepare, fork_parent, fork_child);
+}
 
 static host_word *word_new(void)
 {
@@ -16,6 +81,7 @@ static host_word *word_new(void)
     atomic_init(&w->refs, 1);
     atomic_init(&w->own, 0);
     atomic_init(&w->word, &w->own);
+    w->shared = false;
     return w;
 }
 
@@ -26,8 +92,11 @@ static void word_retain(host_word *w)
 
 void host_word_release(host_word *w)
 {
-    if (w && atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) == 1)
-        free(w);
+    if (!w || atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (w->shared)
+        shared_remove(w);
+    free(w);
 }
 
 void host_word_apply(const word_op *op)
@@ -154,6 +223,7 @@ static aclError host_notify_share(backend_notify *n, _Atomic uint32_t *word, voi
     (void)blob; /* the shared word is the whole description */
     atomic_store(word, atomic_load(atomic_load(&n->w->word)));
     atomic_store(&n->w->word, word);
+    shared_add(n->w);
     return ACL_SUCCESS;
 }
 
@@ -163,8 +233,10 @@ static aclError host_notify_open(backend_notify *n, int32_t dev, _Atomic uint32_
     (void)blob;
     (void)peer_access; /* every host device reaches all memory */
     aclError err = host_notify_create(n, dev);
-    if (err == ACL_SUCCESS)
+    if (err == ACL_SUCCESS) {
         atomic_store(&n->w->word, word);
+        shared_add(n->w);
+    }
     return err;
 }
 

@@ -99,6 +99,9 @@ struct host_stream {
     bool destroyed;
     /* Bumped by every abort; tasks that wait give up when it changes. */
     atomic_uint abort_gen;
+    /* The waits of the tasks up to this sequence number are cancelled (a
+     * teardown): they give up, and the tasks after them run. */
+    _Atomic uint64_t cancelled_to;
     /* The first failure of a task (a wait that timed out) since the last
      * synchronize, which reports and clears it. Under lock. */
     aclError failed;
@@ -119,13 +122,18 @@ static void stream_retain(host_stream *s)
 }
 
 /* ---- fork -----------------------------------------------------------------------
- * A child process inherits every stream but none of the worker threads. The
- * child handler forgets those workers, counting the task one was running as
- * done (the child has the memory as it was at the fork), so that the next
- * enqueue or wait starts a fresh worker. The prepare handler holds every
- * stream lock across the fork, so that none is inherited locked. */
+ * A child process inherits every stream but none of the worker threads, and
+ * none of the work: the child handler forgets the workers and drops every
+ * task its parent queued or was running, unrun (events they would record
+ * read as complete), so that each stream is idle and the next enqueue
+ * starts a fresh worker. The dropped tasks are freed by the first worker
+ * the child starts: freeing one may release what it holds through the
+ * library, whose locks the fork handlers still hold. The prepare handler
+ * holds every stream lock across the fork, so that none is inherited
+ * locked. */
 static host_stream *all_streams;
 static pthread_mutex_t all_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(task *) fork_dropped;
 
 static void init_stream_conds(host_stream *s)
 {
@@ -153,32 +161,44 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-    task *abandoned = NULL; /* the tasks the parent's workers were running */
+    task *dropped = atomic_load_explicit(&fork_dropped, memory_order_relaxed);
     for (host_stream *s = all_streams; s; s = s->fork_next) {
         if (s->running) {
-            s->running->next = abandoned;
-            abandoned = s->running;
+            s->running->next = dropped;
+            dropped = s->running;
             s->running = NULL;
         }
+        if (s->head) {
+            s->tail->next = dropped;
+            dropped = s->head;
+            s->head = s->tail = NULL;
+        }
+        s->completed = s->enqueued;
+        s->failed = ACL_SUCCESS;
+        s->wake_at = UINT64_MAX;
         if (s->worker_running) {
-            uint64_t queued = 0;
-            for (task *t = s->head; t; t = t->next)
-                queued++;
-            s->completed = s->enqueued - queued;
             s->worker_running = false;
             s->worker_idle = false;
-            s->wake_at = UINT64_MAX;
             /* The worker's reference stays: the next worker takes it over. */
             s->orphaned_ref = true;
         }
         init_stream_conds(s); /* their waiters were threads of the parent */
         pthread_mutex_unlock(&s->lock);
     }
+    atomic_store_explicit(&fork_dropped, dropped, memory_order_relaxed);
     pthread_mutex_unlock(&all_streams_lock);
-    while (abandoned) {
-        task *t = abandoned;
-        abandoned = t->next;
+}
+
+/* Called by workers, holding no lock. */
+static void free_fork_dropped(void)
+{
+    if (!atomic_load_explicit(&fork_dropped, memory_order_relaxed))
+        return;
+    task *t = atomic_exchange_explicit(&fork_dropped, NULL, memory_order_acquire);
+    while (t) {
+        task *next = t->next;
         task_free(t);
+        t = next;
     }
 }
 
@@ -257,11 +277,6 @@ static bool stream_wait_seq(host_stream *s, uint64_t seq, int32_t timeout_ms)
         deadline_after_ms(&deadline, timeout_ms);
     bool reached = true;
     pthread_mutex_lock(&s->lock);
-    /* Only after a fork can tasks wait without a worker. */
-    if (s->head && !s->worker_running && worker_start(s) != ACL_SUCCESS) {
-        pthread_mutex_unlock(&s->lock);
-        return s->completed >= seq;
-    }
     while (s->completed < seq) {
         if (timeout_ms == 0) {
             reached = false;
@@ -299,8 +314,10 @@ const host_job_ops *task_job(const task *t)
 
 /* The stream whose worker this thread is (a task, or a model replaying
  * captured tasks, runs on it): where waits look for aborts and failures
- * are reported. */
+ * are reported; and the sequence number of the task it runs, which
+ * cancelled_to is compared with. */
 static _Thread_local host_stream *running_stream;
+static _Thread_local uint64_t running_seq;
 
 /* A value wait's word is ACL memory that the application may also change
  * with plain stores (aclrtMemcpy from the host, its own code), as a device
@@ -338,13 +355,13 @@ static void stream_fail(host_stream *s, aclError err)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* An event wait, given up when the stream is aborted. */
-static void wait_mark(host_stream *s, const mark *m, unsigned gen)
+enum { STOP_CHECK_MS = 10 }; /* how often waits that cannot be woken look at their stop */
+
+/* An event wait, given up when the stream is aborted or its waits cancelled. */
+static void wait_mark(const mark *m, const watch_stop *stop)
 {
-    enum { ABORT_CHECK_MS = 10 };
-    while (!mark_wait(m, ABORT_CHECK_MS))
-        if (atomic_load_explicit(&s->abort_gen, memory_order_acquire) != gen)
-            return;
+    while (!watch_stopped(stop) && !mark_wait(m, STOP_CHECK_MS))
+        ;
 }
 
 /* Runs t on the worker (or a model replay, on the worker of the stream
@@ -352,7 +369,12 @@ static void wait_mark(host_stream *s, const mark *m, unsigned gen)
 void task_run(task *t)
 {
     host_stream *s = running_stream;
-    unsigned gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire);
+    const watch_stop stop = {
+        .abort_gen = &s->abort_gen,
+        .gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire),
+        .cancelled_to = &s->cancelled_to,
+        .seq = running_seq,
+    };
     switch (t->kind) {
     case TASK_COPY:
         memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.n);
@@ -368,7 +390,7 @@ void task_run(task *t)
         t->u.call.fn(t->u.call.arg);
         break;
     case TASK_WAIT:
-        wait_mark(s, t->u.mark, gen);
+        wait_mark(t->u.mark, &stop);
         break;
     case TASK_TIMESTAMP:
         t->u.mark->stamp_ns = monotonic_ns();
@@ -378,7 +400,7 @@ void task_run(task *t)
         host_watch_changed();
         break;
     case TASK_VALUE_WAIT:
-        (void)host_watch(value_ready, t, -1, &s->abort_gen, gen);
+        (void)host_watch(value_ready, t, -1, &stop);
         break;
     case TASK_WORD:
         host_word_apply(&t->u.word);
@@ -388,7 +410,7 @@ void task_run(task *t)
         int64_t deadline = -1;
         if (t->u.word.timeout_s)
             deadline = monotonic_ns() + (int64_t)t->u.word.timeout_s * 1000000000;
-        if (host_watch(host_word_ready, &t->u.word, deadline, &s->abort_gen, gen) == WATCH_TIMEOUT)
+        if (host_watch(host_word_ready, &t->u.word, deadline, &stop) == WATCH_TIMEOUT)
             stream_fail(s, ACL_ERROR_RT_TASK_TIMEOUT);
         else if (t->u.word.clear || !t->u.word.counting)
             host_watch_changed(); /* the word was cleared */
@@ -411,7 +433,9 @@ void task_run(task *t)
         host_ipc_signal(t->u.ipc.page, t->u.ipc.seq);
         break;
     case TASK_IPC_WAIT:
-        (void)host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, -1);
+        while (!watch_stopped(&stop) &&
+               !host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, STOP_CHECK_MS))
+            ;
         break;
     /* Run as nodes only where a launch could not act on them beforehand (a
      * conditional branch, a model replayed inside another model's run): the
@@ -430,7 +454,7 @@ void task_run(task *t)
     case TASK_EXT_WAIT: {
         mark *m = host_event_mark(t->u.event);
         if (m && !m->capture && m->stream != s)
-            wait_mark(s, m, gen);
+            wait_mark(m, &stop);
         mark_release(m);
         break;
     }
@@ -484,6 +508,7 @@ static void *stream_worker(void *arg)
 {
     host_stream *s = arg;
     pthread_setname_np(pthread_self(), "acl-host-stream"); /* for ps, gdb, perf */
+    free_fork_dropped();
     pthread_mutex_lock(&s->lock);
     for (;;) {
         if (!s->head && !s->destroyed) {
@@ -502,6 +527,7 @@ static void *stream_worker(void *arg)
         if (!s->head)
             s->tail = NULL;
         s->running = t;
+        running_seq = s->completed + 1; /* tasks complete in order */
         pthread_mutex_unlock(&s->lock);
 
         running_stream = s;
@@ -924,6 +950,15 @@ static aclError host_stream_abort(backend_stream *bs)
     return ACL_SUCCESS;
 }
 
+static void host_stream_cancel_waits(backend_stream *bs)
+{
+    host_stream *s = bs->impl;
+    pthread_mutex_lock(&s->lock);
+    atomic_store_explicit(&s->cancelled_to, s->enqueued, memory_order_release);
+    pthread_mutex_unlock(&s->lock);
+    host_watch_changed(); /* running value and notify waits look again */
+}
+
 static aclError host_stream_create(backend_stream *bs, int32_t dev, int32_t priority)
 {
     (void)priority; /* one level only, see device.c */
@@ -1048,4 +1083,5 @@ const backend_stream_ops host_stream_ops = {
     .prefetch_async = host_prefetch_async,
     .pool_alloc_async = host_pool_alloc_async,
     .pool_free_async = host_pool_free_async,
+    .cancel_waits = host_stream_cancel_waits,
 };

@@ -3,9 +3,17 @@
  * capacity like any device memory), and mapping places the memfd over part
  * of a reservation with MAP_FIXED; unmapping puts the inaccessible mapping
  * back. Because the physical memory is a file, another process can map it
- * too (export_fd). */
+ * too (export_fd).
+ *
+ * A forked child gets a copy of each physical allocation (a new memfd with
+ * what the old one holds) mapped where its parent's was, with the same
+ * access, so that a child never writes its parent's memory (nor the
+ * memory of a process its parent shares with) while its own mappings of
+ * one allocation still alias. So the physical allocations and mappings are
+ * listed, under vmm_lock (of the backend's rank). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,6 +23,8 @@
 #endif
 
 #include "backend/host/host.h"
+#include "util/fork.h"
+#include "util/log.h"
 
 #define GIB ((size_t)1 << 30)
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -23,7 +33,134 @@ struct backend_phys {
     int fd;
     size_t size;
     int32_t dev; /* charged device, -1 for host memory */
+    /* Under vmm_lock: in all_phys until destroyed and unmapped. */
+    backend_phys *next, *prev;
+    size_t maps;
+    bool destroyed;
 };
+
+/* A mapping of physical memory (offset 0) and the access it has now. */
+typedef struct mapping {
+    char *va;
+    size_t size;
+    backend_phys *phys;
+    int prot;
+    struct mapping *next;
+} mapping;
+
+static pthread_mutex_t vmm_lock = PTHREAD_MUTEX_INITIALIZER;
+static backend_phys *all_phys;
+static mapping *all_mappings;
+
+static void phys_list_add(backend_phys *p)
+{
+    pthread_mutex_lock(&vmm_lock);
+    p->prev = NULL;
+    p->next = all_phys;
+    if (all_phys)
+        all_phys->prev = p;
+    all_phys = p;
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+/* With vmm_lock held: p leaves the list once destroyed and unmapped, and
+ * the caller frees it. */
+static bool phys_list_leave(backend_phys *p)
+{
+    if (!p->destroyed || p->maps > 0)
+        return false;
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        all_phys = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    return true;
+}
+
+static void phys_free(backend_phys *p)
+{
+    close(p->fd);
+    free(p);
+}
+
+/* ---- fork ------------------------------------------------------------------------ */
+
+/* Copies what from holds into to (both size bytes), extent by extent where
+ * the file system tells holes from data. */
+static bool copy_file(int from, int to, size_t size)
+{
+    enum { CHUNK = 1 << 16 };
+    char *buf = malloc(CHUNK);
+    if (!buf)
+        return false;
+    bool ok = true;
+    off_t at = 0, end = (off_t)size;
+    while (ok && at < end) {
+        off_t data = lseek(from, at, SEEK_DATA);
+        if (data < 0) {
+            if (errno == ENXIO)
+                break; /* only a hole is left */
+            data = at;
+        }
+        off_t hole = lseek(from, data, SEEK_HOLE);
+        if (hole < 0 || hole > end)
+            hole = end;
+        for (off_t pos = data; ok && pos < hole;) {
+            size_t want = (size_t)(hole - pos) < CHUNK ? (size_t)(hole - pos) : CHUNK;
+            ssize_t got = pread(from, buf, want, pos);
+            ok = got > 0 && pwrite(to, buf, (size_t)got, pos) == got;
+            pos += got > 0 ? got : 0;
+        }
+        at = hole;
+    }
+    free(buf);
+    return ok;
+}
+
+/* phys's memory becomes a copy of its own, and its mappings map the copy. */
+static bool phys_make_private(backend_phys *p)
+{
+    int fd = memfd_create("acl-physical", MFD_CLOEXEC);
+    if (fd < 0)
+        return false;
+    if (ftruncate(fd, (off_t)p->size) != 0 || !copy_file(p->fd, fd, p->size)) {
+        close(fd);
+        return false;
+    }
+    bool ok = true;
+    for (mapping *m = all_mappings; m; m = m->next)
+        if (m->phys == p &&
+            mmap(m->va, m->size, m->prot, MAP_SHARED | MAP_FIXED, fd, 0) != (void *)m->va)
+            ok = false;
+    close(p->fd);
+    p->fd = fd;
+    return ok;
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&vmm_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+static void fork_child(void)
+{
+    for (backend_phys *p = all_phys; p; p = p->next)
+        if (!phys_make_private(p))
+            ACL_LOG(LOG_ERROR, "physical memory of %zu bytes could not be copied after fork",
+                    p->size);
+    pthread_mutex_unlock(&vmm_lock);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    fork_register(FORK_RANK_BACKEND, fork_prepare, fork_parent, fork_child);
+}
 
 static aclError vmm_granularity(bool host, int32_t dev, uint32_t page, bool recommended,
                                 size_t *granularity)
@@ -78,6 +215,36 @@ static aclError vmm_reserve(int32_t dev, void **va, size_t size, size_t alignmen
     return ACL_SUCCESS;
 }
 
+/* Puts the inaccessible reservation back over [va, va + size) and forgets
+ * the mappings there. */
+static aclError vmm_unmap_listed(void *va, size_t size)
+{
+    backend_phys *gone = NULL;
+    pthread_mutex_lock(&vmm_lock);
+    void *p = mmap(va, size, PROT_NONE, reserved_flags | MAP_FIXED, -1, 0);
+    for (mapping **link = &all_mappings; *link;) {
+        mapping *m = *link;
+        if (m->va >= (char *)va && m->va + m->size <= (char *)va + size) {
+            *link = m->next;
+            m->phys->maps--;
+            if (phys_list_leave(m->phys)) {
+                m->phys->next = gone;
+                gone = m->phys;
+            }
+            free(m);
+        } else {
+            link = &m->next;
+        }
+    }
+    pthread_mutex_unlock(&vmm_lock);
+    while (gone) {
+        backend_phys *next = gone->next;
+        phys_free(gone);
+        gone = next;
+    }
+    return p == va ? ACL_SUCCESS : ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
 static aclError vmm_release(void *va, size_t size)
 {
     return munmap(va, size) == 0 ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
@@ -112,6 +279,7 @@ static aclError phys_new(int fd, size_t size, bool host, int32_t dev, backend_ph
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     *p = (backend_phys){.fd = fd, .size = size, .dev = charged};
+    phys_list_add(p);
     *out = p;
     return ACL_SUCCESS;
 }
@@ -134,11 +302,16 @@ static aclError vmm_create(backend_phys **phys, size_t size, bool host, int32_t 
     return err;
 }
 
+/* Mappings keep the memory (and its listing) alive. */
 static void vmm_destroy(backend_phys *phys)
 {
-    close(phys->fd);
     uncharge(phys->dev, phys->size);
-    free(phys);
+    pthread_mutex_lock(&vmm_lock);
+    phys->destroyed = true;
+    bool gone = phys_list_leave(phys);
+    pthread_mutex_unlock(&vmm_lock);
+    if (gone)
+        phys_free(phys);
 }
 
 static int prot_of(uint32_t flags)
@@ -159,24 +332,47 @@ static aclError vmm_map(void *va, size_t size, backend_phys *phys, bool accessib
     (void)access_dev;
     if (size > phys->size)
         return ACL_ERROR_RT_PARAM_INVALID;
+    mapping *m = malloc(sizeof *m);
+    if (!m)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
     int prot = accessible ? PROT_READ | PROT_WRITE : PROT_NONE;
+    /* Listed and made under vmm_lock: a fork finds every mapping listed. */
+    *m = (mapping){.va = va, .size = size, .phys = phys, .prot = prot};
+    pthread_mutex_lock(&vmm_lock);
+    m->next = all_mappings;
+    all_mappings = m;
+    phys->maps++;
     void *p = mmap(va, size, prot, MAP_SHARED | MAP_FIXED, phys->fd, 0);
-    return p == va ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;
+    pthread_mutex_unlock(&vmm_lock);
+    if (p == va)
+        return ACL_SUCCESS;
+    (void)vmm_unmap_listed(va, size);
+    return ACL_ERROR_RT_MEMORY_ALLOCATION;
 }
 
 static aclError vmm_unmap(void *va, size_t size)
 {
-    void *p = mmap(va, size, PROT_NONE, reserved_flags | MAP_FIXED, -1, 0);
-    return p == va ? ACL_SUCCESS : ACL_ERROR_RT_INTERNAL_ERROR;
+    return vmm_unmap_listed(va, size);
 }
 
 /* Every "device" here is the CPU: the access of the memory's own location
- * decides the protection. */
+ * decides the protection (noted for the copy a forked child maps: per
+ * mapping, as ACL sets access on whole mappings). */
 static aclError vmm_set_access(void *va, size_t size, const vmm_access *access, size_t count)
 {
-    for (size_t i = 0; i < count; i++)
-        if (access[i].owner && mprotect(va, size, prot_of(access[i].flags)) != 0)
+    for (size_t i = 0; i < count; i++) {
+        if (!access[i].owner)
+            continue;
+        int prot = prot_of(access[i].flags);
+        pthread_mutex_lock(&vmm_lock);
+        bool ok = mprotect(va, size, prot) == 0;
+        for (mapping *m = all_mappings; ok && m; m = m->next)
+            if (m->va < (char *)va + size && (char *)va < m->va + m->size)
+                m->prot = prot;
+        pthread_mutex_unlock(&vmm_lock);
+        if (!ok)
             return ACL_ERROR_RT_PARAM_INVALID;
+    }
     return ACL_SUCCESS;
 }
 

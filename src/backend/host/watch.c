@@ -69,20 +69,23 @@ void host_watch_changed(void)
     pthread_mutex_unlock(&watch_lock);
 }
 
-static bool aborted(const atomic_uint *abort_gen, unsigned gen)
+bool watch_stopped(const watch_stop *stop)
 {
-    return abort_gen && atomic_load_explicit(abort_gen, memory_order_acquire) != gen;
+    return stop && (atomic_load_explicit(stop->abort_gen, memory_order_acquire) != stop->gen ||
+                    atomic_load_explicit(stop->cancelled_to, memory_order_acquire) >= stop->seq);
 }
 
+/* Stopped is tested first: a cancelled wait must not take a notify's record
+ * from another waiter. */
 watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns,
-                        const atomic_uint *abort_gen, unsigned gen)
+                        const watch_stop *stop)
 {
     int64_t spin_end = monotonic_ns() + WATCH_SPIN_NS;
     for (unsigned i = 0;; i++) {
+        if (watch_stopped(stop))
+            return WATCH_ABORTED;
         if (ready(ctx))
             return WATCH_READY;
-        if (aborted(abort_gen, gen))
-            return WATCH_ABORTED;
         if (i % 16 == 15 && monotonic_ns() >= spin_end)
             break;
         spin_step(i);
@@ -90,10 +93,10 @@ watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns
     int64_t delay = WATCH_POLL_FIRST_NS;
     for (;;) {
         unsigned seen = atomic_load_explicit(&watch_generation, memory_order_acquire);
+        if (watch_stopped(stop))
+            return WATCH_ABORTED;
         if (ready(ctx))
             return WATCH_READY;
-        if (aborted(abort_gen, gen))
-            return WATCH_ABORTED;
         int64_t now = monotonic_ns();
         if (deadline_ns >= 0 && now >= deadline_ns)
             return WATCH_TIMEOUT;
