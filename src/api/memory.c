@@ -579,9 +579,10 @@ ACL_EXPORT aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t valu
 /* The most copies one synchronous batch takes (CANN's driver limit). */
 enum { BATCH_SYNC_MAX = 4096 };
 
-/* CANN's checks of a batch, in its order: the library's, then the
- * runtime's (which answer ACL_ERROR_RT_PARAM_INVALID). *nothing_to_do when
- * every size is 0. */
+/* CANN's checks of a batch, in its order (but for numAttrs, checked before
+ * the attributes it counts are read): the library's, then the runtime's
+ * (which answer ACL_ERROR_RT_PARAM_INVALID). *nothing_to_do when every size
+ * is 0. */
 static aclError batch_args(const char *func, const copy_batch_args *a, const size_t *dest_maxs,
                            bool sync, size_t *fail_index, bool *nothing_to_do)
 {
@@ -612,11 +613,9 @@ static aclError batch_args(const char *func, const copy_batch_args *a, const siz
             return acl_raise(func, ACL_ERROR_INVALID_PARAM,
                              "copy %zu: size %zu exceeds destMaxs[%zu] %zu", i, a->sizes[i], i,
                              dest_maxs[i]);
-    for (size_t k = 0; k < a->num_attrs; k++)
-        for (size_t j = 0; j < sizeof a->attrs[k].rsv; j++)
-            if (a->attrs[k].rsv[j] != 0)
-                return acl_raise(func, ACL_ERROR_INVALID_PARAM, "attrs[%zu].rsv[%zu] is %u, not 0",
-                                 k, j, (unsigned)a->attrs[k].rsv[j]);
+    /* numAttrs bounds attrs[]: it is checked before any attribute is read
+     * (CANN reads the reserved bytes first, past the array when numAttrs
+     * is too large). */
     if (fail_index)
         *fail_index = SIZE_MAX;
     if (a->num_attrs == 0)
@@ -624,6 +623,11 @@ static aclError batch_args(const char *func, const copy_batch_args *a, const siz
     if (a->num_attrs > a->count)
         return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID, "numAttrs %zu exceeds numBatches %zu",
                          a->num_attrs, a->count);
+    for (size_t k = 0; k < a->num_attrs; k++)
+        for (size_t j = 0; j < sizeof a->attrs[k].rsv; j++)
+            if (a->attrs[k].rsv[j] != 0)
+                return acl_raise(func, ACL_ERROR_INVALID_PARAM, "attrs[%zu].rsv[%zu] is %u, not 0",
+                                 k, j, (unsigned)a->attrs[k].rsv[j]);
     if (sync && a->count > BATCH_SYNC_MAX)
         return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID,
                          "numBatches %zu exceeds %d, the most one synchronous batch takes",

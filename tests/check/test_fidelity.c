@@ -191,6 +191,50 @@ START_TEST(block_callback_queues_pageable_copies_on_its_stream)
 }
 END_TEST
 
+/* ---- batches of copies: counts before the arrays they bound ----------------- */
+
+static aclrtMemcpyBatchAttr h2d_attr(void)
+{
+    aclrtMemcpyBatchAttr a;
+    memset(&a, 0, sizeof a);
+    a.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    a.srcLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    return a;
+}
+
+/* numAttrs beyond numBatches is refused as such before attrs[] is read:
+ * one attribute with numAttrs 2 used to read past it (a heap overflow
+ * under ASan), and whatever lay there could be reported as a reserved
+ * byte instead. */
+START_TEST(batch_checks_num_attrs_before_reading_attrs)
+{
+    enum { N = 64 };
+    unsigned char *dev, *pinned;
+    ACL_OK(aclrtMalloc((void **)&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&pinned, N));
+    void *dsts[1] = {dev}, *srcs[1] = {pinned};
+    size_t sizes[1] = {N}, maxs[1] = {N}, idx[2] = {0, 1}, fail = 0;
+    aclrtMemcpyBatchAttr *one = malloc(sizeof *one);
+    ck_assert_ptr_nonnull(one);
+    *one = h2d_attr();
+    ACL_FAILS_WITH(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 1, one, idx, 2, &fail),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ck_assert_uint_eq(fail, SIZE_MAX);
+    ACL_FAILS_WITH(aclrtMemcpyBatchAsync(dsts, maxs, srcs, sizes, 1, one, idx, 2, &fail, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    /* What lies past the last attribute is not read as one. */
+    aclrtMemcpyBatchAttr two[2] = {h2d_attr(), h2d_attr()};
+    two[1].rsv[0] = 1;
+    ACL_FAILS_WITH(aclrtMemcpyBatchV2(dsts, maxs, srcs, sizes, 1, two, idx, 2),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyBatchAsyncV2(dsts, maxs, srcs, sizes, 1, two, idx, 2, NULL),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    free(one);
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(pinned));
+}
+END_TEST
+
 /* ---- aclInit ------------------------------------------------------------------ */
 
 /* A config file far beyond any configuration is refused at once, without
@@ -292,6 +336,11 @@ int main(void)
     tcase_set_timeout(callbacks, 60);
     tcase_add_test(callbacks, block_callback_queues_pageable_copies_on_its_stream);
     suite_add_tcase(suite, callbacks);
+
+    TCase *memory = tcase_create("memory");
+    tcase_add_checked_fixture(memory, acltest_set_device, acltest_reset_device);
+    tcase_add_test(memory, batch_checks_num_attrs_before_reading_attrs);
+    suite_add_tcase(suite, memory);
 
     TCase *init = tcase_create("init");
     tcase_add_test(init, huge_config_file_is_refused);
