@@ -736,8 +736,10 @@ static aclError desc_kind(const char *func, aclrtMemcpyKind kind)
     return ACL_SUCCESS;
 }
 
-/* Largest copy the descriptor copies take (4 GiB, as CANN). */
+/* Largest copy the descriptor copies take (4 GiB), and largest offset of
+ * an aclrtMemcpyAsyncWithOffset (48 bits), as CANN. */
 #define INDIRECT_COPY_MAX (UINT64_C(4) << 30)
+#define INDIRECT_OFFSET_MAX ((UINT64_C(1) << 48) - 1)
 
 ACL_EXPORT aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize)
 {
@@ -816,6 +818,21 @@ ACL_EXPORT aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_
     if (count > destMax)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count,
                          destMax);
+    if ((uint64_t)count > INDIRECT_COPY_MAX)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds 4 GiB", count);
+    if ((uint64_t)srcDataOffset > INDIRECT_OFFSET_MAX ||
+        (uint64_t)dstDataOffset > INDIRECT_OFFSET_MAX)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "%s %zu exceeds 0x%llx",
+                         srcDataOffset > INDIRECT_OFFSET_MAX ? "srcDataOffset" : "dstDataOffset",
+                         srcDataOffset > INDIRECT_OFFSET_MAX ? srcDataOffset : dstDataOffset,
+                         (unsigned long long)INDIRECT_OFFSET_MAX);
+    if (dstDataOffset >= destMax)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "dstDataOffset %zu is not below destMax %zu",
+                         dstDataOffset, destMax);
+    if (count > destMax - dstDataOffset)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
+                         "count %zu from dstDataOffset %zu runs past destMax %zu", count,
+                         dstDataOffset, destMax);
     acl_stream *s;
     aclError ret = current_stream_get(__func__, stream, &s);
     if (ret != ACL_SUCCESS)

@@ -8,6 +8,7 @@
 #include "core/memory.h"
 #include "core/vmm.h"
 #include "core/staging.h"
+#include "util/log.h"
 
 static const char *kind_name(int kind)
 {
@@ -584,6 +585,36 @@ static aclError device_memory_at(const char *api, const char *role, const void *
     return ret != ACL_SUCCESS ? ret : memory_check_extent(api, role, ptr, bytes, b);
 }
 
+/* Whether n bytes at addr are device memory a copy may touch (write: may
+ * write too) as the copy runs, on a stream's worker: a reason is logged,
+ * nothing raised. */
+static bool device_range_ok(const char *role, uint64_t addr, uint64_t n, bool write)
+{
+    const void *ptr = (const void *)(uintptr_t)addr;
+    mem_block b;
+    memory_locate(ptr, &b);
+    const char *why = NULL;
+    if (b.kind != MEM_DEVICE && b.kind != MEM_MANAGED)
+        why = "is not device memory";
+    else if (b.flags & MEM_FLAG_NO_ACCESS)
+        why = "lies in a mapping its device has no access to";
+    else if (write && (b.flags & MEM_FLAG_READ_ONLY))
+        why = "lies in a mapping its device may only read";
+    else if (!memory_extent_fits(ptr, (size_t)n, &b))
+        why = "runs past the end of its allocation";
+    if (why == NULL)
+        return true;
+    ACL_LOG(LOG_ERROR,
+            "a copy through device-side addresses was not done: its %s %p (%llu bytes, %s) %s",
+            role, ptr, (unsigned long long)n, memory_where(&b), why);
+    return false;
+}
+
+static bool indirect_range_ok(uint64_t dst, uint64_t src, uint64_t n)
+{
+    return device_range_ok("destination", dst, n, true) && device_range_ok("source", src, n, false);
+}
+
 aclError copy_desc_set(const char *api, acl_context *ctx, void *desc, void *src, void *dst,
                        size_t count)
 {
@@ -622,7 +653,8 @@ aclError copy_desc_async(const char *api, acl_stream *s, void *desc)
                                  .u.copy_indirect = {.dst_slot = &d->dst,
                                                      .src_slot = &d->src,
                                                      .count_slot = &d->count,
-                                                     .dest_max = UINT64_MAX}});
+                                                     .dest_max = UINT64_MAX,
+                                                     .check = indirect_range_ok}});
 }
 
 aclError copy_offset_async(const char *api, acl_stream *s, void **dst, size_t dest_max,
@@ -641,7 +673,8 @@ aclError copy_offset_async(const char *api, acl_stream *s, void **dst, size_t de
                                                      .dst_offset = dst_offset,
                                                      .src_offset = src_offset,
                                                      .count = count,
-                                                     .dest_max = dest_max}});
+                                                     .dest_max = dest_max,
+                                                     .check = indirect_range_ok}});
 }
 
 /* ---- cache maintenance ---------------------------------------------------------------- */

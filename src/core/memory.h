@@ -106,6 +106,9 @@ static inline aclError memory_check_extent(const char *api, const char *role, co
         return ACL_SUCCESS;
     return memory_check_extent_slow(api, role, ptr, extent, b);
 }
+/* memory_check_extent's test without a message: whether the extent stays
+ * inside b (memory nobody allocated passes). */
+bool memory_extent_fits(const void *ptr, size_t extent, const mem_block *b);
 /* For fills and cache maintenance, which touch ACL's own memory only:
  * anything else, a freed pointer included, is refused. Raises. */
 aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem_block *b);

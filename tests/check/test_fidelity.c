@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "acl/acl_cuda.h"
 #include "acltest.h"
 
 /* ---- system parameters: an option never set reads as 0 (CANN) -------------- */
@@ -235,6 +236,100 @@ START_TEST(batch_checks_num_attrs_before_reading_attrs)
 }
 END_TEST
 
+/* ---- copies through device-resident addresses ------------------------------ */
+
+/* The addresses aclrtMemcpyAsyncWithOffset reads when the copy runs must
+ * lie, with their offsets and the count, inside live device memory: a
+ * device cannot write the host's heap, nor past an allocation. Such a copy
+ * copies nothing and the stream's next synchronize reports
+ * ACL_ERROR_RT_SYS_DMA, once. On the cuda backend the GPU reads the
+ * addresses and its MMU alone judges them (allocation bounds are not
+ * checked there), so this runs on the host backend. */
+START_TEST(offset_copy_refuses_addresses_outside_device_memory)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return;
+    enum { N = 256 };
+    uint64_t *slots;
+    unsigned char *a, *b, *freed;
+    ACL_OK(aclrtMalloc((void **)&slots, 2 * sizeof(uint64_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&a, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&b, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&freed, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtFree(freed));
+    ACL_OK(aclrtMemset(a, N, 0x5A, N));
+    ACL_OK(aclrtMemset(b, N, 0, N));
+    unsigned char *heap = malloc(N);
+    ck_assert_ptr_nonnull(heap);
+    memset(heap, 0x11, N);
+    void **dst = (void **)&slots[0];
+    const void **src = (const void **)&slots[1];
+    const aclrtMemcpyKind inner = ACL_MEMCPY_INNER_DEVICE_TO_DEVICE;
+    aclrtStream s;
+    ACL_OK(aclrtCreateStream(&s));
+
+    struct {
+        uintptr_t dst, src;
+        size_t dst_offset, src_offset, count;
+    } bad[] = {
+        {(uintptr_t)heap, (uintptr_t)a, 0, 0, N}, /* into the host's heap */
+        {(uintptr_t)b, (uintptr_t)heap, 0, 0, N}, /* from it */
+        /* past the source's allocation, and the destination's (with their padding) */
+        {(uintptr_t)b, (uintptr_t)a, 0, N + 28, 8},
+        {(uintptr_t)a, (uintptr_t)b, 64, 0, N},
+        {(uintptr_t)freed, (uintptr_t)a, 0, 0, 8},           /* freed memory */
+        {UINTPTR_MAX - 4, (uintptr_t)a, 16, 0, 8},           /* an address that wraps */
+        {(uintptr_t)b, (uintptr_t)a, 0, (size_t)1 << 40, 8}, /* far past the source */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t bases[2] = {bad[i].dst, bad[i].src};
+        ACL_OK(aclrtMemcpy(slots, sizeof bases, bases, sizeof bases, ACL_MEMCPY_HOST_TO_DEVICE));
+        ACL_OK(aclrtMemcpyAsyncWithOffset(dst, SIZE_MAX, bad[i].dst_offset, src, bad[i].count,
+                                          bad[i].src_offset, inner, s));
+        aclError err = aclrtSynchronizeStream(s);
+        ck_assert_msg(err == ACL_ERROR_RT_SYS_DMA, "case %zu: synchronize returned %d", i,
+                      (int)err);
+        (void)aclGetRecentErrMsg();
+        ACL_OK(aclrtSynchronizeStream(s)); /* reported once */
+    }
+    for (size_t i = 0; i < N; i++)
+        ck_assert_uint_eq(heap[i], 0x11);
+    unsigned char out[N];
+    ACL_OK(aclrtMemcpy(out, N, b, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < N; i++)
+        ck_assert_uint_eq(out[i], 0);
+
+    /* The stream goes on: a good copy after a refused one lands. */
+    uint64_t good[2] = {(uintptr_t)b, (uintptr_t)a};
+    ACL_OK(aclrtMemcpy(slots, sizeof good, good, sizeof good, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpyAsyncWithOffset(dst, N, 8, src, N - 8, 0, inner, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtMemcpy(out, N, b, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(out[7], 0);
+    ck_assert_uint_eq(out[8], 0x5A);
+    ck_assert_uint_eq(out[N - 1], 0x5A);
+
+    /* A descriptor rewritten to point into the heap is refused the same way. */
+    void *desc;
+    ACL_OK(aclrtMalloc(&desc, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtSetMemcpyDesc(desc, inner, a, b, 8, NULL));
+    uint64_t heap_dst = (uintptr_t)heap;
+    ACL_OK(aclrtMemcpy((char *)desc + 8, 8, &heap_dst, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpyAsyncWithDesc(desc, inner, s));
+    ck_assert_int_eq(aclrtSynchronizeStream(s), ACL_ERROR_RT_SYS_DMA);
+    (void)aclGetRecentErrMsg();
+    for (size_t i = 0; i < N; i++)
+        ck_assert_uint_eq(heap[i], 0x11);
+
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(desc));
+    ACL_OK(aclrtFree(slots));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtFree(b));
+    free(heap);
+}
+END_TEST
+
 /* ---- aclInit ------------------------------------------------------------------ */
 
 /* A config file far beyond any configuration is refused at once, without
@@ -340,6 +435,7 @@ int main(void)
     TCase *memory = tcase_create("memory");
     tcase_add_checked_fixture(memory, acltest_set_device, acltest_reset_device);
     tcase_add_test(memory, batch_checks_num_attrs_before_reading_attrs);
+    tcase_add_test(memory, offset_copy_refuses_addresses_outside_device_memory);
     suite_add_tcase(suite, memory);
 
     TCase *init = tcase_create("init");
