@@ -10,6 +10,7 @@
 #include "core/current.h"
 #include "core/device.h"
 #include "core/memory.h"
+#include "core/undefined.h"
 #include "core/vmm.h"
 
 /* ---- device memory ------------------------------------------------------------ */
@@ -363,13 +364,13 @@ ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size
     ret = current_context_get(__func__, &ctx);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = copy_sync(__func__, ctx, dst, src, count, kind);
+    ret = copy_sync(__func__, CALL_SITE(), ctx, dst, src, count, kind);
     context_put(ctx);
     return ret;
 }
 
-static aclError queue_copy(const char *api, void *dst, size_t dest_max, const void *src,
-                           size_t count, aclrtMemcpyKind kind, aclrtStream stream)
+static aclError queue_copy(const char *api, const void *site, void *dst, size_t dest_max,
+                           const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream stream)
 {
     bool nothing_to_do;
     aclError ret = copy_args(api, dst, dest_max, src, count, kind, &nothing_to_do);
@@ -382,7 +383,7 @@ static aclError queue_copy(const char *api, void *dst, size_t dest_max, const vo
             stream_put(s);
         return ret;
     }
-    ret = copy_async(api, s, dst, src, count, kind);
+    ret = copy_async(api, site, s, dst, src, count, kind);
     stream_put(s);
     return ret;
 }
@@ -390,7 +391,7 @@ static aclError queue_copy(const char *api, void *dst, size_t dest_max, const vo
 ACL_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                      aclrtMemcpyKind kind, aclrtStream stream)
 {
-    return queue_copy(__func__, dst, destMax, src, count, kind, stream);
+    return queue_copy(__func__, CALL_SITE(), dst, destMax, src, count, kind, stream);
 }
 
 /* Deprecated by CANN; the same copy. */
@@ -398,7 +399,7 @@ ACL_EXPORT aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, con
                                                   size_t count, aclrtMemcpyKind kind,
                                                   aclrtStream stream)
 {
-    return queue_copy(__func__, dst, destMax, src, count, kind, stream);
+    return queue_copy(__func__, CALL_SITE(), dst, destMax, src, count, kind, stream);
 }
 
 /* ---- 2D copies ------------------------------------------------------------------ */
@@ -449,7 +450,7 @@ ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, siz
     ret = current_context_get(__func__, &ctx);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = copy2d_sync(__func__, ctx, dst, dpitch, src, spitch, width, height, kind);
+    ret = copy2d_sync(__func__, CALL_SITE(), ctx, dst, dpitch, src, spitch, width, height, kind);
     context_put(ctx);
     return ret;
 }
@@ -468,7 +469,7 @@ ACL_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src
     if (ret != ACL_SUCCESS)
         return ret;
     if (!nothing_to_do)
-        ret = copy2d_async(__func__, s, dst, dpitch, src, spitch, width, height, kind);
+        ret = copy2d_async(__func__, CALL_SITE(), s, dst, dpitch, src, spitch, width, height, kind);
     stream_put(s);
     return ret;
 }
@@ -502,7 +503,7 @@ ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, si
     ret = current_context_get(__func__, &ctx);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = fill_sync(__func__, ctx, devPtr, value, count);
+    ret = fill_sync(__func__, CALL_SITE(), ctx, devPtr, value, count);
     context_put(ctx);
     return ret;
 }
@@ -519,7 +520,7 @@ ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t valu
     if (ret != ACL_SUCCESS)
         return ret;
     if (!nothing_to_do)
-        ret = fill_async(__func__, s, devPtr, value, count);
+        ret = fill_async(__func__, CALL_SITE(), s, devPtr, value, count);
     stream_put(s);
     return ret;
 }

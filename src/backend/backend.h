@@ -226,6 +226,10 @@ typedef struct backend_memory_ops {
      * ACL): what ptr is to the backend. Asked only for pointers outside
      * ACL's own allocations; never fails, answering FOREIGN_NONE instead. */
     void (*pointer_info)(const void *ptr, foreign_memory *out);
+    /* Optional: whether ptr lies where the backend places device memory,
+     * allocated or not (so a stale device pointer is not taken for host
+     * memory). NULL where device memory is not host memory. */
+    bool (*device_address)(const void *ptr);
 } backend_memory_ops;
 
 /* One copy of a batch: plain pointers, the direction resolved. */

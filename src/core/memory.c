@@ -468,17 +468,18 @@ aclError memory_check_extent_slow(const char *api, const char *role, const void 
 /* Fills and cache maintenance touch memory from ACL's own allocators only
  * (on Ascend anything else is undefined): anything else, a freed pointer
  * included, is refused rather than written to. */
+const char *memory_unknown_more(void)
+{
+    return backend()->memory->pointer_info
+               ? ", nor device memory of another allocator of the process"
+               : "";
+}
+
 aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem_block *b)
 {
     memory_locate(ptr, b);
     if (b->kind == MEM_UNKNOWN)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%p is not live memory from aclrtMalloc, aclrtMallocHost or another ACL "
-                         "allocator (never allocated by ACL, or already freed)%s",
-                         ptr,
-                         backend()->memory->pointer_info
-                             ? ", nor device memory of another allocator of the process"
-                             : "");
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, MEMORY_UNKNOWN, ptr, memory_unknown_more());
     aclError ret = memory_check_access(api, "devPtr", ptr, b, true);
     return ret != ACL_SUCCESS ? ret : memory_check_extent(api, "devPtr", ptr, extent, b);
 }

@@ -110,7 +110,13 @@ static inline aclError memory_check_extent(const char *api, const char *role, co
  * inside b (memory nobody allocated passes). */
 bool memory_extent_fits(const void *ptr, size_t extent, const mem_block *b);
 /* For fills and cache maintenance, which touch ACL's own memory only:
- * anything else, a freed pointer included, is refused. Raises. */
+ * anything else, a freed pointer included, is refused (with MEMORY_UNKNOWN
+ * for memory no allocator knows). Raises. */
+#define MEMORY_UNKNOWN                                                                             \
+    "%p is not live memory from aclrtMalloc, aclrtMallocHost or another ACL allocator (never "     \
+    "allocated by ACL, or already freed)%s"
+/* MEMORY_UNKNOWN's second argument: what else the backend would know. */
+const char *memory_unknown_more(void);
 aclError memory_locate_live(const char *api, const void *ptr, size_t extent, mem_block *b);
 /* Whether a device allocation policy asks for huge pages. */
 bool memory_policy_is_huge(uint32_t policy);

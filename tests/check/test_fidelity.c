@@ -1,6 +1,7 @@
 /* Where acl-cuda once differed from CANN, and bad input that used to hurt
  * (issue #14): each test pins the behaviour CANN documents or the fix. */
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ START_TEST(device_fed_streams_refuse_host_work)
 {
     const uint32_t flags[] = {ACL_STREAM_PERSISTENT, ACL_STREAM_CPU_SCHEDULE,
                               ACL_STREAM_DEVICE_USE_ONLY};
+    unsigned char host[64]; /* no allocator's: filled at once elsewhere */
     void *dev;
     ACL_OK(aclrtMalloc(&dev, 256, ACL_MEM_MALLOC_HUGE_FIRST));
     aclrtEvent event;
@@ -56,6 +58,8 @@ START_TEST(device_fed_streams_refuse_host_work)
         ACL_OK(aclrtCreateStreamWithConfig(&s, 0, flags[i]));
         ACL_FAILS_WITH(aclrtLaunchHostFunc(s, nop, NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
         ACL_FAILS_WITH(aclrtMemsetAsync(dev, 256, 1, 256, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        ACL_FAILS_WITH(aclrtMemsetAsync(host, sizeof host, 1, sizeof host, s),
+                       ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
         ACL_FAILS_WITH(aclrtRecordEvent(event, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
         ACL_OK(aclrtSynchronizeStream(s));
         ACL_OK(aclrtDestroyStream(s));
@@ -330,6 +334,262 @@ START_TEST(offset_copy_refuses_addresses_outside_device_memory)
 }
 END_TEST
 
+/* ---- uses the API reference leaves undefined ----------------------------------- */
+
+/* CANN's own samples copy with a kind that contradicts the pointers (a
+ * pyACL sample reads an aclrtMallocHost buffer with DEVICE_TO_HOST) and
+ * call aclrtMemset on host memory no allocator made (a runtime sample sets
+ * a struct on the stack). By default acl-cuda does what the pointers say,
+ * with one warning per call site in the log; in strict mode (ACLCUDA_STRICT=1,
+ * or "acl_cuda": {"strict": 1} in aclInit's configuration) it refuses them.
+ * These tests read their environment at the process's first call (Check
+ * runs each in a process of its own). */
+
+enum { UNDEF_N = 256 };
+
+typedef struct undefined_memory {
+    unsigned char *dev, *pinned, *pinned2, *heap;
+    aclrtStream stream;
+} undefined_memory;
+
+static void undefined_memory_get(undefined_memory *m)
+{
+    ACL_OK(aclrtMalloc((void **)&m->dev, UNDEF_N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&m->pinned, UNDEF_N));
+    ACL_OK(aclrtMallocHost((void **)&m->pinned2, UNDEF_N));
+    m->heap = malloc(UNDEF_N);
+    ck_assert_ptr_nonnull(m->heap);
+    ACL_OK(aclrtCreateStream(&m->stream));
+}
+
+static void undefined_memory_put(undefined_memory *m)
+{
+    ACL_OK(aclrtDestroyStream(m->stream));
+    ACL_OK(aclrtFree(m->dev));
+    ACL_OK(aclrtFreeHost(m->pinned));
+    ACL_OK(aclrtFreeHost(m->pinned2));
+    free(m->heap);
+}
+
+static void all_bytes(const unsigned char *p, size_t n, unsigned char value)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(p[i] == value, "byte %zu is 0x%02x, expected 0x%02x", i, p[i], value);
+}
+
+/* Lines of the log holding both strings. */
+static int log_lines(FILE *log, const char *a, const char *b)
+{
+    char line[2048];
+    int count = 0;
+    rewind(log);
+    while (fgets(line, sizeof line, log))
+        if (strstr(line, a) && strstr(line, b))
+            count++;
+    return count;
+}
+
+static void refused_with(aclError err, const char *text)
+{
+    ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
+    const char *msg = aclGetRecentErrMsg();
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_msg(strstr(msg, text) != NULL, "\"%s\" does not say \"%s\"", msg, text);
+}
+
+START_TEST(undefined_uses_follow_the_pointers_by_default)
+{
+    /* Warnings go to stderr, here a file read back at the end. */
+    setenv("ASCEND_GLOBAL_LOG_LEVEL", "2", 1);
+    unsetenv("ASCEND_MODULE_LOG_LEVEL");
+    unsetenv("ASCEND_LOG_PRINT_TO_STDOUT");
+    unsetenv("ASCEND_SLOG_PRINT_TO_STDOUT");
+    FILE *log = tmpfile();
+    ck_assert_ptr_nonnull(log);
+    fflush(stderr);
+    int saved_stderr = dup(2);
+    ck_assert_int_ge(dup2(fileno(log), 2), 0);
+
+    ACL_OK(aclrtSetDevice(0));
+    undefined_memory m;
+    undefined_memory_get(&m);
+    unsigned char page[UNDEF_N];
+
+    /* Page-locked memory as the source of DEVICE_TO_HOST: host to host.
+     * Three calls from one call site. */
+    memset(m.pinned, 0x3C, UNDEF_N);
+    for (int i = 0; i < 3; i++) {
+        memset(page, 0, sizeof page);
+        ACL_OK(aclrtMemcpy(page, UNDEF_N, m.pinned, UNDEF_N, ACL_MEMCPY_DEVICE_TO_HOST));
+        all_bytes(page, UNDEF_N, 0x3C);
+    }
+    /* Device memory as a DEVICE_TO_HOST destination, page-locked memory as
+     * a DEVICE_TO_DEVICE one. */
+    ACL_OK(aclrtMemcpy(m.dev, UNDEF_N, m.pinned, UNDEF_N, ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(aclrtMemcpy(m.pinned2, UNDEF_N, m.dev, UNDEF_N, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    all_bytes(m.pinned2, UNDEF_N, 0x3C);
+    /* Queued copies, one of them 2D. */
+    memset(m.pinned, 0x4D, UNDEF_N);
+    ACL_OK(
+        aclrtMemcpyAsync(m.dev, UNDEF_N, m.pinned, UNDEF_N, ACL_MEMCPY_DEVICE_TO_HOST, m.stream));
+    ACL_OK(aclrtMemcpy2dAsync(m.pinned2, 16, m.dev, 16, 16, UNDEF_N / 16, ACL_MEMCPY_HOST_TO_DEVICE,
+                              m.stream));
+    ACL_OK(aclrtSynchronizeStream(m.stream));
+    all_bytes(m.pinned2, UNDEF_N, 0x4D);
+
+    /* Fills of host memory no allocator made: a struct on the stack, set
+     * at once; heap memory, set in stream order and complete on return. */
+    struct {
+        int family;
+        unsigned char address[20];
+    } on_stack;
+    memset(&on_stack, 0x55, sizeof on_stack);
+    ACL_OK(aclrtMemset(&on_stack, sizeof on_stack, 0, sizeof on_stack));
+    all_bytes((const unsigned char *)&on_stack, sizeof on_stack, 0);
+    ACL_OK(aclrtMemsetAsync(m.dev, UNDEF_N, 0x11, UNDEF_N, m.stream));
+    ACL_OK(aclrtMemsetAsync(m.heap, UNDEF_N, 0x77, UNDEF_N, m.stream));
+    all_bytes(m.heap, UNDEF_N, 0x77);
+    ACL_OK(aclrtMemcpy(page, UNDEF_N, m.dev, UNDEF_N, ACL_MEMCPY_DEVICE_TO_HOST));
+    all_bytes(page, UNDEF_N, 0x11); /* the earlier fill was done first */
+
+    /* An aclrtCreateEvent event reset, as CANN's runtime allows. */
+    aclrtEvent event;
+    ACL_OK(aclrtCreateEvent(&event));
+    ACL_OK(aclrtRecordEvent(event, m.stream));
+    ACL_OK(aclrtSynchronizeEvent(event));
+    ACL_OK(aclrtResetEvent(event, m.stream));
+    ACL_OK(aclrtSynchronizeStream(m.stream));
+    ACL_OK(aclrtDestroyEvent(event));
+
+    /* Nothing to go by, or nothing to write: refused in every mode. */
+    ACL_FAILS_WITH(aclrtMemcpy(m.dev, UNDEF_N, page, UNDEF_N, ACL_MEMCPY_DEVICE_TO_DEVICE),
+                   ACL_ERROR_INVALID_PARAM);
+    long page_size = sysconf(_SC_PAGESIZE);
+    unsigned char *none =
+        mmap(NULL, (size_t)page_size * 2, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(none, MAP_FAILED);
+    ck_assert_int_eq(mprotect(none, (size_t)page_size, PROT_READ | PROT_WRITE), 0);
+    memset(none, 0x21, (size_t)page_size);
+    ACL_FAILS_WITH(aclrtMemset(none + page_size, (size_t)page_size, 1, (size_t)page_size),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemset(none + 8, (size_t)page_size * 2, 1, (size_t)page_size),
+                   ACL_ERROR_INVALID_PARAM); /* runs into the page without access */
+    ck_assert_int_eq(mprotect(none, (size_t)page_size, PROT_READ), 0);
+    ACL_FAILS_WITH(aclrtMemsetAsync(none, (size_t)page_size, 1, 16, m.stream),
+                   ACL_ERROR_INVALID_PARAM);
+    all_bytes(none, 8, 0x21);
+    munmap(none, (size_t)page_size * 2);
+    void *freed;
+    ACL_OK(aclrtMalloc(&freed, UNDEF_N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtFree(freed));
+    ACL_FAILS_WITH(aclrtMemset(freed, UNDEF_N, 0, UNDEF_N), ACL_ERROR_INVALID_PARAM);
+
+    undefined_memory_put(&m);
+    ACL_OK(aclrtResetDevice(0));
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    /* One warning per call site: the loop's three copies are one. */
+    ck_assert_int_eq(log_lines(log, "[WARNING]", "contradicts the pointers"), 5);
+    ck_assert_int_eq(log_lines(log, "[WARNING]", "is not live memory"), 2);
+    ck_assert_int_eq(log_lines(log, "[WARNING]", "made by aclrtCreateEvent"), 1);
+    fclose(log);
+}
+END_TEST
+
+/* What strict mode refuses, with the messages it gives; and nothing
+ * written. */
+static void strict_refusals(void)
+{
+    undefined_memory m;
+    undefined_memory_get(&m);
+    unsigned char page[UNDEF_N];
+    memset(page, 0, sizeof page);
+    memset(m.pinned, 0x3C, UNDEF_N);
+    (void)aclGetRecentErrMsg();
+    refused_with(aclrtMemcpy(page, UNDEF_N, m.pinned, UNDEF_N, ACL_MEMCPY_DEVICE_TO_HOST),
+                 "ACL_MEMCPY_DEVICE_TO_HOST contradicts the pointers");
+    all_bytes(page, UNDEF_N, 0);
+    refused_with(
+        aclrtMemcpyAsync(m.dev, UNDEF_N, m.pinned, UNDEF_N, ACL_MEMCPY_DEVICE_TO_HOST, m.stream),
+        "contradicts the pointers");
+    refused_with(
+        aclrtMemcpy2d(m.pinned2, 16, m.dev, 16, 16, UNDEF_N / 16, ACL_MEMCPY_HOST_TO_DEVICE),
+        "contradicts the pointers");
+    memset(m.heap, 0x55, UNDEF_N);
+    refused_with(aclrtMemset(m.heap, UNDEF_N, 0, UNDEF_N), "is not live memory");
+    refused_with(aclrtMemsetAsync(m.heap, UNDEF_N, 0, UNDEF_N, m.stream), "is not live memory");
+    all_bytes(m.heap, UNDEF_N, 0x55);
+    aclrtEvent event;
+    ACL_OK(aclrtCreateEvent(&event));
+    ACL_OK(aclrtRecordEvent(event, m.stream));
+    refused_with(aclrtResetEvent(event, m.stream), "made by aclrtCreateEvent");
+    ACL_OK(aclrtSynchronizeStream(m.stream));
+    ACL_OK(aclrtDestroyEvent(event));
+    /* What the reference defines goes on as ever. */
+    ACL_OK(aclrtMemcpy(m.dev, UNDEF_N, m.pinned, UNDEF_N, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtMemcpy(page, UNDEF_N, m.dev, UNDEF_N, ACL_MEMCPY_DEFAULT));
+    all_bytes(page, UNDEF_N, 0x3C);
+    undefined_memory_put(&m);
+}
+
+static void write_config(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+START_TEST(strict_mode_from_the_configuration)
+{
+    char path[] = "/tmp/acl-strict-XXXXXX";
+    write_config(path, "{\"acl_cuda\": {\"strict\": 1}}");
+    ACL_OK(aclInit(path));
+    unlink(path);
+    ACL_OK(aclrtSetDevice(0));
+    strict_refusals();
+    ACL_OK(aclrtResetDevice(0));
+    ACL_OK(aclFinalize());
+    /* aclFinalize ends the configuration: the default again. */
+    ACL_OK(aclrtSetDevice(0));
+    unsigned char *pinned, page[UNDEF_N];
+    ACL_OK(aclrtMallocHost((void **)&pinned, UNDEF_N));
+    memset(pinned, 0x5E, UNDEF_N);
+    ACL_OK(aclrtMemcpy(page, UNDEF_N, pinned, UNDEF_N, ACL_MEMCPY_DEVICE_TO_HOST));
+    all_bytes(page, UNDEF_N, 0x5E);
+    ACL_OK(aclrtFreeHost(pinned));
+    ACL_OK(aclrtResetDevice(0));
+}
+END_TEST
+
+START_TEST(strict_mode_from_the_environment)
+{
+    setenv("ACLCUDA_STRICT", "1", 1);
+    ACL_OK(aclrtSetDevice(0));
+    strict_refusals();
+    ACL_OK(aclrtResetDevice(0));
+}
+END_TEST
+
+START_TEST(strict_key_is_checked)
+{
+    const char *bad[] = {"{\"acl_cuda\": {\"strict\": 2}}", "{\"acl_cuda\": {\"strict\": \"on\"}}",
+                         "{\"acl_cuda\": 1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[] = "/tmp/acl-strict-XXXXXX";
+        write_config(path, bad[i]);
+        ACL_FAILS_WITH(aclInit(path), ACL_ERROR_INVALID_PARAM);
+        unlink(path);
+    }
+    char path[] = "/tmp/acl-strict-XXXXXX";
+    write_config(path, "{\"acl_cuda\": {\"strict\": \"0\", \"later\": 1}}");
+    ACL_OK(aclInit(path));
+    unlink(path);
+    ACL_OK(aclFinalize());
+}
+END_TEST
+
 /* ---- aclInit ------------------------------------------------------------------ */
 
 /* A config file far beyond any configuration is refused at once, without
@@ -437,6 +697,13 @@ int main(void)
     tcase_add_test(memory, batch_checks_num_attrs_before_reading_attrs);
     tcase_add_test(memory, offset_copy_refuses_addresses_outside_device_memory);
     suite_add_tcase(suite, memory);
+
+    TCase *undefined = tcase_create("undefined uses");
+    tcase_add_test(undefined, undefined_uses_follow_the_pointers_by_default);
+    tcase_add_test(undefined, strict_mode_from_the_configuration);
+    tcase_add_test(undefined, strict_mode_from_the_environment);
+    tcase_add_test(undefined, strict_key_is_checked);
+    suite_add_tcase(suite, undefined);
 
     TCase *init = tcase_create("init");
     tcase_add_test(init, huge_config_file_is_refused);

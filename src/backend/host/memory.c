@@ -477,6 +477,21 @@ static aclError host_memset32_sync(int32_t dev, void *ptr, uint32_t value, size_
     return ACL_SUCCESS;
 }
 
+static bool host_device_address(const void *ptr)
+{
+    pthread_once(&arenas_once, arenas_init);
+    int touched = atomic_load_explicit(&arenas_touched, memory_order_acquire);
+    bool inside = false;
+    for (int i = 0; i < touched && !inside; i++) {
+        arena *a = &arenas[i];
+        pthread_mutex_lock(&a->lock);
+        inside =
+            a->fd >= 0 && (const char *)ptr >= a->base && (const char *)ptr < a->base + a->span;
+        pthread_mutex_unlock(&a->lock);
+    }
+    return inside;
+}
+
 const backend_memory_ops host_memory_ops = {
     .malloc_device = host_malloc_device,
     .free_device = host_free_device,
@@ -486,4 +501,5 @@ const backend_memory_ops host_memory_ops = {
     .memcpy2d_sync = host_memcpy2d_sync,
     .memset_sync = host_memset_sync,
     .memset32_sync = host_memset32_sync,
+    .device_address = host_device_address,
 };
