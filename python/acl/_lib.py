@@ -293,6 +293,7 @@ _PROTOTYPES = (
     ("aclrtHostRegisterV2", aclError, (_vp, c_uint64, c_uint32)),
     ("aclrtHostGetDevicePointer", aclError, (_vp, _P(_vp), c_uint32)),
     ("aclrtPointerGetAttributes", aclError, (_vp, _P(aclrtPtrAttributes))),
+    ("aclrtMemGetAddressRange", aclError, (_vp, _P(_vp), _P(c_size_t))),
     ("aclrtGetMemUceInfo", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t, _P(c_size_t))),
     ("aclrtMemUceRepair", aclError, (c_int32, _P(aclrtMemUceInfo), c_size_t)),
     ("aclrtCmoAsync", aclError, (_vp, c_size_t, c_int, _vp)),

@@ -30,7 +30,8 @@ and __dlpack__ / __dlpack_device__ (DLPack 1.x: the versioned capsule when
 the consumer asks for it, the unversioned one otherwise), so
 torch.from_dlpack, torch.as_tensor, cupy.asarray and numpy.from_dlpack take
 it without a copy. A DLPack tensor made from a buffer keeps the buffer, and
-so its memory, alive until the tensor is gone. On the host backend the same
+so its memory, alive until the tensor is gone, close() included (it frees
+once the last view is gone). On the host backend the same
 calls give CPU tensors (kDLCPU): numpy.from_dlpack works there.
 
 On the cuda backend acl.rt's copies and fills take device memory of any CUDA
@@ -38,6 +39,7 @@ allocator of the process, torch's and CuPy's included (acl/acl_cuda.h).
 """
 
 import ctypes as _ctypes
+import threading as _threading
 from ctypes import byref as _byref
 from ctypes import c_int32 as _c_int32
 from ctypes import c_int64 as _c_int64
@@ -62,6 +64,7 @@ _ACL_EVENT_SYNC = 0x1
 _ACL_MEM_MALLOC_HUGE_FIRST = 0
 _ACL_MEM_LOCATION_TYPE_HOST = 0
 _ACL_MEM_LOCATION_TYPE_DEVICE = 1
+_ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2
 
 # DLPack's device types.
 _KDL_CPU = 1
@@ -311,6 +314,41 @@ def _where(ptr):
     return attributes.location.type, attributes.location.id
 
 
+def _allocation_range(ptr):
+    """(base, size) of the ACL allocation holding ptr, or None where ACL
+    knows no allocation there (NumPy's memory, another CUDA allocator's)."""
+    base, size = _c_void_p(), _ctypes.c_size_t()
+    if not _lib.has("aclrtMemGetAddressRange") or \
+            _c.aclrtMemGetAddressRange(ptr, _byref(base), _byref(size)) != 0:
+        _c.aclGetRecentErrMsg()  # the refusal's message: not the caller's business
+        return None
+    return base.value or 0, size.value
+
+
+def _check_extent(ptr, nbytes, owner, registered):
+    """Refuses (ValueError) a view of nbytes at ptr that runs out of the
+    buffer it is made from (owner, when a DeviceBuffer) or of the ACL
+    allocation holding it (asked for registered memory only: ACL knows no
+    allocation in the rest)."""
+    if isinstance(owner, DeviceBuffer):
+        if owner.closed:
+            raise ValueError("acl.cuda: the owner %r is closed" % (owner,))
+        if ptr < owner.ptr or ptr + nbytes > owner.ptr + owner.nbytes:
+            raise ValueError("acl.cuda: %d bytes at 0x%x run out of the owner's %d bytes at 0x%x"
+                             % (nbytes, ptr, owner.nbytes, owner.ptr))
+    if not nbytes or not registered:
+        return
+    allocation = _allocation_range(ptr)
+    if allocation is not None and ptr + nbytes > allocation[0] + allocation[1]:
+        raise ValueError("acl.cuda: %d bytes at 0x%x run past the end of the %d-byte allocation "
+                         "at 0x%x" % (nbytes, ptr, allocation[1], allocation[0]))
+
+
+# Taken around the count of a buffer's views and the decision to free it:
+# DLPack deleters may run on any thread.
+_views_lock = _threading.Lock()
+
+
 class DeviceBuffer:
     """Memory as a C-contiguous array for other libraries, without copying.
 
@@ -318,14 +356,24 @@ class DeviceBuffer:
     whose queued work produces the data (None: ready now), used to order
     consumers after it (DLPack's stream argument, the CUDA Array Interface's
     "stream"); device: the ACL device id of device memory, else None.
-    Made by acl.cuda.empty (owning new ACL memory, freed when the buffer and
-    every DLPack tensor made from it are gone, or by close()) and
-    acl.cuda.as_array (existing memory, not owned)."""
+    Made by acl.cuda.empty (owning new ACL memory) and acl.cuda.as_array
+    (existing memory, not owned; the view must lie inside the ACL allocation
+    holding it, and inside its owner when that is a DeviceBuffer).
+
+    Owned memory is freed once the buffer is closed (or gone) and no view of
+    it remains: a DLPack tensor made from the buffer, or a consumer of its
+    CUDA Array Interface (which holds the buffer itself, as torch and CuPy
+    do). close() frees at once when there is none, and gives up the buffer
+    in any case: a closed buffer (ptr 0) makes no more views."""
 
     __slots__ = ("ptr", "nbytes", "shape", "dtype", "itemsize", "stream", "device", "_dl_device",
-                 "_owned", "_owner", "__weakref__")
+                 "_memory", "_views", "_interfaced", "_closed", "_owner", "__weakref__")
 
     def __init__(self, ptr, shape, dtype, *, stream=None, owner=None, device=None):
+        self._memory = 0  # the owned ACL memory, set by empty()
+        self._views = 0  # DLPack tensors made from the buffer and not yet released
+        self._interfaced = False  # whether the CUDA Array Interface was handed out
+        self._closed = False
         self.shape = _shape(shape)
         self.dtype = _dtype_name(dtype)
         self.itemsize = _DTYPES[self.dtype][2] // 8
@@ -333,7 +381,6 @@ class DeviceBuffer:
         self.ptr = int(ptr or 0)
         self.stream = stream
         self._owner = owner
-        self._owned = False
         self.device = None
         self._dl_device = (_KDL_CPU, 0)
         if not self.ptr:
@@ -341,6 +388,8 @@ class DeviceBuffer:
                 raise ValueError("acl.cuda: a NULL pointer for %d bytes" % self.nbytes)
             return
         location, location_id = _where(self.ptr)
+        _check_extent(self.ptr, self.nbytes, owner,
+                      location != _ACL_MEM_LOCATION_TYPE_UNREGISTERED)
         on_cuda = backend() == "cuda"
         if location == _ACL_MEM_LOCATION_TYPE_DEVICE:
             self.device = location_id if device is None else device
@@ -349,22 +398,54 @@ class DeviceBuffer:
         elif location == _ACL_MEM_LOCATION_TYPE_HOST and on_cuda:
             self._dl_device = (_KDL_CUDA_HOST, 0)
 
+    @property
+    def _owned(self):
+        return bool(self._memory)
+
+    @property
+    def closed(self):
+        """Whether close() was called."""
+        return self._closed
+
     def __repr__(self):
-        return "acl.cuda.DeviceBuffer(ptr=0x%x, shape=%r, dtype=%r, device=%r%s)" % (
-            self.ptr, self.shape, self.dtype, self.device, ", owned" if self._owned else "")
+        return "acl.cuda.DeviceBuffer(ptr=0x%x, shape=%r, dtype=%r, device=%r%s%s)" % (
+            self.ptr, self.shape, self.dtype, self.device, ", owned" if self._memory else "",
+            ", closed" if self._closed else "")
+
+    def _free(self):
+        """Frees the owned memory (once); the ACL code, 0 when nothing was owned."""
+        memory, self._memory = self._memory, 0
+        if not memory or _c is None:
+            return 0
+        return _c.aclrtFree(memory)
 
     def close(self):
-        """Frees owned memory now (DLPack tensors made from the buffer must be gone)."""
-        if self._owned and self.ptr:
-            ptr, self.ptr, self._owned = self.ptr, 0, False
-            ret = _c.aclrtFree(ptr)
+        """Gives the buffer up: owned memory is freed now, or, while views of
+        it remain (DLPack tensors, consumers of the CUDA Array Interface),
+        when the last of them is gone. Closing twice does nothing."""
+        with _views_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self.ptr = 0
+            free_now = self._views == 0 and not self._interfaced
+        if free_now:
+            ret = self._free()
             if ret:
                 _fail("aclrtFree", ret)
 
+    def _view_released(self):
+        """A DLPack tensor made from the buffer is gone."""
+        with _views_lock:
+            self._views -= 1
+            free_now = self._closed and self._views == 0 and not self._interfaced
+        if free_now:
+            self._free()
+
     def __del__(self):
         try:
-            if self._owned and self.ptr and _c is not None:
-                _c.aclrtFree(self.ptr)
+            if self._memory:
+                self._free()
         except Exception:  # interpreter shutdown: nothing left to free with
             pass
 
@@ -378,6 +459,8 @@ class DeviceBuffer:
 
     @property
     def __cuda_array_interface__(self):
+        if self._closed:
+            raise AttributeError("__cuda_array_interface__: the buffer is closed")
         if self._dl_device[0] != _KDL_CUDA:
             raise AttributeError("__cuda_array_interface__: not device memory of the cuda backend")
         typestr = _DTYPES[self.dtype][0]
@@ -386,6 +469,7 @@ class DeviceBuffer:
         stream = None
         if self.stream is not None:
             stream = native_stream(self.stream) or _CUDA_STREAM_LEGACY
+        self._interfaced = True  # its consumer holds the buffer: the memory goes with it
         return {"shape": self.shape, "typestr": typestr, "data": (self.ptr, False),
                 "strides": None, "version": 3, "stream": stream}
 
@@ -395,6 +479,8 @@ class DeviceBuffer:
         return self._dl_device
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if self._closed:
+            raise BufferError("acl.cuda: the buffer is closed")
         if dl_device is not None and tuple(dl_device) != tuple(self._dl_device):
             raise BufferError("acl.cuda: the buffer is on DLPack device %r, not %r (no copies)"
                               % (self._dl_device, tuple(dl_device)))
@@ -424,7 +510,7 @@ def empty(shape, dtype="float32", *, stream=None):
     except BaseException:
         _c.aclrtFree(ptr.value)
         raise
-    buffer._owned = True
+    buffer._memory = ptr.value
     return buffer
 
 
@@ -433,7 +519,10 @@ def as_array(ptr, shape, dtype, device=None, *, stream=None, owner=None):
     backend) as a DeviceBuffer that does not own it. owner: an object kept
     alive as long as the buffer (and its DLPack tensors); stream: the ACL
     stream producing the data (None: ready); device: the ACL device id, by
-    default where the memory lives."""
+    default where the memory lives. A shape and dtype whose bytes run past
+    the ACL allocation holding ptr, or out of owner when it is a
+    DeviceBuffer, raise ValueError (memory ACL does not know cannot be
+    checked)."""
     return DeviceBuffer(ptr, shape, dtype, stream=stream, owner=owner, device=device)
 
 
@@ -443,6 +532,8 @@ def data_ptr(obj):
     or __array_interface__. Pass them to acl.rt.memcpy / memcpy_async /
     memset; keep obj alive while ACL work uses the memory."""
     if isinstance(obj, DeviceBuffer):
+        if obj.closed:
+            raise ValueError("acl.cuda.data_ptr: the buffer is closed")
         return obj.ptr, obj.nbytes
     if hasattr(obj, "data_ptr") and hasattr(obj, "element_size") and hasattr(obj, "is_contiguous"):
         if not obj.is_contiguous():
@@ -540,7 +631,9 @@ _exported = {}
 
 
 def _release(address):
-    _exported.pop(address, None)
+    entry = _exported.pop(address, None)
+    if entry is not None:
+        entry[3]._view_released()
 
 
 _DELETER_TYPE = _ctypes.CFUNCTYPE(None, _c_void_p)
@@ -591,6 +684,8 @@ def _export(buffer, versioned):
         managed.version = _DLPackVersion(*_DLPACK_VERSION)
         managed.flags = 0
     address = _ctypes.addressof(managed)
+    with _views_lock:
+        buffer._views += 1
     _exported[address] = (managed, shape, strides, buffer)
     try:
         return _capsule_new(address, _NAME_VERSIONED if versioned else _NAME_UNVERSIONED,

@@ -3,6 +3,7 @@
 #include "api/api.h"
 #include "core/current.h"
 #include "core/event.h"
+#include "core/undefined.h"
 
 static aclError create(const char *api, aclrtEvent *out, event_flavour flavour, uint32_t flags)
 {
@@ -120,16 +121,25 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     /* The API reference allows only aclrtCreateEventWithFlag's events with
      * ACL_EVENT_SYNC and leaves aclrtCreateEvent's undefined; CANN's runtime
      * resets those too (they carry ACL_EVENT_SYNC), and its own multi-stream
-     * example relies on it. aclrtCreateEventExWithFlag's are refused, as
-     * documented. */
+     * example relies on it: an undefined use, refused in strict mode.
+     * aclrtCreateEventExWithFlag's are refused, as documented. */
     if (e->flag)
         err = event_reset_flag(__func__, e, s);
     else if (e->flavour == EVENT_EX || !(e->flags & ACL_EVENT_SYNC))
         err = ACL_RAISE(ACL_ERROR_INVALID_PARAM,
                         "only events made with ACL_EVENT_SYNC or ACL_EVENT_EXTERNAL by "
                         "aclrtCreateEventWithFlag (or aclrtCreateEvent) can be reset");
-    else
-        event_reset(e);
+    else {
+        if (e->flavour == EVENT_PLAIN)
+            err = undefined_use_check(__func__, CALL_SITE(), UNDEFINED_EVENT_RESET,
+                                      ACL_ERROR_INVALID_PARAM,
+                                      "event %u was made by aclrtCreateEvent: only events made "
+                                      "with ACL_EVENT_SYNC or ACL_EVENT_EXTERNAL by "
+                                      "aclrtCreateEventWithFlag can be reset",
+                                      e->id);
+        if (err == ACL_SUCCESS)
+            event_reset(e);
+    }
     put_pair(e, s);
     return err;
 }

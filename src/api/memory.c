@@ -11,6 +11,7 @@
 #include "core/deferred.h"
 #include "core/device.h"
 #include "core/memory.h"
+#include "core/undefined.h"
 #include "core/vmm.h"
 
 /* ---- device memory ------------------------------------------------------------ */
@@ -365,13 +366,13 @@ ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size
     ret = current_context_get(__func__, &ctx);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = copy_sync(__func__, ctx, dst, src, count, kind);
+    ret = copy_sync(__func__, CALL_SITE(), ctx, dst, src, count, kind);
     context_put(ctx);
     return ret;
 }
 
-static aclError queue_copy(const char *api, void *dst, size_t dest_max, const void *src,
-                           size_t count, aclrtMemcpyKind kind, aclrtStream stream)
+static aclError queue_copy(const char *api, const void *site, void *dst, size_t dest_max,
+                           const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream stream)
 {
     bool nothing_to_do;
     aclError ret = copy_args(api, dst, dest_max, src, count, kind, &nothing_to_do);
@@ -384,7 +385,7 @@ static aclError queue_copy(const char *api, void *dst, size_t dest_max, const vo
             stream_put(s);
         return ret;
     }
-    ret = copy_async(api, s, dst, src, count, kind);
+    ret = copy_async(api, site, s, dst, src, count, kind);
     stream_put(s);
     return ret;
 }
@@ -392,7 +393,7 @@ static aclError queue_copy(const char *api, void *dst, size_t dest_max, const vo
 ACL_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                      aclrtMemcpyKind kind, aclrtStream stream)
 {
-    return queue_copy(__func__, dst, destMax, src, count, kind, stream);
+    return queue_copy(__func__, CALL_SITE(), dst, destMax, src, count, kind, stream);
 }
 
 /* Deprecated by CANN; the same copy. */
@@ -400,7 +401,7 @@ ACL_EXPORT aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, con
                                                   size_t count, aclrtMemcpyKind kind,
                                                   aclrtStream stream)
 {
-    return queue_copy(__func__, dst, destMax, src, count, kind, stream);
+    return queue_copy(__func__, CALL_SITE(), dst, destMax, src, count, kind, stream);
 }
 
 /* ---- 2D copies ------------------------------------------------------------------ */
@@ -451,7 +452,7 @@ ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, siz
     ret = current_context_get(__func__, &ctx);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = copy2d_sync(__func__, ctx, dst, dpitch, src, spitch, width, height, kind);
+    ret = copy2d_sync(__func__, CALL_SITE(), ctx, dst, dpitch, src, spitch, width, height, kind);
     context_put(ctx);
     return ret;
 }
@@ -470,7 +471,7 @@ ACL_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src
     if (ret != ACL_SUCCESS)
         return ret;
     if (!nothing_to_do)
-        ret = copy2d_async(__func__, s, dst, dpitch, src, spitch, width, height, kind);
+        ret = copy2d_async(__func__, CALL_SITE(), s, dst, dpitch, src, spitch, width, height, kind);
     stream_put(s);
     return ret;
 }
@@ -504,7 +505,7 @@ ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, si
     ret = current_context_get(__func__, &ctx);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = fill_sync(__func__, ctx, devPtr, value, count);
+    ret = fill_sync(__func__, CALL_SITE(), ctx, devPtr, value, count);
     context_put(ctx);
     return ret;
 }
@@ -521,7 +522,7 @@ ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t valu
     if (ret != ACL_SUCCESS)
         return ret;
     if (!nothing_to_do)
-        ret = fill_async(__func__, s, devPtr, value, count);
+        ret = fill_async(__func__, CALL_SITE(), s, devPtr, value, count);
     stream_put(s);
     return ret;
 }
@@ -581,9 +582,10 @@ ACL_EXPORT aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t valu
 /* The most copies one synchronous batch takes (CANN's driver limit). */
 enum { BATCH_SYNC_MAX = 4096 };
 
-/* CANN's checks of a batch, in its order: the library's, then the
- * runtime's (which answer ACL_ERROR_RT_PARAM_INVALID). *nothing_to_do when
- * every size is 0. */
+/* CANN's checks of a batch, in its order (but for numAttrs, checked before
+ * the attributes it counts are read): the library's, then the runtime's
+ * (which answer ACL_ERROR_RT_PARAM_INVALID). *nothing_to_do when every size
+ * is 0. */
 static aclError batch_args(const char *func, const copy_batch_args *a, const size_t *dest_maxs,
                            bool sync, size_t *fail_index, bool *nothing_to_do)
 {
@@ -614,11 +616,9 @@ static aclError batch_args(const char *func, const copy_batch_args *a, const siz
             return acl_raise(func, ACL_ERROR_INVALID_PARAM,
                              "copy %zu: size %zu exceeds destMaxs[%zu] %zu", i, a->sizes[i], i,
                              dest_maxs[i]);
-    for (size_t k = 0; k < a->num_attrs; k++)
-        for (size_t j = 0; j < sizeof a->attrs[k].rsv; j++)
-            if (a->attrs[k].rsv[j] != 0)
-                return acl_raise(func, ACL_ERROR_INVALID_PARAM, "attrs[%zu].rsv[%zu] is %u, not 0",
-                                 k, j, (unsigned)a->attrs[k].rsv[j]);
+    /* numAttrs bounds attrs[]: it is checked before any attribute is read
+     * (CANN reads the reserved bytes first, past the array when numAttrs
+     * is too large). */
     if (fail_index)
         *fail_index = SIZE_MAX;
     if (a->num_attrs == 0)
@@ -626,6 +626,11 @@ static aclError batch_args(const char *func, const copy_batch_args *a, const siz
     if (a->num_attrs > a->count)
         return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID, "numAttrs %zu exceeds numBatches %zu",
                          a->num_attrs, a->count);
+    for (size_t k = 0; k < a->num_attrs; k++)
+        for (size_t j = 0; j < sizeof a->attrs[k].rsv; j++)
+            if (a->attrs[k].rsv[j] != 0)
+                return acl_raise(func, ACL_ERROR_INVALID_PARAM, "attrs[%zu].rsv[%zu] is %u, not 0",
+                                 k, j, (unsigned)a->attrs[k].rsv[j]);
     if (sync && a->count > BATCH_SYNC_MAX)
         return acl_raise(func, ACL_ERROR_RT_PARAM_INVALID,
                          "numBatches %zu exceeds %d, the most one synchronous batch takes",
@@ -734,8 +739,10 @@ static aclError desc_kind(const char *func, aclrtMemcpyKind kind)
     return ACL_SUCCESS;
 }
 
-/* Largest copy the descriptor copies take (4 GiB, as CANN). */
+/* Largest copy the descriptor copies take (4 GiB), and largest offset of
+ * an aclrtMemcpyAsyncWithOffset (48 bits), as CANN. */
 #define INDIRECT_COPY_MAX (UINT64_C(4) << 30)
+#define INDIRECT_OFFSET_MAX ((UINT64_C(1) << 48) - 1)
 
 ACL_EXPORT aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize)
 {
@@ -814,6 +821,21 @@ ACL_EXPORT aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_
     if (count > destMax)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count,
                          destMax);
+    if ((uint64_t)count > INDIRECT_COPY_MAX)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds 4 GiB", count);
+    if ((uint64_t)srcDataOffset > INDIRECT_OFFSET_MAX ||
+        (uint64_t)dstDataOffset > INDIRECT_OFFSET_MAX)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "%s %zu exceeds 0x%llx",
+                         srcDataOffset > INDIRECT_OFFSET_MAX ? "srcDataOffset" : "dstDataOffset",
+                         srcDataOffset > INDIRECT_OFFSET_MAX ? srcDataOffset : dstDataOffset,
+                         (unsigned long long)INDIRECT_OFFSET_MAX);
+    if (dstDataOffset >= destMax)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "dstDataOffset %zu is not below destMax %zu",
+                         dstDataOffset, destMax);
+    if (count > destMax - dstDataOffset)
+        return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID,
+                         "count %zu from dstDataOffset %zu runs past destMax %zu", count,
+                         dstDataOffset, destMax);
     acl_stream *s;
     aclError ret = current_stream_get(__func__, stream, &s);
     if (ret != ACL_SUCCESS)

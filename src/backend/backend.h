@@ -226,6 +226,10 @@ typedef struct backend_memory_ops {
      * ACL): what ptr is to the backend. Asked only for pointers outside
      * ACL's own allocations; never fails, answering FOREIGN_NONE instead. */
     void (*pointer_info)(const void *ptr, foreign_memory *out);
+    /* Optional: whether ptr lies where the backend places device memory,
+     * allocated or not (so a stale device pointer is not taken for host
+     * memory). NULL where device memory is not host memory. */
+    bool (*device_address)(const void *ptr);
 } backend_memory_ops;
 
 /* One copy of a batch: plain pointers, the direction resolved. */
@@ -235,16 +239,25 @@ typedef struct batch_copy {
     size_t n;
 } batch_copy;
 
+/* Whether a copy of n bytes from src to dst, addresses read when it runs,
+ * touches only memory a device may: the core's answer from its registry
+ * (logging why not). */
+typedef bool (*indirect_check_fn)(uint64_t dst, uint64_t src, uint64_t n);
+
 /* A copy whose addresses are read from device memory when it runs (the
  * "second-level pointer" copies): it copies count bytes (*count_slot when
  * count_slot is set), at most dest_max, from *src_slot + src_offset to
  * *dst_slot + dst_offset. The slots are 64-bit words in device memory.
  * With dst_slot NULL nothing is copied: the source range (src_slot may
  * then be NULL too, src_offset being the address) is prefetched into the
- * device's cache, where the backend has one. */
+ * device's cache, where the backend has one. A backend that reads the
+ * addresses on the host asks check (when set) first, and for a range it
+ * refuses, or one that wraps, copies nothing and fails the stream with
+ * ACL_ERROR_RT_SYS_DMA; a GPU reads them itself, and its MMU judges them. */
 typedef struct indirect_copy {
     const uint64_t *dst_slot, *src_slot, *count_slot;
     uint64_t dst_offset, src_offset, count, dest_max;
+    indirect_check_fn check;
 } indirect_copy;
 
 /* Where managed memory is advised to live or is prefetched to:

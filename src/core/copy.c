@@ -3,11 +3,15 @@
 
 #include "core/callback.h"
 #include "core/copy.h"
+#include "core/deferred.h"
 #include "core/errors.h"
 #include "core/graph.h"
 #include "core/memory.h"
 #include "core/vmm.h"
 #include "core/staging.h"
+#include "core/undefined.h"
+#include "util/hostfill.h"
+#include "util/log.h"
 
 static const char *kind_name(int kind)
 {
@@ -29,16 +33,15 @@ static const char *kind_name(int kind)
     }
 }
 
-/* Everything a checked copy needs: where both sides live and the direction
- * the backend is told. */
+/* Everything a checked copy needs: where both sides live, the direction
+ * the backend is told, and the kind that stands (ACL_MEMCPY_DEFAULT in
+ * place of one that contradicted the pointers). */
 typedef struct copy_plan {
     mem_block dst, src;
     copy_dir dir;
+    int kind;
 } copy_plan;
 
-/* Resolves the direction of a copy from the registry and checks that an
- * explicit kind agrees with it. The caller has already rejected kinds the
- * function does not take. */
 /* Memory ACL does not know is pageable host memory, except a reserved
  * range where nothing is mapped: no copy may touch that. */
 static aclError check_unmapped(const char *api, const char *role, const void *ptr,
@@ -52,8 +55,18 @@ static aclError check_unmapped(const char *api, const char *role, const void *pt
                      role, ptr);
 }
 
-static aclError plan_copy(const char *api, void *dst, const void *src, int kind, copy_plan *p)
+#define CONTRADICTION "%s contradicts the pointers: dst %p is %s, src %p is %s"
+
+/* Resolves the direction of a copy from the registry. An explicit kind
+ * that contradicts it is an undefined use (core/undefined.h): by default
+ * the copy goes as the pointers say, as with ACL_MEMCPY_DEFAULT; but a side
+ * the kind calls device memory that no allocator knows (a stale device
+ * pointer looks like that) says nothing to go by, and is refused. The
+ * caller has already rejected kinds the function does not take. */
+static aclError plan_copy(const char *api, const void *site, void *dst, const void *src, int kind,
+                          copy_plan *p)
 {
+    p->kind = kind;
     memory_locate(dst, &p->dst);
     memory_locate(src, &p->src);
     aclError ret = check_unmapped(api, "dst", dst, &p->dst);
@@ -89,10 +102,20 @@ static aclError plan_copy(const char *api, void *dst, const void *src, int kind,
         p->dst.kind == MEM_MANAGED ? (explicit ? want_dst_dev : true) : p->dst.kind == MEM_DEVICE;
     bool src_dev =
         p->src.kind == MEM_MANAGED ? (explicit ? want_src_dev : true) : p->src.kind == MEM_DEVICE;
-    if (explicit && (dst_dev != want_dst_dev || src_dev != want_src_dev))
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%s contradicts the pointers: dst %p is %s, src %p is %s", kind_name(kind),
-                         dst, memory_where(&p->dst), src, memory_where(&p->src));
+    if (explicit && (dst_dev != want_dst_dev || src_dev != want_src_dev)) {
+        if ((want_dst_dev && p->dst.kind == MEM_UNKNOWN) ||
+            (want_src_dev && p->src.kind == MEM_UNKNOWN))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, CONTRADICTION, kind_name(kind), dst,
+                             memory_where(&p->dst), src, memory_where(&p->src));
+        ret = undefined_use_check(api, site, UNDEFINED_COPY_KIND, ACL_ERROR_INVALID_PARAM,
+                                  CONTRADICTION, kind_name(kind), dst, memory_where(&p->dst), src,
+                                  memory_where(&p->src));
+        if (ret != ACL_SUCCESS)
+            return ret;
+        dst_dev = p->dst.kind == MEM_DEVICE || p->dst.kind == MEM_MANAGED;
+        src_dev = p->src.kind == MEM_DEVICE || p->src.kind == MEM_MANAGED;
+        p->kind = ACL_MEMCPY_DEFAULT;
+    }
     p->dir = dst_dev ? (src_dev ? COPY_DEVICE_TO_DEVICE : COPY_HOST_TO_DEVICE)
                      : (src_dev ? COPY_DEVICE_TO_HOST : COPY_HOST_TO_HOST);
     return ACL_SUCCESS;
@@ -122,9 +145,10 @@ static bool copy_must_finish(const copy_plan *p)
  * nothing is waited for), and for pageable memory inside a callback, which
  * may not wait for a stream: the callback may be holding it (a BLOCK
  * callback queueing a copy on its own stream) or one it waits for. */
-static bool copy_staged_instead(const copy_plan *p, int kind)
+static bool copy_staged_instead(const copy_plan *p)
 {
-    return kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE || (copy_must_finish(p) && callback_running());
+    return p->kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE ||
+           (copy_must_finish(p) && callback_running());
 }
 
 /* Queues `height` rows of `width` bytes through a bounce buffer. To the
@@ -189,11 +213,11 @@ static aclError finish_stream(const char *api, acl_stream *s, const char *what)
     return ACL_SUCCESS;
 }
 
-aclError copy_sync(const char *api, acl_context *ctx, void *dst, const void *src, size_t count,
-                   aclrtMemcpyKind kind)
+aclError copy_sync(const char *api, const void *site, acl_context *ctx, void *dst, const void *src,
+                   size_t count, aclrtMemcpyKind kind)
 {
     copy_plan p;
-    aclError ret = plan_copy(api, dst, src, (int)kind, &p);
+    aclError ret = plan_copy(api, site, dst, src, (int)kind, &p);
     if (ret == ACL_SUCCESS)
         ret = memory_check_extent(api, "dst", dst, count, &p.dst);
     if (ret == ACL_SUCCESS)
@@ -210,14 +234,14 @@ aclError copy_sync(const char *api, acl_context *ctx, void *dst, const void *src
     return ACL_SUCCESS;
 }
 
-aclError copy_async(const char *api, acl_stream *s, void *dst, const void *src, size_t count,
-                    aclrtMemcpyKind kind)
+aclError copy_async(const char *api, const void *site, acl_stream *s, void *dst, const void *src,
+                    size_t count, aclrtMemcpyKind kind)
 {
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "host-to-host copies cannot be queued on a stream; use aclrtMemcpy");
     copy_plan p;
-    aclError ret = plan_copy(api, dst, src, (int)kind, &p);
+    aclError ret = plan_copy(api, site, dst, src, (int)kind, &p);
     if (ret != ACL_SUCCESS)
         return ret;
     if (p.dir == COPY_HOST_TO_HOST)
@@ -228,11 +252,11 @@ aclError copy_async(const char *api, acl_stream *s, void *dst, const void *src, 
     ret = memory_check_extent(api, "dst", dst, count, &p.dst);
     if (ret == ACL_SUCCESS)
         ret = memory_check_extent(api, "src", src, count, &p.src);
-    if (ret == ACL_SUCCESS && (copy_must_finish(&p) || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE))
+    if (ret == ACL_SUCCESS && (copy_must_finish(&p) || p.kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE))
         ret = capture_check_pageable(api, s, "an asynchronous copy through pageable host memory");
     if (ret != ACL_SUCCESS || dst == src)
         return ret;
-    if (copy_staged_instead(&p, (int)kind))
+    if (copy_staged_instead(&p))
         return copy_staged(api, s, dst, count, src, count, count, 1, p.dir);
     ret = stream_submit(
         api, s,
@@ -254,9 +278,9 @@ static bool region_extent(size_t pitch, size_t width, size_t height, size_t *ext
 
 /* Resolves where both regions live and checks that each stays inside its
  * allocation. */
-static aclError copy2d_plan(const char *api, void *dst, size_t dpitch, const void *src,
-                            size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind,
-                            copy_plan *p)
+static aclError copy2d_plan(const char *api, const void *site, void *dst, size_t dpitch,
+                            const void *src, size_t spitch, size_t width, size_t height,
+                            aclrtMemcpyKind kind, copy_plan *p)
 {
     size_t dst_extent, src_extent;
     if (!region_extent(dpitch, width, height, &dst_extent) ||
@@ -265,7 +289,7 @@ static aclError copy2d_plan(const char *api, void *dst, size_t dpitch, const voi
                          "a %zu x %zu copy with pitches %zu/%zu spans more than the address "
                          "space",
                          width, height, dpitch, spitch);
-    aclError ret = plan_copy(api, dst, src, (int)kind, p);
+    aclError ret = plan_copy(api, site, dst, src, (int)kind, p);
     if (ret == ACL_SUCCESS)
         ret = memory_check_extent(api, "dst", dst, dst_extent, &p->dst);
     if (ret == ACL_SUCCESS)
@@ -273,11 +297,12 @@ static aclError copy2d_plan(const char *api, void *dst, size_t dpitch, const voi
     return ret;
 }
 
-aclError copy2d_sync(const char *api, acl_context *ctx, void *dst, size_t dpitch, const void *src,
-                     size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind)
+aclError copy2d_sync(const char *api, const void *site, acl_context *ctx, void *dst, size_t dpitch,
+                     const void *src, size_t spitch, size_t width, size_t height,
+                     aclrtMemcpyKind kind)
 {
     copy_plan p;
-    aclError ret = copy2d_plan(api, dst, dpitch, src, spitch, width, height, kind, &p);
+    aclError ret = copy2d_plan(api, site, dst, dpitch, src, spitch, width, height, kind, &p);
     if (ret == ACL_SUCCESS)
         ret = capture_check_unsafe(api, "a synchronous 2D copy");
     if (ret != ACL_SUCCESS)
@@ -290,14 +315,15 @@ aclError copy2d_sync(const char *api, acl_context *ctx, void *dst, size_t dpitch
     return ACL_SUCCESS;
 }
 
-aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, const void *src,
-                      size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind)
+aclError copy2d_async(const char *api, const void *site, acl_stream *s, void *dst, size_t dpitch,
+                      const void *src, size_t spitch, size_t width, size_t height,
+                      aclrtMemcpyKind kind)
 {
     if (kind == ACL_MEMCPY_HOST_TO_HOST)
         return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                          "host-to-host copies cannot be queued on a stream; use aclrtMemcpy2d");
     copy_plan p;
-    aclError ret = copy2d_plan(api, dst, dpitch, src, spitch, width, height, kind, &p);
+    aclError ret = copy2d_plan(api, site, dst, dpitch, src, spitch, width, height, kind, &p);
     if (ret != ACL_SUCCESS)
         return ret;
     if (p.dir == COPY_HOST_TO_HOST)
@@ -305,13 +331,13 @@ aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, 
                          "dst %p and src %p are both host memory: host-to-host copies cannot be "
                          "queued on a stream; use aclrtMemcpy2d",
                          dst, src);
-    if (copy_must_finish(&p) || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
+    if (copy_must_finish(&p) || p.kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
         ret =
             capture_check_pageable(api, s, "an asynchronous 2D copy through pageable host memory");
         if (ret != ACL_SUCCESS)
             return ret;
     }
-    if (copy_staged_instead(&p, (int)kind))
+    if (copy_staged_instead(&p))
         return copy_staged(api, s, dst, dpitch, src, spitch, width, height, p.dir);
     ret = stream_submit(api, s,
                         &(task){.kind = TASK_COPY_2D,
@@ -329,14 +355,58 @@ aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, 
     return ACL_SUCCESS;
 }
 
-aclError fill_sync(const char *api, acl_context *ctx, void *ptr, int32_t value, size_t count)
+/* Where a fill goes: memory an allocator knows, checked for access and
+ * extent; or host memory none knows (b->kind MEM_UNKNOWN), an undefined use
+ * (core/undefined.h): refused here in strict mode, else filled by
+ * fill_unknown_host. Where the backend keeps device memory is no host
+ * memory: a pointer there is freed device memory, refused. */
+static aclError fill_plan(const char *api, const void *site, void *ptr, size_t count, mem_block *b)
+{
+    memory_locate(ptr, b);
+    aclError ret;
+    if (b->kind != MEM_UNKNOWN) {
+        ret = memory_check_access(api, "devPtr", ptr, b, true);
+        return ret != ACL_SUCCESS ? ret : memory_check_extent(api, "devPtr", ptr, count, b);
+    }
+    ret = check_unmapped(api, "devPtr", ptr, b);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    /* Virtual memory whose release waits for queued work is still mapped,
+     * but no longer the caller's. */
+    if ((backend()->memory->device_address && backend()->memory->device_address(ptr)) ||
+        deferred_overlaps(ptr, count ? count : 1))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, MEMORY_UNKNOWN, ptr, memory_unknown_more());
+    if (undefined_strict())
+        return undefined_use_check(api, site, UNDEFINED_FILL_HOST, ACL_ERROR_INVALID_PARAM,
+                                   MEMORY_UNKNOWN, ptr, memory_unknown_more());
+    return ACL_SUCCESS;
+}
+
+/* Host memory no allocator knows may be no memory at all (a stale device
+ * pointer): it is set without risking a fault, and refused if not all
+ * writable; the warning is for a fill that was done. */
+static aclError fill_unknown_host(const char *api, const void *site, void *ptr, int32_t value,
+                                  size_t count)
+{
+    if (!host_fill_checked(ptr, (uint8_t)value, count))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         MEMORY_UNKNOWN ", nor %zu bytes of writable host memory", ptr,
+                         memory_unknown_more(), count);
+    return undefined_use_check(api, site, UNDEFINED_FILL_HOST, ACL_ERROR_INVALID_PARAM,
+                               MEMORY_UNKNOWN, ptr, memory_unknown_more());
+}
+
+aclError fill_sync(const char *api, const void *site, acl_context *ctx, void *ptr, int32_t value,
+                   size_t count)
 {
     mem_block b;
-    aclError ret = memory_locate_live(api, ptr, count, &b);
+    aclError ret = fill_plan(api, site, ptr, count, &b);
     if (ret == ACL_SUCCESS)
         ret = capture_check_unsafe(api, "a synchronous fill");
     if (ret != ACL_SUCCESS)
         return ret;
+    if (b.kind == MEM_UNKNOWN)
+        return fill_unknown_host(api, site, ptr, value, count);
     bool on_device = b.kind == MEM_DEVICE || b.kind == MEM_MANAGED;
     ret = backend()->memory->memset_sync(on_device ? b.phys : ctx->phys, ptr, (uint8_t)value, count,
                                          on_device);
@@ -346,20 +416,35 @@ aclError fill_sync(const char *api, acl_context *ctx, void *ptr, int32_t value, 
     return ACL_SUCCESS;
 }
 
-aclError fill_async(const char *api, acl_stream *s, void *ptr, int32_t value, size_t count)
+/* Host memory no allocator knows is set as pageable memory is copied:
+ * after the stream's earlier work, before the call returns (at once
+ * inside a callback, which may not wait for a stream). */
+aclError fill_async(const char *api, const void *site, acl_stream *s, void *ptr, int32_t value,
+                    size_t count)
 {
     mem_block b;
-    aclError ret = memory_locate_live(api, ptr, count, &b);
+    aclError ret = fill_plan(api, site, ptr, count, &b);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = stream_submit(
+    if (b.kind == MEM_UNKNOWN) {
+        ret = capture_check_pageable(api, s, "an asynchronous fill of pageable host memory");
+        if (ret == ACL_SUCCESS && (s->flags & STREAM_DEVICE_FED_FLAGS))
+            ret = acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                            "stream %d was created with flags 0x%x (persistent, CPU-scheduled or "
+                            "device-only): only the device feeds it, so a fill of host memory "
+                            "from the host is refused",
+                            (int)s->id, s->flags);
+        if (ret == ACL_SUCCESS && !callback_running())
+            ret = finish_stream(api, s, "work before a fill of pageable host memory");
+        return ret != ACL_SUCCESS ? ret : fill_unknown_host(api, site, ptr, value, count);
+    }
+    return stream_submit(
         api, s,
         &(task){.kind = TASK_FILL,
                 .u.fill = {.ptr = ptr,
                            .n = count,
                            .value = (uint8_t)value,
                            .on_device = b.kind == MEM_DEVICE || b.kind == MEM_MANAGED}});
-    return ret;
 }
 
 /* ---- 32-bit fills ------------------------------------------------------------------ */
@@ -584,6 +669,36 @@ static aclError device_memory_at(const char *api, const char *role, const void *
     return ret != ACL_SUCCESS ? ret : memory_check_extent(api, role, ptr, bytes, b);
 }
 
+/* Whether n bytes at addr are device memory a copy may touch (write: may
+ * write too) as the copy runs, on a stream's worker: a reason is logged,
+ * nothing raised. */
+static bool device_range_ok(const char *role, uint64_t addr, uint64_t n, bool write)
+{
+    const void *ptr = (const void *)(uintptr_t)addr;
+    mem_block b;
+    memory_locate(ptr, &b);
+    const char *why = NULL;
+    if (b.kind != MEM_DEVICE && b.kind != MEM_MANAGED)
+        why = "is not device memory";
+    else if (b.flags & MEM_FLAG_NO_ACCESS)
+        why = "lies in a mapping its device has no access to";
+    else if (write && (b.flags & MEM_FLAG_READ_ONLY))
+        why = "lies in a mapping its device may only read";
+    else if (!memory_extent_fits(ptr, (size_t)n, &b))
+        why = "runs past the end of its allocation";
+    if (why == NULL)
+        return true;
+    ACL_LOG(LOG_ERROR,
+            "a copy through device-side addresses was not done: its %s %p (%llu bytes, %s) %s",
+            role, ptr, (unsigned long long)n, memory_where(&b), why);
+    return false;
+}
+
+static bool indirect_range_ok(uint64_t dst, uint64_t src, uint64_t n)
+{
+    return device_range_ok("destination", dst, n, true) && device_range_ok("source", src, n, false);
+}
+
 aclError copy_desc_set(const char *api, acl_context *ctx, void *desc, void *src, void *dst,
                        size_t count)
 {
@@ -622,7 +737,8 @@ aclError copy_desc_async(const char *api, acl_stream *s, void *desc)
                                  .u.copy_indirect = {.dst_slot = &d->dst,
                                                      .src_slot = &d->src,
                                                      .count_slot = &d->count,
-                                                     .dest_max = UINT64_MAX}});
+                                                     .dest_max = UINT64_MAX,
+                                                     .check = indirect_range_ok}});
 }
 
 aclError copy_offset_async(const char *api, acl_stream *s, void **dst, size_t dest_max,
@@ -641,7 +757,8 @@ aclError copy_offset_async(const char *api, acl_stream *s, void **dst, size_t de
                                                      .dst_offset = dst_offset,
                                                      .src_offset = src_offset,
                                                      .count = count,
-                                                     .dest_max = dest_max}});
+                                                     .dest_max = dest_max,
+                                                     .check = indirect_range_ok}});
 }
 
 /* ---- cache maintenance ---------------------------------------------------------------- */

@@ -11,17 +11,24 @@
 #include "core/context.h"
 #include "core/stream.h"
 
-/* A synchronous copy runs on the device side's device, else ctx's. */
-aclError copy_sync(const char *api, acl_context *ctx, void *dst, const void *src, size_t count,
-                   aclrtMemcpyKind kind);
-aclError copy_async(const char *api, acl_stream *s, void *dst, const void *src, size_t count,
-                    aclrtMemcpyKind kind);
-aclError copy2d_sync(const char *api, acl_context *ctx, void *dst, size_t dpitch, const void *src,
-                     size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind);
-aclError copy2d_async(const char *api, acl_stream *s, void *dst, size_t dpitch, const void *src,
-                      size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind);
-aclError fill_sync(const char *api, acl_context *ctx, void *ptr, int32_t value, size_t count);
-aclError fill_async(const char *api, acl_stream *s, void *ptr, int32_t value, size_t count);
+/* A synchronous copy runs on the device side's device, else ctx's. site:
+ * the user's call site (CALL_SITE() in the public function), for the
+ * warning of an undefined use (core/undefined.h): a kind that contradicts
+ * the pointers, a fill of host memory no ACL allocator made. */
+aclError copy_sync(const char *api, const void *site, acl_context *ctx, void *dst, const void *src,
+                   size_t count, aclrtMemcpyKind kind);
+aclError copy_async(const char *api, const void *site, acl_stream *s, void *dst, const void *src,
+                    size_t count, aclrtMemcpyKind kind);
+aclError copy2d_sync(const char *api, const void *site, acl_context *ctx, void *dst, size_t dpitch,
+                     const void *src, size_t spitch, size_t width, size_t height,
+                     aclrtMemcpyKind kind);
+aclError copy2d_async(const char *api, const void *site, acl_stream *s, void *dst, size_t dpitch,
+                      const void *src, size_t spitch, size_t width, size_t height,
+                      aclrtMemcpyKind kind);
+aclError fill_sync(const char *api, const void *site, acl_context *ctx, void *ptr, int32_t value,
+                   size_t count);
+aclError fill_async(const char *api, const void *site, acl_stream *s, void *ptr, int32_t value,
+                    size_t count);
 
 /* 32-bit fills of ACL's device or page-locked memory; the queued form sets
  * host memory at once, as CANN documents. */

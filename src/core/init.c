@@ -16,6 +16,7 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/init.h"
+#include "core/undefined.h"
 #include "util/fork.h"
 #include "util/log.h"
 
@@ -69,6 +70,7 @@ int32_t init_default_device(void)
 
 typedef struct config {
     bool process_errors;
+    bool strict; /* "acl_cuda": {"strict": 1}: undefined uses refused (core/undefined.h) */
     int32_t default_device;
     char *text; /* the file as read, handed to init callbacks */
     size_t text_len;
@@ -151,6 +153,30 @@ static aclError read_file(const char *api, const char *path, config *cfg)
     return ACL_SUCCESS;
 }
 
+/* acl-cuda's own section: {"strict": 0 or 1}. */
+static aclError parse_acl_cuda(const char *api, const char *path, const json_t *section,
+                               config *cfg)
+{
+    if (!json_is_object(section))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s: acl_cuda must be an object such as {\"strict\": 1}", path);
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)section, key, value)
+    {
+        long long n;
+        if (!strcmp(key, "strict")) {
+            if (!json_int_like(value, &n) || (n != 0 && n != 1))
+                return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s: acl_cuda.strict must be 0 or 1",
+                                 path);
+            cfg->strict = n == 1;
+        } else {
+            ACL_LOG(LOG_WARNING, "%s: unknown key \"acl_cuda.%s\" ignored", path, key);
+        }
+    }
+    return ACL_SUCCESS;
+}
+
 static aclError parse_config(const char *api, const char *path, config *cfg)
 {
     aclError err = read_file(api, path, cfg);
@@ -199,6 +225,10 @@ static aclError parse_config(const char *api, const char *path, config *cfg)
                                 "%s: max_opqueue_num must be a positive number", path);
                 break;
             }
+        } else if (!strcmp(key, "acl_cuda")) {
+            err = parse_acl_cuda(api, path, value, cfg);
+            if (err)
+                break;
         } else if (strcmp(key, "dump") && strcmp(key, "profiler") && strcmp(key, "StackSize") &&
                    strcmp(key, "acl_graph") && strcmp(key, "simt_printf_fifo_size") &&
                    strcmp(key, "simd_printf_fifo_size_per_core")) {
@@ -233,6 +263,7 @@ aclError init_acquire(const char *api, const char *configPath)
     if (first) {
         errors_set_process_mode(cfg.process_errors);
         atomic_store(&default_device, cfg.default_device);
+        undefined_set_strict_config(cfg.strict);
     }
     pthread_mutex_unlock(&init_lock);
 
@@ -248,6 +279,7 @@ aclError init_acquire(const char *api, const char *configPath)
     if (err) {
         errors_set_process_mode(false);
         atomic_store(&default_device, -1);
+        undefined_set_strict_config(false);
     } else {
         init_count++;
     }
@@ -280,6 +312,7 @@ static void teardown(void)
     device_release_all();
     errors_set_process_mode(false);
     atomic_store(&default_device, -1);
+    undefined_set_strict_config(false);
 }
 
 aclError init_finalize(const char *api)

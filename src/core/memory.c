@@ -410,6 +410,35 @@ void memory_locate_other(const void *ptr, mem_block *b)
         *b = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
 }
 
+/* Bytes of the `extent` from ptr (offset bytes into b, past its end)
+ * that b and the blocks of its span touching it cover, at most extent:
+ * mappings side by side in one reservation are one range. */
+static size_t span_covered(const mem_block *b, size_t offset, size_t extent)
+{
+    mem_block next = *b;
+    size_t covered = b->size - offset;
+    while (next.span != NULL && covered < extent) {
+        mem_block after;
+        uintptr_t end = next.base + next.size;
+        if (end == 0 || !registry_find((const void *)end, &after) || after.base != end ||
+            after.span != next.span)
+            break;
+        covered += after.size < extent - covered ? after.size : extent - covered;
+        next = after;
+    }
+    return covered;
+}
+
+bool memory_extent_fits(const void *ptr, size_t extent, const mem_block *b)
+{
+    if (b->kind == MEM_UNKNOWN)
+        return true;
+    size_t offset = (uintptr_t)ptr - b->base;
+    if (extent <= b->size - offset)
+        return !b->foreign || foreign_end_mapped(b, ptr, extent);
+    return span_covered(b, offset, extent) >= extent;
+}
+
 /* The `extent` bytes from ptr must stay inside ptr's allocation (or the
  * run of touching blocks of its span). Memory nobody allocated cannot be
  * checked and passes. */
@@ -427,18 +456,7 @@ aclError memory_check_extent_slow(const char *api, const char *role, const void 
                              role, ptr, extent, b->size, (void *)b->base, memory_where(b));
         return ACL_SUCCESS;
     }
-    /* Mappings side by side in one reservation are one range. */
-    mem_block next = *b;
-    size_t covered = b->size - offset;
-    while (next.span != NULL && covered < extent) {
-        mem_block after;
-        uintptr_t end = next.base + next.size;
-        if (end == 0 || !registry_find((const void *)end, &after) || after.base != end ||
-            after.span != next.span)
-            break;
-        covered += after.size < extent - covered ? after.size : extent - covered;
-        next = after;
-    }
+    size_t covered = span_covered(b, offset, extent);
     if (covered >= extent)
         return ACL_SUCCESS;
     if (b->span != NULL)
@@ -452,6 +470,14 @@ aclError memory_check_extent_slow(const char *api, const char *role, const void 
                      role, ptr, extent, offset, b->size, memory_where(b));
 }
 
+/* What memory_locate_usable's message adds: what else the backend would know. */
+const char *memory_unknown_more(void)
+{
+    return backend()->memory->pointer_info
+               ? ", nor device memory of another allocator of the process"
+               : "";
+}
+
 /* Fills, cache maintenance and stream memory operations touch memory from
  * ACL's own allocators only (on Ascend anything else is undefined):
  * anything else, a freed pointer included, is refused rather than touched,
@@ -461,13 +487,8 @@ aclError memory_locate_usable(const char *api, const char *role, const void *ptr
 {
     memory_locate(ptr, b);
     if (b->kind == MEM_UNKNOWN)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "%s %p is not live memory from aclrtMalloc, aclrtMallocHost or another "
-                         "ACL allocator (never allocated by ACL, or already freed)%s",
-                         role, ptr,
-                         backend()->memory->pointer_info
-                             ? ", nor device memory of another allocator of the process"
-                             : "");
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s " MEMORY_UNKNOWN, role, ptr,
+                         memory_unknown_more());
     aclError ret = memory_check_access(api, role, ptr, b, write);
     return ret != ACL_SUCCESS ? ret : memory_check_extent(api, role, ptr, extent, b);
 }

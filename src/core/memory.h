@@ -106,6 +106,16 @@ static inline aclError memory_check_extent(const char *api, const char *role, co
         return ACL_SUCCESS;
     return memory_check_extent_slow(api, role, ptr, extent, b);
 }
+/* memory_check_extent's test without a message: whether the extent stays
+ * inside b (memory nobody allocated passes). */
+bool memory_extent_fits(const void *ptr, size_t extent, const mem_block *b);
+/* The message for memory no allocator knows (its arguments: the pointer,
+ * then memory_unknown_more()). */
+#define MEMORY_UNKNOWN                                                                             \
+    "%p is not live memory from aclrtMalloc, aclrtMallocHost or another ACL allocator (never "     \
+    "allocated by ACL, or already freed)%s"
+/* MEMORY_UNKNOWN's second argument: what else the backend would know. */
+const char *memory_unknown_more(void);
 /* For fills, cache maintenance and stream memory operations, which touch
  * ACL's own memory only: anything else, a freed pointer included, is
  * refused, and so is memory its device may not access as the caller will

@@ -340,8 +340,9 @@ START_TEST(host_fork_keeps_device_memory_private)
 }
 END_TEST
 
-/* Host backend: a descriptor naming an unmapped address copies nothing and
- * the process goes on (a device would report a bad address). */
+/* Host backend: a descriptor naming an unmapped address copies nothing,
+ * the process goes on, and the stream's synchronize reports the failed
+ * copy once, as a device reports a bad address (issue 26, item 10). */
 START_TEST(host_indirect_copy_with_bad_address)
 {
     if (!on_host_backend())
@@ -358,6 +359,7 @@ START_TEST(host_indirect_copy_with_bad_address)
     ACL_OK(aclrtMemcpy(desc, 8, &bad, 8, ACL_MEMCPY_HOST_TO_DEVICE));
     aclrtStream s = acltest_new_stream();
     ACL_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    ACL_FAILS_WITH(aclrtSynchronizeStream(s), ACL_ERROR_RT_SYS_DMA);
     ACL_OK(aclrtSynchronizeStream(s));
     unsigned char out[16];
     ACL_OK(aclrtMemcpy(out, 16, dst, 16, ACL_MEMCPY_DEVICE_TO_HOST));

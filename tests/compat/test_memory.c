@@ -1388,6 +1388,54 @@ COMPAT_TEST(test_memcpy_desc,
     free(out);
 }
 
+/* The runtime's checks of the offsets and lengths, before anything is
+ * queued: offsets up to 2^48 - 1, the destination offset inside destMax and
+ * the copy inside what remains of it, at most 4 GiB. */
+COMPAT_TEST(test_memcpy_with_offset_limits,
+            "aclrtMemcpyAsyncWithOffset refuses offsets of 2^48 or more, a destination offset at or past destMax, a count beyond destMax minus the offset and counts over 4 GiB",
+            "[impl] rtMemcpyD2DAddrAsync: ApiErrorDecorator::MemcpyAsync (MAX_MEMCPY_SIZE_OF_D2D) and MemcpyAsyncCheckAddrCfg")
+{
+    const size_t n = 256;
+    uint64_t *slots;
+    unsigned char *a, *b;
+    ACL_OK(aclrtMalloc((void **)&slots, 2 * sizeof(uint64_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&a, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&b, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    uint64_t bases[2] = {(uintptr_t)b, (uintptr_t)a};
+    ACL_OK(aclrtMemcpy(slots, sizeof bases, bases, sizeof bases, ACL_MEMCPY_HOST_TO_DEVICE));
+    void **dst = (void **)&slots[0];
+    const void **src = (const void **)&slots[1];
+    const aclrtMemcpyKind inner = ACL_MEMCPY_INNER_DEVICE_TO_DEVICE;
+    const size_t big_offset = (size_t)1 << 48;
+    aclrtStream s = compat_new_stream();
+
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset(dst, n, 0, src, 8, big_offset, inner, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset(dst, SIZE_MAX, big_offset, src, 8, 0, inner, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset(dst, n, n, src, 8, 0, inner, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset(dst, n, n - 4, src, 8, 0, inner, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(aclrtMemcpyAsyncWithOffset(dst, SIZE_MAX, 0, src, ((size_t)4 << 30) + 1, 0,
+                                              inner, s),
+                   ACL_ERROR_RT_PARAM_INVALID);
+    /* The largest offsets and lengths that pass are copied. */
+    ACL_OK(aclrtMemset(b, n, 0, n));
+    ACL_OK(aclrtMemset(a, n, 0x5A, n));
+    ACL_OK(aclrtMemcpyAsyncWithOffset(dst, n, n - 8, src, 8, n - 8, inner, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    unsigned char out[256];
+    ACL_OK(aclrtMemcpy(out, n, b, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(out[n - 9], 0);
+    ck_assert_uint_eq(out[n - 8], 0x5A);
+    ck_assert_uint_eq(out[n - 1], 0x5A);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(slots));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtFree(b));
+}
+
 /* The base addresses are read from device memory when the copy runs. */
 COMPAT_TEST(test_memcpy_with_offset,
             "aclrtMemcpyAsyncWithOffset reads the base addresses from device memory when the copy runs and adds the offsets",
@@ -1901,6 +1949,7 @@ Suite *compat_suite_memory(void)
     tcase_add_test(more, test_batch_errors);
     tcase_add_test(more, test_memcpy_desc);
     tcase_add_test(more, test_memcpy_with_offset);
+    tcase_add_test(more, test_memcpy_with_offset_limits);
     tcase_add_test(more, test_cmo);
     tcase_add_test(more, test_mem_usage_info);
     suite_add_tcase(s, more);

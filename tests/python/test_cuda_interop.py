@@ -303,3 +303,97 @@ def test_as_array_keeps_its_owner_alive_through_dlpack(context):
     del array
     settle()
     assert alive() is None
+
+
+# ---- close() and views; views within their memory (issue 26, item 13) -----------------------
+
+@host_only
+def test_close_defers_the_free_until_the_last_dlpack_view_is_gone(context):
+    buffer = acl.cuda.empty(1024, "uint8")
+    ptr = buffer.ptr
+    array = numpy.from_dlpack(buffer)
+    view = numpy.from_dlpack(buffer)
+    buffer.close()
+    assert buffer.ptr == 0
+    # The views still use the memory: it stays ACL's, and theirs.
+    assert location(ptr) == ACL_MEM_LOCATION_TYPE_DEVICE
+    array[:] = 9
+    assert int(view.sum()) == 9 * 1024
+    del array
+    settle()
+    assert location(ptr) == ACL_MEM_LOCATION_TYPE_DEVICE
+    del view
+    settle()
+    assert location(ptr) == ACL_MEM_LOCATION_TYPE_UNREGISTERED
+    assert acl.rt.free(ptr) == ACL_ERROR_INVALID_PARAM  # freed once
+    buffer.close()  # closing again does nothing
+
+
+def test_close_without_views_frees_at_once(context):
+    buffer = acl.cuda.empty(64, "uint8")
+    ptr = buffer.ptr
+    capsule = buffer.__dlpack__()
+    del capsule  # never consumed: no view
+    settle()
+    buffer.close()
+    if ON_HOST:  # (on CUDA the driver may still know the freed range)
+        assert location(ptr) == ACL_MEM_LOCATION_TYPE_UNREGISTERED
+    assert acl.rt.free(ptr) == ACL_ERROR_INVALID_PARAM
+
+
+def test_a_closed_buffer_makes_no_views(context):
+    buffer = acl.cuda.empty(16, "float32")
+    buffer.close()
+    with pytest.raises(BufferError):
+        buffer.__dlpack__()
+    assert not hasattr(buffer, "__cuda_array_interface__")
+    with pytest.raises(ValueError):
+        acl.cuda.data_ptr(buffer)
+
+
+@cuda_only
+def test_close_after_the_cuda_array_interface_waits_for_the_buffer(context):
+    # A consumer of the interface (torch.as_tensor, cupy.asarray) holds the
+    # buffer itself: its memory goes with the buffer, not at close().
+    buffer = acl.cuda.empty(256, "float32")
+    ptr = buffer.ptr
+    consumer = [buffer, buffer.__cuda_array_interface__]
+    buffer.close()
+    assert location(ptr) == ACL_MEM_LOCATION_TYPE_DEVICE
+    del buffer
+    settle()
+    assert location(consumer[1]["data"][0]) == ACL_MEM_LOCATION_TYPE_DEVICE
+    del consumer
+    settle()
+    assert acl.rt.free(ptr) == ACL_ERROR_INVALID_PARAM
+
+
+def test_as_array_refuses_views_past_the_allocation(context):
+    ptr, ret = acl.rt.malloc(64, 0)  # ACL reserves 96 bytes: 64, rounded, plus 32
+    assert ret == 0
+    try:
+        assert acl.cuda.as_array(ptr, 24, "float32").nbytes == 96
+        assert acl.cuda.as_array(ptr + 32, (4, 4), "int32").nbytes == 64
+        for args in ((ptr, 1000, "float32"), (ptr, (5, 5), "int32"), (ptr, 13, "float64"),
+                     (ptr + 64, 16, "float32"), (ptr + 95, 2, "uint8")):
+            with pytest.raises(ValueError):
+                acl.cuda.as_array(*args)
+    finally:
+        assert acl.rt.free(ptr) == 0
+
+
+def test_as_array_of_a_buffer_stays_inside_it(context):
+    buffer = acl.cuda.empty(16, "float32")
+    try:
+        inner = acl.cuda.as_array(buffer.ptr + 16, 12, "float32", owner=buffer)
+        assert inner.nbytes == 48
+        for ptr, count in ((buffer.ptr, 17), (buffer.ptr + 4, 16), (buffer.ptr + 64, 1),
+                           (buffer.ptr - 4, 1)):
+            with pytest.raises(ValueError):
+                acl.cuda.as_array(ptr, count, "float32", owner=buffer)
+        closed = acl.cuda.empty(4, "float32")
+        closed.close()
+        with pytest.raises(ValueError):
+            acl.cuda.as_array(buffer.ptr, 4, "float32", owner=closed)
+    finally:
+        buffer.close()

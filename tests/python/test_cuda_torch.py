@@ -340,6 +340,24 @@ def test_a_torch_tensor_keeps_acl_memory_alive(context):
     assert alive() is None
 
 
+def test_close_waits_for_torch_views(context):
+    """close() frees ACL memory only once no torch tensor uses it (issue 26,
+    item 13): through DLPack and through the CUDA Array Interface."""
+    for make_view in (torch.from_dlpack, lambda b: torch.as_tensor(b, device="cuda")):
+        buffer = acl.cuda.empty(1 << 16, "uint8")
+        ptr = buffer.ptr
+        tensor = make_view(buffer)
+        buffer.close()
+        assert buffer.ptr == 0
+        tensor.fill_(3)  # the memory is still the tensor's
+        torch.cuda.synchronize()
+        assert read_back(ptr, 4) == bytes([3, 3, 3, 3])
+        del tensor, buffer
+        gc.collect()
+        torch.cuda.synchronize()
+        assert acl.rt.free(ptr) == ACL_ERROR_INVALID_PARAM  # freed, once
+
+
 def test_torch_tensor_into_acl_and_back_without_copies(context):
     t = torch.linspace(0, 1, 1000, device="cuda")
     buffer = acl.cuda.as_array(t.data_ptr(), t.shape, t.dtype, owner=t)

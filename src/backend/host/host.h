@@ -41,7 +41,7 @@ void host_fill32(uint32_t *dst, uint32_t value, size_t count);
 /* A descriptor of the arena holding dev's block at ptr (the caller's to
  * close) and the block's offset in it, for another process to map. */
 aclError host_arena_export(int32_t dev, const void *ptr, size_t size, int *fd, uint64_t *offset);
-void host_copy_indirect(const indirect_copy *copy);
+aclError host_copy_indirect(const indirect_copy *copy);
 
 /* ---- streams, tasks and marks (stream.c) ---- */
 

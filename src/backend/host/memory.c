@@ -423,29 +423,47 @@ void host_fill32(uint32_t *dst, uint32_t value, size_t count)
         dst[i] = value;
 }
 
-/* Reads the addresses when it runs, as the device would. The addresses
- * come from memory the caller wrote, so the copy goes through the kernel
- * (process_vm_readv on ourselves), which refuses unmapped addresses instead
- * of faulting: a device would report a bad address, not bring the process
- * down. */
-void host_copy_indirect(const indirect_copy *copy)
+/* Reads the addresses when it runs, as the device would, and copies only
+ * between memory the core's check accepts (a device reaches its own memory,
+ * never the host's heap): anything else fails as a DMA fault would. The
+ * copy itself goes through the kernel (process_vm_readv on ourselves),
+ * which refuses unmapped addresses instead of faulting. */
+aclError host_copy_indirect(const indirect_copy *copy)
 {
     uint64_t n = copy->count_slot ? *copy->count_slot : copy->count;
     if (n > copy->dest_max)
         n = copy->dest_max;
     if (copy->dst_slot == NULL || n == 0)
-        return;
-    char *dst = (char *)(uintptr_t)(*copy->dst_slot + copy->dst_offset);
-    const char *src = (const char *)(uintptr_t)(*copy->src_slot + copy->src_offset);
+        return ACL_SUCCESS;
+    uint64_t dst_addr, src_addr, dst_end, src_end;
+    if (__builtin_add_overflow(*copy->dst_slot, copy->dst_offset, &dst_addr) ||
+        __builtin_add_overflow(*copy->src_slot, copy->src_offset, &src_addr) ||
+        __builtin_add_overflow(dst_addr, n, &dst_end) ||
+        __builtin_add_overflow(src_addr, n, &src_end)) {
+        ACL_LOG(LOG_ERROR,
+                "a copy through device-side addresses (0x%llx + %llu to 0x%llx + %llu, %llu "
+                "bytes) runs past the end of the address space; nothing was copied",
+                (unsigned long long)*copy->src_slot, (unsigned long long)copy->src_offset,
+                (unsigned long long)*copy->dst_slot, (unsigned long long)copy->dst_offset,
+                (unsigned long long)n);
+        return ACL_ERROR_RT_SYS_DMA;
+    }
+    if (copy->check && !copy->check(dst_addr, src_addr, n))
+        return ACL_ERROR_RT_SYS_DMA;
+    char *dst = (char *)(uintptr_t)dst_addr;
+    const char *src = (const char *)(uintptr_t)src_addr;
     struct iovec local = {dst, (size_t)n}, remote = {(void *)src, (size_t)n};
     ssize_t done = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-    if (done < 0 && (errno == ENOSYS || errno == EPERM))
+    if (done < 0 && (errno == ENOSYS || errno == EPERM)) {
         memmove(dst, src, (size_t)n); /* the call is filtered here: copy directly */
-    else if (done != (ssize_t)n)
+    } else if (done != (ssize_t)n) {
         ACL_LOG(LOG_ERROR,
                 "a copy through device-side addresses from %p to %p (%llu bytes) hit "
                 "an unmapped address; nothing more was copied",
                 (const void *)src, (void *)dst, (unsigned long long)n);
+        return ACL_ERROR_RT_SYS_DMA;
+    }
+    return ACL_SUCCESS;
 }
 
 static aclError host_memset32_sync(int32_t dev, void *ptr, uint32_t value, size_t count,
@@ -459,6 +477,21 @@ static aclError host_memset32_sync(int32_t dev, void *ptr, uint32_t value, size_
     return ACL_SUCCESS;
 }
 
+static bool host_device_address(const void *ptr)
+{
+    pthread_once(&arenas_once, arenas_init);
+    int touched = atomic_load_explicit(&arenas_touched, memory_order_acquire);
+    bool inside = false;
+    for (int i = 0; i < touched && !inside; i++) {
+        arena *a = &arenas[i];
+        pthread_mutex_lock(&a->lock);
+        inside =
+            a->fd >= 0 && (const char *)ptr >= a->base && (const char *)ptr < a->base + a->span;
+        pthread_mutex_unlock(&a->lock);
+    }
+    return inside;
+}
+
 const backend_memory_ops host_memory_ops = {
     .malloc_device = host_malloc_device,
     .free_device = host_free_device,
@@ -468,4 +501,5 @@ const backend_memory_ops host_memory_ops = {
     .memcpy2d_sync = host_memcpy2d_sync,
     .memset_sync = host_memset_sync,
     .memset32_sync = host_memset32_sync,
+    .device_address = host_device_address,
 };

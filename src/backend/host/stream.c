@@ -426,9 +426,12 @@ void task_run(task *t)
         for (size_t i = 0; i < t->u.batch.count; i++)
             memmove(t->u.batch.copies[i].dst, t->u.batch.copies[i].src, t->u.batch.copies[i].n);
         break;
-    case TASK_INDIRECT:
-        host_copy_indirect(&t->u.indirect);
+    case TASK_INDIRECT: {
+        aclError err = host_copy_indirect(&t->u.indirect);
+        if (err != ACL_SUCCESS)
+            stream_fail(s, err);
         break;
+    }
     case TASK_IPC_SIGNAL:
         host_ipc_signal(t->u.ipc.page, t->u.ipc.seq);
         break;
