@@ -391,6 +391,62 @@ START_TEST(capture_modes_across_threads)
 }
 END_TEST
 
+/* ---- captures begun and ended while another thread queues work ------------------------ */
+
+enum { CAPTURE_CYCLES = 3000 };
+
+typedef struct racing_filler {
+    aclrtContext ctx;
+    aclrtStream s;
+    void *dev;
+    atomic_bool stop;
+    atomic_int ran; /* host functions run */
+    int submitted;  /* host functions queued or captured */
+    aclError err;   /* the first failure */
+    char why[256];  /* its message */
+} racing_filler;
+
+static void *fill_while_captured(void *arg)
+{
+    racing_filler *f = arg;
+    aclError err = aclrtSetCurrentContext(f->ctx);
+    while (!err && !atomic_load(&f->stop)) {
+        err = aclrtMemsetAsync(f->dev, 64, f->submitted & 0xff, 64, f->s);
+        if (!err && !(err = aclrtLaunchHostFunc(f->s, count_call, &f->ran)))
+            f->submitted++;
+    }
+    f->err = err;
+    if (err)
+        snprintf(f->why, sizeof f->why, "%s", aclGetRecentErrMsg());
+    return NULL;
+}
+
+START_TEST(capture_end_races_with_work_queued)
+{
+    racing_filler f = {.s = acltest_new_stream(), .dev = kt_device(64)};
+    ACL_OK(aclrtGetCurrentContext(&f.ctx));
+    pthread_t filler;
+    ck_assert_int_eq(pthread_create(&filler, NULL, fill_while_captured, &f), 0);
+    for (int i = 0; i < CAPTURE_CYCLES; i++) {
+        ACL_OK(aclmdlRICaptureBegin(f.s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+        aclmdlRI model = NULL;
+        ACL_OK(aclmdlRICaptureEnd(f.s, &model));
+        /* What the capture took runs once, in this replay, in order with
+         * the fills queued. */
+        ACL_OK(aclmdlRIExecuteAsync(model, f.s));
+        ACL_OK(aclmdlRIDestroy(model));
+    }
+    atomic_store(&f.stop, true);
+    ck_assert_int_eq(pthread_join(filler, NULL), 0);
+    ck_assert_msg(f.err == ACL_SUCCESS, "the filler failed with %d: %s", f.err, f.why);
+    ACL_OK(aclrtSynchronizeStream(f.s));
+    /* Each host function was captured by one capture or queued, once. */
+    ck_assert_int_eq(atomic_load(&f.ran), f.submitted);
+    ACL_OK(aclrtFree(f.dev));
+    ACL_OK(aclrtDestroyStream(f.s));
+}
+END_TEST
+
 /* ---- the idle-stream shortcut, and destroying a running model ------------------------ */
 
 START_TEST(replay_is_queued_work)
@@ -1297,6 +1353,7 @@ static Suite *graph_suite(void)
     tcase_add_checked_fixture(running, set_up, tear_down);
     tcase_add_test(running, replay_is_queued_work);
     tcase_add_test(running, destroy_model_while_kernels_run);
+    tcase_add_test(running, capture_end_races_with_work_queued);
     suite_add_tcase(s, running);
 
     TCase *models = tcase_create("models");

@@ -215,7 +215,7 @@ aclError capture_record_task(host_capture *c, host_stream *s, task *t)
     pthread_mutex_lock(&c->lock);
     aclError err = ACL_SUCCESS;
     if (c->ended) {
-        err = ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED;
+        err = ACL_ERROR_RT_STREAM_NOT_CAPTURED;
     } else if (c->count == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 32;
         cnode *grown = realloc(c->nodes, cap * sizeof *grown);

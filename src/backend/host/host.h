@@ -154,6 +154,8 @@ void stream_release_ref(host_stream *s);
  * capture as nodes instead of queueing them; each node depends on the
  * stream's previous node and on the nodes its waits named. */
 host_capture *stream_capture_of(host_stream *s, int64_t *tail);
+/* ACL_ERROR_RT_STREAM_NOT_CAPTURED once c's end has begun: the task is
+ * then queued as on a stream not captured. */
 aclError capture_record_task(host_capture *c, host_stream *s, task *t);
 /* A mark of s's current node in its capture, or NULL when s is not capturing. */
 mark *capture_mark(host_stream *s);

@@ -577,10 +577,13 @@ aclError stream_enqueue(host_stream *s, task *t, mark *m)
     t->next = NULL;
     pthread_mutex_lock(&s->lock);
     if (s->capture) {
-        /* Recorded, not run: the capture takes the task. */
+        /* Recorded, not run: the capture takes the task, unless its end
+         * has begun (it then leaves the stream). */
         aclError err = capture_record_task(s->capture, s, t);
-        pthread_mutex_unlock(&s->lock);
-        return err;
+        if (err != ACL_ERROR_RT_STREAM_NOT_CAPTURED) {
+            pthread_mutex_unlock(&s->lock);
+            return err;
+        }
     }
     if (!s->worker_running) {
         aclError err = worker_start(s);
