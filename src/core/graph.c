@@ -774,13 +774,22 @@ static aclError capture_end_held(const char *api, acl_stream *s, capture *c, acl
                          "a branch of a conditional task of model %u is still being captured "
                          "(aclmdlRICaptureToModelRIBegin): end that capture first",
                          (unsigned)c->model->id);
+    /* A task group left open (aclmdlRICaptureTaskGrpBegin without End)
+     * fails the end as in CANN's runtime, which checks it with the model's
+     * validity and then ends the capture and destroys the model: the
+     * streams are no longer captured and nothing is kept. */
+    pthread_mutex_lock(&c->lock);
+    int32_t group_stream = c->group_stream ? c->group_stream->id : -1;
+    pthread_mutex_unlock(&c->lock);
     backend_graph *g = NULL;
     bool invalidated;
     aclError err;
-    if (!capture_close(c, false, &g, &invalidated, &err))
+    if (!capture_close(c, group_stream >= 0, &g, &invalidated, &err))
         return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                          "the capture of stream %d ended meanwhile", (int)s->id);
     capture_unref(c); /* the registry's */
+    if (!invalidated && !err && group_stream >= 0)
+        err = ACL_ERROR_STREAM_TASK_GROUP_STATUS;
     acl_model *m = c->model;
     char why[sizeof c->why];
     pthread_mutex_lock(&c->lock);
@@ -798,6 +807,12 @@ static aclError capture_end_held(const char *api, acl_stream *s, capture *c, acl
             return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
                              "the capture of stream %d was invalidated (%s); nothing was kept",
                              (int)s->id, why);
+        if (err == ACL_ERROR_STREAM_TASK_GROUP_STATUS)
+            return acl_raise(api, err,
+                             "a task group begun on stream %d (aclmdlRICaptureTaskGrpBegin) was "
+                             "not ended (aclmdlRICaptureTaskGrpEnd): the capture of stream %d is "
+                             "over and nothing was kept",
+                             (int)group_stream, (int)s->id);
         if (err == ACL_ERROR_RT_STREAM_UNJOINED)
             return acl_raise(api, err,
                              "a stream that joined the capture of stream %d was not waited for "

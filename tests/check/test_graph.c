@@ -391,6 +391,75 @@ START_TEST(capture_modes_across_threads)
 }
 END_TEST
 
+static void *malloc_on_other_thread(void *arg)
+{
+    aclError *ret = arg;
+    void *p = NULL;
+    ACL_OK(aclrtSetDevice(0));
+    *ret = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (*ret == ACL_SUCCESS)
+        ACL_OK(aclrtFree(p));
+    ACL_OK(aclrtResetDevice(0));
+    return NULL;
+}
+
+/* cudaMalloc is one of CUDA's capture-unsafe calls: in global mode it is
+ * refused with cudaErrorStreamCaptureUnsupported and invalidates the
+ * capture; relaxed mode allows it. aclrtMalloc follows the same rules. */
+START_TEST(malloc_during_capture)
+{
+    aclrtStream s = acltest_new_stream();
+    void *p = NULL;
+    aclmdlRI model = NULL;
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_FAILS_WITH(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ck_assert_ptr_null(p);
+    ACL_FAILS_WITH(aclrtMallocAlign32(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtMallocWithCfg(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, NULL));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED);
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    /* Another thread in global mode may not allocate either. */
+    aclError other = ACL_SUCCESS;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    acltest_run_thread(malloc_on_other_thread, &other);
+    ck_assert_int_eq(other, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    /* A thread-local capture leaves other threads free. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    acltest_run_thread(malloc_on_other_thread, &other);
+    ck_assert_int_eq(other, ACL_SUCCESS);
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    /* Relaxed: allowed, and the capture goes on. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemsetAsync(p, 64, 3, 64, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    uint8_t host[64];
+    ACL_OK(aclrtMemcpy(host, 64, p, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(host[63], 3);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(p));
+    /* So is a thread switched to relaxed in a global capture. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    ACL_OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(p));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
 /* ---- captures begun and ended while another thread queues work ------------------------ */
 
 enum { CAPTURE_CYCLES = 3000 };
@@ -1344,6 +1413,7 @@ static Suite *graph_suite(void)
     tcase_add_test(capture, unjoined_stream_fails_the_capture);
     tcase_add_test(capture, forbidden_during_capture);
     tcase_add_test(capture, capture_modes_across_threads);
+    tcase_add_test(capture, malloc_during_capture);
     tcase_add_test(capture, captured_placeholders_live_with_the_model);
     tcase_add_test(capture, destroying_a_capturing_stream);
     suite_add_tcase(s, capture);
