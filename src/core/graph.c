@@ -343,8 +343,7 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
         return stream_submit_failed(api, s, t, err);
     }
     capture_note_node(cap, s, t->kind);
-    if (!cap->update)
-        tasks_record(cap, s, t);
+    tasks_record(cap, s, t); /* a task update's too: its kernels' parameters */
     recorded_by = cap->id;
     return ACL_SUCCESS;
 }
@@ -863,6 +862,28 @@ aclmdlRICaptureMode capture_exchange_mode(aclmdlRICaptureMode mode)
 
 /* ---- task groups and their update --------------------------------------------------- */
 
+/* On a backend's thread, past the work that needed the model: a thread
+ * that must not free (CUDA's). */
+static void model_release_late(void *arg)
+{
+    object_release_late(&((acl_model *)arg)->obj);
+}
+
+/* The group's kernels will take updates in stream order
+ * (backend_stream_ops.graph_set_node), where the backend can make them so;
+ * with c's gate held, as this changes the graph being captured. */
+static void group_mark_updatable(capture *c, acl_stream *s, const acl_task_group *g)
+{
+    aclError (*mark)(backend_stream *, uint64_t) = backend()->graph->mark_updatable;
+    if (!mark)
+        return;
+    pthread_mutex_lock(&c->gate);
+    for (size_t i = 0; i < g->count && !c->finished; i++)
+        if (g->kinds[i] == TASK_LAUNCH)
+            (void)mark(stream_backend(s), g->nodes[i]);
+    pthread_mutex_unlock(&c->gate);
+}
+
 static void group_free(object *o)
 {
     acl_task_group *g = (acl_task_group *)o;
@@ -932,6 +953,7 @@ aclError capture_group_end(const char *api, acl_stream *s, aclrtTaskGrp *out)
         return acl_raise(api, err, "out of host memory for the handle table");
     }
     tasks_group(c, s, handle_of(&g->obj));
+    group_mark_updatable(c, s, g);
     acl_model *m = g->model;
     pthread_mutex_lock(&m->lock);
     if (m->ngroups == m->group_cap) {
@@ -1034,18 +1056,39 @@ aclError capture_update_end(const char *api, acl_stream *s)
             err = acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
                             "task %zu of the group is %s; the update queued %s", i,
                             stream_task_name(g->kinds[i]), stream_task_name(c->kinds[i]));
+    /* In s's order (CANN's flow: a run already queued waits inside the
+     * model for an event that s records after the update, and runs the
+     * updated tasks): the kernels go to the graph as a task of s, which
+     * holds the model until it has run. What the backend cannot change so
+     * changes now, for the runs launched from now on. */
     pthread_mutex_lock(&m->lock);
     backend_graph *target = m->state == MODEL_READY ? m->graph : NULL;
     if (!err && !target)
         err = acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
                         "model %u is not ready (its capture has not ended)", (unsigned)m->id);
+    bool ordered = !err && c->ntasks == c->nnodes && object_hold(&m->obj);
+    bool queued = false;
     for (size_t i = 0; !err && i < g->count; i++) {
-        err = backend()->graph->update_node(target, g->nodes[i], bg, c->nodes[i]);
-        if (err)
-            err = acl_raise(api, err, "updating task %zu (%s) of model %u failed: %s", i,
-                            stream_task_name(g->kinds[i]), (unsigned)m->id, acl_error_text(err));
+        aclError now = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        if (ordered && g->kinds[i] == TASK_LAUNCH)
+            now = tasks_set_node_ordered(api, s, m, g->nodes[i], &c->tasks[i]);
+        queued |= now == ACL_SUCCESS;
+        if (now == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+            now = backend()->graph->update_node(target, g->nodes[i], bg, c->nodes[i]);
+        if (now)
+            err = acl_raise(api, now, "updating task %zu (%s) of model %u failed: %s", i,
+                            stream_task_name(g->kinds[i]), (unsigned)m->id, acl_error_text(now));
     }
     pthread_mutex_unlock(&m->lock);
+    if (queued &&
+        stream_submit(NULL, s,
+                      &(task){.kind = TASK_HOST_FUNC,
+                              .u.host_func = {.fn = model_release_late, .arg = m}}) == ACL_SUCCESS)
+        ordered = false; /* the model goes back once s is past the update */
+    else if (queued)
+        (void)stream_synchronize(s, -1);
+    if (ordered)
+        object_release(&m->obj);
     if (bg)
         backend()->graph->destroy(bg);
     capture_unref(c);

@@ -216,6 +216,13 @@ void tasks_group(capture *c, acl_stream *s, aclrtTaskGrp group);
 /* m (settled, with tasks) joins the models aclmdlRIGetTasksByStream
  * looks through; called with no lock held. */
 void tasks_list(acl_model *m);
+/* Node `node` of m's graph takes the kernel of task t (recorded by a task
+ * update) in s's order (backend_stream_ops.graph_set_node). Raises, but
+ * for ACL_ERROR_RT_FEATURE_NOT_SUPPORT: t is no kernel that can run again,
+ * or the backend cannot change the node so. With m->lock held; m is held
+ * until s has run the change. */
+aclError tasks_set_node_ordered(const char *api, acl_stream *s, acl_model *m, uint64_t node,
+                                const model_task *t);
 /* Frees a capture's or a model's tasks. */
 void tasks_free(model_task *tasks, size_t count);
 /* The model goes: its tasks' handles are withdrawn, it leaves the list. */

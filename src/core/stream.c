@@ -78,6 +78,8 @@ const char *stream_task_name(task_kind kind)
         return "a pool allocation";
     case TASK_POOL_FREE:
         return "a pool free";
+    case TASK_GRAPH_SET_NODE:
+        return "a task update";
     }
     return "a task";
 }

@@ -733,6 +733,7 @@ START_TEST(task_group_update)
     ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
     ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
     ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    ACL_OK(aclrtSynchronizeStream(u)); /* the update is u's work (CANN: asynchronous) */
     kt_read_i32(x, &got, 1);
     ck_assert_int_eq(got, 1); /* an update runs nothing */
     ACL_OK(aclmdlRIExecuteAsync(model, s));
@@ -744,6 +745,69 @@ START_TEST(task_group_update)
     ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateEnd(u), ACL_ERROR_RT_MODEL_UPDATE_FAILED);
     ACL_OK(aclmdlRIDestroy(model));
     ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateBegin(u, group), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(u));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* CANN's model-update flow (runtime sample model_ri/1_model_update): the
+ * model waits inside for an event and resets it; a run is queued, then a
+ * task update on another stream, then that stream records the event. The
+ * update is that stream's work, and the run already queued, reaching the
+ * group's task after it, runs the updated task. */
+START_TEST(task_update_in_stream_order)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
+    aclrtEvent ready;
+    ACL_OK(aclrtCreateEventWithFlag(&ready, ACL_EVENT_EXTERNAL));
+    int32_t *x = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    uint32_t n = N;
+    int32_t one = 1, ten = 10, hundred = 100;
+    void *first[] = {&x, &one, &n}, *grouped[] = {&x, &ten, &n}, *update[] = {&x, &hundred, &n};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, first));
+    ACL_OK(aclrtStreamWaitEvent(s, ready));
+    ACL_OK(aclrtResetEvent(ready, s));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, grouped));
+    aclrtTaskGrp group = NULL;
+    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, &group));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    int32_t got;
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtRecordEvent(ready, u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 1 + 10);
+    /* Queued first, the run waits for the event that u records after the
+     * update. */
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
+    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    ACL_OK(aclrtRecordEvent(ready, u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x, &got, 1);
+    ck_assert_int_eq(got, 11 + 1 + 100);
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 11 + 1 + 100);
+    /* The update stays for the runs after it. */
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtRecordEvent(ready, u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 112 + 1 + 100);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(ready));
     ACL_OK(aclrtDestroyStream(s));
     ACL_OK(aclrtDestroyStream(u));
     ACL_OK(aclrtFree(x));
@@ -1431,6 +1495,7 @@ static Suite *graph_suite(void)
     tcase_add_test(models, build_from_persistent_streams);
     tcase_add_test(models, capture_persistent_stream);
     tcase_add_test(models, task_group_update);
+    tcase_add_test(models, task_update_in_stream_order);
     tcase_add_test(models, name_id_debug_and_callbacks);
     suite_add_tcase(s, models);
 

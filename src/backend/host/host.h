@@ -187,6 +187,9 @@ aclError host_reduce(backend_stream *bs, void *dst, const void *src, size_t elem
                      reduce_type type);
 aclError host_random(backend_stream *bs, const random_params *p);
 aclError host_graph_launch(backend_stream *bs, backend_graph *g);
+/* backend_stream_ops.graph_set_node (graph.c). */
+aclError host_graph_set_node_ordered(backend_stream *bs, backend_graph *g, uint64_t node,
+                                     int32_t dev, const node_work *w);
 
 mark *mark_new(host_stream *s);
 void mark_retain(mark *m);

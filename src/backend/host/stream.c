@@ -1045,6 +1045,7 @@ const backend_stream_ops host_stream_ops = {
     .reduce = host_reduce,
     .random = host_random,
     .graph_launch = host_graph_launch,
+    .graph_set_node = host_graph_set_node_ordered,
     .memset32_async = host_memset32_async,
     .memcpy_batch_async = host_memcpy_batch_async,
     .memcpy_indirect_async = host_memcpy_indirect_async,
