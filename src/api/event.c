@@ -273,7 +273,9 @@ ACL_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclr
     return err;
 }
 
-static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event)
+/* timeout_s: seconds, 0 = not bounded (event_wait_timed). */
+static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event,
+                           uint32_t timeout_s)
 {
     acl_event *e;
     acl_stream *s;
@@ -287,26 +289,25 @@ static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event
                         "event %u was created without ACL_EVENT_SYNC and cannot be waited for",
                         e->id);
     else
-        err = event_wait(api, s, e);
+        err = event_wait_timed(api, s, e, timeout_s);
     put_pair(e, s);
     return err;
 }
 
 ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
-    return wait_event(__func__, stream, event);
+    return wait_event(__func__, stream, event, 0);
 }
 
-/* The wait itself cannot expire on either backend (CUDA has no timed
- * stream waits); 0 means "never" in ACL too. */
+/* A stream-ordered wait, as aclrtStreamWaitEvent, that gives up after
+ * timeout seconds (0: never, as in ACL): the stream then goes on and its
+ * next synchronize returns ACL_ERROR_RT_TASK_TIMEOUT. */
 ACL_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
                                                     int32_t timeout)
 {
     if (timeout < 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeout %d s must be >= 0", (int)timeout);
-    if (timeout > 0)
-        ACL_LOG(LOG_DEBUG, "stream wait timeout of %d s is not enforced", (int)timeout);
-    return wait_event(__func__, stream, event);
+    return wait_event(__func__, stream, event, (uint32_t)timeout);
 }
 
 ACL_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
@@ -331,8 +332,8 @@ ACL_EXPORT aclError aclrtGetEventAvailNum(uint32_t *eventCount)
     return ACL_SUCCESS;
 }
 
-/* Accepted for compatibility: stream waits are not timed on either backend
- * (see aclrtStreamWaitEventWithTimeout), so a wait never fails late. */
+/* Accepted for compatibility: waits without their own timeout
+ * (aclrtStreamWaitEvent) are not bounded, so they never fail late. */
 ACL_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 {
     if (timeout)
@@ -385,8 +386,8 @@ ACL_EXPORT aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream strea
     return err;
 }
 
-/* timeout: seconds, 0 = never; as for aclrtStreamWaitEventWithTimeout,
- * the wait itself is not timed. */
+/* timeout: seconds, 0 = never, as for aclrtStreamWaitEventWithTimeout
+ * (CANN's default flag is that function). */
 ACL_EXPORT aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event,
                                                  uint32_t timeout, uint32_t flag)
 {
@@ -396,11 +397,8 @@ ACL_EXPORT aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent 
     if (flag == ACL_EVENT_WAIT_EXTERNAL && timeout != 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "an external wait takes timeout 0, not %u",
                          timeout);
-    if (flag == ACL_EVENT_WAIT_DEFAULT) {
-        if (timeout > 0)
-            ACL_LOG(LOG_DEBUG, "stream wait timeout of %u s is not enforced", timeout);
-        return wait_event(__func__, stream, event);
-    }
+    if (flag == ACL_EVENT_WAIT_DEFAULT)
+        return wait_event(__func__, stream, event, timeout);
     acl_event *e;
     acl_stream *s;
     aclError err = get_pair(__func__, event, stream, &e, &s);

@@ -10,6 +10,7 @@
 #include "core/current.h"
 #include "core/deferred.h"
 #include "core/device.h"
+#include "core/graph.h"
 #include "core/memory.h"
 #include "core/undefined.h"
 #include "core/vmm.h"
@@ -50,6 +51,20 @@ static aclError device_alloc_args(const char *func, void **dev_ptr, size_t size,
     return ACL_SUCCESS;
 }
 
+/* A device allocation is one of CUDA's capture-unsafe calls (cudaMalloc is
+ * not stream-ordered, so a replay would not make it again): refused, and
+ * the captures concerned invalidated, where the calling thread's capture
+ * mode forbids it (global: while any thread captures in global mode, or
+ * this one in thread-local mode; never in relaxed mode). */
+static aclError device_alloc(const char *func, void **dev_ptr, size_t size, size_t padded,
+                             uint32_t policy, int32_t phys, int32_t device, mem_origin origin)
+{
+    aclError ret = capture_check_unsafe(func, "a device allocation");
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return memory_alloc_device(func, dev_ptr, size, padded, policy, phys, device, origin);
+}
+
 static aclError malloc_current(const char *func, void **dev_ptr, size_t size,
                                aclrtMemMallocPolicy policy, bool align32_only, mem_origin origin)
 {
@@ -63,7 +78,7 @@ static aclError malloc_current(const char *func, void **dev_ptr, size_t size,
         return ret;
     int32_t phys = ctx->phys, device = ctx->device;
     context_put(ctx);
-    return memory_alloc_device(func, dev_ptr, size, padded, (uint32_t)policy, phys, device, origin);
+    return device_alloc(func, dev_ptr, size, padded, (uint32_t)policy, phys, device, origin);
 }
 
 ACL_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
@@ -143,7 +158,7 @@ aclError api_malloc_with_cfg(const char *func, void **devPtr, size_t size,
         device = ctx->device;
         context_put(ctx);
     }
-    return memory_alloc_device(func, devPtr, size, padded, (uint32_t)policy, phys, device, origin);
+    return device_alloc(func, devPtr, size, padded, (uint32_t)policy, phys, device, origin);
 }
 
 ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
@@ -1056,8 +1071,7 @@ ACL_EXPORT aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size,
         device = ctx->device;
         context_put(ctx);
     }
-    return memory_alloc_device(__func__, devPtr, size, padded, p, phys, device,
-                               ORIGIN_TASK_SCHEDULER);
+    return device_alloc(__func__, devPtr, size, padded, p, phys, device, ORIGIN_TASK_SCHEDULER);
 }
 
 /* The types an address has, as aclrtCheckMemType's bits. */

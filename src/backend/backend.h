@@ -35,6 +35,7 @@ typedef struct backend_notify backend_notify;     /* per backend */
 typedef struct backend_phys backend_phys;         /* physical memory (vmm), per backend */
 typedef struct backend_pool backend_pool;         /* a memory pool, per backend */
 typedef struct backend_import backend_import;     /* memory imported from a process */
+typedef struct node_work node_work;               /* new work for a graph's node (below) */
 
 typedef enum copy_dir {
     COPY_HOST_TO_HOST,
@@ -355,6 +356,14 @@ typedef struct backend_stream_ops {
      * condition, and s goes on past it; waits queued afterwards are not
      * affected. The work queued around them still runs. */
     void (*cancel_waits)(backend_stream *s);
+    /* Optional: node `node` of g (backend device dev) takes the work w
+     * (a kernel launch without placeholders) in s's order: every run of g
+     * that reaches the node after s did, a run launched before included,
+     * runs w; w is read by the call. g stays alive until then (the caller
+     * holds it). ACL_ERROR_RT_FEATURE_NOT_SUPPORT when the node cannot be
+     * changed this way (graph_ops.set_node can change it for later runs). */
+    aclError (*graph_set_node)(backend_stream *s, backend_graph *g, uint64_t node, int32_t dev,
+                               const node_work *w);
 } backend_stream_ops;
 
 /* Events. A new event may still carry a record from an earlier life (the
@@ -511,6 +520,11 @@ typedef struct backend_graph_ops {
                             uint64_t source);
     /* Enables or disables one node for later launches. */
     aclError (*enable_node)(backend_graph *g, uint64_t node, bool enable);
+    /* Optional, while s is captured: `node`, a kernel node of the graph
+     * being captured, will take new work in stream order
+     * (backend_stream_ops.graph_set_node). An error (or NULL): it cannot,
+     * and set_node remains. */
+    aclError (*mark_updatable)(backend_stream *s, uint64_t node);
     /* Gives node `node` of g (backend device dev) the work w describes,
      * of the node's own kind, for later launches (runs already started
      * keep what they had). ACL_ERROR_RT_MODEL_UPDATE_FAILED when the node

@@ -84,6 +84,10 @@ aclError event_destroy(const char *api, aclrtEvent handle);
  * stream (or for an event recorded in a capture) through graph.h's rules. */
 aclError event_record(const char *api, acl_event *e, acl_stream *s);
 aclError event_wait(const char *api, acl_stream *s, acl_event *e);
+/* event_wait bounded to timeout_s seconds (0: not bounded): on expiry s
+ * goes on, and its next synchronize returns ACL_ERROR_RT_TASK_TIMEOUT
+ * (event_timed.c). Inside a capture the wait is not bounded. Raises. */
+aclError event_wait_timed(const char *api, acl_stream *s, acl_event *e, uint32_t timeout_s);
 /* An external record (record true) or wait of a model being captured on s
  * (ACL_EVENT_RECORD_EXTERNAL, ACL_EVENT_WAIT_EXTERNAL): a node that records
  * e, or waits for its latest record, each time the model runs. The model

@@ -18,7 +18,7 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static capture *captures;
 static atomic_int capture_count;
-static uint64_t next_capture_id = 1; /* under registry_lock */
+static atomic_uint_fast64_t next_capture_id = 1;
 static acl_model *built_models;
 static atomic_uint next_model_id;
 
@@ -56,10 +56,9 @@ aclError graph_require(const char *api)
 
 /* ---- captures ---------------------------------------------------------------------- */
 
-void capture_unref(capture *c)
+static void capture_free(object *o)
 {
-    if (atomic_fetch_sub(&c->refs, 1) != 1)
-        return;
+    capture *c = (capture *)o;
     if (c->update)
         object_release(&c->update->obj);
     if (c->model)
@@ -70,7 +69,33 @@ void capture_unref(capture *c)
     free(c->kinds);
     tasks_free(c->tasks, c->ntasks);
     pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->gate);
     free(c);
+}
+
+void capture_unref(capture *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1) == 1)
+        object_retire(&c->reclaim, capture_free);
+}
+
+/* A reference unless the last one is gone (c is then being retired). */
+static bool capture_ref(capture *c)
+{
+    int refs = atomic_load(&c->refs);
+    while (refs > 0 && !atomic_compare_exchange_weak(&c->refs, &refs, refs + 1))
+        ;
+    return refs > 0;
+}
+
+capture *capture_get(acl_stream *s)
+{
+    borrow_begin(); /* c stays readable meanwhile, even if its end just dropped it */
+    capture *c = atomic_load_explicit(&s->capture, memory_order_seq_cst);
+    if (c && !capture_ref(c))
+        c = NULL;
+    borrow_end();
+    return c;
 }
 
 /* The active capture with this id, with a reference, or NULL. */
@@ -138,11 +163,16 @@ aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode,
     if (!c)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     atomic_init(&c->refs, 1);
+    /* Before its streams are marked capturing: submitters read it. */
+    c->id = atomic_fetch_add_explicit(&next_capture_id, 1, memory_order_relaxed);
     c->origin = origin;
     c->mode = mode;
     c->thread = pthread_self();
     pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->gate, NULL);
     if (m && !object_hold(&m->obj)) {
+        pthread_mutex_destroy(&c->lock);
+        pthread_mutex_destroy(&c->gate);
         free(c);
         return ACL_ERROR_INVALID_PARAM;
     }
@@ -154,24 +184,21 @@ aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode,
 void capture_register(capture *c)
 {
     pthread_mutex_lock(&registry_lock);
-    c->id = next_capture_id++;
     c->next = captures;
     captures = c;
     atomic_fetch_add(&capture_count, 1);
     pthread_mutex_unlock(&registry_lock);
 }
 
-/* Ends c's bookkeeping once the backend's capture is over: its streams
- * are no longer capturing, and it leaves the registry. True for the one
- * caller that finished it. */
-bool capture_finish(capture *c)
+/* Ends c's bookkeeping once the backend's capture is over, with c's gate
+ * held: its streams are no longer capturing, and it leaves the registry.
+ * The streams, still held, go to the caller (*count of them), who releases
+ * them once the gate is open: a last reference frees with no lock held. */
+static acl_stream **capture_finish(capture *c, size_t *count)
 {
     pthread_mutex_lock(&c->lock);
-    bool first = !c->finished;
     c->finished = true;
     pthread_mutex_unlock(&c->lock);
-    if (!first)
-        return false;
     pthread_mutex_lock(&registry_lock);
     for (capture **p = &captures; *p; p = &(*p)->next) {
         if (*p == c) {
@@ -181,11 +208,64 @@ bool capture_finish(capture *c)
         }
     }
     pthread_mutex_unlock(&registry_lock);
-    for (size_t i = 0; i < c->nstreams; i++) {
-        atomic_store_explicit(&c->streams[i]->capture, NULL, memory_order_release);
-        stream_release(c->streams[i]);
+    pthread_mutex_lock(&c->lock);
+    acl_stream **streams = c->streams;
+    size_t nstreams = c->nstreams;
+    c->streams = NULL;
+    c->nstreams = c->stream_cap = 0;
+    pthread_mutex_unlock(&c->lock);
+    /* Sequentially consistent, as a withdrawal (handle.c): see
+     * stream_submit_diverted. */
+    for (size_t i = 0; i < nstreams; i++)
+        atomic_store_explicit(&streams[i]->capture, NULL, memory_order_seq_cst);
+    *count = nstreams;
+    return streams;
+}
+
+bool capture_close(capture *c, bool discard, backend_graph **g, bool *invalidated, aclError *err)
+{
+    if (g)
+        *g = NULL;
+    *err = ACL_SUCCESS;
+    pthread_mutex_lock(&c->gate);
+    pthread_mutex_lock(&c->lock);
+    bool finished = c->finished;
+    pthread_mutex_unlock(&c->lock);
+    if (finished) {
+        pthread_mutex_unlock(&c->gate);
+        return false;
     }
-    c->nstreams = 0;
+    bool invalid = atomic_load(&c->invalidated);
+    discard = discard || invalid;
+    /* One at a time: streams may join meanwhile, and c's lock is not held
+     * while a model's is taken (model_settle nests them the other way). */
+    for (size_t i = 0; !discard && c->model; i++) {
+        pthread_mutex_lock(&c->lock);
+        acl_stream *s = i < c->nstreams ? c->streams[i] : NULL;
+        pthread_mutex_unlock(&c->lock);
+        if (!s)
+            break;
+        model_add_member(c->model, s);
+    }
+    const backend_graph_ops *ops = backend()->graph;
+    if (c->into)
+        *err = ops->capture_end_into(stream_backend(c->origin), c->into, discard);
+    else {
+        backend_graph *kept = NULL;
+        *err = ops->capture_end(stream_backend(c->origin), discard, &kept);
+        if (g)
+            *g = kept;
+        else if (kept)
+            ops->destroy(kept);
+    }
+    size_t nstreams;
+    acl_stream **streams = capture_finish(c, &nstreams);
+    pthread_mutex_unlock(&c->gate);
+    for (size_t i = 0; i < nstreams; i++)
+        stream_release(streams[i]);
+    free(streams);
+    if (invalidated)
+        *invalidated = invalid;
     return true;
 }
 
@@ -229,7 +309,12 @@ static bool stream_ended_in(capture *c, acl_stream *s)
     return ended;
 }
 
-aclError capture_submit(const char *api, capture *cap, acl_stream *s, const task *t)
+/* The id of the capture that took the calling thread's latest submission
+ * (capture_event_record), 0 when it was queued. */
+static _Thread_local uint64_t recorded_by;
+
+/* Records t in cap, or refuses it. With cap's gate held. Raises. */
+static aclError capture_record(const char *api, capture *cap, acl_stream *s, const task *t)
 {
     if (atomic_load_explicit(&cap->invalidated, memory_order_acquire)) {
         if (!api)
@@ -258,9 +343,19 @@ aclError capture_submit(const char *api, capture *cap, acl_stream *s, const task
         return stream_submit_failed(api, s, t, err);
     }
     capture_note_node(cap, s, t->kind);
-    if (!cap->update)
-        tasks_record(cap, s, t);
+    tasks_record(cap, s, t); /* a task update's too: its kernels' parameters */
+    recorded_by = cap->id;
     return ACL_SUCCESS;
+}
+
+bool capture_submit(const char *api, capture *cap, acl_stream *s, const task *t, aclError *err)
+{
+    pthread_mutex_lock(&cap->gate);
+    bool open = !cap->finished;
+    if (open)
+        *err = capture_record(api, cap, s, t);
+    pthread_mutex_unlock(&cap->gate);
+    return open;
 }
 
 aclError capture_keep(acl_stream *s, void *ptr, void (*release)(void *))
@@ -326,12 +421,14 @@ aclError capture_check_pageable(const char *api, acl_stream *s, const char *what
 
 aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id)
 {
-    capture *c = stream_capture(s);
     tasks_hint_event(e);
+    recorded_by = 0;
     aclError err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
     tasks_hint_event(NULL);
+    /* The capture that took the record, if one did: the stream's may have
+     * ended meanwhile, and the record was then queued. */
     if (!err)
-        *capture_id = c ? c->id : 0;
+        *capture_id = recorded_by;
     return err;
 }
 
@@ -561,15 +658,8 @@ static void capture_abandon(capture *c)
         return;
     if (c->model)
         abandon_branches(c->model);
-    if (c->into) {
-        (void)backend()->graph->capture_end_into(stream_backend(c->origin), c->into, true);
-    } else {
-        backend_graph *g = NULL;
-        (void)backend()->graph->capture_end(stream_backend(c->origin), true, &g);
-        if (g)
-            backend()->graph->destroy(g);
-    }
-    if (!capture_finish(c))
+    aclError err;
+    if (!capture_close(c, true, NULL, NULL, &err))
         return;
     capture_unref(c); /* the registry's */
     acl_model *m = c->model;
@@ -659,12 +749,9 @@ aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode)
     return ACL_SUCCESS;
 }
 
-aclError capture_end(const char *api, acl_stream *s, aclmdlRI *out)
+/* capture_end of c, held by the caller. */
+static aclError capture_end_held(const char *api, acl_stream *s, capture *c, aclmdlRI *out)
 {
-    capture *c = stream_capture(s);
-    if (!c)
-        return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
-                         (int)s->id);
     if (c->origin != s || c->building || c->update)
         return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
                          "stream %d %s; the capture began on stream %d", (int)s->id,
@@ -686,38 +773,45 @@ aclError capture_end(const char *api, acl_stream *s, aclmdlRI *out)
                          "a branch of a conditional task of model %u is still being captured "
                          "(aclmdlRICaptureToModelRIBegin): end that capture first",
                          (unsigned)c->model->id);
-    atomic_fetch_add(&c->refs, 1);
-    bool invalidated = atomic_load(&c->invalidated);
-    for (size_t i = 0; i < c->nstreams && !invalidated; i++)
-        model_add_member(c->model, c->streams[i]);
+    /* A task group left open (aclmdlRICaptureTaskGrpBegin without End)
+     * fails the end as in CANN's runtime, which checks it with the model's
+     * validity and then ends the capture and destroys the model: the
+     * streams are no longer captured and nothing is kept. */
+    pthread_mutex_lock(&c->lock);
+    int32_t group_stream = c->group_stream ? c->group_stream->id : -1;
+    pthread_mutex_unlock(&c->lock);
     backend_graph *g = NULL;
-    aclError err = backend()->graph->capture_end(stream_backend(s), invalidated, &g);
-    acl_model *m = c->model;
-    bool mine = capture_finish(c);
-    if (mine)
-        capture_unref(c); /* the registry's */
-    if (!mine) {
-        if (g)
-            backend()->graph->destroy(g);
-        capture_unref(c);
+    bool invalidated;
+    aclError err;
+    if (!capture_close(c, group_stream >= 0, &g, &invalidated, &err))
         return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                          "the capture of stream %d ended meanwhile", (int)s->id);
-    }
+    capture_unref(c); /* the registry's */
+    if (!invalidated && !err && group_stream >= 0)
+        err = ACL_ERROR_STREAM_TASK_GROUP_STATUS;
+    acl_model *m = c->model;
     char why[sizeof c->why];
+    pthread_mutex_lock(&c->lock);
     memcpy(why, c->why, sizeof why);
+    pthread_mutex_unlock(&c->lock);
     if (invalidated || err) {
         model_settle(m, c, NULL);
         if (g)
             backend()->graph->destroy(g);
         /* The model goes: nothing it could replay was kept. */
         (void)object_take(&m->obj);
-        capture_unref(c);
         if (out)
             *out = NULL;
         if (invalidated)
             return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
                              "the capture of stream %d was invalidated (%s); nothing was kept",
                              (int)s->id, why);
+        if (err == ACL_ERROR_STREAM_TASK_GROUP_STATUS)
+            return acl_raise(api, err,
+                             "a task group begun on stream %d (aclmdlRICaptureTaskGrpBegin) was "
+                             "not ended (aclmdlRICaptureTaskGrpEnd): the capture of stream %d is "
+                             "over and nothing was kept",
+                             (int)group_stream, (int)s->id);
         if (err == ACL_ERROR_RT_STREAM_UNJOINED)
             return acl_raise(api, err,
                              "a stream that joined the capture of stream %d was not waited for "
@@ -729,8 +823,18 @@ aclError capture_end(const char *api, acl_stream *s, aclmdlRI *out)
     }
     model_settle(m, c, g);
     *out = handle_of(&m->obj);
-    capture_unref(c);
     return ACL_SUCCESS;
+}
+
+aclError capture_end(const char *api, acl_stream *s, aclmdlRI *out)
+{
+    capture *c = capture_get(s);
+    if (!c)
+        return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
+                         (int)s->id);
+    aclError err = capture_end_held(api, s, c, out);
+    capture_unref(c);
+    return err;
 }
 
 aclError capture_info(const char *api, acl_stream *s, aclmdlRICaptureStatus *status,
@@ -757,6 +861,28 @@ aclmdlRICaptureMode capture_exchange_mode(aclmdlRICaptureMode mode)
 }
 
 /* ---- task groups and their update --------------------------------------------------- */
+
+/* On a backend's thread, past the work that needed the model: a thread
+ * that must not free (CUDA's). */
+static void model_release_late(void *arg)
+{
+    object_release_late(&((acl_model *)arg)->obj);
+}
+
+/* The group's kernels will take updates in stream order
+ * (backend_stream_ops.graph_set_node), where the backend can make them so;
+ * with c's gate held, as this changes the graph being captured. */
+static void group_mark_updatable(capture *c, acl_stream *s, const acl_task_group *g)
+{
+    aclError (*mark)(backend_stream *, uint64_t) = backend()->graph->mark_updatable;
+    if (!mark)
+        return;
+    pthread_mutex_lock(&c->gate);
+    for (size_t i = 0; i < g->count && !c->finished; i++)
+        if (g->kinds[i] == TASK_LAUNCH)
+            (void)mark(stream_backend(s), g->nodes[i]);
+    pthread_mutex_unlock(&c->gate);
+}
 
 static void group_free(object *o)
 {
@@ -827,6 +953,7 @@ aclError capture_group_end(const char *api, acl_stream *s, aclrtTaskGrp *out)
         return acl_raise(api, err, "out of host memory for the handle table");
     }
     tasks_group(c, s, handle_of(&g->obj));
+    group_mark_updatable(c, s, g);
     acl_model *m = g->model;
     pthread_mutex_lock(&m->lock);
     if (m->ngroups == m->group_cap) {
@@ -895,17 +1022,23 @@ aclError capture_update_begin(const char *api, acl_stream *s, aclrtTaskGrp group
 
 aclError capture_update_end(const char *api, acl_stream *s)
 {
-    capture *c = stream_capture(s);
-    if (!c || !c->update || c->origin != s)
+    capture *c = capture_get(s);
+    if (!c || !c->update || c->origin != s) {
+        if (c)
+            capture_unref(c);
         return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
                          "no task update was begun on stream %d (aclmdlRICaptureTaskUpdateBegin)",
                          (int)s->id);
-    atomic_fetch_add(&c->refs, 1);
-    bool invalidated = atomic_load(&c->invalidated);
+    }
     backend_graph *bg = NULL;
-    aclError err = backend()->graph->capture_end(stream_backend(s), invalidated, &bg);
-    if (capture_finish(c))
-        capture_unref(c); /* the registry's */
+    bool invalidated;
+    aclError err;
+    if (!capture_close(c, false, &bg, &invalidated, &err)) {
+        capture_unref(c);
+        return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
+                         "the task update on stream %d ended meanwhile", (int)s->id);
+    }
+    capture_unref(c); /* the registry's */
     acl_task_group *g = c->update;
     acl_model *m = g->model;
     if (!err && invalidated)
@@ -923,18 +1056,39 @@ aclError capture_update_end(const char *api, acl_stream *s)
             err = acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
                             "task %zu of the group is %s; the update queued %s", i,
                             stream_task_name(g->kinds[i]), stream_task_name(c->kinds[i]));
+    /* In s's order (CANN's flow: a run already queued waits inside the
+     * model for an event that s records after the update, and runs the
+     * updated tasks): the kernels go to the graph as a task of s, which
+     * holds the model until it has run. What the backend cannot change so
+     * changes now, for the runs launched from now on. */
     pthread_mutex_lock(&m->lock);
     backend_graph *target = m->state == MODEL_READY ? m->graph : NULL;
     if (!err && !target)
         err = acl_raise(api, ACL_ERROR_RT_MODEL_UPDATE_FAILED,
                         "model %u is not ready (its capture has not ended)", (unsigned)m->id);
+    bool ordered = !err && c->ntasks == c->nnodes && object_hold(&m->obj);
+    bool queued = false;
     for (size_t i = 0; !err && i < g->count; i++) {
-        err = backend()->graph->update_node(target, g->nodes[i], bg, c->nodes[i]);
-        if (err)
-            err = acl_raise(api, err, "updating task %zu (%s) of model %u failed: %s", i,
-                            stream_task_name(g->kinds[i]), (unsigned)m->id, acl_error_text(err));
+        aclError now = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        if (ordered && g->kinds[i] == TASK_LAUNCH)
+            now = tasks_set_node_ordered(api, s, m, g->nodes[i], &c->tasks[i]);
+        queued |= now == ACL_SUCCESS;
+        if (now == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+            now = backend()->graph->update_node(target, g->nodes[i], bg, c->nodes[i]);
+        if (now)
+            err = acl_raise(api, now, "updating task %zu (%s) of model %u failed: %s", i,
+                            stream_task_name(g->kinds[i]), (unsigned)m->id, acl_error_text(now));
     }
     pthread_mutex_unlock(&m->lock);
+    if (queued &&
+        stream_submit(NULL, s,
+                      &(task){.kind = TASK_HOST_FUNC,
+                              .u.host_func = {.fn = model_release_late, .arg = m}}) == ACL_SUCCESS)
+        ordered = false; /* the model goes back once s is past the update */
+    else if (queued)
+        (void)stream_synchronize(s, -1);
+    if (ordered)
+        object_release(&m->obj);
     if (bg)
         backend()->graph->destroy(bg);
     capture_unref(c);
@@ -1144,14 +1298,15 @@ aclError model_build_end(const char *api, acl_model *m)
         if (s)
             err = model_end_task(api, m, s);
     }
-    bool invalidated = atomic_load(&c->invalidated);
+    bool invalidated = false;
     backend_graph *g = NULL;
-    if (!err)
-        err = backend()->graph->capture_end(stream_backend(c->origin), invalidated, &g);
-    else
-        (void)backend()->graph->capture_end(stream_backend(c->origin), true, &g);
-    if (capture_finish(c))
+    aclError ended;
+    if (capture_close(c, err != ACL_SUCCESS, &g, &invalidated, &ended))
         capture_unref(c); /* the registry's */
+    else if (!err)
+        ended = ACL_ERROR_RT_STREAM_NOT_CAPTURED; /* abandoned meanwhile (aclmdlRIDestroy) */
+    if (!err)
+        err = ended;
     if (invalidated && !err)
         err = acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
                         "building model %u failed (%s)", (unsigned)m->id, c->why);
@@ -1591,10 +1746,9 @@ aclError model_destroy_callback(const char *api, acl_model *m, aclrtCallback fn,
 static void stream_gone(void *subject)
 {
     acl_stream *s = subject;
-    capture *c = stream_capture(s);
+    capture *c = capture_get(s);
     if (!c)
         return;
-    atomic_fetch_add(&c->refs, 1);
     capture_invalidate(c, "one of its streams was destroyed%s", "");
     if (c->origin == s)
         capture_abandon(c);

@@ -15,9 +15,14 @@
  * modes, which also invalidates the captures that forbid them; waits that
  * would tie a capture to work outside it.
  *
- * Locks: the registry of captures, then a capture's lock (docs/hacking.md:
- * after the contexts, before the handle table). No lock is held while the
- * backend records. */
+ * Locks: a capture's gate, the registry of captures, then a capture's lock
+ * (docs/hacking.md: after the contexts, before the handle table). Only the
+ * gate is held while the backend records or ends a capture: work that
+ * another thread queues on a stream whose capture ends meanwhile is
+ * recorded before the end or queued after it, never refused or lost.
+ * (Work racing with a capture's begin may still be recorded by the backend
+ * without being listed among the model's tasks, as it reached the backend
+ * before the stream was marked capturing.) */
 #ifndef ACLCUDA_CORE_GRAPH_H
 #define ACLCUDA_CORE_GRAPH_H
 
@@ -31,8 +36,11 @@ typedef struct acl_model acl_model;
 typedef struct acl_task_group acl_task_group;
 typedef struct acl_event acl_event;
 
-/* Called by stream_submit for a stream being captured. Raises. */
-aclError capture_submit(const char *api, capture *cap, acl_stream *s, const task *t);
+/* Called by stream_submit for a stream being captured, in a read section
+ * (handle.h) begun before cap was read from s: records t or refuses it
+ * (*err, raised) and returns true, or returns false when cap ended before
+ * it could take t (s's capture is then another or none). */
+bool capture_submit(const char *api, capture *cap, acl_stream *s, const task *t, aclError *err);
 
 /* ACL's capture-unsafe functions call this first: refused (raising
  * ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, `what` naming the operation) when

@@ -462,18 +462,14 @@ aclError cond_capture_end(const char *api, acl_stream *s, capture *c, aclmdlRI *
                          "a branch of a conditional task of model %u is still being captured",
                          (unsigned)m->id);
     atomic_fetch_add(&c->refs, 1);
-    bool invalidated = atomic_load(&c->invalidated);
-    for (size_t i = 0; i < c->nstreams && !invalidated; i++)
-        model_add_member(m, c->streams[i]);
-    aclError err = backend()->graph->capture_end_into(stream_backend(s), c->into, invalidated);
-    bool mine = capture_finish(c);
-    if (mine)
-        capture_unref(c); /* the registry's */
-    if (!mine) {
+    bool invalidated;
+    aclError err;
+    if (!capture_close(c, false, NULL, &invalidated, &err)) {
         capture_unref(c);
         return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                          "the capture of stream %d ended meanwhile", (int)s->id);
     }
+    capture_unref(c); /* the registry's */
     char why[sizeof c->why];
     memcpy(why, c->why, sizeof why);
     pthread_mutex_lock(&m->lock);

@@ -137,8 +137,16 @@ struct acl_task_group {
     size_t count;
 };
 
+/* Freed late (handle.c's reclamation): a submitter reads its stream's
+ * capture in a read section (stream_submit_diverted) and may still use it
+ * after its end dropped the last reference. */
 struct capture {
-    atomic_int refs; /* the registry's while active, and lookups' */
+    object reclaim;  /* first: what the reclamation frees */
+    atomic_int refs; /* the registry's while active, and lookups' (capture_get) */
+    /* Held while work is recorded into it (capture_submit) and while it
+     * ends (capture_close), before its lock: work that races with the end
+     * is recorded before it or queued after it. */
+    pthread_mutex_t gate;
     uint64_t id;
     acl_model *model;   /* the model it fills (held); NULL for a task update */
     acl_stream *origin; /* where it began: streams[0] */
@@ -150,10 +158,10 @@ struct capture {
     atomic_bool invalidated; /* work after it is refused; the end discards */
     atomic_bool tracking;    /* nodes are noted (a task group is open, or an update) */
     pthread_mutex_t lock;    /* what follows */
-    bool finished;
-    char why[192];        /* why it was invalidated */
-    acl_stream **streams; /* every stream in it, held; origin first */
-    bool *ended;          /* aclmdlRIEndTask seen, per stream */
+    bool finished;           /* also under the gate: set by capture_close */
+    char why[192];           /* why it was invalidated */
+    acl_stream **streams;    /* every stream in it, held; origin first */
+    bool *ended;             /* aclmdlRIEndTask seen, per stream */
     size_t nstreams, stream_cap;
     acl_stream *group_stream; /* whose task group is open */
     size_t group_first;       /* the group's first task */
@@ -169,15 +177,24 @@ struct capture {
 
 aclError graph_require(const char *api);
 void capture_unref(capture *c);
+/* A reference to the capture s is in, or NULL when none. */
+capture *capture_get(acl_stream *s);
 /* The active capture with this id, with a reference, or NULL. */
 capture *capture_find(uint64_t id);
 void capture_invalidate(capture *c, const char *fmt, const char *what);
 /* A new capture of origin (held), not registered yet; m held when given. */
 aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode, capture **out);
 void capture_register(capture *c);
-/* Ends c's bookkeeping once the backend's capture is over; true for the
- * one caller that finished it (who then drops the registry's reference). */
-bool capture_finish(capture *c);
+/* Ends c: the backend's capture begun on c->origin (into c->into when
+ * set), then c's bookkeeping (its streams capture no more, it leaves the
+ * registry), with c's gate held so that nothing is recorded meanwhile.
+ * discard: nothing is kept, as when c was invalidated (*invalidated tells,
+ * read under the gate); unless discarded, c's streams become c->model's
+ * members first. *g: the graph (NULL for a capture into a branch). False
+ * when another caller ended c first (nothing done); true for the one
+ * caller that ends it, which then drops the registry's reference; *err:
+ * the backend's code. */
+bool capture_close(capture *c, bool discard, backend_graph **g, bool *invalidated, aclError *err);
 /* Adds s to c, with c->lock held. */
 aclError capture_add_stream(capture *c, acl_stream *s);
 /* A published model, borrowed by the caller. Bare codes. */
@@ -199,6 +216,13 @@ void tasks_group(capture *c, acl_stream *s, aclrtTaskGrp group);
 /* m (settled, with tasks) joins the models aclmdlRIGetTasksByStream
  * looks through; called with no lock held. */
 void tasks_list(acl_model *m);
+/* Node `node` of m's graph takes the kernel of task t (recorded by a task
+ * update) in s's order (backend_stream_ops.graph_set_node). Raises, but
+ * for ACL_ERROR_RT_FEATURE_NOT_SUPPORT: t is no kernel that can run again,
+ * or the backend cannot change the node so. With m->lock held; m is held
+ * until s has run the change. */
+aclError tasks_set_node_ordered(const char *api, acl_stream *s, acl_model *m, uint64_t node,
+                                const model_task *t);
 /* Frees a capture's or a model's tasks. */
 void tasks_free(model_task *tasks, size_t count);
 /* The model goes: its tasks' handles are withdrawn, it leaves the list. */

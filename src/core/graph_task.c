@@ -802,6 +802,36 @@ static aclError apply_params(const char *api, acl_model *m, model_task *t)
     return ACL_SUCCESS;
 }
 
+aclError tasks_set_node_ordered(const char *api, acl_stream *s, acl_model *m, uint64_t node,
+                                const model_task *t)
+{
+    if (t->type != ACL_MODEL_RI_TASK_KERNEL || t->p.kernel.placeholders)
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    acl_function *f;
+    aclError err = function_get(api, t->p.kernel.fn, &f);
+    if (err)
+        return err;
+    const task_kernel *k = &t->p.kernel;
+    launch_params lp = {
+        .fn = f->bf,
+        .grid = {k->grid[0], k->grid[1], k->grid[2]},
+        .block = {k->block[0], k->block[1], k->block[2]},
+        .shared_bytes = k->shared,
+        .cooperative = k->cooperative,
+        .args = k->args,
+        .args_size = k->args_size,
+    };
+    node_work w = {.kind = NODE_WORK_KERNEL, .u.launch = &lp};
+    err = stream_submit(
+        NULL, s,
+        &(task){.kind = TASK_GRAPH_SET_NODE,
+                .u.graph_set = {.graph = m->graph, .node = node, .dev = m->phys, .work = &w}});
+    function_put(f);
+    if (err && err != ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+        err = stream_submit_failed(api, s, &(task){.kind = TASK_GRAPH_SET_NODE}, err);
+    return err;
+}
+
 aclError model_update(const char *api, acl_model *m)
 {
     aclError err = ACL_SUCCESS;

@@ -373,6 +373,11 @@ void borrow_begin(void)
     section_enter(&tr, 1);
 }
 
+void borrow_end(void)
+{
+    section_exit(self(), 1);
+}
+
 unsigned borrow_suspend(void)
 {
     unsigned saved = tr.depth;
@@ -391,6 +396,10 @@ void borrow_resume(unsigned saved)
  * skipped: no handle has it). */
 static void free_object(object *o)
 {
+    if (o->kind == HANDLE_NONE) {
+        o->free(o); /* never published: no slot to recycle */
+        return;
+    }
     slot *s = slot_at(o->slot);
     uint32_t index = o->slot;
     uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
@@ -618,6 +627,14 @@ void object_release_late(object *o)
     uint64_t w = atomic_fetch_sub_explicit(&s->word, WORD_REF, memory_order_seq_cst) - WORD_REF;
     if ((w & WORD_COUNT_MASK) == 0)
         retired_push(o);
+}
+
+void object_retire(object *o, object_free_fn free_fn)
+{
+    o->slot = NO_SLOT;
+    o->kind = HANDLE_NONE;
+    o->free = free_fn;
+    retire(o);
 }
 
 bool object_take(object *o)

@@ -100,6 +100,8 @@ void object_put_pair(object *a, object *b);
 /* Starts a borrow without a lookup, for a creator that hands out a new
  * object before ending its call. */
 void borrow_begin(void);
+/* Ends a borrow begun by borrow_begin, for a caller that borrowed no object. */
+void borrow_end(void);
 /* Leaves the thread's read section for a blocking wait (every borrowed
  * object the caller still uses must be held), and enters it again. */
 unsigned borrow_suspend(void);
@@ -117,6 +119,13 @@ void object_release(object *o);
  * backend may not be called): the object, if this was its last reference,
  * is left for a reader thread to free. */
 void object_release_late(object *o);
+
+/* Frees o, which was never published (its other fields are the caller's),
+ * with free_fn once every read section open now has ended: for memory that
+ * readers reach through a pointer loaded inside a section (a stream's
+ * capture), which may still be in use by a reader that loaded it before it
+ * was unlinked. */
+void object_retire(object *o, object_free_fn free_fn);
 
 /* Withdraws o's handle, o being borrowed or held by the caller. True for
  * exactly one caller, who then tears the object down. */

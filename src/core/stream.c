@@ -78,6 +78,8 @@ const char *stream_task_name(task_kind kind)
         return "a pool allocation";
     case TASK_POOL_FREE:
         return "a pool free";
+    case TASK_GRAPH_SET_NODE:
+        return "a task update";
     }
     return "a task";
 }
@@ -123,11 +125,20 @@ aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
 {
     /* The one place capture hooks in: work on a capturing stream is
      * recorded by the capture, never queued, and so never counted. The
-     * capture is read again: one that ended since stream_submit looked
-     * leaves the work to be queued as on any stream. */
-    capture *cap = stream_capture(s);
-    if (cap != NULL)
-        return capture_submit(api, cap, s, t);
+     * capture is read again, in a read section that keeps it from being
+     * freed (graph_internal.h): one that ended since stream_submit looked,
+     * or ends before it takes the work, leaves the work to the stream's
+     * next capture or to be queued as on any stream. Sequentially
+     * consistent, as a lookup's load (handle.c, reader_register). */
+    aclError err;
+    borrow_begin();
+    for (capture *cap; (cap = atomic_load_explicit(&s->capture, memory_order_seq_cst)) != NULL;) {
+        if (capture_submit(api, cap, s, t, &err)) {
+            borrow_end();
+            return err;
+        }
+    }
+    borrow_end();
     if ((s->flags & STREAM_DEVICE_FED_FLAGS) && !(t->kind == TASK_GRAPH && t->u.graph.from_model)) {
         if (!api)
             return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;

@@ -93,6 +93,7 @@ typedef enum task_kind {
     TASK_PREFETCH,
     TASK_POOL_ALLOC,
     TASK_POOL_FREE,
+    TASK_GRAPH_SET_NODE, /* a node of a model takes new work, in stream order */
 } task_kind;
 
 /* One piece of stream-ordered work, built on the caller's stack. */
@@ -179,6 +180,12 @@ typedef struct task {
             size_t n;
             int32_t phys;
         } pool_free;
+        struct {
+            backend_graph *graph; /* held by the caller until the task has run */
+            uint64_t node;
+            int32_t dev;
+            const node_work *work; /* the caller's, read by the call */
+        } graph_set;
     } u;
 } task;
 
@@ -278,6 +285,11 @@ static inline __attribute__((always_inline)) aclError stream_task_dispatch(acl_s
         return s->ops->pool_free_async
                    ? s->ops->pool_free_async(bs, t->u.pool_free.pool, t->u.pool_free.ptr,
                                              t->u.pool_free.n, t->u.pool_free.phys)
+                   : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    case TASK_GRAPH_SET_NODE:
+        return s->ops->graph_set_node
+                   ? s->ops->graph_set_node(bs, t->u.graph_set.graph, t->u.graph_set.node,
+                                            t->u.graph_set.dev, t->u.graph_set.work)
                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     }
     return ACL_ERROR_RT_INTERNAL_ERROR;

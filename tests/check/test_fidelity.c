@@ -676,6 +676,73 @@ START_TEST(visible_devices_beyond_present)
 }
 END_TEST
 
+/* ---- timed event waits (issue #26): stream-ordered and bounded --------------- */
+
+static void *open_after_50_ms(void *arg)
+{
+    acltest_gate_wait_reached(arg);
+    usleep(50 * 1000);
+    acltest_gate_open(arg);
+    return NULL;
+}
+
+START_TEST(timed_event_waits)
+{
+    aclrtStream producer = acltest_new_stream(), consumer = acltest_new_stream();
+    uint8_t *dev = NULL, *host = NULL;
+    ACL_OK(aclrtMalloc((void **)&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMallocHost((void **)&host, 64));
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
+    /* The wait waits: held behind a gate that opens later, the copy after
+     * it sees the fill before the record. */
+    acltest_gate gate;
+    acltest_gate_close(&gate, producer);
+    ACL_OK(aclrtMemsetAsync(dev, 64, 0xEE, 64, producer));
+    ACL_OK(aclrtRecordEvent(e, producer));
+    ACL_OK(aclrtStreamWaitEventWithTimeout(consumer, e, 30));
+    ACL_OK(aclrtMemcpyAsync(host, 64, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+    pthread_t opener;
+    ck_assert_int_eq(pthread_create(&opener, NULL, open_after_50_ms, &gate), 0);
+    ACL_OK(aclrtSynchronizeStream(consumer));
+    ck_assert_int_eq(pthread_join(opener, NULL), 0);
+    ck_assert_uint_eq(host[0], 0xEE);
+    /* Waits in turn, each for the record made just before it. */
+    for (int i = 0; i < 200; i++) {
+        ACL_OK(aclrtMemsetAsync(dev, 64, (uint8_t)i, 64, producer));
+        ACL_OK(aclrtRecordEvent(e, producer));
+        ACL_OK(aclrtStreamWaitEventWithTimeout(consumer, e, 30));
+        ACL_OK(aclrtMemcpyAsync(host, 64, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+        ACL_OK(aclrtSynchronizeStream(consumer));
+        ck_assert_uint_eq(host[63], (uint8_t)i);
+    }
+    /* A flag (ACL_EVENT_EXTERNAL) never set: the wait expires. */
+    aclrtEvent flag;
+    ACL_OK(aclrtCreateEventWithFlag(&flag, ACL_EVENT_EXTERNAL));
+    ACL_OK(aclrtStreamWaitEventWithFlag(consumer, flag, 1, ACL_EVENT_WAIT_DEFAULT));
+    ACL_FAILS_WITH(aclrtSynchronizeStream(consumer), ACL_ERROR_RT_TASK_TIMEOUT);
+    ACL_OK(aclrtSynchronizeStream(consumer));
+    /* In a capture the wait is a node of the model, not bounded. */
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(consumer, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(dev, 64, 0x42, 64, consumer));
+    ACL_OK(aclrtRecordEvent(e, consumer));
+    ACL_OK(aclrtStreamWaitEventWithTimeout(consumer, e, 1));
+    ACL_OK(aclrtMemcpyAsync(host, 64, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+    ACL_OK(aclmdlRICaptureEnd(consumer, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, consumer));
+    ACL_OK(aclrtSynchronizeStream(consumer));
+    ck_assert_uint_eq(host[0], 0x42);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(flag));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyStream(producer));
+    ACL_OK(aclrtDestroyStream(consumer));
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("fidelity");
@@ -704,6 +771,12 @@ int main(void)
     tcase_add_test(undefined, strict_mode_from_the_environment);
     tcase_add_test(undefined, strict_key_is_checked);
     suite_add_tcase(suite, undefined);
+
+    TCase *waits = tcase_create("waits");
+    tcase_add_checked_fixture(waits, acltest_set_device, acltest_reset_device);
+    tcase_set_timeout(waits, 60);
+    tcase_add_test(waits, timed_event_waits);
+    suite_add_tcase(suite, waits);
 
     TCase *init = tcase_create("init");
     tcase_add_test(init, huge_config_file_is_refused);

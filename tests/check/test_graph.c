@@ -391,6 +391,131 @@ START_TEST(capture_modes_across_threads)
 }
 END_TEST
 
+static void *malloc_on_other_thread(void *arg)
+{
+    aclError *ret = arg;
+    void *p = NULL;
+    ACL_OK(aclrtSetDevice(0));
+    *ret = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (*ret == ACL_SUCCESS)
+        ACL_OK(aclrtFree(p));
+    ACL_OK(aclrtResetDevice(0));
+    return NULL;
+}
+
+/* cudaMalloc is one of CUDA's capture-unsafe calls: in global mode it is
+ * refused with cudaErrorStreamCaptureUnsupported and invalidates the
+ * capture; relaxed mode allows it. aclrtMalloc follows the same rules. */
+START_TEST(malloc_during_capture)
+{
+    aclrtStream s = acltest_new_stream();
+    void *p = NULL;
+    aclmdlRI model = NULL;
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_FAILS_WITH(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ck_assert_ptr_null(p);
+    ACL_FAILS_WITH(aclrtMallocAlign32(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtMallocWithCfg(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, NULL));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED);
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    /* Another thread in global mode may not allocate either. */
+    aclError other = ACL_SUCCESS;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    acltest_run_thread(malloc_on_other_thread, &other);
+    ck_assert_int_eq(other, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    /* A thread-local capture leaves other threads free. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    acltest_run_thread(malloc_on_other_thread, &other);
+    ck_assert_int_eq(other, ACL_SUCCESS);
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    /* Relaxed: allowed, and the capture goes on. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemsetAsync(p, 64, 3, 64, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    uint8_t host[64];
+    ACL_OK(aclrtMemcpy(host, 64, p, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(host[63], 3);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(p));
+    /* So is a thread switched to relaxed in a global capture. */
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    ACL_OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(p));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+/* ---- captures begun and ended while another thread queues work ------------------------ */
+
+enum { CAPTURE_CYCLES = 3000 };
+
+typedef struct racing_filler {
+    aclrtContext ctx;
+    aclrtStream s;
+    void *dev;
+    atomic_bool stop;
+    atomic_int ran; /* host functions run */
+    int submitted;  /* host functions queued or captured */
+    aclError err;   /* the first failure */
+    char why[256];  /* its message */
+} racing_filler;
+
+static void *fill_while_captured(void *arg)
+{
+    racing_filler *f = arg;
+    aclError err = aclrtSetCurrentContext(f->ctx);
+    while (!err && !atomic_load(&f->stop)) {
+        err = aclrtMemsetAsync(f->dev, 64, f->submitted & 0xff, 64, f->s);
+        if (!err && !(err = aclrtLaunchHostFunc(f->s, count_call, &f->ran)))
+            f->submitted++;
+    }
+    f->err = err;
+    if (err)
+        snprintf(f->why, sizeof f->why, "%s", aclGetRecentErrMsg());
+    return NULL;
+}
+
+START_TEST(capture_end_races_with_work_queued)
+{
+    racing_filler f = {.s = acltest_new_stream(), .dev = kt_device(64)};
+    ACL_OK(aclrtGetCurrentContext(&f.ctx));
+    pthread_t filler;
+    ck_assert_int_eq(pthread_create(&filler, NULL, fill_while_captured, &f), 0);
+    for (int i = 0; i < CAPTURE_CYCLES; i++) {
+        ACL_OK(aclmdlRICaptureBegin(f.s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+        aclmdlRI model = NULL;
+        ACL_OK(aclmdlRICaptureEnd(f.s, &model));
+        /* What the capture took runs once, in this replay, in order with
+         * the fills queued. */
+        ACL_OK(aclmdlRIExecuteAsync(model, f.s));
+        ACL_OK(aclmdlRIDestroy(model));
+    }
+    atomic_store(&f.stop, true);
+    ck_assert_int_eq(pthread_join(filler, NULL), 0);
+    ck_assert_msg(f.err == ACL_SUCCESS, "the filler failed with %d: %s", f.err, f.why);
+    ACL_OK(aclrtSynchronizeStream(f.s));
+    /* Each host function was captured by one capture or queued, once. */
+    ck_assert_int_eq(atomic_load(&f.ran), f.submitted);
+    ACL_OK(aclrtFree(f.dev));
+    ACL_OK(aclrtDestroyStream(f.s));
+}
+END_TEST
+
 /* ---- the idle-stream shortcut, and destroying a running model ------------------------ */
 
 START_TEST(replay_is_queued_work)
@@ -608,6 +733,7 @@ START_TEST(task_group_update)
     ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
     ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
     ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    ACL_OK(aclrtSynchronizeStream(u)); /* the update is u's work (CANN: asynchronous) */
     kt_read_i32(x, &got, 1);
     ck_assert_int_eq(got, 1); /* an update runs nothing */
     ACL_OK(aclmdlRIExecuteAsync(model, s));
@@ -619,6 +745,69 @@ START_TEST(task_group_update)
     ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateEnd(u), ACL_ERROR_RT_MODEL_UPDATE_FAILED);
     ACL_OK(aclmdlRIDestroy(model));
     ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateBegin(u, group), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(u));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* CANN's model-update flow (runtime sample model_ri/1_model_update): the
+ * model waits inside for an event and resets it; a run is queued, then a
+ * task update on another stream, then that stream records the event. The
+ * update is that stream's work, and the run already queued, reaching the
+ * group's task after it, runs the updated task. */
+START_TEST(task_update_in_stream_order)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
+    aclrtEvent ready;
+    ACL_OK(aclrtCreateEventWithFlag(&ready, ACL_EVENT_EXTERNAL));
+    int32_t *x = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    uint32_t n = N;
+    int32_t one = 1, ten = 10, hundred = 100;
+    void *first[] = {&x, &one, &n}, *grouped[] = {&x, &ten, &n}, *update[] = {&x, &hundred, &n};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, first));
+    ACL_OK(aclrtStreamWaitEvent(s, ready));
+    ACL_OK(aclrtResetEvent(ready, s));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, grouped));
+    aclrtTaskGrp group = NULL;
+    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, &group));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    int32_t got;
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtRecordEvent(ready, u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 1 + 10);
+    /* Queued first, the run waits for the event that u records after the
+     * update. */
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
+    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    ACL_OK(aclrtRecordEvent(ready, u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x, &got, 1);
+    ck_assert_int_eq(got, 11 + 1 + 100);
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 11 + 1 + 100);
+    /* The update stays for the runs after it. */
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtRecordEvent(ready, u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 112 + 1 + 100);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(ready));
     ACL_OK(aclrtDestroyStream(s));
     ACL_OK(aclrtDestroyStream(u));
     ACL_OK(aclrtFree(x));
@@ -1288,6 +1477,7 @@ static Suite *graph_suite(void)
     tcase_add_test(capture, unjoined_stream_fails_the_capture);
     tcase_add_test(capture, forbidden_during_capture);
     tcase_add_test(capture, capture_modes_across_threads);
+    tcase_add_test(capture, malloc_during_capture);
     tcase_add_test(capture, captured_placeholders_live_with_the_model);
     tcase_add_test(capture, destroying_a_capturing_stream);
     suite_add_tcase(s, capture);
@@ -1297,6 +1487,7 @@ static Suite *graph_suite(void)
     tcase_add_checked_fixture(running, set_up, tear_down);
     tcase_add_test(running, replay_is_queued_work);
     tcase_add_test(running, destroy_model_while_kernels_run);
+    tcase_add_test(running, capture_end_races_with_work_queued);
     suite_add_tcase(s, running);
 
     TCase *models = tcase_create("models");
@@ -1304,6 +1495,7 @@ static Suite *graph_suite(void)
     tcase_add_test(models, build_from_persistent_streams);
     tcase_add_test(models, capture_persistent_stream);
     tcase_add_test(models, task_group_update);
+    tcase_add_test(models, task_update_in_stream_order);
     tcase_add_test(models, name_id_debug_and_callbacks);
     suite_add_tcase(s, models);
 

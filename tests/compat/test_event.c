@@ -842,6 +842,45 @@ COMPAT_TEST(wait_with_timeout_unit_is_seconds,
     ACL_OK(aclrtFreeHost(dst));
 }
 
+/* The wait is stream-ordered (an asynchronous call, like aclrtStreamWaitEvent):
+ * a record not complete in time does not fail the call but the stream's next
+ * synchronize, as a wait past aclrtSetOpWaitTimeout's limit does. The code is
+ * not documented; the recorded choice is the one of a notify wait that
+ * expires. */
+COMPAT_TEST(wait_with_timeout_expires,
+            "aclrtStreamWaitEventWithTimeout on an event whose record does not complete within "
+            "the timeout (seconds): the stream goes on, and its next synchronize returns "
+            "ACL_ERROR_RT_TASK_TIMEOUT, once",
+            "API ref aclrtStreamWaitEventWithTimeout (asynchronous, timeout in seconds), "
+            "aclrtSetOpWaitTimeout (a wait past its limit is reported by aclrtSynchronizeStream); "
+            "the code is not documented (known-unknown)")
+{
+    aclrtStream producer = compat_new_stream();
+    aclrtStream consumer = compat_new_stream();
+    uint8_t *dev = device_buffer(BUF_SIZE);
+    uint8_t *dst = host_buffer(BUF_SIZE);
+    aclrtEvent event = new_event_with_flag(ACL_EVENT_SYNC);
+    compat_gate gate;
+    compat_gate_close(&gate, producer);
+    ACL_OK(aclrtRecordEvent(event, producer));
+    ACL_OK(aclrtStreamWaitEventWithTimeout(consumer, event, 1));
+    ACL_OK(aclrtMemsetAsync(dev, BUF_SIZE, 0x5A, BUF_SIZE, consumer));
+    ACL_OK(aclrtMemcpyAsync(dst, BUF_SIZE, dev, BUF_SIZE, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+    ACL_FAILS_WITH(aclrtSynchronizeStream(consumer), ACL_ERROR_RT_TASK_TIMEOUT);
+    compat_assert_filled(dst, BUF_SIZE, 0x5A);
+    ACL_OK(aclrtSynchronizeStream(consumer));
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(producer));
+    /* Complete, the event is waited for without a timeout. */
+    ACL_OK(aclrtStreamWaitEventWithTimeout(consumer, event, 1));
+    ACL_OK(aclrtSynchronizeStream(consumer));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(dst));
+    ACL_OK(aclrtDestroyEvent(event));
+    ACL_OK(aclrtDestroyStream(producer));
+    ACL_OK(aclrtDestroyStream(consumer));
+}
+
 /* ---- bad arguments ------------------------------------------------------------------ */
 
 ROW(aclrtCreateEvent)
@@ -1237,6 +1276,7 @@ Suite *compat_suite_event(void)
     tcase_set_tags(unknown, "unknown");
     tcase_add_checked_fixture(unknown, set_up, tear_down);
     tcase_add_test(unknown, wait_with_timeout_unit_is_seconds);
+    tcase_add_test(unknown, wait_with_timeout_expires);
     tcase_add_test(unknown, reset_of_a_default_event);
     suite_add_tcase(s, unknown);
 

@@ -283,6 +283,38 @@ COMPAT_TEST(capture_status,
     ACL_OK(aclrtDestroyStream(s));
 }
 
+COMPAT_TEST(capture_end_with_a_task_group_open,
+            "aclmdlRICaptureEnd with a task group begun and not ended fails with "
+            "ACL_ERROR_STREAM_TASK_GROUP_STATUS and gives no model; the capture is over: the "
+            "stream runs work again and can be captured again",
+            "API ref aclmdlRICaptureTaskGrpBegin/End (used in pairs); CANN runtime "
+            "StreamEndCapture (a task group not closed fails the model's validity check, and the "
+            "capture is cleared)")
+{
+    aclrtStream s = compat_new_stream();
+    void *dev = device_buffer(SIZE);
+    uint8_t *host = pinned_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(dev, SIZE, 1, SIZE, s));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
+    aclmdlRI model = NULL;
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_STREAM_TASK_GROUP_STATUS);
+    ck_assert_ptr_null(model);
+    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &model));
+    ck_assert_int_eq(status, ACL_MODEL_RI_CAPTURE_STATUS_NONE);
+    ACL_OK(aclrtMemsetAsync(dev, SIZE, 2, SIZE, s));
+    ACL_OK(aclrtMemcpyAsync(host, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    compat_assert_filled(host, SIZE, 2);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
 COMPAT_TEST(cross_stream_capture,
             "a stream that waits for an event recorded on a capturing stream joins its capture; "
             "joined back through another event, its work is part of the model",
@@ -1175,6 +1207,7 @@ Suite *compat_suite_graph(void)
     tcase_add_checked_fixture(capture, set_up, tear_down);
     tcase_add_test(capture, captured_work_runs_when_the_model_does);
     tcase_add_test(capture, capture_status);
+    tcase_add_test(capture, capture_end_with_a_task_group_open);
     tcase_add_test(capture, cross_stream_capture);
     tcase_add_test(capture, exchange_mode_swaps);
     tcase_add_test(capture, unsafe_copy_in_global_mode);

@@ -195,6 +195,9 @@ aclError cuda_random(backend_stream *s, const random_params *p);
  * 64-bit word at word (a conditional node's condition, graph.c). */
 aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word);
 aclError cuda_graph_launch(backend_stream *s, backend_graph *g);
+/* backend_stream_ops.graph_set_node (graph.c). */
+aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64_t node,
+                                     int32_t dev, const node_work *w);
 /* Ties ptr to the graph being captured on s (release(ptr) runs once the
  * graph and its launches are gone; it must not call CUDA). On failure
  * ptr stays the caller's. */

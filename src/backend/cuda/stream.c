@@ -468,6 +468,7 @@ const backend_stream_ops cuda_stream_ops = {
     .random = cuda_random,
 #endif
     .graph_launch = cuda_graph_launch,
+    .graph_set_node = cuda_graph_set_node_ordered,
     .memset32_async = cuda_memset32_async,
     .memcpy_batch_async = cuda_memcpy_batch_async,
     .memcpy_indirect_async = cuda_memcpy_indirect_async,

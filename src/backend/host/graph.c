@@ -20,6 +20,12 @@
  * An abort bumps the graph's generation: replays begun before it stop at
  * their next node.
  *
+ * A node changed in stream order (graph_set_node, aclmdlRICaptureTaskUpdate)
+ * reaches replays already queued too: the new node is chained after the
+ * one it replaces, and replays follow a node's chain to its end when they
+ * reach it; the graph's next plan holds the new node itself, so that
+ * chains only last as long as the replays that began before.
+ *
  * Locks: a stream's lock, then its capture's lock; the capture's lock
  * alone elsewhere. */
 #include <stdlib.h>
@@ -42,6 +48,8 @@ typedef struct keeps {
 typedef struct gnode {
     atomic_int refs;
     task *t;
+    _Atomic(struct gnode *) next; /* what replaced it in stream order (a reference) */
+    keeps *kept;                  /* what its task needs, when it came in that way */
 } gnode;
 
 typedef struct gplan {
@@ -108,10 +116,22 @@ static void keeps_release(keeps *k)
 
 static void gnode_release(gnode *n)
 {
-    if (atomic_fetch_sub(&n->refs, 1) != 1)
-        return;
-    task_free(n->t);
-    free(n);
+    /* A loop, not a recursion, along the chain of what replaced it. */
+    while (n && atomic_fetch_sub(&n->refs, 1) == 1) {
+        gnode *next = atomic_load_explicit(&n->next, memory_order_acquire);
+        keeps_release(n->kept);
+        task_free(n->t);
+        free(n);
+        n = next;
+    }
+}
+
+/* What a replay reaching n runs: the end of its chain. */
+static const task *gnode_task(gnode *n)
+{
+    for (gnode *next; (next = atomic_load_explicit(&n->next, memory_order_acquire));)
+        n = next;
+    return n->t;
 }
 
 static void plan_release(void *arg)
@@ -146,7 +166,7 @@ static void plan_run(const gplan *p, const backend_graph *g, unsigned gen, size_
         if (g && atomic_load_explicit(&g->abort_gen, memory_order_acquire) != gen)
             return;
         if (!p->off || !p->off[i])
-            task_run(p->nodes[i]->t);
+            task_run((task *)gnode_task(p->nodes[i]));
     }
 }
 
@@ -215,7 +235,7 @@ aclError capture_record_task(host_capture *c, host_stream *s, task *t)
     pthread_mutex_lock(&c->lock);
     aclError err = ACL_SUCCESS;
     if (c->ended) {
-        err = ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED;
+        err = ACL_ERROR_RT_STREAM_NOT_CAPTURED;
     } else if (c->count == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 32;
         cnode *grown = realloc(c->nodes, cap * sizeof *grown);
@@ -426,6 +446,8 @@ static aclError host_capture_end(backend_stream *bs, bool discard, backend_graph
                     break;
                 }
                 atomic_init(&n->refs, 1);
+                atomic_init(&n->next, NULL);
+                n->kept = NULL;
                 n->t = c->nodes[i].t;
                 c->nodes[i].t = NULL;
                 p->nodes[p->count++] = n;
@@ -849,6 +871,83 @@ static aclError host_graph_set_node(backend_graph *g, uint64_t node, int32_t dev
     err = host_graph_update_node(g, node, work, 0);
     graph_release(work);
     return err;
+}
+
+/* ---- nodes changed in stream order ------------------------------------------------- */
+
+typedef struct node_change {
+    backend_graph *g; /* a reference */
+    size_t node;
+    gnode *with; /* a reference */
+} node_change;
+
+/* On the stream, in its order: `with` goes at the end of the node's chain
+ * in the graph's plan (replays queued already find it there) and into the
+ * graph's next plan. */
+static void node_change_run(void *arg)
+{
+    node_change *c = arg;
+    backend_graph *g = c->g;
+    pthread_mutex_lock(&g->lock);
+    gplan *old = g->plan;
+    gplan *p = NULL;
+    if (c->node < old->count) {
+        gnode *last = old->nodes[c->node];
+        for (gnode *next; (next = atomic_load_explicit(&last->next, memory_order_acquire));)
+            last = next;
+        atomic_fetch_add(&c->with->refs, 1);
+        atomic_store_explicit(&last->next, c->with, memory_order_release);
+        /* Out of memory, the chain alone carries the change. */
+        if ((p = plan_copy(old, c->node, c->with, NULL, false)))
+            g->plan = p;
+    }
+    pthread_mutex_unlock(&g->lock);
+    if (p)
+        plan_release(old);
+}
+
+static void node_change_release(void *arg)
+{
+    node_change *c = arg;
+    gnode_release(c->with);
+    graph_release(c->g);
+    free(c);
+}
+
+static const host_job_ops node_change_job = {"task update", node_change_run, node_change_release};
+
+aclError host_graph_set_node_ordered(backend_stream *bs, backend_graph *g, uint64_t node,
+                                     int32_t dev, const node_work *w)
+{
+    backend_graph *work;
+    aclError err = record_work(dev, w, &work);
+    if (err)
+        return err;
+    gnode *with = work->plan->nodes[0];
+    gplan *cur = graph_plan(g);
+    if (node >= cur->count)
+        err = ACL_ERROR_RT_PARAM_INVALID;
+    else if (task_kind_of(cur->nodes[node]->t) != task_kind_of(with->t) ||
+             task_job(cur->nodes[node]->t) != task_job(with->t))
+        err = ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+    plan_release(cur);
+    node_change *c = err ? NULL : malloc(sizeof *c);
+    if (!err && !c)
+        err = ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    if (!err) {
+        /* What the work's capture kept goes with the node. */
+        if (work->plan->nkept && !with->kept) {
+            with->kept = work->plan->kept[0];
+            atomic_fetch_add(&with->kept->refs, 1);
+        }
+        atomic_fetch_add(&with->refs, 1);
+        atomic_fetch_add(&g->refs, 1);
+        *c = (node_change){g, (size_t)node, with};
+    }
+    graph_release(work);
+    if (err)
+        return err;
+    return stream_enqueue_job(bs->impl, &node_change_job, c);
 }
 
 /* ---- conditional nodes ------------------------------------------------------------ */

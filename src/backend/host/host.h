@@ -154,6 +154,8 @@ void stream_release_ref(host_stream *s);
  * capture as nodes instead of queueing them; each node depends on the
  * stream's previous node and on the nodes its waits named. */
 host_capture *stream_capture_of(host_stream *s, int64_t *tail);
+/* ACL_ERROR_RT_STREAM_NOT_CAPTURED once c's end has begun: the task is
+ * then queued as on a stream not captured. */
 aclError capture_record_task(host_capture *c, host_stream *s, task *t);
 /* A mark of s's current node in its capture, or NULL when s is not capturing. */
 mark *capture_mark(host_stream *s);
@@ -185,6 +187,9 @@ aclError host_reduce(backend_stream *bs, void *dst, const void *src, size_t elem
                      reduce_type type);
 aclError host_random(backend_stream *bs, const random_params *p);
 aclError host_graph_launch(backend_stream *bs, backend_graph *g);
+/* backend_stream_ops.graph_set_node (graph.c). */
+aclError host_graph_set_node_ordered(backend_stream *bs, backend_graph *g, uint64_t node,
+                                     int32_t dev, const node_work *w);
 
 mark *mark_new(host_stream *s);
 void mark_retain(mark *m);

@@ -606,10 +606,13 @@ aclError stream_enqueue(host_stream *s, task *t, mark *m)
     t->next = NULL;
     pthread_mutex_lock(&s->lock);
     if (s->capture) {
-        /* Recorded, not run: the capture takes the task. */
+        /* Recorded, not run: the capture takes the task, unless its end
+         * has begun (it then leaves the stream). */
         aclError err = capture_record_task(s->capture, s, t);
-        pthread_mutex_unlock(&s->lock);
-        return err;
+        if (err != ACL_ERROR_RT_STREAM_NOT_CAPTURED) {
+            pthread_mutex_unlock(&s->lock);
+            return err;
+        }
     }
     if (!s->worker_running) {
         aclError err = worker_start(s);
@@ -1080,6 +1083,7 @@ const backend_stream_ops host_stream_ops = {
     .reduce = host_reduce,
     .random = host_random,
     .graph_launch = host_graph_launch,
+    .graph_set_node = host_graph_set_node_ordered,
     .memset32_async = host_memset32_async,
     .memcpy_batch_async = host_memcpy_batch_async,
     .memcpy_indirect_async = host_memcpy_indirect_async,
