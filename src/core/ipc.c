@@ -126,7 +126,7 @@ aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size
             close(fd);
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
     }
-    ret = share_publish(SHARE_IPC_MEMORY, fd, &blob, sizeof blob, check_pids, true, &x->name);
+    ret = share_publish(SHARE_IPC_MEMORY, fd, &blob, sizeof blob, check_pids, false, &x->name);
     if (ret != ACL_SUCCESS) {
         if (fd >= 0)
             close(fd);
@@ -349,7 +349,7 @@ aclError ipc_event_export(const char *api, acl_event *e, aclrtIpcEventHandle *ha
         return ACL_SUCCESS;
     }
     share_name *kept = malloc(sizeof *kept);
-    ret = kept ? share_publish(SHARE_EVENT, fd, blob, len, false, true, &n.name)
+    ret = kept ? share_publish(SHARE_EVENT, fd, blob, len, false, false, &n.name)
                : ACL_ERROR_RT_MEMORY_ALLOCATION;
     if (ret == ACL_SUCCESS) {
         *kept = n.name;

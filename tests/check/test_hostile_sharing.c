@@ -1,0 +1,299 @@
+/* What this process shares with others (IPC memory keys, notifies,
+ * shareable handles of physical memory), attacked by a hostile process of
+ * the same user: raw clients of the sharing broker (garbage, truncated and
+ * oversized messages, descriptors sent to it, connections held open idle),
+ * processes not on an allow-list, forged files, guessed keys and handles,
+ * imports after free and close. Each attack fails cleanly (an error code,
+ * nothing handed out), and the exporter goes on serving its legitimate
+ * importers (ipc_peer, a real second process).
+ *
+ * The raw clients speak the broker's protocol (core/share.h) from this
+ * process or from a forked child that calls no ACL function. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "acltest.h"
+#include "core/share.h"
+#include "ipc_peer.h"
+
+enum { N = 64 * 1024 };
+
+/* ---- a raw client of the broker ------------------------------------------------------ */
+
+static int broker_connect(int32_t pid)
+{
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(s, 0);
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)pid);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    ck_assert_msg(connect(s, (struct sockaddr *)&addr, len) == 0, "cannot reach the broker: %s",
+                  strerror(errno));
+    /* A hang guard only: the broker answers at once or closes. */
+    struct timeval tv = {.tv_sec = 30};
+    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return s;
+}
+
+/* What the broker did with one message. */
+typedef struct answer {
+    bool replied; /* false: it closed the connection without a word */
+    int32_t status;
+    int fd; /* a descriptor it passed, -1 for none */
+    uint32_t len;
+} answer;
+
+/* Sends msg (with a descriptor of ours attached when pass_fd >= 0) on s
+ * and reads the answer. */
+static answer exchange_on(int s, const void *msg, size_t len, int pass_fd)
+{
+    struct iovec iov = {(void *)msg, len};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr out = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (pass_fd >= 0) {
+        memset(&control, 0, sizeof control);
+        out.msg_control = control.buf;
+        out.msg_controllen = sizeof control.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&out);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pass_fd, sizeof pass_fd);
+    }
+    ck_assert_int_eq(sendmsg(s, &out, MSG_NOSIGNAL), (ssize_t)len);
+    share_reply rep;
+    struct iovec in_iov = {&rep, sizeof rep};
+    struct msghdr in = {.msg_iov = &in_iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control.buf,
+                        .msg_controllen = sizeof control.buf};
+    ssize_t got = recvmsg(s, &in, MSG_CMSG_CLOEXEC);
+    ck_assert_msg(got >= 0, "the broker neither answered nor closed: %s", strerror(errno));
+    answer a = {.replied = got > 0, .status = 0, .fd = -1, .len = 0};
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&in); c; c = CMSG_NXTHDR(&in, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+            memcpy(&a.fd, CMSG_DATA(c), sizeof a.fd);
+    if (got > 0) {
+        ck_assert_int_eq(got, (ssize_t)sizeof rep);
+        ck_assert_uint_eq(rep.magic, SHARE_MAGIC);
+        a.status = rep.status;
+        a.len = rep.len;
+    }
+    return a;
+}
+
+static answer exchange(int32_t pid, const void *msg, size_t len, int pass_fd)
+{
+    int s = broker_connect(pid);
+    answer a = exchange_on(s, msg, len, pass_fd);
+    close(s);
+    return a;
+}
+
+/* The request for an entry named by an IPC memory key. */
+static share_request key_request(const char *key, int32_t *pid)
+{
+    share_request req = {.magic = SHARE_MAGIC, .kind = SHARE_IPC_MEMORY};
+    ck_assert_msg(sscanf(key, "acl-cuda-ipc:%" SCNd32 ":%" SCNx64 ":%" SCNx64, pid, &req.id,
+                         &req.nonce) == 3,
+                  "unexpected key format: %s", key);
+    return req;
+}
+
+static void expect_refused(answer a, const char *what)
+{
+    ck_assert_msg(a.fd < 0, "%s: the broker handed out a descriptor", what);
+    ck_assert_msg(!a.replied || a.status != ACL_SUCCESS, "%s: the broker answered success", what);
+    if (a.fd >= 0)
+        close(a.fd);
+}
+
+static void *device_filled(size_t n, int value)
+{
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, n, value, n));
+    return dev;
+}
+
+/* ---- the broker under attack --------------------------------------------------------- */
+
+/* Connections held open without a request must not keep the broker from
+ * answering others. */
+COMPAT_TEST(broker_serves_others_past_idle_connections,
+            "connections held open idle by another process do not delay or fail a legitimate "
+            "import",
+            "issue 26 item 17")
+{
+    peer p;
+    peer_start(&p);
+    void *dev = device_filled(N, 0x3C);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int idle[4];
+    for (int i = 0; i < 4; i++)
+        idle[i] = broker_connect((int32_t)getpid());
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x3C));
+    expect_ok(peer_ask(&p, "close %s", key));
+    for (int i = 0; i < 4; i++)
+        close(idle[i]);
+    ACL_OK(aclrtIpcMemClose(key));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(dev));
+}
+
+COMPAT_TEST(broker_refuses_malformed_messages,
+            "garbage, truncated, oversized and empty messages, unknown kinds, wrong nonces and "
+            "descriptors sent to the broker are refused without a descriptor; it serves "
+            "legitimate importers afterwards",
+            "issue 26 items 16, 17")
+{
+    void *dev = device_filled(N, 0x4D);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int32_t pid;
+    share_request good = key_request(key, &pid);
+    ck_assert_int_eq(pid, (int32_t)getpid());
+
+    unsigned char junk[sizeof good + 64];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)(i * 77 + 13);
+    expect_refused(exchange(pid, junk, sizeof good, -1), "garbage");
+    expect_refused(exchange(pid, &good, 4, -1), "a truncated request");
+    expect_refused(exchange(pid, &good, sizeof good - 1, -1), "a request one byte short");
+    unsigned char oversized[sizeof good + 64];
+    memset(oversized, 0, sizeof oversized);
+    memcpy(oversized, &good, sizeof good);
+    expect_refused(exchange(pid, oversized, sizeof oversized, -1), "an oversized request");
+    share_request bad = good;
+    bad.magic ^= 1;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "a wrong magic");
+    bad = good;
+    bad.kind = 99;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "an unknown kind");
+    bad = good;
+    bad.kind = SHARE_PHYSICAL;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "another kind of entry");
+    bad = good;
+    bad.nonce ^= 1;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "a wrong nonce");
+    bad = good;
+    bad.id += 1;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "the next id");
+    /* A descriptor sent along is not taken. */
+    int mine = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    ck_assert_int_ge(mine, 0);
+    expect_refused(exchange(pid, junk, sizeof good, mine), "garbage with a descriptor");
+    close(mine);
+    /* A connection closed before a word. */
+    close(broker_connect(pid));
+
+    /* The broker still serves the well-formed request, once per connection. */
+    int s = broker_connect(pid);
+    answer a = exchange_on(s, &good, sizeof good, -1);
+    ck_assert(a.replied);
+    ck_assert_int_eq(a.status, ACL_SUCCESS);
+    if (a.fd >= 0)
+        close(a.fd);
+    close(s);
+    peer p;
+    peer_start(&p);
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x4D));
+    expect_ok(peer_ask(&p, "close %s", key));
+    peer_stop(&p);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+
+/* Runs fn in a forked child that calls no ACL function; its exit status
+ * (0: every attack failed as it should). */
+static int in_child(int (*fn)(const void *), const void *arg)
+{
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0)
+        _exit(fn(arg));
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status), "the hostile child crashed (0x%x)", status);
+    return WEXITSTATUS(status);
+}
+
+/* In the child: the raw request, whose answer must be a refusal with
+ * ACL_ERROR_RT_NO_PERMISSION and no descriptor. */
+static int request_refused(const void *arg)
+{
+    const share_request *req = arg;
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d",
+                     (int)getppid());
+    if (s < 0 || connect(s, (struct sockaddr *)&addr,
+                         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) != 0)
+        return 2;
+    if (send(s, req, sizeof *req, MSG_NOSIGNAL) != (ssize_t)sizeof *req)
+        return 3;
+    share_reply rep;
+    char control[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = {&rep, sizeof rep};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control,
+                         .msg_controllen = sizeof control};
+    ssize_t got = recvmsg(s, &msg, 0);
+    if (got != (ssize_t)sizeof rep)
+        return 4;
+    if (msg.msg_controllen != 0)
+        return 5; /* a descriptor came */
+    return rep.status == ACL_ERROR_RT_NO_PERMISSION ? 0 : 6;
+}
+
+COMPAT_TEST(broker_refuses_processes_not_listed,
+            "a process not on a key's allow-list asking the broker directly gets "
+            "ACL_ERROR_RT_NO_PERMISSION and nothing else",
+            "issue 26 item 16")
+{
+    void *dev = device_filled(N, 0x11);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+    int32_t someone = 1;
+    ACL_OK(aclrtIpcMemSetImportPid(key, &someone, 1));
+    int32_t pid;
+    share_request req = key_request(key, &pid);
+    ck_assert_int_eq(in_child(request_refused, &req), 0);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    Suite *s = suite_create("hostile sharing");
+    TCase *broker = tcase_create("broker");
+    tcase_add_checked_fixture(broker, compat_set_up, compat_tear_down);
+    tcase_set_timeout(broker, 120);
+    tcase_add_test(broker, broker_serves_others_past_idle_connections);
+    tcase_add_test(broker, broker_refuses_malformed_messages);
+    tcase_add_test(broker, broker_refuses_processes_not_listed);
+    suite_add_tcase(s, broker);
+    return acltest_run(s);
+}
