@@ -3,6 +3,7 @@
  * broker's and the allocation registry's. */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/ipc.h"
+#include "core/lifecycle.h"
 #include "core/memory.h"
 #include "core/share.h"
 #include "util/fork.h"
@@ -20,6 +22,8 @@
 typedef struct ipc_export {
     char key[IPC_KEY_LEN];
     share_name name;
+    uintptr_t ptr;  /* the exported address */
+    bool withdrawn; /* its memory was freed: the broker no longer has it */
     uint64_t attr;
     struct ipc_export *next;
 } ipc_export;
@@ -37,6 +41,8 @@ typedef struct ipc_import {
 static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
 static ipc_export *exports;
 static ipc_import *imports;
+/* How many exports are listed: frees look at the list only when some are. */
+static atomic_size_t export_count;
 
 /* What the exporter publishes besides its backend's description. */
 typedef struct mem_blob {
@@ -134,9 +140,11 @@ aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size
         return acl_raise(api, ret, "%p cannot be shared: %s", ptr, acl_error_text(ret));
     }
     key_of(&x->name, x->key);
+    x->ptr = (uintptr_t)ptr;
     pthread_mutex_lock(&ipc_lock);
     x->next = exports;
     exports = x;
+    atomic_fetch_add_explicit(&export_count, 1, memory_order_release);
     pthread_mutex_unlock(&ipc_lock);
     memcpy(key, x->key, IPC_KEY_LEN);
     ACL_LOG(LOG_DEBUG, "%p (%zu bytes) exported as %s", ptr, size, x->key);
@@ -148,11 +156,15 @@ aclError ipc_mem_allow(const char *api, const char *key, const int32_t *pids, si
     pthread_mutex_lock(&ipc_lock);
     ipc_export *x = export_of(key);
     share_name name = x ? x->name : (share_name){0};
+    bool withdrawn = x && x->withdrawn;
     pthread_mutex_unlock(&ipc_lock);
     if (x == NULL)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "key \"%.*s\" is not a key this process exported (or it was closed)",
                          IPC_KEY_LEN, key);
+    if (withdrawn)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the memory of key \"%s\" was freed: the key names nothing any more", key);
     aclError ret = share_allow(&name, pids, count);
     if (ret != ACL_SUCCESS)
         return acl_raise(api, ret, "cannot allow %zu processes to import \"%s\": %s", count, key,
@@ -288,13 +300,15 @@ aclError ipc_mem_close(const char *api, const char *key)
         if (strcmp((*link)->key, key) == 0) {
             gone_export = *link;
             *link = gone_export->next;
+            atomic_fetch_sub_explicit(&export_count, 1, memory_order_relaxed);
             break;
         }
     }
     pthread_mutex_unlock(&ipc_lock);
     if (gone_export == NULL)
         return unknown_key(api, key);
-    share_withdraw(&gone_export->name);
+    if (!gone_export->withdrawn)
+        share_withdraw(&gone_export->name);
     free(gone_export);
     return ACL_SUCCESS;
 close_import:
@@ -305,6 +319,25 @@ close_import:
         free(gone_import);
     }
     return ACL_SUCCESS;
+}
+
+/* Freed memory is shared no more: its keys are withdrawn at once, so that
+ * none of them names the next allocation placed there. The exporter's
+ * aclrtIpcMemClose of such a key still succeeds (and forgets it). */
+static void memory_freed(void *subject)
+{
+    const mem_block *b = subject;
+    if (atomic_load_explicit(&export_count, memory_order_acquire) == 0 || b->kind != MEM_DEVICE)
+        return;
+    pthread_mutex_lock(&ipc_lock);
+    for (ipc_export *x = exports; x; x = x->next) {
+        if (!x->withdrawn && x->ptr >= b->base && x->ptr - b->base < b->size) {
+            share_withdraw(&x->name);
+            x->withdrawn = true;
+            ACL_LOG(LOG_DEBUG, "%s withdrawn: its memory was freed", x->key);
+        }
+    }
+    pthread_mutex_unlock(&ipc_lock);
 }
 
 /* ---- events -------------------------------------------------------------------- */
@@ -409,6 +442,7 @@ static void fork_child(void)
 {
     ipc_export *x = exports;
     exports = NULL;
+    atomic_store_explicit(&export_count, 0, memory_order_relaxed);
     while (x) {
         ipc_export *next = x->next;
         free(x);
@@ -420,4 +454,5 @@ static void fork_child(void)
 __attribute__((constructor)) static void ipc_init(void)
 {
     fork_register(FORK_RANK_VMM, fork_prepare, fork_parent, fork_child);
+    lifecycle_observe(LIFECYCLE_MEMORY_FREED, memory_freed);
 }

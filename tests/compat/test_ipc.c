@@ -137,6 +137,34 @@ COMPAT_TEST(
     ACL_OK(aclrtFree(dev));
 }
 
+COMPAT_TEST(test_key_withdrawn_by_free,
+            "aclrtFree withdraws the memory's IPC keys: an old key imports nothing, not the "
+            "exporter's next allocation at that address; the exporter's close still succeeds",
+            "API ref aclrtIpcMemGetExportKey (the key names the memory), aclrtFree")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x21, N));
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    ACL_OK(aclrtFree(dev));
+    /* The next allocation of the size: often the same address. */
+    void *next;
+    ACL_OK(aclrtMalloc(&next, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(next, N, 0x42, N));
+    expect_fail(peer_ask(&p, "import %s", key));
+    int32_t pid = p.tgid;
+    ACL_FAILS_WITH(aclrtIpcMemSetImportPid(key, &pid, 1), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_FAILS_WITH(aclrtIpcMemClose(key), ACL_ERROR_INVALID_PARAM);
+    check_device(next, N, 0x42);
+    peer_stop(&p);
+    ACL_OK(aclrtFree(next));
+}
+
 COMPAT_TEST(test_key_errors,
             "IPC key functions refuse NULL arguments, zero sizes and lengths, unknown flags, keys "
             "this process does not know, and memory not from aclrtMalloc",
@@ -479,6 +507,7 @@ Suite *compat_suite_ipc(void)
     tcase_add_test(tc, test_key_with_pid_validation);
     tcase_add_test(tc, test_key_without_pid_validation);
     tcase_add_test(tc, test_key_of_ended_process_and_bad_keys);
+    tcase_add_test(tc, test_key_withdrawn_by_free);
     tcase_add_test(tc, test_key_errors);
     tcase_add_test(tc, test_shareable_handle_v1);
     tcase_add_test(tc, test_shareable_handle_v2_fabric);
