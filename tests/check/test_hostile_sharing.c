@@ -14,12 +14,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "acl/acl_cuda.h"
 #include "acltest.h"
 #include "core/share.h"
 #include "ipc_peer.h"
@@ -127,6 +130,11 @@ static void *device_filled(size_t n, int value)
     ACL_OK(aclrtMalloc(&dev, n, ACL_MEM_MALLOC_HUGE_FIRST));
     ACL_OK(aclrtMemset(dev, n, value, n));
     return dev;
+}
+
+static bool host_backend(void)
+{
+    return strcmp(aclcudaGetBackendName(), "host") == 0;
 }
 
 /* ---- the broker under attack --------------------------------------------------------- */
@@ -284,6 +292,46 @@ COMPAT_TEST(broker_refuses_processes_not_listed,
     ACL_OK(aclrtFree(dev));
 }
 
+/* ---- nothing beyond what was exported ------------------------------------------------ */
+
+COMPAT_TEST(export_hands_out_only_its_range,
+            "the descriptor of an IPC key covers the exported allocation's pages and nothing of "
+            "the exporter's other memory",
+            "issue 26 item 15")
+{
+    if (!host_backend())
+        COMPAT_SKIP("only the host backend passes a descriptor (CUDA resolves its own handle)");
+    void *secret = device_filled(N, 0x5E);
+    void *dev = device_filled(N, 0x0E);
+    void *after = device_filled(N, 0x5E);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int32_t pid;
+    share_request req = key_request(key, &pid);
+    answer a = exchange(pid, &req, sizeof req, -1);
+    ck_assert_int_eq(a.status, ACL_SUCCESS);
+    ck_assert_int_ge(a.fd, 0);
+    struct stat st;
+    ck_assert_int_eq(fstat(a.fd, &st), 0);
+    long page = sysconf(_SC_PAGESIZE);
+    ck_assert_msg((size_t)st.st_size <= (size_t)N + (size_t)page,
+                  "the descriptor holds %lld bytes for a %d-byte export", (long long)st.st_size,
+                  N);
+    /* Everything the descriptor holds is the exported memory. */
+    unsigned char *all = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, a.fd, 0);
+    ck_assert_ptr_ne(all, MAP_FAILED);
+    for (off_t i = 0; i < st.st_size; i++)
+        ck_assert_msg(all[i] != 0x5E, "byte %lld of the descriptor is another allocation's",
+                      (long long)i);
+    munmap(all, (size_t)st.st_size);
+    close(a.fd);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFree(secret));
+    ACL_OK(aclrtFree(after));
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -295,5 +343,11 @@ int main(void)
     tcase_add_test(broker, broker_refuses_malformed_messages);
     tcase_add_test(broker, broker_refuses_processes_not_listed);
     suite_add_tcase(s, broker);
+
+    TCase *range = tcase_create("exported range");
+    tcase_add_checked_fixture(range, compat_set_up, compat_tear_down);
+    tcase_set_timeout(range, 60);
+    tcase_add_test(range, export_hands_out_only_its_range);
+    suite_add_tcase(s, range);
     return acltest_run(s);
 }

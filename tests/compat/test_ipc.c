@@ -165,6 +165,66 @@ COMPAT_TEST(test_key_withdrawn_by_free,
     ACL_OK(aclrtFree(next));
 }
 
+COMPAT_TEST(test_import_outlives_exporter_free,
+            "an import stays valid after the exporter closes the key and frees the memory: the "
+            "importer still reads what was there, and its writes never reach the exporter's "
+            "later allocations",
+            "cudaIpcCloseMemHandle (the memory lives until the last importer closes); API ref "
+            "aclrtIpcMemClose")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x61, N));
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+    void *next;
+    ACL_OK(aclrtMalloc(&next, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(next, N, 0x62, N));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x61));
+    expect_ok(peer_ask(&p, "fill %" PRIxPTR " %d %d", there, N, 0x63));
+    check_device(next, N, 0x62);
+    expect_ok(peer_ask(&p, "close %s", key));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(next));
+}
+
+COMPAT_TEST(test_export_behind_queued_work,
+            "a key exported while work that writes the memory is queued shares what that work "
+            "writes",
+            "API ref aclrtIpcMemGetExportKey (no synchronisation is required)")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x10, N));
+    aclrtStream s = compat_new_stream();
+    compat_gate gate;
+    compat_gate_close(&gate, s);
+    ACL_OK(aclrtMemsetAsync(dev, N, 0x77, N, s));
+    compat_gate_wait_reached(&gate);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x77));
+    expect_ok(peer_ask(&p, "fill %" PRIxPTR " %d %d", there, N, 0x78));
+    check_device(dev, N, 0x78);
+    expect_ok(peer_ask(&p, "close %s", key));
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtDestroyStream(s));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(dev));
+}
+
 COMPAT_TEST(test_key_errors,
             "IPC key functions refuse NULL arguments, zero sizes and lengths, unknown flags, keys "
             "this process does not know, and memory not from aclrtMalloc",
@@ -508,6 +568,8 @@ Suite *compat_suite_ipc(void)
     tcase_add_test(tc, test_key_without_pid_validation);
     tcase_add_test(tc, test_key_of_ended_process_and_bad_keys);
     tcase_add_test(tc, test_key_withdrawn_by_free);
+    tcase_add_test(tc, test_import_outlives_exporter_free);
+    tcase_add_test(tc, test_export_behind_queued_work);
     tcase_add_test(tc, test_key_errors);
     tcase_add_test(tc, test_shareable_handle_v1);
     tcase_add_test(tc, test_shareable_handle_v2_fabric);
