@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/share.h"
@@ -44,7 +43,6 @@ typedef struct entry {
  * them whole and closes them). */
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *entries;
-static uint64_t next_id = 1;
 static int listener = -1; /* the broker's socket, -1 until the first export */
 static int clients[MAX_CLIENTS];
 static int64_t client_since[MAX_CLIENTS];
@@ -67,6 +65,37 @@ static entry *find(uint64_t id)
     return NULL;
 }
 
+/* Fills out with random bytes from the kernel; false when there are none
+ * to be had (names are never made from anything guessable). */
+static bool random_bytes(void *out, size_t n)
+{
+    unsigned char *p = out;
+    while (n > 0) {
+        ssize_t got = getrandom(p, n, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        p += got;
+        n -= (size_t)got;
+    }
+    if (n == 0)
+        return true;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC); /* kernels without getrandom */
+    while (fd >= 0 && n > 0) {
+        ssize_t got = read(fd, p, n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        p += got;
+        n -= (size_t)got;
+    }
+    if (fd >= 0)
+        close(fd);
+    return n == 0;
+}
+
 static void set_timeouts(int fd)
 {
     struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
@@ -76,7 +105,8 @@ static void set_timeouts(int fd)
 
 static bool valid_kind(uint32_t kind)
 {
-    return kind == SHARE_IPC_MEMORY || kind == SHARE_PHYSICAL || kind == SHARE_EVENT;
+    return kind == SHARE_IPC_MEMORY || kind == SHARE_PHYSICAL || kind == SHARE_EVENT ||
+           kind == SHARE_NOTIFY;
 }
 
 /* Whether the process behind cred may fetch e: this process always; one
@@ -278,12 +308,19 @@ aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bo
     e->check_pids = check_pids;
     pthread_mutex_lock(&share_lock);
     aclError ret = broker_start();
-    if (ret == ACL_SUCCESS) {
-        uint64_t nonce = 0;
-        if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
-            nonce = (uint64_t)(uintptr_t)e ^ (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
-        e->id = next_id++;
-        e->nonce = short_name ? 0 : nonce;
+    /* A fresh id, never 0 (and unique among ours: a name finds one entry). */
+    for (int tries = 0; ret == ACL_SUCCESS && e->id == 0; tries++) {
+        uint64_t random[2];
+        if (tries == 8 || !random_bytes(random, sizeof random)) {
+            ret = ACL_ERROR_RT_INTERNAL_ERROR;
+            break;
+        }
+        uint64_t id =
+            short_name ? random[0] & ((UINT64_C(1) << SHARE_SHORT_ID_BITS) - 1) : random[0];
+        if (id != 0 && find(id) == NULL) {
+            e->id = id;
+            e->nonce = short_name ? 0 : random[1];
+        }
     }
     if (ret == ACL_SUCCESS) {
         e->next = entries;

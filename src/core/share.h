@@ -1,5 +1,6 @@
 /* Sharing with other processes of this machine: what one process exports
- * (IPC memory keys, shareable handles of physical memory, IPC events), another fetches by (pid, id, nonce).
+ * (IPC memory keys, notifies, shareable handles of physical memory, IPC
+ * events), another fetches by (pid, id, nonce).
  *
  * Each exporting process runs a broker thread listening on an abstract
  * Unix socket named after its pid. An importer connects, names the entry,
@@ -7,11 +8,13 @@
  * descriptor, once the broker has checked the importer's pid (SO_PEERCRED)
  * against the entry's list of allowed processes (unless the exporter
  * turned validation off; then any process of the same user). The exporter
- * decides: nothing the importer can write is consulted. The importer
- * checks that the broker it reached runs in the named process. The broker
- * serves many connections at once; one that sends nothing is dropped after
- * a while, or when too many others wait behind it, so that idle
- * connections never keep importers waiting.
+ * decides: nothing the importer can write is consulted. Names are
+ * unguessable: a random 64-bit id and a random 64-bit nonce, or for names
+ * that must fit 64 bits with the pid (shareable handles), a random id of
+ * SHARE_SHORT_ID_BITS bits. The importer checks that the broker it reached
+ * runs in the named process. The broker serves many connections at once;
+ * one that sends nothing is dropped after a while, or when too many others
+ * wait behind it, so that idle connections never keep importers waiting.
  *
  * Codes (bare): ACL_ERROR_INVALID_PARAM when the entry does not exist (or
  * no longer: withdrawn, or its process ended), ACL_ERROR_RT_NO_PERMISSION
@@ -32,10 +35,12 @@ typedef enum share_kind {
     SHARE_IPC_MEMORY = 1, /* aclrtIpcMemGetExportKey */
     SHARE_PHYSICAL = 2,   /* aclrtMemExportToShareableHandle(V2) */
     SHARE_EVENT = 3,      /* aclrtIpcGetEventHandle */
+    SHARE_NOTIFY = 4,     /* aclrtNotifyGetExportKey */
 } share_kind;
 
-/* A 64-bit name holds the pid and an id of this many bits. */
-enum { SHARE_SHORT_ID_BITS = 40 };
+/* Linux pids fit 22 bits (PID_MAX_LIMIT): a 64-bit name holds the pid and
+ * this many random bits. */
+enum { SHARE_SHORT_ID_BITS = 42 };
 
 /* Copied whole into handles that go to other processes: no padding, and
  * `spare` stays 0 (the initialisers name the other fields). */
@@ -63,8 +68,9 @@ typedef struct share_reply {
 
 /* Publishes blob (and fd, which the entry then owns; -1 for none). With
  * check_pids, only this process and those allowed later (share_allow) may
- * fetch it. A short name has nonce 0 (for names that must fit 64 bits);
- * any other a random nonce. */
+ * fetch it. A short name has a random id of SHARE_SHORT_ID_BITS bits and
+ * nonce 0 (for names that must fit 64 bits); any other a random 64-bit id
+ * and nonce. */
 aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bool check_pids,
                        bool short_name, share_name *name);
 /* Adds processes allowed to fetch an entry of ours. */

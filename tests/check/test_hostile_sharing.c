@@ -9,6 +9,7 @@
  *
  * The raw clients speak the broker's protocol (core/share.h) from this
  * process or from a forked child that calls no ACL function. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -292,6 +293,192 @@ COMPAT_TEST(broker_refuses_processes_not_listed,
     ACL_OK(aclrtFree(dev));
 }
 
+/* ---- allow-lists and names ---------------------------------------------------------- */
+
+/* What a guesser tries from a key it knows: every number in it other than
+ * the pid (runs of hexadecimal digits between '-' and ':', read as
+ * decimal and as hexadecimal, the width kept) moved by -3..3. */
+enum { GUESSES = 64, GUESS_LEN = 96 };
+
+static size_t guesses_from(const char *key, char out[GUESSES][GUESS_LEN])
+{
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    size_t count = 0, len = strlen(key);
+    for (size_t start = 0; start < len;) {
+        size_t end = start;
+        while (end < len && key[end] != '-' && key[end] != ':')
+            end++;
+        size_t width = end - start;
+        bool hex = width > 0 && width < 17, dec = hex;
+        for (size_t i = start; i < end; i++) {
+            hex = hex && strchr("0123456789abcdef", key[i]) != NULL;
+            dec = dec && key[i] >= '0' && key[i] <= '9';
+        }
+        bool is_pid = width == strlen(pid) && strncmp(key + start, pid, width) == 0;
+        for (int base = 10; (hex || dec) && !is_pid && base <= 16; base += 6) {
+            if (base == 10 && !dec)
+                continue;
+            char digits[20];
+            memcpy(digits, key + start, width);
+            digits[width] = '\0';
+            unsigned long long v = strtoull(digits, NULL, base);
+            for (int k = -3; k <= 3 && count < GUESSES; k++) {
+                char number[24];
+                snprintf(number, sizeof number, base == 10 ? "%0*llu" : "%0*llx", (int)width,
+                         v + (unsigned long long)(long long)k);
+                if (k == 0)
+                    continue;
+                snprintf(out[count++], GUESS_LEN, "%.*s%s%s", (int)start, key, number, key + end);
+            }
+        }
+        start = end + 1;
+    }
+    return count;
+}
+
+COMPAT_TEST(guessed_notify_keys_import_nothing,
+            "keys made from a known notify key by changing its numbers import nothing, not even "
+            "a notify exported without pid validation",
+            "issue 26 item 16")
+{
+    aclrtNotify known, hidden;
+    ACL_OK(aclrtCreateNotify(&known, 0));
+    ACL_OK(aclrtCreateNotify(&hidden, 0));
+    char key[65], hidden_key[65];
+    ACL_OK(aclrtNotifyGetExportKey(known, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    ACL_OK(aclrtNotifyGetExportKey(hidden, hidden_key, sizeof hidden_key,
+                                   ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    peer p;
+    peer_start(&p);
+    expect_fail(peer_ask(&p, "nimport %s", key)); /* not listed */
+    char guesses[GUESSES][GUESS_LEN];
+    size_t count = guesses_from(key, guesses);
+    ck_assert_uint_gt(count, 0);
+    for (size_t i = 0; i < count; i++) {
+        const char *reply = peer_ask(&p, "nimport %s", guesses[i]);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported a notify",
+                      guesses[i]);
+    }
+    /* The hidden key itself works for whoever was given it. */
+    uintptr_t theirs = ok_hex(peer_ask(&p, "nimport %s", hidden_key));
+    expect_ok(peer_ask(&p, "ndestroy %" PRIxPTR, theirs));
+    peer_stop(&p);
+    ACL_OK(aclrtDestroyNotify(known));
+    ACL_OK(aclrtDestroyNotify(hidden));
+}
+
+static aclrtDrvMemHandle physical_handle(void)
+{
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.memAttr = ACL_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    size_t g;
+    ACL_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    return h;
+}
+
+COMPAT_TEST(guessed_shareable_handles_import_nothing,
+            "64-bit shareable handles near a known one import nothing, not even physical memory "
+            "exported without pid validation",
+            "issue 26 item 16")
+{
+    aclrtDrvMemHandle known = physical_handle(), hidden = physical_handle();
+    uint64_t known_handle, hidden_handle;
+    ACL_OK(aclrtMemExportToShareableHandle(known, ACL_MEM_HANDLE_TYPE_NONE,
+                                           ACL_RT_VMM_EXPORT_FLAG_DEFAULT, &known_handle));
+    ACL_OK(aclrtMemExportToShareableHandle(hidden, ACL_MEM_HANDLE_TYPE_NONE,
+                                           ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                                           &hidden_handle));
+    peer p;
+    peer_start(&p);
+    expect_fail(peer_ask(&p, "vimport %" PRIx64, known_handle)); /* not listed */
+    for (int64_t k = -8; k <= 8; k++) {
+        if (k == 0)
+            continue;
+        const char *reply = peer_ask(&p, "vimport %" PRIx64, known_handle + (uint64_t)k);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0,
+                      "the guess %" PRIx64 " imported physical memory", known_handle + (uint64_t)k);
+    }
+    ok_hex(peer_ask(&p, "vimport %" PRIx64, hidden_handle));
+    peer_stop(&p);
+    ACL_OK(aclrtFreePhysical(known));
+    ACL_OK(aclrtFreePhysical(hidden));
+}
+
+COMPAT_TEST(guessed_memory_keys_import_nothing,
+            "IPC keys made from a known key by changing its numbers import nothing",
+            "issue 26 item 16")
+{
+    void *known = device_filled(N, 1), *hidden = device_filled(N, 2);
+    char key[65], hidden_key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(known, N, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+    ACL_OK(aclrtIpcMemGetExportKey(hidden, N, hidden_key, sizeof hidden_key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    peer p;
+    peer_start(&p);
+    char guesses[GUESSES][GUESS_LEN];
+    size_t count = guesses_from(key, guesses);
+    ck_assert_uint_gt(count, 0);
+    for (size_t i = 0; i < count; i++) {
+        const char *reply = peer_ask(&p, "import %s", guesses[i]);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported memory",
+                      guesses[i]);
+    }
+    peer_stop(&p);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtIpcMemClose(hidden_key));
+    ACL_OK(aclrtFree(known));
+    ACL_OK(aclrtFree(hidden));
+}
+
+/* Sets the pid check of every notify page this process exported through
+ * /dev/shm off, as any process of the user could. */
+static int forge_notify_files(void)
+{
+    char prefix[64];
+    int n = snprintf(prefix, sizeof prefix, "acl-cuda-notify-%d-", (int)getpid());
+    DIR *dir = opendir("/dev/shm");
+    int forged = 0;
+    for (struct dirent *d; dir && (d = readdir(dir)) != NULL;) {
+        if (strncmp(d->d_name, prefix, (size_t)n) != 0)
+            continue;
+        char path[320];
+        snprintf(path, sizeof path, "/dev/shm/%s", d->d_name);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        uint32_t off = 0;
+        if (fd >= 0 && pwrite(fd, &off, sizeof off, 4) == (ssize_t)sizeof off)
+            forged++;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (dir)
+        closedir(dir);
+    return forged;
+}
+
+COMPAT_TEST(forged_files_do_not_allow_an_import,
+            "rewriting shared files cannot put a process on a notify's allow-list: the "
+            "exporter decides",
+            "issue 26 item 16")
+{
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    char key[65];
+    ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    int32_t someone = 1;
+    ACL_OK(aclrtNotifySetImportPid(n, &someone, 1));
+    (void)forge_notify_files();
+    peer p;
+    peer_start(&p);
+    expect_fail(peer_ask(&p, "nimport %s", key));
+    peer_stop(&p);
+    ACL_OK(aclrtDestroyNotify(n));
+}
+
 /* ---- nothing beyond what was exported ------------------------------------------------ */
 
 COMPAT_TEST(export_hands_out_only_its_range,
@@ -343,6 +530,15 @@ int main(void)
     tcase_add_test(broker, broker_refuses_malformed_messages);
     tcase_add_test(broker, broker_refuses_processes_not_listed);
     suite_add_tcase(s, broker);
+
+    TCase *names = tcase_create("allow-lists and names");
+    tcase_add_checked_fixture(names, compat_set_up, compat_tear_down);
+    tcase_set_timeout(names, 120);
+    tcase_add_test(names, guessed_notify_keys_import_nothing);
+    tcase_add_test(names, guessed_shareable_handles_import_nothing);
+    tcase_add_test(names, guessed_memory_keys_import_nothing);
+    tcase_add_test(names, forged_files_do_not_allow_an_import);
+    suite_add_tcase(s, names);
 
     TCase *range = tcase_create("exported range");
     tcase_add_checked_fixture(range, compat_set_up, compat_tear_down);

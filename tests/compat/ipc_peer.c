@@ -114,6 +114,15 @@ static void command(char *line)
         if (ret == ACL_SUCCESS)
             ret = aclrtReleaseMemAddress(va);
         reply_ret(ret);
+    } else if (strcmp(op, "nimport") == 0) { /* nimport KEY: a notify */
+        aclrtNotify n = NULL;
+        aclError ret = aclrtNotifyImportByKey(&n, a, 0);
+        if (ret == ACL_SUCCESS)
+            printf("ok %" PRIxPTR "\n", (uintptr_t)n);
+        else
+            reply_ret(ret);
+    } else if (strcmp(op, "ndestroy") == 0) { /* ndestroy NOTIFY */
+        reply_ret(aclrtDestroyNotify((aclrtNotify)(uintptr_t)strtoull(a, NULL, 16)));
     } else if (strcmp(op, "eopen") == 0) { /* eopen HEX-OF-HANDLE */
         aclrtIpcEventHandle h;
         aclrtEvent e = NULL;

@@ -334,6 +334,12 @@ COMPAT_TEST(test_shareable_handle_v1,
     ACL_FAILS_WITH(aclrtMemImportFromShareableHandle(shareable, 0, NULL), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, NULL, 1), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, &p.tgid, 0), ACL_ERROR_INVALID_PARAM);
+    /* Pids are positive, as for notifies. */
+    int32_t not_pids[2] = {0, -5};
+    ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, &not_pids[0], 1),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, not_pids, 2),
+                   ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable + 1, &p.tgid, 1),
                    ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_POSIX, 0, &again),
@@ -370,6 +376,10 @@ COMPAT_TEST(
     expect_ok(peer_ask(&p, "vunmap %" PRIxPTR " %" PRIxPTR, their_va, theirs));
     ACL_OK(
         aclrtMemSetPidToShareableHandleV2(&fabric, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, &p.tgid, 1));
+    int32_t not_pid = -1;
+    ACL_FAILS_WITH(
+        aclrtMemSetPidToShareableHandleV2(&fabric, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, &not_pid, 1),
+        ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(
         aclrtMemSetPidToShareableHandleV2(&fabric, (aclrtMemSharedHandleType)7, &p.tgid, 1),
         ACL_ERROR_RT_PARAM_INVALID);
