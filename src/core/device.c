@@ -309,9 +309,7 @@ void device_context_destroy(acl_context *ctx)
  * backend event, then waits for the marks with no lock held, so streams
  * may come and go (and callbacks may run ACL calls) while we wait, and work
  * queued after the call is not waited for. */
-/* Every stream of every context of the device, each held (stream_release),
- * in a block the caller frees. */
-static acl_stream **device_streams(int32_t phys, size_t *count_out, aclError *err_out)
+acl_stream **device_streams(int32_t phys, size_t *count_out, aclError *err_out)
 {
     size_t count = 0, cap = 0;
     acl_stream **streams = NULL;

@@ -225,6 +225,30 @@ COMPAT_TEST(test_export_behind_queued_work,
     ACL_OK(aclrtFree(dev));
 }
 
+COMPAT_TEST(test_close_with_queued_copy,
+            "aclrtIpcMemClose of an import that queued work still reads succeeds, and the work "
+            "still reads the memory",
+            "API ref aclrtIpcMemClose; queued work keeps what it touches (as aclrtFree)")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x2F, N));
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "copyclose %s %" PRIxPTR " %d %d", key, there, N, 0x2F));
+    /* Closed: a second close is refused, and the peer goes on working. */
+    expect_fail(peer_ask(&p, "close %s", key));
+    ck_assert_uint_ne(ok_hex(peer_ask(&p, "import %s", key)), 0);
+    expect_ok(peer_ask(&p, "close %s", key));
+    ACL_OK(aclrtIpcMemClose(key));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(dev));
+}
+
 COMPAT_TEST(test_key_errors,
             "IPC key functions refuse NULL arguments, zero sizes and lengths, unknown flags, keys "
             "this process does not know, and memory not from aclrtMalloc",
@@ -580,6 +604,7 @@ Suite *compat_suite_ipc(void)
     tcase_add_test(tc, test_key_withdrawn_by_free);
     tcase_add_test(tc, test_import_outlives_exporter_free);
     tcase_add_test(tc, test_export_behind_queued_work);
+    tcase_add_test(tc, test_close_with_queued_copy);
     tcase_add_test(tc, test_key_errors);
     tcase_add_test(tc, test_shareable_handle_v1);
     tcase_add_test(tc, test_shareable_handle_v2_fabric);
