@@ -111,9 +111,9 @@ static answer exchange(int32_t pid, const void *msg, size_t len, int pass_fd)
 static share_request key_request(const char *key, int32_t *pid)
 {
     share_request req = {.magic = SHARE_MAGIC, .kind = SHARE_IPC_MEMORY};
-    ck_assert_msg(sscanf(key, "acl-cuda-ipc:%" SCNd32 ":%" SCNx64 ":%" SCNx64, pid, &req.id,
-                         &req.nonce) == 3,
-                  "unexpected key format: %s", key);
+    ck_assert_msg(
+        sscanf(key, "acl-cuda-ipc:%" SCNd32 ":%" SCNx64 ":%" SCNx64, pid, &req.id, &req.nonce) == 3,
+        "unexpected key format: %s", key);
     return req;
 }
 
@@ -261,8 +261,8 @@ static int request_refused(const void *arg)
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof addr);
     addr.sun_family = AF_UNIX;
-    int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d",
-                     (int)getppid());
+    int n =
+        snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)getppid());
     if (s < 0 || connect(s, (struct sockaddr *)&addr,
                          (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) != 0)
         return 2;
@@ -271,10 +271,8 @@ static int request_refused(const void *arg)
     share_reply rep;
     char control[CMSG_SPACE(sizeof(int))];
     struct iovec iov = {&rep, sizeof rep};
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control,
-                         .msg_controllen = sizeof control};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
     ssize_t got = recvmsg(s, &msg, 0);
     if (got != (ssize_t)sizeof rep)
         return 4;
@@ -392,8 +390,7 @@ COMPAT_TEST(guessed_notify_keys_import_nothing,
     ck_assert_uint_gt(count, 0);
     for (size_t i = 0; i < count; i++) {
         const char *reply = peer_ask(&p, "nimport %s", guesses[i]);
-        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported a notify",
-                      guesses[i]);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported a notify", guesses[i]);
     }
     /* The hidden key itself works for whoever was given it. */
     uintptr_t theirs = ok_hex(peer_ask(&p, "nimport %s", hidden_key));
@@ -460,8 +457,7 @@ COMPAT_TEST(guessed_memory_keys_import_nothing,
     ck_assert_uint_gt(count, 0);
     for (size_t i = 0; i < count; i++) {
         const char *reply = peer_ask(&p, "import %s", guesses[i]);
-        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported memory",
-                      guesses[i]);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported memory", guesses[i]);
     }
     peer_stop(&p);
     ACL_OK(aclrtIpcMemClose(key));
@@ -538,8 +534,7 @@ COMPAT_TEST(export_hands_out_only_its_range,
     ck_assert_int_eq(fstat(a.fd, &st), 0);
     long page = sysconf(_SC_PAGESIZE);
     ck_assert_msg((size_t)st.st_size <= (size_t)N + (size_t)page,
-                  "the descriptor holds %lld bytes for a %d-byte export", (long long)st.st_size,
-                  N);
+                  "the descriptor holds %lld bytes for a %d-byte export", (long long)st.st_size, N);
     /* Everything the descriptor holds is the exported memory. */
     unsigned char *all = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, a.fd, 0);
     ck_assert_ptr_ne(all, MAP_FAILED);
