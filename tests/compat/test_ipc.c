@@ -461,6 +461,8 @@ COMPAT_TEST(test_ipc_event,
     ck_assert_str_eq(answer, "ok\n");
     ck_assert_str_eq(peer_ask(&p, "equery %" PRIxPTR, theirs), "ok 1");
 
+    /* The gate is made again once its host function is surely done. */
+    ACL_OK(aclrtSynchronizeStream(s));
     compat_gate_close(&gate, s);
     ACL_OK(aclrtRecordEvent(e, s));
     fprintf(p.to, "ewait %" PRIxPTR "\n", theirs);
