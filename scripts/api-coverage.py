@@ -59,7 +59,7 @@ NOTES = {
     "aclrtDeviceTaskAbort": "aborts every stream of the device as aclrtStreamAbort does; never waits, so the timeout only reaches the callbacks",
     "aclrtWaitAndResetNotify": "an expired wait lets the stream go on; its next synchronize returns ACL_ERROR_RT_TASK_TIMEOUT",
     "aclrtCntNotifyWaitWithTimeout": "an expired wait lets the stream go on; its next synchronize returns ACL_ERROR_RT_TASK_TIMEOUT",
-    "aclrtNotifyImportByKey": "same machine and user: the key names a /dev/shm object",
+    "aclrtNotifyImportByKey": "same machine: the exporter's sharing broker checks the allow-list",
     "aclrtEventGetTimestamp": "microseconds of the host's CLOCK_MONOTONIC; cuda: from anchor events, so within microseconds",
     "aclrtGetDevicesTopo": "NVLink reads as ACL_RT_DEVS_TOPOLOGY_HCCS; PCIe paths as PIX, PHB or SYS",
     "aclrtDeviceSetLimit": "the SIMT stack and printf FIFO only; the SIMD and divergence-stack limits are refused",

@@ -103,7 +103,8 @@ mode_tsan() {
   for t in compat/test_event compat/test_stream compat/test_callback compat/test_context \
            compat/test_memory check/test_storm check/test_robustness check/test_callback_ending \
            check/test_memory_registry check/test_lifecycle check/test_fidelity \
-           check/test_two_devices compat/test_notify check/test_runtime check/test_graph; do
+           check/test_two_devices compat/test_notify check/test_runtime check/test_graph \
+           compat/test_ipc check/test_hostile_sharing; do
     tests="$tests tests/$t"
   done
   TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \

@@ -228,15 +228,29 @@ ACL_EXPORT aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkTyp
 /* ---- shareable handles ----------------------------------------------------------------- */
 
 /* A 64-bit shareable handle: the exporting process and its broker's
- * entry (share.h); an aclrtMemFabricHandle holds the same behind a tag. */
+ * entry, whose id is SHARE_SHORT_ID_BITS random bits (share.h); an
+ * aclrtMemFabricHandle holds the whole name (with its nonce) behind a
+ * tag. */
+#define SHORT_ID_MASK ((UINT64_C(1) << SHARE_SHORT_ID_BITS) - 1)
+
 static uint64_t handle_u64(const share_name *name)
 {
-    return (uint64_t)(uint32_t)name->pid << 40 | (name->id & ((UINT64_C(1) << 40) - 1));
+    return (uint64_t)(uint32_t)name->pid << SHARE_SHORT_ID_BITS | (name->id & SHORT_ID_MASK);
 }
 
 static share_name name_of_u64(uint64_t h)
 {
-    return (share_name){.pid = (int32_t)(h >> 40), .id = h & ((UINT64_C(1) << 40) - 1)};
+    return (share_name){.pid = (int32_t)(h >> SHARE_SHORT_ID_BITS), .id = h & SHORT_ID_MASK};
+}
+
+/* Pids are positive, as aclrtNotifySetImportPid requires. */
+static aclError pids_valid(const char *func, const int32_t *pid, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (pid[i] <= 0)
+            return acl_raise(func, ACL_ERROR_INVALID_PARAM, "pid[%zu] = %d is not a process id", i,
+                             (int)pid[i]);
+    return ACL_SUCCESS;
 }
 
 static const char fabric_tag[8] = {'a', 'c', 'l', 'f', 'a', 'b', 'r', 1};
@@ -337,7 +351,9 @@ ACL_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, in
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pid is NULL");
     if (pidNum == 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pidNum is 0");
-    aclError ret = BACKEND_REQUIRE(__func__, vmm);
+    aclError ret = pids_valid(__func__, pid, pidNum);
+    if (ret == ACL_SUCCESS)
+        ret = BACKEND_REQUIRE(__func__, vmm);
     share_name name = name_of_u64(shareableHandle);
     return ret != ACL_SUCCESS ? ret : vmm_allow(__func__, &name, pid, pidNum);
 }
@@ -352,6 +368,8 @@ ACL_EXPORT aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
     if (pidNum == 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pidNum is 0");
     aclError ret = share_type_valid(__func__, shareType);
+    if (ret == ACL_SUCCESS)
+        ret = pids_valid(__func__, pid, pidNum);
     share_name name;
     if (ret == ACL_SUCCESS)
         ret = name_of(__func__, shareableHandle, shareType, &name);

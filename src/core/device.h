@@ -53,6 +53,10 @@ acl_stream **device_streams(int32_t phys, size_t *count, aclError *err);
 /* Waits for the work queued on every stream of the device (all contexts)
  * before the call. Bare codes: ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry. */
 aclError device_synchronize(int32_t phys, int32_t timeout_ms);
+/* Every stream of every context of the device, each held (stream_release),
+ * in a block the caller frees; NULL with *count 0 when there are none or
+ * memory ran out (*err says which). */
+acl_stream **device_streams(int32_t phys, size_t *count, aclError *err);
 /* aclrtDeviceTaskAbort: stream_abort on every stream of the device (all
  * contexts). The first failure, after trying all. */
 aclError device_abort(int32_t phys);

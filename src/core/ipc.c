@@ -3,15 +3,19 @@
  * broker's and the allocation registry's. */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/device.h"
 #include "core/errors.h"
 #include "core/ipc.h"
+#include "core/lifecycle.h"
 #include "core/memory.h"
 #include "core/share.h"
+#include "core/stream.h"
 #include "util/fork.h"
 #include "util/log.h"
 
@@ -20,6 +24,8 @@
 typedef struct ipc_export {
     char key[IPC_KEY_LEN];
     share_name name;
+    uintptr_t ptr;  /* the exported address */
+    bool withdrawn; /* its memory was freed: the broker no longer has it */
     uint64_t attr;
     struct ipc_export *next;
 } ipc_export;
@@ -34,9 +40,26 @@ typedef struct ipc_import {
     struct ipc_import *next;
 } ipc_import;
 
+/* An import closed while queued work may still read or write it: its
+ * mapping goes once every stream has passed the mark recorded behind its
+ * work at the close. */
+typedef struct closing {
+    backend_import *imp;
+    size_t count;         /* marks */
+    int32_t *phys;        /* each mark's device; -1 once passed */
+    unsigned char *marks; /* count backend events */
+    bool unmarked;        /* a busy stream could not be marked: kept until finalize */
+    struct closing *next;
+} closing;
+
+enum { MAX_DEVICES = 64 };
+
 static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
 static ipc_export *exports;
 static ipc_import *imports;
+static closing *closings;
+/* How many exports are listed: frees look at the list only when some are. */
+static atomic_size_t export_count;
 
 /* What the exporter publishes besides its backend's description. */
 typedef struct mem_blob {
@@ -126,7 +149,7 @@ aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size
             close(fd);
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
     }
-    ret = share_publish(SHARE_IPC_MEMORY, fd, &blob, sizeof blob, check_pids, true, &x->name);
+    ret = share_publish(SHARE_IPC_MEMORY, fd, &blob, sizeof blob, check_pids, false, &x->name);
     if (ret != ACL_SUCCESS) {
         if (fd >= 0)
             close(fd);
@@ -134,9 +157,11 @@ aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size
         return acl_raise(api, ret, "%p cannot be shared: %s", ptr, acl_error_text(ret));
     }
     key_of(&x->name, x->key);
+    x->ptr = (uintptr_t)ptr;
     pthread_mutex_lock(&ipc_lock);
     x->next = exports;
     exports = x;
+    atomic_fetch_add_explicit(&export_count, 1, memory_order_release);
     pthread_mutex_unlock(&ipc_lock);
     memcpy(key, x->key, IPC_KEY_LEN);
     ACL_LOG(LOG_DEBUG, "%p (%zu bytes) exported as %s", ptr, size, x->key);
@@ -148,11 +173,15 @@ aclError ipc_mem_allow(const char *api, const char *key, const int32_t *pids, si
     pthread_mutex_lock(&ipc_lock);
     ipc_export *x = export_of(key);
     share_name name = x ? x->name : (share_name){0};
+    bool withdrawn = x && x->withdrawn;
     pthread_mutex_unlock(&ipc_lock);
     if (x == NULL)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "key \"%.*s\" is not a key this process exported (or it was closed)",
                          IPC_KEY_LEN, key);
+    if (withdrawn)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the memory of key \"%s\" was freed: the key names nothing any more", key);
     aclError ret = share_allow(&name, pids, count);
     if (ret != ACL_SUCCESS)
         return acl_raise(api, ret, "cannot allow %zu processes to import \"%s\": %s", count, key,
@@ -160,8 +189,157 @@ aclError ipc_mem_allow(const char *api, const char *key, const int32_t *pids, si
     return ACL_SUCCESS;
 }
 
+/* ---- imports closed while work may use them ---------------------------------------
+ * The last aclrtIpcMemClose of an import takes it out of the registry at
+ * once (nothing new reaches it), and its mapping goes once the work queued
+ * before the close on every stream (of any device: peers reach it too) has
+ * passed, as aclrtFree leaves memory to queued work. Looked at again at the
+ * next IPC call, and when a device is released (its streams are done or
+ * cancelled) or ACL finalized. */
+
+static void closing_free(closing *c)
+{
+    const backend_event_ops *ev = backend()->event;
+    for (size_t i = 0; i < c->count; i++)
+        if (c->phys[i] >= 0)
+            ev->destroy((backend_event *)(c->marks + i * ev->size));
+    backend()->ipc->mem_close(c->imp);
+    free(c->phys);
+    free(c->marks);
+    free(c);
+}
+
+/* Records a mark behind the queued work of every busy stream of phys. */
+static void mark_device(closing *c, int32_t phys, size_t *cap)
+{
+    const backend_event_ops *ev = backend()->event;
+    size_t count;
+    aclError err;
+    acl_stream **streams = device_streams(phys, &count, &err);
+    if (err != ACL_SUCCESS)
+        c->unmarked = true;
+    for (size_t i = 0; i < count; i++) {
+        acl_stream *s = streams[i];
+        bool idle = false;
+        /* A capture holds no queued work; a device-fed stream's is not ours to mark. */
+        if (stream_query(s, &idle) != ACL_SUCCESS || idle || (s->flags & STREAM_DEVICE_FED_FLAGS))
+            goto next;
+        if (c->count == *cap) {
+            size_t grown = *cap ? 2 * *cap : 8;
+            int32_t *more_phys = realloc(c->phys, grown * sizeof *more_phys);
+            if (more_phys)
+                c->phys = more_phys;
+            unsigned char *more_marks = more_phys ? realloc(c->marks, grown * ev->size) : NULL;
+            if (!more_marks) {
+                c->unmarked = true;
+                goto next;
+            }
+            c->marks = more_marks;
+            *cap = grown;
+        }
+        backend_event *mark = (backend_event *)(c->marks + c->count * ev->size);
+        if (ev->create(mark, s->phys, false) != ACL_SUCCESS) {
+            c->unmarked = true;
+            goto next;
+        }
+        if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS) {
+            ev->destroy(mark);
+            c->unmarked = true;
+            goto next;
+        }
+        c->phys[c->count++] = s->phys;
+    next:
+        stream_release(s);
+    }
+    free(streams);
+}
+
+/* Closes imp now, or once the work queued so far has passed. */
+static void retire_import(backend_import *imp)
+{
+    closing *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        ACL_LOG(LOG_ERROR, "out of host memory: an imported mapping stays until the process ends");
+        return;
+    }
+    c->imp = imp;
+    size_t cap = 0;
+    for (int32_t phys = 0; phys < MAX_DEVICES; phys++)
+        mark_device(c, phys, &cap);
+    if (c->count == 0 && !c->unmarked) {
+        closing_free(c);
+        return;
+    }
+    pthread_mutex_lock(&ipc_lock);
+    c->next = closings;
+    closings = c;
+    pthread_mutex_unlock(&ipc_lock);
+}
+
+/* Closes the imports whose marks have all passed; marks of device
+ * `released` (every device when `all`) count as passed. */
+static void reap_closings(int32_t released, bool all)
+{
+    const backend_event_ops *ev = backend()->event;
+    closing *done = NULL;
+    pthread_mutex_lock(&ipc_lock);
+    for (closing **link = &closings; *link;) {
+        closing *c = *link;
+        bool passed = all || !c->unmarked;
+        for (size_t i = 0; i < c->count; i++) {
+            backend_event *mark = (backend_event *)(c->marks + i * ev->size);
+            bool complete = false;
+            if (c->phys[i] < 0)
+                continue;
+            if (all || c->phys[i] == released ||
+                (ev->query(mark, &complete) == ACL_SUCCESS && complete)) {
+                ev->destroy(mark);
+                c->phys[i] = -1;
+            } else {
+                passed = false;
+            }
+        }
+        if (passed) {
+            *link = c->next;
+            c->next = done;
+            done = c;
+        } else {
+            link = &c->next;
+        }
+    }
+    pthread_mutex_unlock(&ipc_lock);
+    while (done) {
+        closing *c = done;
+        done = c->next;
+        closing_free(c);
+    }
+}
+
+static bool closings_waiting(void)
+{
+    pthread_mutex_lock(&ipc_lock);
+    bool any = closings != NULL;
+    pthread_mutex_unlock(&ipc_lock);
+    return any;
+}
+
+static void device_released(void *subject)
+{
+    if (closings_waiting())
+        reap_closings((int32_t)(intptr_t)subject, false);
+}
+
+static void all_released(void *subject)
+{
+    (void)subject;
+    if (closings_waiting())
+        reap_closings(-1, true);
+}
+
 aclError ipc_mem_import(const char *api, acl_context *ctx, void **ptr, const char *key)
 {
+    if (closings_waiting())
+        reap_closings(-1, false);
     share_name name;
     if (!key_parse(key, &name))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -271,6 +449,8 @@ aclError ipc_mem_set_attr(const char *api, const char *key, uint64_t attr)
 
 aclError ipc_mem_close(const char *api, const char *key)
 {
+    if (closings_waiting())
+        reap_closings(-1, false);
     pthread_mutex_lock(&ipc_lock);
     ipc_import *gone_import = NULL;
     ipc_export *gone_export = NULL;
@@ -288,23 +468,44 @@ aclError ipc_mem_close(const char *api, const char *key)
         if (strcmp((*link)->key, key) == 0) {
             gone_export = *link;
             *link = gone_export->next;
+            atomic_fetch_sub_explicit(&export_count, 1, memory_order_relaxed);
             break;
         }
     }
     pthread_mutex_unlock(&ipc_lock);
     if (gone_export == NULL)
         return unknown_key(api, key);
-    share_withdraw(&gone_export->name);
+    if (!gone_export->withdrawn)
+        share_withdraw(&gone_export->name);
     free(gone_export);
     return ACL_SUCCESS;
 close_import:
     if (gone_import) {
         mem_block b;
         (void)memory_unregister(gone_import->ptr, ORIGIN_IPC, &b);
-        backend()->ipc->mem_close(gone_import->imp);
+        retire_import(gone_import->imp);
         free(gone_import);
     }
     return ACL_SUCCESS;
+}
+
+/* Freed memory is shared no more: its keys are withdrawn at once, so that
+ * none of them names the next allocation placed there. The exporter's
+ * aclrtIpcMemClose of such a key still succeeds (and forgets it). */
+static void memory_freed(void *subject)
+{
+    const mem_block *b = subject;
+    if (atomic_load_explicit(&export_count, memory_order_acquire) == 0 || b->kind != MEM_DEVICE)
+        return;
+    pthread_mutex_lock(&ipc_lock);
+    for (ipc_export *x = exports; x; x = x->next) {
+        if (!x->withdrawn && x->ptr >= b->base && x->ptr - b->base < b->size) {
+            share_withdraw(&x->name);
+            x->withdrawn = true;
+            ACL_LOG(LOG_DEBUG, "%s withdrawn: its memory was freed", x->key);
+        }
+    }
+    pthread_mutex_unlock(&ipc_lock);
 }
 
 /* ---- events -------------------------------------------------------------------- */
@@ -349,7 +550,7 @@ aclError ipc_event_export(const char *api, acl_event *e, aclrtIpcEventHandle *ha
         return ACL_SUCCESS;
     }
     share_name *kept = malloc(sizeof *kept);
-    ret = kept ? share_publish(SHARE_EVENT, fd, blob, len, false, true, &n.name)
+    ret = kept ? share_publish(SHARE_EVENT, fd, blob, len, false, false, &n.name)
                : ACL_ERROR_RT_MEMORY_ALLOCATION;
     if (ret == ACL_SUCCESS) {
         *kept = n.name;
@@ -409,6 +610,8 @@ static void fork_child(void)
 {
     ipc_export *x = exports;
     exports = NULL;
+    atomic_store_explicit(&export_count, 0, memory_order_relaxed);
+    closings = NULL; /* marks of the parent's streams: its mappings stay as they are */
     while (x) {
         ipc_export *next = x->next;
         free(x);
@@ -420,4 +623,7 @@ static void fork_child(void)
 __attribute__((constructor)) static void ipc_init(void)
 {
     fork_register(FORK_RANK_VMM, fork_prepare, fork_parent, fork_child);
+    lifecycle_observe(LIFECYCLE_MEMORY_FREED, memory_freed);
+    lifecycle_observe(LIFECYCLE_DEVICE_RELEASED, device_released);
+    lifecycle_observe(LIFECYCLE_FINALIZED, all_released);
 }

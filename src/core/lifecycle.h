@@ -16,6 +16,9 @@ typedef enum lifecycle_event {
     LIFECYCLE_DEVICE_RELEASED,
     /* subject: NULL; aclFinalize released everything. */
     LIFECYCLE_FINALIZED,
+    /* subject: the mem_block (memory.h) aclrtFree or a sibling just took
+     * from the registry, before the backend frees it. */
+    LIFECYCLE_MEMORY_FREED,
     LIFECYCLE_EVENT_COUNT
 } lifecycle_event;
 

@@ -741,6 +741,7 @@ aclError memory_free(const char *api, void *ptr, unsigned origins)
                          "%p is not live %s (never allocated by ACL or already freed)", ptr,
                          wanted_memory(origins));
     }
+    lifecycle_notify(LIFECYCLE_MEMORY_FREED, &b);
     if (b.origin == ORIGIN_MALLOC_HOST)
         hostmem_forget(ptr, b.size);
     if (b.origin == ORIGIN_MANAGED) {

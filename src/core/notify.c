@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "core/errors.h"
 #include "core/graph.h"
 #include "core/notify.h"
-#include "util/fork.h"
+#include "core/share.h"
 
 enum {
     NOTIFY_LIMIT = 65536, /* live notifies of both kinds, as the largest Ascend devices */
@@ -18,27 +19,28 @@ enum {
     PAGE_MAGIC = 0x41434e46, /* "ACNF" */
 };
 
-static atomic_uint next_notify_id;
-static atomic_int live_notifies;
-
-static void exported_remove(const char *path);
+#define KEY_FORMAT "aclnotify-%" PRId32 "-%016" PRIx64 "-%016" PRIx64
 
 typedef struct notify_page {
     uint32_t magic;
-    uint32_t check_pid; /* the allow-list applies */
-    int32_t owner;      /* the exporting process */
-    char backend[16];   /* importers must run the same backend */
     _Atomic uint32_t word;
-    _Atomic uint32_t npids;
-    int32_t pids[NOTIFY_MAX_PIDS];
-    unsigned char blob[NOTIFY_BLOB_SIZE];
 } notify_page;
+
+/* What the importer gets besides the page. */
+typedef struct notify_blob {
+    char backend[16]; /* importers must run the same backend */
+    unsigned char blob[NOTIFY_BLOB_SIZE];
+} notify_blob;
+_Static_assert(sizeof(notify_blob) <= SHARE_BLOB_MAX, "a notify's blob fits the broker's");
 
 struct notify_share {
     notify_page *page;
-    char path[64];
-    bool owner;
+    share_name name; /* ours, when exported */
+    size_t npids;    /* allowed so far */
 };
+
+static atomic_uint next_notify_id;
+static atomic_int live_notifies;
 
 static const char *kind_name(bool counting)
 {
@@ -139,7 +141,7 @@ aclError notify_destroy(const char *api, void *handle, bool counting)
                          handle_kind_of(handle) ? " (it is another kind of handle)" : "");
     acl_notify *n = (acl_notify *)o;
     if (n->exported)
-        exported_remove(n->share->path); /* no new imports; importers keep theirs */
+        share_withdraw(&n->share->name); /* no new imports; importers keep theirs */
     object_put(o);
     return ACL_SUCCESS;
 }
@@ -192,77 +194,14 @@ aclError notify_reset(const char *api, acl_notify *n)
 }
 
 /* ---- sharing with other processes ---------------------------------------------------------
- * An exported notify's key is "aclnotify-<pid>-<id>"; its page is the file
- * /dev/shm/acl-cuda-notify-<pid>-<id> (readable and writable by the user
- * only), mapped by the exporter and by every importer, and removed when the
- * exporter destroys the notify or exits: importers keep their mapping, new
- * imports fail. Pages stay mapped until the process ends, as queued work
- * may still use a host backend's word in them. */
-
-/* Names this process exported and still owns, removed at exit. */
-static pthread_mutex_t exported_lock = PTHREAD_MUTEX_INITIALIZER;
-static char (*exported_paths)[64];
-static size_t exported_count, exported_cap;
-
-static void exported_add(const char *path)
-{
-    pthread_mutex_lock(&exported_lock);
-    if (exported_count == exported_cap) {
-        size_t cap = exported_cap ? 2 * exported_cap : 16;
-        char(*grown)[64] = realloc(exported_paths, cap * sizeof *grown);
-        if (grown) {
-            exported_paths = grown;
-            exported_cap = cap;
-        }
-    }
-    if (exported_count < exported_cap)
-        snprintf(exported_paths[exported_count++], 64, "%s", path);
-    pthread_mutex_unlock(&exported_lock);
-}
-
-static void exported_remove(const char *path)
-{
-    (void)unlink(path);
-    pthread_mutex_lock(&exported_lock);
-    for (size_t i = 0; i < exported_count; i++) {
-        if (strcmp(exported_paths[i], path) == 0) {
-            memcpy(exported_paths[i], exported_paths[--exported_count], 64);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&exported_lock);
-}
-
-static void fork_prepare(void)
-{
-    pthread_mutex_lock(&exported_lock);
-}
-
-static void fork_done(void)
-{
-    pthread_mutex_unlock(&exported_lock);
-}
-
-__attribute__((constructor)) static void notify_init(void)
-{
-    fork_register(FORK_RANK_CALLBACKS, fork_prepare, fork_done, fork_done);
-}
-
-__attribute__((destructor)) static void exported_cleanup(void)
-{
-    /* Only the process that made them: a forked child shares the list. */
-    static const char prefix[] = "/dev/shm/acl-cuda-notify-";
-    char mine[64];
-    snprintf(mine, sizeof mine, "%s%d-", prefix, (int)getpid());
-    for (size_t i = 0; i < exported_count; i++)
-        if (strncmp(exported_paths[i], mine, strlen(mine)) == 0)
-            (void)unlink(exported_paths[i]);
-}
-
-static void page_path(char *out, size_t size, int pid, unsigned id)
-{
-    snprintf(out, size, "/dev/shm/acl-cuda-notify-%d-%u", pid, id);
-}
+ * An exported notify is an entry of the sharing broker (share.h): its key
+ * is "aclnotify-<pid>-<id>-<nonce>" (the broker's random name), the
+ * descriptor it passes is a page of a memfd holding the word (the host
+ * backend keeps the word there from then on), and its blob the backend's
+ * description (the cuda backend's CUDA IPC handle). The exporter's broker
+ * checks the allow-list; destroying the notify withdraws it: importers keep
+ * their mapping, new imports fail. Pages stay mapped until the process
+ * ends, as queued work may still use a host backend's word in them. */
 
 static notify_page *page_map(int fd)
 {
@@ -272,57 +211,56 @@ static notify_page *page_map(int fd)
 
 aclError notify_export(const char *api, acl_notify *n, char *key, size_t len, bool check_pid)
 {
-    int pid = (int)getpid();
-    char k[NOTIFY_KEY_SIZE];
-    snprintf(k, sizeof k, "aclnotify-%d-%u", pid, n->id);
-    if (len < strlen(k) + 1)
+    /* Every key of this process has the same length (the numbers are padded). */
+    size_t need =
+        (size_t)snprintf(NULL, 0, KEY_FORMAT, (int32_t)getpid(), (uint64_t)0, (uint64_t)0) + 1;
+    if (len < need)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "key buffer of %zu bytes is too small: the key needs %zu (ACL asks for "
                          "%d)",
-                         len, strlen(k) + 1, NOTIFY_KEY_SIZE);
+                         len, need, NOTIFY_KEY_SIZE);
     if (n->share)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "notify %u is %s already", n->id,
                          n->exported ? "exported" : "imported from another process");
     struct notify_share *share = calloc(1, sizeof *share);
     if (!share)
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-    page_path(share->path, sizeof share->path, pid, n->id);
-    int fd = open(share->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = memfd_create("acl-notify", MFD_CLOEXEC);
     notify_page *page = NULL;
     if (fd >= 0 && ftruncate(fd, sizeof(notify_page)) == 0)
         page = page_map(fd);
-    int saved = errno;
-    aclError err;
-    if (fd >= 0)
-        close(fd);
     if (!page) {
+        aclError err =
+            acl_raise(api, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+                      "cannot make a shared page for notify %u: %s", n->id, strerror(errno));
         if (fd >= 0)
-            (void)unlink(share->path);
-        err = acl_raise(api, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot make %s: %s", share->path,
-                        strerror(saved));
+            close(fd);
         free(share);
         return err;
     }
-    memset(page, 0, sizeof *page);
-    page->check_pid = check_pid;
-    page->owner = pid;
-    snprintf(page->backend, sizeof page->backend, "%s", backend()->name);
-    err = backend()->notify->share(notify_backend(n), &page->word, page->blob);
+    notify_blob blob;
+    memset(&blob, 0, sizeof blob); /* all of it goes to other processes */
+    snprintf(blob.backend, sizeof blob.backend, "%s", backend()->name);
+    aclError err = backend()->notify->share(notify_backend(n), &page->word, blob.blob);
     if (err) {
         munmap(page, sizeof *page);
-        (void)unlink(share->path);
+        close(fd);
         free(share);
         return acl_raise(api, err, "notify %u cannot be shared on the %s backend", n->id,
                          backend()->name);
     }
-    atomic_thread_fence(memory_order_release);
-    page->magic = PAGE_MAGIC; /* complete: importers may use it */
+    page->magic = PAGE_MAGIC;
+    err = share_publish(SHARE_NOTIFY, fd, &blob, sizeof blob, check_pid, false, &share->name);
+    if (err) {
+        /* The word stays in the page: queued work may use it already. */
+        close(fd);
+        free(share);
+        return acl_raise(api, err, "notify %u cannot be shared: %s", n->id, acl_error_text(err));
+    }
     share->page = page;
-    share->owner = true;
     n->share = share;
     n->exported = true;
-    exported_add(share->path);
-    memcpy(key, k, strlen(k) + 1);
+    snprintf(key, len, KEY_FORMAT, share->name.pid, share->name.id, share->name.nonce);
     return ACL_SUCCESS;
 }
 
@@ -331,82 +269,83 @@ aclError notify_allow_pids(const char *api, acl_notify *n, const int32_t *pids, 
     if (!n->exported)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "notify %u was not exported: call aclrtNotifyGetExportKey first", n->id);
-    notify_page *page = n->share->page;
-    uint32_t have = atomic_load(&page->npids);
-    if (num > NOTIFY_MAX_PIDS - have)
+    struct notify_share *share = n->share;
+    if (num > NOTIFY_MAX_PIDS - share->npids)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "at most %d processes may be allowed per notify (%u are already)",
-                         NOTIFY_MAX_PIDS, have);
+                         "at most %d processes may be allowed per notify (%zu are already)",
+                         NOTIFY_MAX_PIDS, share->npids);
     for (size_t i = 0; i < num; i++) {
         if (pids[i] <= 0)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM, "pid[%zu] = %d is not a process id", i,
                              (int)pids[i]);
     }
-    /* Written before the count that publishes them. */
-    memcpy(&page->pids[have], pids, num * sizeof *pids);
-    atomic_store(&page->npids, have + (uint32_t)num);
+    aclError err = share_allow(&share->name, pids, num);
+    if (err)
+        return acl_raise(api, err, "cannot allow %zu processes to import notify %u: %s", num, n->id,
+                         acl_error_text(err));
+    share->npids += num;
     return ACL_SUCCESS;
-}
-
-static bool pid_allowed(const notify_page *page, int pid)
-{
-    if (!page->check_pid || page->owner == pid)
-        return true;
-    uint32_t count = atomic_load((_Atomic uint32_t *)&page->npids);
-    for (uint32_t i = 0; i < count && i < NOTIFY_MAX_PIDS; i++)
-        if (page->pids[i] == pid)
-            return true;
-    return false;
 }
 
 aclError notify_import(const char *api, acl_context *ctx, const char *key, bool peer_access,
                        acl_notify **out)
 {
-    int pid, used = 0;
-    unsigned id;
+    share_name name = {0};
+    int used = 0;
     if (strnlen(key, NOTIFY_KEY_SIZE) == NOTIFY_KEY_SIZE ||
-        sscanf(key, "aclnotify-%d-%u%n", &pid, &id, &used) != 2 || key[used] != '\0' || pid <= 0)
+        sscanf(key, "aclnotify-%" SCNd32 "-%" SCNx64 "-%" SCNx64 "%n", &name.pid, &name.id,
+               &name.nonce, &used) != 3 ||
+        key[used] != '\0' || name.pid <= 0)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "\"%.*s\" is not a key of aclrtNotifyGetExportKey", NOTIFY_KEY_SIZE, key);
-    struct notify_share *share = calloc(1, sizeof *share);
-    if (!share)
-        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-    page_path(share->path, sizeof share->path, pid, id);
-    int fd = open(share->path, O_RDWR | O_CLOEXEC);
-    struct stat st;
+    notify_blob blob;
+    size_t blob_len = sizeof blob;
+    int fd = -1;
+    aclError err = share_fetch(&name, SHARE_NOTIFY, &fd, &blob, &blob_len);
+    if (err == ACL_ERROR_RT_NO_PERMISSION)
+        return acl_raise(api, err,
+                         "cannot import \"%s\": process %d is not on the notify's allow-list "
+                         "(aclrtNotifySetImportPid)",
+                         key, (int)getpid());
+    if (err == ACL_ERROR_INVALID_PARAM)
+        return acl_raise(api, err,
+                         "cannot import \"%s\": no notify is exported under this key (or its "
+                         "exporter destroyed it or ended)",
+                         key);
+    if (err)
+        return acl_raise(api, err, "cannot reach process %d for \"%s\": %s", (int)name.pid, key,
+                         acl_error_text(err));
     notify_page *page = NULL;
-    if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size == sizeof(notify_page))
+    struct stat st;
+    if (fd >= 0 && blob_len == sizeof blob && fstat(fd, &st) == 0 &&
+        (size_t)st.st_size >= sizeof(notify_page))
         page = page_map(fd);
     if (fd >= 0)
         close(fd);
     const char *refusal = NULL;
-    aclError code = ACL_ERROR_INVALID_PARAM;
     if (!page)
-        refusal = "no notify is exported under this key (or its exporter destroyed it)";
+        refusal = "the exporter described the notify badly";
     else if (page->magic != PAGE_MAGIC)
         refusal = "the notify's export is not complete";
-    else if (strcmp(page->backend, backend()->name) != 0)
+    else if (strncmp(blob.backend, backend()->name, sizeof blob.backend) != 0)
         refusal = "the exporting process runs another backend";
-    else if (!pid_allowed(page, (int)getpid())) {
-        refusal = "this process is not on the notify's allow-list (aclrtNotifySetImportPid)";
-        code = ACL_ERROR_RT_NO_PERMISSION;
-    }
     if (refusal) {
         if (page)
             munmap(page, sizeof *page);
-        free(share);
-        return acl_raise(api, code, "cannot import \"%s\": %s", key, refusal);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "cannot import \"%s\": %s", key, refusal);
     }
-    share->page = page;
-    aclError err;
-    acl_notify *n = notify_alloc(api, false, &err);
+    struct notify_share *share = calloc(1, sizeof *share);
+    acl_notify *n = share ? notify_alloc(api, false, &err) : NULL;
     if (!n) {
+        if (!share)
+            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
         munmap(page, sizeof *page);
         free(share);
         return err;
     }
+    share->page = page;
     err =
-        backend()->notify->open(notify_backend(n), ctx->phys, &page->word, page->blob, peer_access);
+        backend()->notify->open(notify_backend(n), ctx->phys, &page->word, blob.blob, peer_access);
     if (err) {
         munmap(page, sizeof *page);
         free(share);

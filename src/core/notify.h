@@ -3,11 +3,11 @@
  * object (backend.h). Record and wait are stream tasks (stream_submit).
  *
  * Sharing with other processes (aclrtNotifyGetExportKey, ImportByKey,
- * SetImportPid) is this module's own small mechanism, kept apart from IPC
- * memory: an exported notify gets a POSIX shared-memory object named after
- * its key, holding the pid allow-list and what the importer needs (the
- * host backend's word itself; the cuda backend's CUDA IPC handle). All
- * functions raise. */
+ * SetImportPid) goes through the sharing broker (share.h), which enforces
+ * the allow-list in the exporting process: an exported notify passes a
+ * shared page (the host backend's word lives in it) and what the importer
+ * needs besides (the cuda backend's CUDA IPC handle). All functions
+ * raise. */
 #ifndef ACLCUDA_CORE_NOTIFY_H
 #define ACLCUDA_CORE_NOTIFY_H
 

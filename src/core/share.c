@@ -1,6 +1,7 @@
 /* Sharing with other processes: the broker (see share.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -11,28 +12,19 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/share.h"
+#include "util/clock.h"
 #include "util/fork.h"
 #include "util/log.h"
 
-#define SHARE_MAGIC 0x41534852u /* "ASHR" */
-
-enum { IO_TIMEOUT_S = 5, BACKLOG = 64 };
-
-typedef struct request {
-    uint32_t magic, kind;
-    uint64_t id, nonce;
-} request;
-
-typedef struct reply {
-    uint32_t magic;
-    int32_t status;
-    uint32_t len;
-    unsigned char blob[SHARE_BLOB_MAX];
-} reply;
+enum {
+    IO_TIMEOUT_S = 5,      /* an importer's wait for the broker */
+    CLIENT_IDLE_MS = 2000, /* a connection that sends nothing is dropped after this */
+    MAX_CLIENTS = 128,     /* connections waiting for their request at once */
+    BACKLOG = 128,
+};
 
 typedef struct entry {
     uint64_t id, nonce;
@@ -46,10 +38,15 @@ typedef struct entry {
     struct entry *next;
 } entry;
 
+/* Guards the entries, the listener and the broker's connections (which
+ * only the broker changes; under the lock so that a forked child finds
+ * them whole and closes them). */
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *entries;
-static uint64_t next_id = 1;
 static int listener = -1; /* the broker's socket, -1 until the first export */
+static int clients[MAX_CLIENTS];
+static int64_t client_since[MAX_CLIENTS];
+static size_t client_count;
 
 static socklen_t socket_name(int32_t pid, struct sockaddr_un *addr)
 {
@@ -68,6 +65,37 @@ static entry *find(uint64_t id)
     return NULL;
 }
 
+/* Fills out with random bytes from the kernel; false when there are none
+ * to be had (names are never made from anything guessable). */
+static bool random_bytes(void *out, size_t n)
+{
+    unsigned char *p = out;
+    while (n > 0) {
+        ssize_t got = getrandom(p, n, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        p += got;
+        n -= (size_t)got;
+    }
+    if (n == 0)
+        return true;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC); /* kernels without getrandom */
+    while (fd >= 0 && n > 0) {
+        ssize_t got = read(fd, p, n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        p += got;
+        n -= (size_t)got;
+    }
+    if (fd >= 0)
+        close(fd);
+    return n == 0;
+}
+
 static void set_timeouts(int fd)
 {
     struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
@@ -75,39 +103,65 @@ static void set_timeouts(int fd)
     (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
-/* Answers one importer. */
-static void serve(int conn)
+static bool valid_kind(uint32_t kind)
 {
-    set_timeouts(conn);
-    request req;
-    reply rep;
+    return kind == SHARE_IPC_MEMORY || kind == SHARE_PHYSICAL || kind == SHARE_EVENT ||
+           kind == SHARE_NOTIFY;
+}
+
+/* Whether the process behind cred may fetch e: this process always; one
+ * listed always; any other of the same user when e checks no pids. */
+static bool allowed(const entry *e, const struct ucred *cred)
+{
+    if (cred->pid == getpid())
+        return true;
+    for (size_t i = 0; i < e->npids; i++)
+        if (e->pids[i] == (int32_t)cred->pid)
+            return true;
+    return !e->check_pids && cred->uid == geteuid();
+}
+
+/* Reads one request from conn, if it sent one, and answers it. False when
+ * conn has sent nothing yet; true when it is done with (answered, closed
+ * by its peer, or broken). A request that is not exactly one well-formed
+ * message gets ACL_ERROR_RT_IPC_ERROR; descriptors sent along are dropped
+ * by the kernel (no control buffer), never installed here. */
+static bool serve(int conn)
+{
+    unsigned char buf[sizeof(share_request) + 1]; /* one byte more tells oversized ones */
+    struct iovec in_iov = {buf, sizeof buf};
+    struct msghdr in = {.msg_iov = &in_iov, .msg_iovlen = 1};
+    ssize_t got = recvmsg(conn, &in, MSG_DONTWAIT);
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return false;
+    if (got <= 0)
+        return true;
+    share_reply rep;
     memset(&rep, 0, sizeof rep); /* all of it goes to another process */
     rep.magic = SHARE_MAGIC;
     rep.status = ACL_ERROR_RT_IPC_ERROR;
     int fd = -1;
+    share_request req;
     struct ucred cred;
     socklen_t cred_len = sizeof cred;
-    ssize_t got = recv(conn, &req, sizeof req, 0);
-    if (got != (ssize_t)sizeof req || req.magic != SHARE_MAGIC ||
+    if (got != (ssize_t)sizeof req || (in.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+        goto answer;
+    memcpy(&req, buf, sizeof req);
+    if (req.magic != SHARE_MAGIC || !valid_kind(req.kind) ||
         getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0)
         goto answer;
     pthread_mutex_lock(&share_lock);
     entry *e = find(req.id);
     if (e == NULL || e->nonce != req.nonce || (uint32_t)e->kind != req.kind) {
         rep.status = ACL_ERROR_INVALID_PARAM;
+    } else if (!allowed(e, &cred)) {
+        rep.status = ACL_ERROR_RT_NO_PERMISSION;
+    } else if (e->fd >= 0 && (fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+        rep.status = ACL_ERROR_RT_IPC_ERROR;
     } else {
-        bool allowed = !e->check_pids;
-        for (size_t i = 0; i < e->npids && !allowed; i++)
-            allowed = e->pids[i] == (int32_t)cred.pid;
-        if (!allowed) {
-            rep.status = ACL_ERROR_RT_NO_PERMISSION;
-        } else if (e->fd >= 0 && (fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-            rep.status = ACL_ERROR_RT_IPC_ERROR;
-        } else {
-            rep.status = ACL_SUCCESS;
-            rep.len = (uint32_t)e->len;
-            memcpy(rep.blob, e->blob, e->len);
-        }
+        rep.status = ACL_SUCCESS;
+        rep.len = (uint32_t)e->len;
+        memcpy(rep.blob, e->blob, e->len);
     }
     pthread_mutex_unlock(&share_lock);
 answer:;
@@ -127,25 +181,81 @@ answer:;
         c->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(c), &fd, sizeof fd);
     }
-    (void)sendmsg(conn, &msg, MSG_NOSIGNAL);
+    /* A fresh connection has room for one reply: never blocks the broker. */
+    (void)sendmsg(conn, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (fd >= 0)
         close(fd);
+    return true;
+}
+
+/* Drops connection i (under share_lock). */
+static void client_drop(size_t i)
+{
+    close(clients[i]);
+    memmove(&clients[i], &clients[i + 1], (client_count - i - 1) * sizeof clients[0]);
+    memmove(&client_since[i], &client_since[i + 1],
+            (client_count - i - 1) * sizeof client_since[0]);
+    client_count--;
+}
+
+/* Takes the connections waiting on the listener; when MAX_CLIENTS are
+ * open already, the one that has waited longest without a word goes. */
+static void accept_all(int sock)
+{
+    for (;;) {
+        int conn = accept4(sock, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (conn < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if ((errno == EMFILE || errno == ENFILE) && client_count > 0) {
+                pthread_mutex_lock(&share_lock);
+                client_drop(0); /* a descriptor for the newcomer */
+                pthread_mutex_unlock(&share_lock);
+                continue;
+            }
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                ACL_LOG(LOG_WARNING, "the sharing broker cannot accept: %s", strerror(errno));
+            return;
+        }
+        pthread_mutex_lock(&share_lock);
+        if (client_count == MAX_CLIENTS)
+            client_drop(0);
+        clients[client_count] = conn;
+        client_since[client_count++] = monotonic_ns();
+        pthread_mutex_unlock(&share_lock);
+    }
 }
 
 static void *broker(void *arg)
 {
     int sock = (int)(intptr_t)arg;
     pthread_setname_np(pthread_self(), "acl-share");
+    struct pollfd fds[1 + MAX_CLIENTS];
     for (;;) {
-        int conn = accept4(sock, NULL, NULL, SOCK_CLOEXEC);
-        if (conn < 0) {
-            if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE)
-                continue;
-            ACL_LOG(LOG_ERROR, "the sharing broker stops: accept failed (%s)", strerror(errno));
+        /* Only this thread changes the connections: reading them needs no lock. */
+        size_t count = client_count;
+        int timeout = -1;
+        fds[0] = (struct pollfd){.fd = sock, .events = POLLIN};
+        for (size_t i = 0; i < count; i++)
+            fds[1 + i] = (struct pollfd){.fd = clients[i], .events = POLLIN};
+        if (count > 0)
+            timeout = ms_left(client_since[0] + (int64_t)CLIENT_IDLE_MS * 1000000) + 1;
+        int ready = poll(fds, 1 + count, timeout);
+        if (ready < 0 && errno != EINTR) {
+            ACL_LOG(LOG_ERROR, "the sharing broker stops: poll failed (%s)", strerror(errno));
             return NULL;
         }
-        serve(conn);
-        close(conn);
+        int64_t now = monotonic_ns();
+        for (size_t i = count; i-- > 0;) {
+            bool done = ready > 0 && fds[1 + i].revents != 0 ? serve(fds[1 + i].fd) : false;
+            if (done || now - client_since[i] >= (int64_t)CLIENT_IDLE_MS * 1000000) {
+                pthread_mutex_lock(&share_lock);
+                client_drop(i);
+                pthread_mutex_unlock(&share_lock);
+            }
+        }
+        if (ready > 0 && (fds[0].revents & POLLIN))
+            accept_all(sock);
     }
 }
 
@@ -154,7 +264,7 @@ static aclError broker_start(void)
 {
     if (listener >= 0)
         return ACL_SUCCESS;
-    int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (sock < 0)
         return ACL_ERROR_RT_IPC_ERROR;
     struct sockaddr_un addr;
@@ -184,26 +294,35 @@ static aclError broker_start(void)
 }
 
 aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bool check_pids,
-                       bool with_nonce, share_name *name)
+                       bool short_name, share_name *name)
 {
     if (len > SHARE_BLOB_MAX)
         return ACL_ERROR_RT_INTERNAL_ERROR;
     entry *e = calloc(1, sizeof *e);
     if (e == NULL)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    uint64_t nonce = 0;
-    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
-        nonce = (uint64_t)(uintptr_t)e ^ (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
     e->kind = kind;
     e->fd = fd;
     memcpy(e->blob, blob, len);
     e->len = len;
     e->check_pids = check_pids;
-    e->nonce = with_nonce ? nonce : 0;
     pthread_mutex_lock(&share_lock);
     aclError ret = broker_start();
+    /* A fresh id, never 0 (and unique among ours: a name finds one entry). */
+    for (int tries = 0; ret == ACL_SUCCESS && e->id == 0; tries++) {
+        uint64_t random[2];
+        if (tries == 8 || !random_bytes(random, sizeof random)) {
+            ret = ACL_ERROR_RT_INTERNAL_ERROR;
+            break;
+        }
+        uint64_t id =
+            short_name ? random[0] & ((UINT64_C(1) << SHARE_SHORT_ID_BITS) - 1) : random[0];
+        if (id != 0 && find(id) == NULL) {
+            e->id = id;
+            e->nonce = short_name ? 0 : random[1];
+        }
+    }
     if (ret == ACL_SUCCESS) {
-        e->id = next_id++;
         e->next = entries;
         entries = e;
         *name = (share_name){.pid = (int32_t)getpid(), .id = e->id, .nonce = e->nonce};
@@ -283,8 +402,8 @@ aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blo
         return err == ECONNREFUSED || err == ENOENT ? ACL_ERROR_INVALID_PARAM
                                                     : ACL_ERROR_RT_IPC_ERROR;
     }
-    request req = {.magic = SHARE_MAGIC, .kind = kind, .id = name->id, .nonce = name->nonce};
-    reply rep;
+    share_request req = {.magic = SHARE_MAGIC, .kind = kind, .id = name->id, .nonce = name->nonce};
+    share_reply rep;
     union {
         struct cmsghdr align;
         char buf[CMSG_SPACE(sizeof(int))];
@@ -294,6 +413,15 @@ aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blo
                          .msg_iovlen = 1,
                          .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
+    /* The broker must run in the named process: anything else listening
+     * under its name is an impostor. */
+    struct ucred cred;
+    socklen_t cred_len = sizeof cred;
+    if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 ||
+        cred.pid != (pid_t)name->pid) {
+        close(sock);
+        return ACL_ERROR_RT_IPC_ERROR;
+    }
     aclError ret = ACL_ERROR_RT_IPC_ERROR;
     if (send(sock, &req, sizeof req, MSG_NOSIGNAL) == (ssize_t)sizeof req &&
         recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) == (ssize_t)sizeof rep && rep.magic == SHARE_MAGIC) {
@@ -334,6 +462,8 @@ static void fork_child(void)
     if (listener >= 0)
         close(listener);
     listener = -1;
+    while (client_count > 0)
+        client_drop(client_count - 1);
     entry *e = entries;
     entries = NULL;
     while (e) {

@@ -983,7 +983,7 @@ aclError vmm_export(const char *api, aclrtDrvMemHandle handle, bool check_pids, 
                           .host = pm->info.host,
                           .attr = pm->info.attr,
                           .page = pm->info.page};
-        ret = share_publish(SHARE_PHYSICAL, fd, &blob, sizeof blob, check_pids, false, &r->name);
+        ret = share_publish(SHARE_PHYSICAL, fd, &blob, sizeof blob, check_pids, true, &r->name);
         if (ret != ACL_SUCCESS) {
             free(r);
             ret = acl_raise(api, ret, "the physical memory cannot be shared: %s",

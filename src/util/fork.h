@@ -20,6 +20,7 @@ enum fork_rank {
     FORK_RANK_DEFERRED = 38,  /* releases deferred behind queued work */
     FORK_RANK_MEMORY = 40,    /* allocation registry, parked blocks */
     FORK_RANK_HANDLES = 50,   /* handle table */
+    FORK_RANK_PAUSE = 55,     /* the host backend's pause of its workers (an export) */
     FORK_RANK_BACKEND = 60,   /* backend pools and streams */
     FORK_RANK_ERRORS = 70,    /* process-level error messages */
 };

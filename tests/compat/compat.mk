@@ -14,7 +14,8 @@ PROGRAMS = $(AREAS:%=test_%)
 ifeq ($(EXTENSIONS),yes)
 PROGRAMS += ext/test_cuda
 endif
-HDRS = $(srcdir)/compat.h $(srcdir)/bad_args.h $(srcdir)/bad_args_areas.h $(srcdir)/reporter.h
+HDRS = $(srcdir)/compat.h $(srcdir)/bad_args.h $(srcdir)/bad_args_areas.h $(srcdir)/reporter.h \
+	$(srcdir)/ipc_peer.h
 ALL_CPPFLAGS = -I$(srcdir) $(ACL_CPPFLAGS) $(CHECK_CFLAGS) -D_GNU_SOURCE $(CPPFLAGS)
 ALL_CFLAGS = -std=c11 -pthread $(WARN_CFLAGS) $(CFLAGS)
 ALL_LIBS = $(ACL_LIBS) $(CHECK_LIBS) -lpthread -lm $(LIBS)

@@ -3,6 +3,8 @@
  * until "quit" or end of input. Numbers are hexadecimal where they are
  * addresses or handles. Uses device 0. */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,71 @@ static int from_hex(const char *text, unsigned char *out, size_t n)
         out[i] = (unsigned char)(hi * 16 + lo);
     }
     return 0;
+}
+
+/* Holds a stream until opened (a host function in stream order). */
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool open;
+} gate;
+
+static void gate_body(void *arg)
+{
+    gate *g = arg;
+    pthread_mutex_lock(&g->lock);
+    while (!g->open)
+        pthread_cond_wait(&g->cond, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_open(gate *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->open = true;
+    pthread_cond_broadcast(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Queues a copy out of imported memory behind a closed gate, closes the
+ * key, opens the gate: the copy must still read the memory. Answers "ok",
+ * "bad INDEX VALUE" or "err CODE". */
+static void copy_then_close(const char *key, void *p, size_t n, int value)
+{
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    aclrtStream s = NULL;
+    void *local = NULL;
+    unsigned char *host = malloc(n);
+    aclError ret = host ? aclrtCreateStream(&s) : ACL_ERROR_BAD_ALLOC;
+    if (ret == ACL_SUCCESS)
+        ret = aclrtMalloc(&local, n, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (ret == ACL_SUCCESS)
+        ret = aclrtLaunchHostFunc(s, gate_body, &g);
+    if (ret == ACL_SUCCESS) {
+        aclError queued = aclrtMemcpyAsync(local, n, p, n, ACL_MEMCPY_DEVICE_TO_DEVICE, s);
+        ret = aclrtIpcMemClose(key);
+        gate_open(&g);
+        aclError synced = aclrtSynchronizeStream(s);
+        if (ret == ACL_SUCCESS)
+            ret = queued != ACL_SUCCESS ? queued : synced;
+    }
+    if (ret == ACL_SUCCESS)
+        ret = aclrtMemcpy(host, n, local, n, ACL_MEMCPY_DEVICE_TO_HOST);
+    size_t i = 0;
+    while (ret == ACL_SUCCESS && i < n && host[i] == (unsigned char)value)
+        i++;
+    if (ret != ACL_SUCCESS)
+        reply_ret(ret);
+    else if (i < n)
+        printf("bad %zu %d\n", i, host[i]);
+    else
+        printf("ok\n");
+    gate_open(&g);
+    if (local)
+        (void)aclrtFree(local);
+    if (s)
+        (void)aclrtDestroyStream(s);
+    free(host);
 }
 
 static void command(char *line)
@@ -72,6 +139,14 @@ static void command(char *line)
         else
             printf("ok\n");
         free(host);
+    } else if (strcmp(op, "copyclose") == 0) { /* copyclose KEY PTR SIZE BYTE */
+        char d[32] = "";
+        if (sscanf(line, "%*s %*s %*s %*s %31s", d) != 1) {
+            printf("err usage\n");
+            return;
+        }
+        copy_then_close(a, (void *)(uintptr_t)strtoull(b, NULL, 16), strtoull(c, NULL, 10),
+                        atoi(d));
     } else if (strcmp(op, "fill") == 0) { /* fill PTR SIZE BYTE */
         void *p = (void *)(uintptr_t)strtoull(a, NULL, 16);
         size_t n = strtoull(b, NULL, 10);
@@ -114,6 +189,15 @@ static void command(char *line)
         if (ret == ACL_SUCCESS)
             ret = aclrtReleaseMemAddress(va);
         reply_ret(ret);
+    } else if (strcmp(op, "nimport") == 0) { /* nimport KEY: a notify */
+        aclrtNotify n = NULL;
+        aclError ret = aclrtNotifyImportByKey(&n, a, 0);
+        if (ret == ACL_SUCCESS)
+            printf("ok %" PRIxPTR "\n", (uintptr_t)n);
+        else
+            reply_ret(ret);
+    } else if (strcmp(op, "ndestroy") == 0) { /* ndestroy NOTIFY */
+        reply_ret(aclrtDestroyNotify((aclrtNotify)(uintptr_t)strtoull(a, NULL, 16)));
     } else if (strcmp(op, "eopen") == 0) { /* eopen HEX-OF-HANDLE */
         aclrtIpcEventHandle h;
         aclrtEvent e = NULL;

@@ -12,101 +12,7 @@
 
 #include "compat.h"
 #include "bad_args.h"
-
-/* ---- the peer process -------------------------------------------------------------- */
-
-typedef struct peer {
-    pid_t pid;
-    FILE *to, *from;
-    int32_t tgid; /* what aclrtDeviceGetBareTgid says in the peer */
-} peer;
-
-static void peer_start(peer *p)
-{
-    const char *env = getenv("COMPAT_IPC_PEER");
-    char path[4096];
-    snprintf(path, sizeof path, "%s", env && *env ? env : "./ipc_peer");
-    int in[2], out[2];
-    ck_assert_int_eq(pipe(in), 0);
-    ck_assert_int_eq(pipe(out), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        dup2(in[0], STDIN_FILENO);
-        dup2(out[1], STDOUT_FILENO);
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        execl(path, path, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    p->pid = pid;
-    p->to = fdopen(in[1], "w");
-    p->from = fdopen(out[0], "r");
-    ck_assert_ptr_nonnull(p->to);
-    ck_assert_ptr_nonnull(p->from);
-    setvbuf(p->to, NULL, _IOLBF, 0);
-    char answer[256];
-    fprintf(p->to, "pid\n");
-    ck_assert_msg(fgets(answer, sizeof answer, p->from) != NULL, "%s did not start", path);
-    ck_assert_msg(sscanf(answer, "ok %" SCNd32, &p->tgid) == 1, "peer: %s", answer);
-}
-
-/* Sends a command; the answer, without its newline, in a static buffer. */
-static const char *peer_ask(peer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *peer_ask(peer *p, const char *fmt, ...)
-{
-    static char answer[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(p->to, fmt, ap);
-    va_end(ap);
-    fputc('\n', p->to);
-    fflush(p->to);
-    ck_assert_msg(fgets(answer, sizeof answer, p->from) != NULL, "the peer did not answer");
-    answer[strcspn(answer, "\n")] = '\0';
-    return answer;
-}
-
-static void peer_stop(peer *p)
-{
-    fprintf(p->to, "quit\n");
-    fclose(p->to);
-    fclose(p->from);
-    int status;
-    ck_assert_int_eq(waitpid(p->pid, &status, 0), p->pid);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the peer ended badly (%d)",
-                  status);
-}
-
-/* "ok <hex>" → the number. */
-static uintptr_t ok_hex(const char *answer)
-{
-    uintptr_t v = 0;
-    ck_assert_msg(sscanf(answer, "ok %" SCNxPTR, &v) == 1, "peer answered: %s", answer);
-    return v;
-}
-
-static void expect_ok(const char *answer)
-{
-    ck_assert_msg(strcmp(answer, "ok") == 0, "peer answered: %s", answer);
-}
-
-/* A refusal whose code ACL does not document. */
-static void expect_fail(const char *answer)
-{
-    ck_assert_msg(strncmp(answer, "err ", 4) == 0, "peer answered \"%s\", expected an error",
-                  answer);
-}
-
-static void to_hex(const void *data, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", ((const unsigned char *)data)[i]);
-}
+#include "ipc_peer.h"
 
 static void check_device(const void *dev, size_t n, unsigned char value)
 {
@@ -231,6 +137,118 @@ COMPAT_TEST(
     ACL_OK(aclrtFree(dev));
 }
 
+COMPAT_TEST(test_key_withdrawn_by_free,
+            "aclrtFree withdraws the memory's IPC keys: an old key imports nothing, not the "
+            "exporter's next allocation at that address; the exporter's close still succeeds",
+            "API ref aclrtIpcMemGetExportKey (the key names the memory), aclrtFree")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x21, N));
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    ACL_OK(aclrtFree(dev));
+    /* The next allocation of the size: often the same address. */
+    void *next;
+    ACL_OK(aclrtMalloc(&next, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(next, N, 0x42, N));
+    expect_fail(peer_ask(&p, "import %s", key));
+    int32_t pid = p.tgid;
+    ACL_FAILS_WITH(aclrtIpcMemSetImportPid(key, &pid, 1), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_FAILS_WITH(aclrtIpcMemClose(key), ACL_ERROR_INVALID_PARAM);
+    check_device(next, N, 0x42);
+    peer_stop(&p);
+    ACL_OK(aclrtFree(next));
+}
+
+COMPAT_TEST(test_import_outlives_exporter_free,
+            "an import stays valid after the exporter closes the key and frees the memory: the "
+            "importer still reads what was there, and its writes never reach the exporter's "
+            "later allocations",
+            "cudaIpcCloseMemHandle (the memory lives until the last importer closes); API ref "
+            "aclrtIpcMemClose")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x61, N));
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+    void *next;
+    ACL_OK(aclrtMalloc(&next, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(next, N, 0x62, N));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x61));
+    expect_ok(peer_ask(&p, "fill %" PRIxPTR " %d %d", there, N, 0x63));
+    check_device(next, N, 0x62);
+    expect_ok(peer_ask(&p, "close %s", key));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(next));
+}
+
+COMPAT_TEST(test_export_behind_queued_work,
+            "a key exported while work that writes the memory is queued shares what that work "
+            "writes",
+            "API ref aclrtIpcMemGetExportKey (no synchronisation is required)")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x10, N));
+    aclrtStream s = compat_new_stream();
+    compat_gate gate;
+    compat_gate_close(&gate, s);
+    ACL_OK(aclrtMemsetAsync(dev, N, 0x77, N, s));
+    compat_gate_wait_reached(&gate);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(s));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x77));
+    expect_ok(peer_ask(&p, "fill %" PRIxPTR " %d %d", there, N, 0x78));
+    check_device(dev, N, 0x78);
+    expect_ok(peer_ask(&p, "close %s", key));
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtDestroyStream(s));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(dev));
+}
+
+COMPAT_TEST(test_close_with_queued_copy,
+            "aclrtIpcMemClose of an import that queued work still reads succeeds, and the work "
+            "still reads the memory",
+            "API ref aclrtIpcMemClose; queued work keeps what it touches (as aclrtFree)")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x2F, N));
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "copyclose %s %" PRIxPTR " %d %d", key, there, N, 0x2F));
+    /* Closed: a second close is refused, and the peer goes on working. */
+    expect_fail(peer_ask(&p, "close %s", key));
+    ck_assert_uint_ne(ok_hex(peer_ask(&p, "import %s", key)), 0);
+    expect_ok(peer_ask(&p, "close %s", key));
+    ACL_OK(aclrtIpcMemClose(key));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(dev));
+}
+
 COMPAT_TEST(test_key_errors,
             "IPC key functions refuse NULL arguments, zero sizes and lengths, unknown flags, keys "
             "this process does not know, and memory not from aclrtMalloc",
@@ -340,6 +358,12 @@ COMPAT_TEST(test_shareable_handle_v1,
     ACL_FAILS_WITH(aclrtMemImportFromShareableHandle(shareable, 0, NULL), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, NULL, 1), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, &p.tgid, 0), ACL_ERROR_INVALID_PARAM);
+    /* Pids are positive, as for notifies. */
+    int32_t not_pids[2] = {0, -5};
+    ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, &not_pids[0], 1),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable, not_pids, 2),
+                   ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemSetPidToShareableHandle(shareable + 1, &p.tgid, 1),
                    ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_POSIX, 0, &again),
@@ -376,6 +400,10 @@ COMPAT_TEST(
     expect_ok(peer_ask(&p, "vunmap %" PRIxPTR " %" PRIxPTR, their_va, theirs));
     ACL_OK(
         aclrtMemSetPidToShareableHandleV2(&fabric, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, &p.tgid, 1));
+    int32_t not_pid = -1;
+    ACL_FAILS_WITH(
+        aclrtMemSetPidToShareableHandleV2(&fabric, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, &not_pid, 1),
+        ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(
         aclrtMemSetPidToShareableHandleV2(&fabric, (aclrtMemSharedHandleType)7, &p.tgid, 1),
         ACL_ERROR_RT_PARAM_INVALID);
@@ -433,6 +461,8 @@ COMPAT_TEST(test_ipc_event,
     ck_assert_str_eq(answer, "ok\n");
     ck_assert_str_eq(peer_ask(&p, "equery %" PRIxPTR, theirs), "ok 1");
 
+    /* The gate is made again once its host function is surely done. */
+    ACL_OK(aclrtSynchronizeStream(s));
     compat_gate_close(&gate, s);
     ACL_OK(aclrtRecordEvent(e, s));
     fprintf(p.to, "ewait %" PRIxPTR "\n", theirs);
@@ -573,6 +603,10 @@ Suite *compat_suite_ipc(void)
     tcase_add_test(tc, test_key_with_pid_validation);
     tcase_add_test(tc, test_key_without_pid_validation);
     tcase_add_test(tc, test_key_of_ended_process_and_bad_keys);
+    tcase_add_test(tc, test_key_withdrawn_by_free);
+    tcase_add_test(tc, test_import_outlives_exporter_free);
+    tcase_add_test(tc, test_export_behind_queued_work);
+    tcase_add_test(tc, test_close_with_queued_copy);
     tcase_add_test(tc, test_key_errors);
     tcase_add_test(tc, test_shareable_handle_v1);
     tcase_add_test(tc, test_shareable_handle_v2_fabric);

@@ -38,12 +38,24 @@ void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size
 aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width);
 void host_fill32(uint32_t *dst, uint32_t value, size_t count);
-/* A descriptor of the arena holding dev's block at ptr (the caller's to
- * close) and the block's offset in it, for another process to map. */
-aclError host_arena_export(int32_t dev, const void *ptr, size_t size, int *fd, uint64_t *offset);
+/* A descriptor holding the pages of dev's block at base (aclrtMalloc's
+ * address) and nothing else, the caller's to close, for another process to
+ * map; *fd_offset is where base + offset lies in it. The first export
+ * moves the block's pages into a memfd of their own (the block keeps its
+ * address and contents); its free gives the block fresh arena pages, so
+ * importers that still map the memfd never reach what is allocated there
+ * next. */
+aclError host_arena_export(int32_t dev, void *base, size_t offset, size_t size, int *fd,
+                           uint64_t *fd_offset);
 aclError host_copy_indirect(const indirect_copy *copy);
 
 /* ---- streams, tasks and marks (stream.c) ---- */
+
+/* Until host_streams_resume, no worker starts a task; returns once no
+ * running task may write memory (the caller's own stream excepted, when
+ * it is a worker). One pause at a time. */
+void host_streams_pause(void);
+void host_streams_resume(void);
 
 typedef struct host_stream host_stream;
 typedef struct mark mark;

@@ -1,9 +1,10 @@
 /* The host backend's sharing between processes.
  *
- * Memory: device memory lives in a memfd arena per device (memory.c); an
- * export names the arena's descriptor and the block's offset, and the
- * importer maps those pages of it. A forked child did not import them: its
- * imports become private copies of what they hold, at the same addresses.
+ * Memory: an exported block of device memory has pages of its own in a
+ * memfd (memory.c); the export passes that descriptor and the exported
+ * range's offset in it, and the importer maps those pages. A forked child
+ * did not import them: its imports become private copies of what they hold,
+ * at the same addresses.
  *
  * Events: an event shared with other processes keeps its state in a page
  * of a memfd that every holder maps: how many records were made and how
@@ -94,7 +95,7 @@ static aclError host_mem_export(int32_t dev, void *base, size_t offset, size_t s
     uint64_t at;
     if (*blob_len < sizeof(mem_blob))
         return ACL_ERROR_RT_INTERNAL_ERROR;
-    aclError err = host_arena_export(dev, (char *)base + offset, size, fd, &at);
+    aclError err = host_arena_export(dev, base, offset, size, fd, &at);
     if (err != ACL_SUCCESS)
         return err;
     mem_blob b = {.offset = at, .size = size};

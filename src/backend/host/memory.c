@@ -1,13 +1,16 @@
 /* The host backend's memory. "Device" memory of each device comes from an
  * arena: one memfd per device, mapped shared and reserved far larger than
- * the device's capacity (pages exist only once touched), so that any block
- * of it can be handed to another process (host_arena_export, for IPC
- * keys). Blocks are charged to their device's capacity. "Page-locked" host
- * memory is plain aligned heap memory; the label is all that differs.
+ * the device's capacity (pages exist only once touched). Blocks are
+ * charged to their device's capacity. "Page-locked" host memory is plain
+ * aligned heap memory; the label is all that differs.
  *
- * The arena: a header of DEVICE_ALIGN bytes before every block; small
- * blocks (up to SMALL_MAX) are reused through free lists of their exact
- * size; large ones (64 KiB steps) through an address-ordered list of free
+ * The arena: a header page before every block, and every block whole
+ * pages of its own, so that a block can be handed to another process
+ * alone (host_arena_export, for IPC keys): its first export moves its
+ * pages into a memfd of their own, mapped at the same address; its free
+ * maps fresh arena pages there again. Small blocks (up to SMALL_MAX, the
+ * header included) are reused through free lists of their exact size;
+ * large ones (LARGE_STEP steps) through an address-ordered list of free
  * extents that merges neighbours and gives their pages back (hole punch).
  * Everything else comes from the top. Only the arena below the top is
  * readable and writable (COMMIT_STEP at a time); the rest of the span is
@@ -33,22 +36,25 @@
 
 enum {
     SMALL_MAX = 64 * 1024, /* blocks up to this (header included) are small */
-    SMALL_CLASSES = SMALL_MAX / DEVICE_ALIGN + 1,
-    LARGE_STEP = 64 * 1024, /* large blocks are multiples of this */
+    MIN_PAGE = 4096,
+    SMALL_CLASSES = SMALL_MAX / MIN_PAGE + 1, /* by size in pages */
+    LARGE_STEP = 64 * 1024, /* large blocks are multiples of this (or of the page) */
 };
 
 /* The arena is made accessible in steps of this many bytes. */
 #define COMMIT_STEP ((size_t)64 << 20)
 
-/* Sits in the DEVICE_ALIGN bytes before each device block. */
+/* Sits in the page before each device block (never handed to anyone). */
 typedef struct alloc_header {
     uint64_t magic;
-    size_t total;   /* bytes taken from the arena, header included */
+    size_t total;   /* bytes taken from the arena, the header's page included */
     size_t charged; /* bytes charged to the device */
     int32_t dev;
+    int export_fd;                  /* the block's own memfd once exported, else -1 */
     struct alloc_header *next_free; /* on a small free list */
+    struct alloc_header *next_exported;
 } alloc_header;
-_Static_assert(sizeof(alloc_header) <= DEVICE_ALIGN, "header must fit in front of the block");
+_Static_assert(sizeof(alloc_header) <= MIN_PAGE, "the header fits its page");
 
 typedef struct free_extent {
     size_t start, size; /* offsets into the arena */
@@ -64,7 +70,8 @@ typedef struct arena {
     alloc_header *small[SMALL_CLASSES];
     free_extent *large;
     bool exportable;
-    bool failed; /* the memfd could not be made: the device has no memory */
+    bool failed;            /* the memfd could not be made: the device has no memory */
+    alloc_header *exported; /* blocks whose pages live in a memfd of their own */
 } arena;
 
 static arena arenas[HOST_MAX_DEVICES];
@@ -128,6 +135,16 @@ static bool arena_open(arena *a)
     return true;
 }
 
+static size_t page_size(void)
+{
+    return host_config_get()->page_size;
+}
+
+static size_t large_step(void)
+{
+    return page_size() > LARGE_STEP ? page_size() : LARGE_STEP;
+}
+
 /* Makes the arena accessible up to `end` at least. */
 static bool commit_to(arena *a, size_t end)
 {
@@ -166,7 +183,7 @@ static size_t take_large(arena *a, size_t total)
         }
         return at;
     }
-    return take_top(a, total, LARGE_STEP);
+    return take_top(a, total, large_step());
 }
 
 /* Gives a large extent back: merged with its free neighbours, its pages
@@ -209,13 +226,14 @@ static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
         return ACL_ERROR_RT_INVALID_DEVICEID;
     if (!ptr)
         return ACL_ERROR_RT_PARAM_INVALID;
-    if (size > SIZE_MAX - 2 * LARGE_STEP)
+    size_t page = page_size(), step = large_step();
+    if (size > SIZE_MAX - 2 * step - page)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     size_t charged = ((size ? size : 1) + DEVICE_ALIGN - 1) / DEVICE_ALIGN * DEVICE_ALIGN;
-    size_t total = charged + DEVICE_ALIGN;
-    bool small = total <= SMALL_MAX;
+    size_t total = page + (charged + page - 1) / page * page;
+    bool small = total <= SMALL_MAX && page >= MIN_PAGE;
     if (!small)
-        total = (total + LARGE_STEP - 1) / LARGE_STEP * LARGE_STEP;
+        total = (total + step - 1) / step * step;
 
     size_t used = atomic_load(&host_device_used[dev]);
     do {
@@ -229,11 +247,11 @@ static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
     alloc_header *h = NULL;
     pthread_mutex_lock(&a->lock);
     if (arena_open(a)) {
-        if (small && a->small[total / DEVICE_ALIGN]) {
-            h = a->small[total / DEVICE_ALIGN];
-            a->small[total / DEVICE_ALIGN] = h->next_free;
+        if (small && a->small[total / page]) {
+            h = a->small[total / page];
+            a->small[total / page] = h->next_free;
         } else {
-            size_t at = small ? take_top(a, total, DEVICE_ALIGN) : take_large(a, total);
+            size_t at = small ? take_top(a, total, page) : take_large(a, total);
             if (at != SIZE_MAX)
                 h = (alloc_header *)(a->base + at);
         }
@@ -243,8 +261,9 @@ static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
         atomic_fetch_sub(&host_device_used[dev], charged);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    *h = (alloc_header){.magic = ALLOC_MAGIC, .total = total, .charged = charged, .dev = dev};
-    *ptr = (char *)h + DEVICE_ALIGN;
+    *h = (alloc_header){
+        .magic = ALLOC_MAGIC, .total = total, .charged = charged, .dev = dev, .export_fd = -1};
+    *ptr = (char *)h + page;
     return ACL_SUCCESS;
 }
 
@@ -254,28 +273,68 @@ static arena *arena_of(int32_t dev, const void *ptr)
     if (dev < 0 || dev >= HOST_MAX_DEVICES)
         return NULL;
     arena *a = &arenas[dev];
-    if (a->fd < 0 || (const char *)ptr < a->base + DEVICE_ALIGN ||
+    if (a->fd < 0 || (const char *)ptr < a->base + page_size() ||
         (const char *)ptr >= a->base + a->span)
         return NULL;
     return a;
 }
 
+/* The pages of a block its user may reach (its charged bytes): what an
+ * export moves to a memfd of their own. A large block's rounding beyond
+ * them stays arena. */
+static size_t block_bytes(const alloc_header *h)
+{
+    return (h->charged + page_size() - 1) / page_size() * page_size();
+}
+
+/* Maps arena pages under an exported block again and lets its own memfd
+ * go (importers keep theirs). A forked child's arena is private, and so
+ * is what it maps. Under the arena's lock. */
+static bool back_with_arena(arena *a, alloc_header *h)
+{
+    char *data = (char *)h + page_size();
+    size_t off = (size_t)(data - a->base);
+    int share = a->exportable ? MAP_SHARED : MAP_PRIVATE;
+    if (mmap(data, block_bytes(h), PROT_READ | PROT_WRITE, share | MAP_FIXED, a->fd, (off_t)off) !=
+        data)
+        return false;
+    close(h->export_fd);
+    h->export_fd = -1;
+    for (alloc_header **link = &a->exported; *link; link = &(*link)->next_exported) {
+        if (*link == h) {
+            *link = h->next_exported;
+            break;
+        }
+    }
+    return true;
+}
+
 static aclError host_free_device(int32_t dev, void *ptr)
 {
     (void)dev; /* the header knows which device the block came from */
-    if (!ptr || (uintptr_t)ptr % DEVICE_ALIGN)
+    size_t page = page_size();
+    if (!ptr || (uintptr_t)ptr % page)
         return ACL_ERROR_RT_PARAM_INVALID;
     pthread_once(&arenas_once, arenas_init);
-    alloc_header *h = (alloc_header *)((char *)ptr - DEVICE_ALIGN);
+    alloc_header *h = (alloc_header *)((char *)ptr - page);
     arena *a = arena_of(h->dev >= 0 && h->dev < HOST_MAX_DEVICES ? h->dev : -1, ptr);
     if (!a || h->magic != ALLOC_MAGIC)
         return ACL_ERROR_RT_MEMORY_FREE;
     h->magic = 0;
     atomic_fetch_sub(&host_device_used[h->dev], h->charged);
     pthread_mutex_lock(&a->lock);
-    if (h->total <= SMALL_MAX) {
-        h->next_free = a->small[h->total / DEVICE_ALIGN];
-        a->small[h->total / DEVICE_ALIGN] = h;
+    if (h->export_fd >= 0 && !back_with_arena(a, h)) {
+        /* Still the importers' pages: never handed out again. */
+        pthread_mutex_unlock(&a->lock);
+        ACL_LOG(LOG_ERROR,
+                "an exported block at %p cannot get its arena pages back (%s); it "
+                "stays unused",
+                ptr, strerror(errno));
+        return ACL_SUCCESS;
+    }
+    if (h->total <= SMALL_MAX && page >= MIN_PAGE) {
+        h->next_free = a->small[h->total / page];
+        a->small[h->total / page] = h;
     } else {
         give_large(a, (size_t)((char *)h - a->base), h->total);
     }
@@ -283,19 +342,93 @@ static aclError host_free_device(int32_t dev, void *ptr)
     return ACL_SUCCESS;
 }
 
-aclError host_arena_export(int32_t dev, const void *ptr, size_t size, int *fd, uint64_t *offset)
+/* Writes the block's pages that hold data (holes stay holes) to fd. */
+static bool copy_block(const arena *a, const char *data, size_t len, int fd)
+{
+    off_t start = (off_t)(data - a->base), end = start + (off_t)len, pos = start;
+    while (pos < end) {
+        off_t from = lseek(a->fd, pos, SEEK_DATA);
+        if (from < 0 && errno == ENXIO)
+            break; /* holes to the end */
+        if (from < 0)
+            from = pos; /* no SEEK_DATA here: copy everything */
+        if (from >= end)
+            break;
+        off_t to = lseek(a->fd, from, SEEK_HOLE);
+        if (to < 0 || to > end)
+            to = end;
+        while (from < to) {
+            ssize_t done = pwrite(fd, a->base + from, (size_t)(to - from), (off_t)(from - start));
+            if (done < 0 && errno == EINTR)
+                continue;
+            if (done <= 0)
+                return false;
+            from += done;
+        }
+        pos = to;
+    }
+    return true;
+}
+
+/* Moves a block's pages into a memfd of their own, mapped where they were.
+ * The workers are paused, so nothing writes the block meanwhile (but the
+ * caller's own thread, which is exporting it). */
+static aclError give_own_pages(arena *a, alloc_header *h)
+{
+    char *data = (char *)h + page_size();
+    size_t len = block_bytes(h);
+    int fd = memfd_create("acl-ipc-export", MFD_CLOEXEC);
+    if (fd < 0)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    if (ftruncate(fd, (off_t)len) != 0 || !copy_block(a, data, len, fd) ||
+        mmap(data, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != data) {
+        close(fd);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    (void)fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(data - a->base),
+                    (off_t)len);
+    pthread_mutex_lock(&a->lock);
+    h->export_fd = fd;
+    h->next_exported = a->exported;
+    a->exported = h;
+    pthread_mutex_unlock(&a->lock);
+    return ACL_SUCCESS;
+}
+
+/* A descriptor of the block's own memfd, -1 while it has none. */
+static int own_pages(arena *a, const alloc_header *h)
+{
+    pthread_mutex_lock(&a->lock);
+    int copy = h->export_fd >= 0 ? fcntl(h->export_fd, F_DUPFD_CLOEXEC, 0) : -2;
+    pthread_mutex_unlock(&a->lock);
+    return copy;
+}
+
+aclError host_arena_export(int32_t dev, void *base, size_t offset, size_t size, int *fd,
+                           uint64_t *fd_offset)
 {
     pthread_once(&arenas_once, arenas_init);
-    arena *a = arena_of(dev, ptr);
-    if (!a || size > (size_t)(a->base + a->span - (const char *)ptr))
+    size_t page = page_size();
+    arena *a = base && (uintptr_t)base % page == 0 ? arena_of(dev, base) : NULL;
+    alloc_header *h = a ? (alloc_header *)((char *)base - page) : NULL;
+    if (!h || h->magic != ALLOC_MAGIC || h->dev != dev || offset > block_bytes(h) ||
+        size > block_bytes(h) - offset)
         return ACL_ERROR_RT_PARAM_INVALID;
     if (!a->exportable)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    int copy = fcntl(a->fd, F_DUPFD_CLOEXEC, 0);
+    int copy = own_pages(a, h);
+    if (copy == -2) {
+        host_streams_pause();
+        aclError err = own_pages(a, h) == -2 ? give_own_pages(a, h) : ACL_SUCCESS;
+        host_streams_resume();
+        if (err != ACL_SUCCESS)
+            return err;
+        copy = own_pages(a, h);
+    }
     if (copy < 0)
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
     *fd = copy;
-    *offset = (uint64_t)((const char *)ptr - a->base);
+    *fd_offset = offset;
     return ACL_SUCCESS;
 }
 
@@ -324,8 +457,15 @@ static void arenas_child(void)
             continue;
         void *p =
             mmap(a->base, a->span, PROT_NONE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, a->fd, 0);
-        if (p != a->base ||
-            (a->committed && mprotect(a->base, a->committed, PROT_READ | PROT_WRITE) != 0))
+        bool ok = p == a->base &&
+                  (!a->committed || mprotect(a->base, a->committed, PROT_READ | PROT_WRITE) == 0);
+        /* Exported blocks: a private copy of their own pages. */
+        for (alloc_header *h = a->exported; h && ok; h = h->next_exported) {
+            char *data = (char *)h + page_size();
+            ok = mmap(data, block_bytes(h), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+                      h->export_fd, 0) == data;
+        }
+        if (!ok)
             ACL_LOG(LOG_ERROR, "device %d's memory could not be made private after fork", i);
         a->exportable = false;
     }

@@ -507,6 +507,94 @@ void task_free(task *t)
     free(t);
 }
 
+/* ---- pausing every worker ---------------------------------------------------------
+ * For the moment memory.c moves an exported block's pages under it: no
+ * worker starts a task while paused, and the pause begins once no running
+ * task can write device memory. Read under each stream's
+ * lock, which orders it with the pauser's look at the stream. pause_lock
+ * is held from pause to resume, and ranks before the streams and arenas
+ * (FORK_RANK_PAUSE): a fork waits for a pause to end. */
+static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool workers_paused;
+
+static void pause_fork_prepare(void)
+{
+    pthread_mutex_lock(&pause_lock);
+}
+
+static void pause_fork_done(void)
+{
+    pthread_mutex_unlock(&pause_lock);
+}
+
+__attribute__((constructor)) static void register_pause_fork_handlers(void)
+{
+    fork_register(FORK_RANK_PAUSE, pause_fork_prepare, pause_fork_done, pause_fork_done);
+}
+
+/* Whether a running task may still write device memory. Waits write
+ * nothing; a host function is host code, whose ACL calls are any thread's
+ * (and may wait for the pauser: a gate the exporting thread opens). */
+static bool task_writes_memory(const task *t)
+{
+    switch (t->kind) {
+    case TASK_WAIT:
+    case TASK_VALUE_WAIT:
+    case TASK_WORD_WAIT:
+    case TASK_IPC_WAIT:
+    case TASK_EXT_WAIT:
+    case TASK_HOST_FN:
+        return false;
+    default:
+        return true;
+    }
+}
+
+void host_streams_pause(void)
+{
+    pthread_mutex_lock(&pause_lock);
+    atomic_store(&workers_paused, true);
+    /* Held, not locked, while waiting: a running task may make streams. */
+    size_t count = 0;
+    pthread_mutex_lock(&all_streams_lock);
+    for (host_stream *s = all_streams; s; s = s->fork_next)
+        count++;
+    host_stream **busy = calloc(count ? count : 1, sizeof *busy);
+    count = 0;
+    for (host_stream *s = all_streams; s && busy; s = s->fork_next) {
+        if (s != running_stream) { /* a task pausing from its own worker */
+            stream_retain(s);
+            busy[count++] = s;
+        }
+    }
+    pthread_mutex_unlock(&all_streams_lock);
+    for (size_t i = 0; i < count; i++) {
+        host_stream *s = busy[i];
+        pthread_mutex_lock(&s->lock);
+        while (s->running && task_writes_memory(s->running)) {
+            if (s->completed + 1 < s->wake_at)
+                s->wake_at = s->completed + 1;
+            pthread_cond_wait(&s->done_cv, &s->lock);
+        }
+        pthread_mutex_unlock(&s->lock);
+        stream_release(s);
+    }
+    free(busy);
+}
+
+void host_streams_resume(void)
+{
+    atomic_store(&workers_paused, false);
+    pthread_mutex_lock(&all_streams_lock);
+    for (host_stream *s = all_streams; s; s = s->fork_next) {
+        pthread_mutex_lock(&s->lock);
+        pthread_cond_broadcast(&s->work_cv);
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&all_streams_lock);
+    pthread_mutex_unlock(&pause_lock);
+}
+
 static void *stream_worker(void *arg)
 {
     host_stream *s = arg;
@@ -523,6 +611,9 @@ static void *stream_worker(void *arg)
                 rc = pthread_cond_timedwait(&s->work_cv, &s->lock, &idle_until);
             s->worker_idle = false;
         }
+        /* Paused (host_streams_pause): start nothing until resumed. */
+        while (s->head && atomic_load_explicit(&workers_paused, memory_order_relaxed))
+            pthread_cond_wait(&s->work_cv, &s->lock);
         if (!s->head)
             break; /* idle for a while, or destroyed and drained */
         task *t = s->head;

@@ -1,0 +1,580 @@
+/* What this process shares with others (IPC memory keys, notifies,
+ * shareable handles of physical memory), attacked by a hostile process of
+ * the same user: raw clients of the sharing broker (garbage, truncated and
+ * oversized messages, descriptors sent to it, connections held open idle),
+ * processes not on an allow-list, forged files, guessed keys and handles,
+ * imports after free and close. Each attack fails cleanly (an error code,
+ * nothing handed out), and the exporter goes on serving its legitimate
+ * importers (ipc_peer, a real second process).
+ *
+ * The raw clients speak the broker's protocol (core/share.h) from this
+ * process or from a forked child that calls no ACL function. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "acl/acl_cuda.h"
+#include "acltest.h"
+#include "core/share.h"
+#include "ipc_peer.h"
+
+enum { N = 64 * 1024 };
+
+/* ---- a raw client of the broker ------------------------------------------------------ */
+
+static int broker_connect(int32_t pid)
+{
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(s, 0);
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)pid);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    ck_assert_msg(connect(s, (struct sockaddr *)&addr, len) == 0, "cannot reach the broker: %s",
+                  strerror(errno));
+    /* A hang guard only: the broker answers at once or closes. */
+    struct timeval tv = {.tv_sec = 30};
+    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return s;
+}
+
+/* What the broker did with one message. */
+typedef struct answer {
+    bool replied; /* false: it closed the connection without a word */
+    int32_t status;
+    int fd; /* a descriptor it passed, -1 for none */
+    uint32_t len;
+} answer;
+
+/* Sends msg (with a descriptor of ours attached when pass_fd >= 0) on s
+ * and reads the answer. */
+static answer exchange_on(int s, const void *msg, size_t len, int pass_fd)
+{
+    struct iovec iov = {(void *)msg, len};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr out = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (pass_fd >= 0) {
+        memset(&control, 0, sizeof control);
+        out.msg_control = control.buf;
+        out.msg_controllen = sizeof control.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&out);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pass_fd, sizeof pass_fd);
+    }
+    ck_assert_int_eq(sendmsg(s, &out, MSG_NOSIGNAL), (ssize_t)len);
+    share_reply rep;
+    struct iovec in_iov = {&rep, sizeof rep};
+    struct msghdr in = {.msg_iov = &in_iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control.buf,
+                        .msg_controllen = sizeof control.buf};
+    ssize_t got = recvmsg(s, &in, MSG_CMSG_CLOEXEC);
+    ck_assert_msg(got >= 0, "the broker neither answered nor closed: %s", strerror(errno));
+    answer a = {.replied = got > 0, .status = 0, .fd = -1, .len = 0};
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&in); c; c = CMSG_NXTHDR(&in, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+            memcpy(&a.fd, CMSG_DATA(c), sizeof a.fd);
+    if (got > 0) {
+        ck_assert_int_eq(got, (ssize_t)sizeof rep);
+        ck_assert_uint_eq(rep.magic, SHARE_MAGIC);
+        a.status = rep.status;
+        a.len = rep.len;
+    }
+    return a;
+}
+
+static answer exchange(int32_t pid, const void *msg, size_t len, int pass_fd)
+{
+    int s = broker_connect(pid);
+    answer a = exchange_on(s, msg, len, pass_fd);
+    close(s);
+    return a;
+}
+
+/* The request for an entry named by an IPC memory key. */
+static share_request key_request(const char *key, int32_t *pid)
+{
+    share_request req = {.magic = SHARE_MAGIC, .kind = SHARE_IPC_MEMORY};
+    ck_assert_msg(
+        sscanf(key, "acl-cuda-ipc:%" SCNd32 ":%" SCNx64 ":%" SCNx64, pid, &req.id, &req.nonce) == 3,
+        "unexpected key format: %s", key);
+    return req;
+}
+
+static void expect_refused(answer a, const char *what)
+{
+    ck_assert_msg(a.fd < 0, "%s: the broker handed out a descriptor", what);
+    ck_assert_msg(!a.replied || a.status != ACL_SUCCESS, "%s: the broker answered success", what);
+    if (a.fd >= 0)
+        close(a.fd);
+}
+
+static void *device_filled(size_t n, int value)
+{
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, n, value, n));
+    return dev;
+}
+
+static bool host_backend(void)
+{
+    return strcmp(aclcudaGetBackendName(), "host") == 0;
+}
+
+/* ---- the broker under attack --------------------------------------------------------- */
+
+/* Connections held open without a request must not keep the broker from
+ * answering others. */
+COMPAT_TEST(broker_serves_others_past_idle_connections,
+            "connections held open idle by another process do not delay or fail a legitimate "
+            "import",
+            "issue 26 item 17")
+{
+    peer p;
+    peer_start(&p);
+    void *dev = device_filled(N, 0x3C);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    /* More than the broker keeps waiting at once: the oldest go first. */
+    enum { IDLE = 200 };
+    int idle[IDLE];
+    for (int i = 0; i < IDLE; i++)
+        idle[i] = broker_connect((int32_t)getpid());
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x3C));
+    expect_ok(peer_ask(&p, "close %s", key));
+    /* One of them speaking up late is still answered or dropped, never hangs. */
+    share_request late = {.magic = SHARE_MAGIC, .kind = SHARE_IPC_MEMORY};
+    ck_assert_int_eq(send(idle[IDLE - 1], &late, sizeof late, MSG_NOSIGNAL), (ssize_t)sizeof late);
+    share_reply rep;
+    (void)recv(idle[IDLE - 1], &rep, sizeof rep, 0);
+    for (int i = 0; i < IDLE; i++)
+        close(idle[i]);
+    ACL_OK(aclrtIpcMemClose(key));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(dev));
+}
+
+COMPAT_TEST(broker_refuses_malformed_messages,
+            "garbage, truncated, oversized and empty messages, unknown kinds, wrong nonces and "
+            "descriptors sent to the broker are refused without a descriptor; it serves "
+            "legitimate importers afterwards",
+            "issue 26 items 16, 17")
+{
+    void *dev = device_filled(N, 0x4D);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int32_t pid;
+    share_request good = key_request(key, &pid);
+    ck_assert_int_eq(pid, (int32_t)getpid());
+
+    unsigned char junk[sizeof good + 64];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)(i * 77 + 13);
+    expect_refused(exchange(pid, junk, sizeof good, -1), "garbage");
+    expect_refused(exchange(pid, &good, 4, -1), "a truncated request");
+    expect_refused(exchange(pid, &good, sizeof good - 1, -1), "a request one byte short");
+    unsigned char oversized[sizeof good + 64];
+    memset(oversized, 0, sizeof oversized);
+    memcpy(oversized, &good, sizeof good);
+    expect_refused(exchange(pid, oversized, sizeof oversized, -1), "an oversized request");
+    share_request bad = good;
+    bad.magic ^= 1;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "a wrong magic");
+    bad = good;
+    bad.kind = 99;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "an unknown kind");
+    bad = good;
+    bad.kind = SHARE_PHYSICAL;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "another kind of entry");
+    bad = good;
+    bad.nonce ^= 1;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "a wrong nonce");
+    bad = good;
+    bad.id += 1;
+    expect_refused(exchange(pid, &bad, sizeof bad, -1), "the next id");
+    /* A descriptor sent along is not taken. */
+    int mine = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    ck_assert_int_ge(mine, 0);
+    expect_refused(exchange(pid, junk, sizeof good, mine), "garbage with a descriptor");
+    close(mine);
+    /* A connection closed before a word. */
+    close(broker_connect(pid));
+
+    /* The broker still serves the well-formed request, once per connection. */
+    int s = broker_connect(pid);
+    answer a = exchange_on(s, &good, sizeof good, -1);
+    ck_assert(a.replied);
+    ck_assert_int_eq(a.status, ACL_SUCCESS);
+    if (a.fd >= 0)
+        close(a.fd);
+    close(s);
+    peer p;
+    peer_start(&p);
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x4D));
+    expect_ok(peer_ask(&p, "close %s", key));
+    peer_stop(&p);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+
+/* Runs fn in a forked child that calls no ACL function; its exit status
+ * (0: every attack failed as it should). */
+static int in_child(int (*fn)(const void *), const void *arg)
+{
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0)
+        _exit(fn(arg));
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status), "the hostile child crashed (0x%x)", status);
+    return WEXITSTATUS(status);
+}
+
+/* In the child: the raw request, whose answer must be a refusal with
+ * ACL_ERROR_RT_NO_PERMISSION and no descriptor. */
+static int request_refused(const void *arg)
+{
+    const share_request *req = arg;
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int n =
+        snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)getppid());
+    if (s < 0 || connect(s, (struct sockaddr *)&addr,
+                         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) != 0)
+        return 2;
+    if (send(s, req, sizeof *req, MSG_NOSIGNAL) != (ssize_t)sizeof *req)
+        return 3;
+    share_reply rep;
+    char control[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = {&rep, sizeof rep};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+    ssize_t got = recvmsg(s, &msg, 0);
+    if (got != (ssize_t)sizeof rep)
+        return 4;
+    if (msg.msg_controllen != 0)
+        return 5; /* a descriptor came */
+    return rep.status == ACL_ERROR_RT_NO_PERMISSION ? 0 : 6;
+}
+
+COMPAT_TEST(broker_refuses_processes_not_listed,
+            "a process not on a key's allow-list asking the broker directly gets "
+            "ACL_ERROR_RT_NO_PERMISSION and nothing else",
+            "issue 26 item 16")
+{
+    void *dev = device_filled(N, 0x11);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+    int32_t someone = 1;
+    ACL_OK(aclrtIpcMemSetImportPid(key, &someone, 1));
+    int32_t pid;
+    share_request req = key_request(key, &pid);
+    ck_assert_int_eq(in_child(request_refused, &req), 0);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+
+COMPAT_TEST(broker_forgets_freed_and_closed_memory,
+            "asking the broker directly for a key whose memory was freed, or that its exporter "
+            "closed, gets ACL_ERROR_INVALID_PARAM and no descriptor",
+            "issue 26 items 14, 17")
+{
+    void *freed = device_filled(N, 0x44), *closed = device_filled(N, 0x45);
+    char freed_key[65], closed_key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(freed, N, freed_key, sizeof freed_key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    ACL_OK(aclrtIpcMemGetExportKey(closed, N, closed_key, sizeof closed_key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int32_t pid;
+    share_request freed_req = key_request(freed_key, &pid);
+    share_request closed_req = key_request(closed_key, &pid);
+    ACL_OK(aclrtFree(freed));
+    ACL_OK(aclrtIpcMemClose(closed_key));
+    void *next = device_filled(N, 0x46); /* likely where the freed block was */
+    answer a = exchange(pid, &freed_req, sizeof freed_req, -1);
+    expect_refused(a, "a freed key");
+    ck_assert_int_eq(a.status, ACL_ERROR_INVALID_PARAM);
+    a = exchange(pid, &closed_req, sizeof closed_req, -1);
+    expect_refused(a, "a closed key");
+    ck_assert_int_eq(a.status, ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtIpcMemClose(freed_key));
+    ACL_OK(aclrtFree(closed));
+    ACL_OK(aclrtFree(next));
+}
+
+/* ---- allow-lists and names ---------------------------------------------------------- */
+
+/* What a guesser tries from a key it knows: every number in it other than
+ * the pid (runs of hexadecimal digits between '-' and ':', read as
+ * decimal and as hexadecimal, the width kept) moved by -3..3. */
+enum { GUESSES = 64, GUESS_LEN = 96 };
+
+static size_t guesses_from(const char *key, char out[GUESSES][GUESS_LEN])
+{
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    size_t count = 0, len = strlen(key);
+    for (size_t start = 0; start < len;) {
+        size_t end = start;
+        while (end < len && key[end] != '-' && key[end] != ':')
+            end++;
+        size_t width = end - start;
+        bool hex = width > 0 && width < 17, dec = hex;
+        for (size_t i = start; i < end; i++) {
+            hex = hex && strchr("0123456789abcdef", key[i]) != NULL;
+            dec = dec && key[i] >= '0' && key[i] <= '9';
+        }
+        bool is_pid = width == strlen(pid) && strncmp(key + start, pid, width) == 0;
+        for (int base = 10; (hex || dec) && !is_pid && base <= 16; base += 6) {
+            if (base == 10 && !dec)
+                continue;
+            char digits[20];
+            memcpy(digits, key + start, width);
+            digits[width] = '\0';
+            unsigned long long v = strtoull(digits, NULL, base);
+            for (int k = -3; k <= 3 && count < GUESSES; k++) {
+                char number[24];
+                snprintf(number, sizeof number, base == 10 ? "%0*llu" : "%0*llx", (int)width,
+                         v + (unsigned long long)(long long)k);
+                if (k == 0)
+                    continue;
+                snprintf(out[count++], GUESS_LEN, "%.*s%s%s", (int)start, key, number, key + end);
+            }
+        }
+        start = end + 1;
+    }
+    return count;
+}
+
+COMPAT_TEST(guessed_notify_keys_import_nothing,
+            "keys made from a known notify key by changing its numbers import nothing, not even "
+            "a notify exported without pid validation",
+            "issue 26 item 16")
+{
+    aclrtNotify known, hidden;
+    ACL_OK(aclrtCreateNotify(&known, 0));
+    ACL_OK(aclrtCreateNotify(&hidden, 0));
+    char key[65], hidden_key[65];
+    ACL_OK(aclrtNotifyGetExportKey(known, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    ACL_OK(aclrtNotifyGetExportKey(hidden, hidden_key, sizeof hidden_key,
+                                   ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    peer p;
+    peer_start(&p);
+    expect_fail(peer_ask(&p, "nimport %s", key)); /* not listed */
+    char guesses[GUESSES][GUESS_LEN];
+    size_t count = guesses_from(key, guesses);
+    ck_assert_uint_gt(count, 0);
+    for (size_t i = 0; i < count; i++) {
+        const char *reply = peer_ask(&p, "nimport %s", guesses[i]);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported a notify", guesses[i]);
+    }
+    /* The hidden key itself works for whoever was given it. */
+    uintptr_t theirs = ok_hex(peer_ask(&p, "nimport %s", hidden_key));
+    expect_ok(peer_ask(&p, "ndestroy %" PRIxPTR, theirs));
+    peer_stop(&p);
+    ACL_OK(aclrtDestroyNotify(known));
+    ACL_OK(aclrtDestroyNotify(hidden));
+}
+
+static aclrtDrvMemHandle physical_handle(void)
+{
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.memAttr = ACL_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    size_t g;
+    ACL_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    return h;
+}
+
+COMPAT_TEST(guessed_shareable_handles_import_nothing,
+            "64-bit shareable handles near a known one import nothing, not even physical memory "
+            "exported without pid validation",
+            "issue 26 item 16")
+{
+    aclrtDrvMemHandle known = physical_handle(), hidden = physical_handle();
+    uint64_t known_handle, hidden_handle;
+    ACL_OK(aclrtMemExportToShareableHandle(known, ACL_MEM_HANDLE_TYPE_NONE,
+                                           ACL_RT_VMM_EXPORT_FLAG_DEFAULT, &known_handle));
+    ACL_OK(aclrtMemExportToShareableHandle(hidden, ACL_MEM_HANDLE_TYPE_NONE,
+                                           ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                                           &hidden_handle));
+    peer p;
+    peer_start(&p);
+    expect_fail(peer_ask(&p, "vimport %" PRIx64, known_handle)); /* not listed */
+    for (int64_t k = -8; k <= 8; k++) {
+        if (k == 0)
+            continue;
+        const char *reply = peer_ask(&p, "vimport %" PRIx64, known_handle + (uint64_t)k);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0,
+                      "the guess %" PRIx64 " imported physical memory", known_handle + (uint64_t)k);
+    }
+    ok_hex(peer_ask(&p, "vimport %" PRIx64, hidden_handle));
+    peer_stop(&p);
+    ACL_OK(aclrtFreePhysical(known));
+    ACL_OK(aclrtFreePhysical(hidden));
+}
+
+COMPAT_TEST(guessed_memory_keys_import_nothing,
+            "IPC keys made from a known key by changing its numbers import nothing",
+            "issue 26 item 16")
+{
+    void *known = device_filled(N, 1), *hidden = device_filled(N, 2);
+    char key[65], hidden_key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(known, N, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+    ACL_OK(aclrtIpcMemGetExportKey(hidden, N, hidden_key, sizeof hidden_key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    peer p;
+    peer_start(&p);
+    char guesses[GUESSES][GUESS_LEN];
+    size_t count = guesses_from(key, guesses);
+    ck_assert_uint_gt(count, 0);
+    for (size_t i = 0; i < count; i++) {
+        const char *reply = peer_ask(&p, "import %s", guesses[i]);
+        ck_assert_msg(strncmp(reply, "err ", 4) == 0, "the guess %s imported memory", guesses[i]);
+    }
+    peer_stop(&p);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtIpcMemClose(hidden_key));
+    ACL_OK(aclrtFree(known));
+    ACL_OK(aclrtFree(hidden));
+}
+
+/* Sets the pid check of every notify page this process exported through
+ * /dev/shm off, as any process of the user could. */
+static int forge_notify_files(void)
+{
+    char prefix[64];
+    int n = snprintf(prefix, sizeof prefix, "acl-cuda-notify-%d-", (int)getpid());
+    DIR *dir = opendir("/dev/shm");
+    int forged = 0;
+    for (struct dirent *d; dir && (d = readdir(dir)) != NULL;) {
+        if (strncmp(d->d_name, prefix, (size_t)n) != 0)
+            continue;
+        char path[320];
+        snprintf(path, sizeof path, "/dev/shm/%s", d->d_name);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        uint32_t off = 0;
+        if (fd >= 0 && pwrite(fd, &off, sizeof off, 4) == (ssize_t)sizeof off)
+            forged++;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (dir)
+        closedir(dir);
+    return forged;
+}
+
+COMPAT_TEST(forged_files_do_not_allow_an_import,
+            "rewriting shared files cannot put a process on a notify's allow-list: the "
+            "exporter decides",
+            "issue 26 item 16")
+{
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    char key[65];
+    ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    int32_t someone = 1;
+    ACL_OK(aclrtNotifySetImportPid(n, &someone, 1));
+    (void)forge_notify_files();
+    peer p;
+    peer_start(&p);
+    expect_fail(peer_ask(&p, "nimport %s", key));
+    peer_stop(&p);
+    ACL_OK(aclrtDestroyNotify(n));
+}
+
+/* ---- nothing beyond what was exported ------------------------------------------------ */
+
+COMPAT_TEST(export_hands_out_only_its_range,
+            "the descriptor of an IPC key covers the exported allocation's pages and nothing of "
+            "the exporter's other memory",
+            "issue 26 item 15")
+{
+    if (!host_backend())
+        COMPAT_SKIP("only the host backend passes a descriptor (CUDA resolves its own handle)");
+    void *secret = device_filled(N, 0x5E);
+    void *dev = device_filled(N, 0x0E);
+    void *after = device_filled(N, 0x5E);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int32_t pid;
+    share_request req = key_request(key, &pid);
+    answer a = exchange(pid, &req, sizeof req, -1);
+    ck_assert_int_eq(a.status, ACL_SUCCESS);
+    ck_assert_int_ge(a.fd, 0);
+    struct stat st;
+    ck_assert_int_eq(fstat(a.fd, &st), 0);
+    long page = sysconf(_SC_PAGESIZE);
+    ck_assert_msg((size_t)st.st_size <= (size_t)N + (size_t)page,
+                  "the descriptor holds %lld bytes for a %d-byte export", (long long)st.st_size, N);
+    /* Everything the descriptor holds is the exported memory. */
+    unsigned char *all = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, a.fd, 0);
+    ck_assert_ptr_ne(all, MAP_FAILED);
+    for (off_t i = 0; i < st.st_size; i++)
+        ck_assert_msg(all[i] != 0x5E, "byte %lld of the descriptor is another allocation's",
+                      (long long)i);
+    munmap(all, (size_t)st.st_size);
+    close(a.fd);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFree(secret));
+    ACL_OK(aclrtFree(after));
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    Suite *s = suite_create("hostile sharing");
+    TCase *broker = tcase_create("broker");
+    tcase_add_checked_fixture(broker, compat_set_up, compat_tear_down);
+    tcase_set_timeout(broker, 120);
+    tcase_add_test(broker, broker_serves_others_past_idle_connections);
+    tcase_add_test(broker, broker_refuses_malformed_messages);
+    tcase_add_test(broker, broker_refuses_processes_not_listed);
+    tcase_add_test(broker, broker_forgets_freed_and_closed_memory);
+    suite_add_tcase(s, broker);
+
+    TCase *names = tcase_create("allow-lists and names");
+    tcase_add_checked_fixture(names, compat_set_up, compat_tear_down);
+    tcase_set_timeout(names, 120);
+    tcase_add_test(names, guessed_notify_keys_import_nothing);
+    tcase_add_test(names, guessed_shareable_handles_import_nothing);
+    tcase_add_test(names, guessed_memory_keys_import_nothing);
+    tcase_add_test(names, forged_files_do_not_allow_an_import);
+    suite_add_tcase(s, names);
+
+    TCase *range = tcase_create("exported range");
+    tcase_add_checked_fixture(range, compat_set_up, compat_tear_down);
+    tcase_set_timeout(range, 60);
+    tcase_add_test(range, export_hands_out_only_its_range);
+    suite_add_tcase(s, range);
+    return acltest_run(s);
+}
