@@ -364,6 +364,11 @@ static aclError fill_plan(const char *api, const void *site, void *ptr, size_t c
 {
     memory_locate(ptr, b);
     aclError ret;
+    /* Virtual memory whose release waits for queued work is still mapped
+     * (the cuda backend may see it as another allocator's), but no longer
+     * the caller's. */
+    if ((b->kind == MEM_UNKNOWN || b->foreign) && deferred_overlaps(ptr, count ? count : 1))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, MEMORY_UNKNOWN, ptr, memory_unknown_more());
     if (b->kind != MEM_UNKNOWN) {
         ret = memory_check_access(api, "devPtr", ptr, b, true);
         return ret != ACL_SUCCESS ? ret : memory_check_extent(api, "devPtr", ptr, count, b);
@@ -371,10 +376,7 @@ static aclError fill_plan(const char *api, const void *site, void *ptr, size_t c
     ret = check_unmapped(api, "devPtr", ptr, b);
     if (ret != ACL_SUCCESS)
         return ret;
-    /* Virtual memory whose release waits for queued work is still mapped,
-     * but no longer the caller's. */
-    if ((backend()->memory->device_address && backend()->memory->device_address(ptr)) ||
-        deferred_overlaps(ptr, count ? count : 1))
+    if (backend()->memory->device_address && backend()->memory->device_address(ptr))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, MEMORY_UNKNOWN, ptr, memory_unknown_more());
     if (undefined_strict())
         return undefined_use_check(api, site, UNDEFINED_FILL_HOST, ACL_ERROR_INVALID_PARAM,

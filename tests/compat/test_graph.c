@@ -878,6 +878,131 @@ COMPAT_TEST(cond_switch,
     ACL_OK(aclrtDestroyStream(exec));
 }
 
+/* Adds a conditional task of `type` on s (being captured) steered by
+ * handle, whose branches, captured on side, each fill `out` with base + their
+ * index; a WHILE branch also clears the word at `cond` (one iteration). */
+static void add_filling_task(aclrtStream s, aclrtStream side, aclmdlRICondHandle handle,
+                             aclmdlRICondTaskType type, uint32_t size, void *out, uint8_t base,
+                             uint64_t *cond, void *zero)
+{
+    aclmdlRI branches[3] = {NULL, NULL, NULL};
+    aclmdlRICondTaskParams params = {
+        .handle = handle, .type = type, .size = size, .modelRIArray = branches};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    for (uint32_t i = 0; i < size; i++) {
+        ACL_OK(aclmdlRICaptureToModelRIBegin(side, branches[i],
+                                             ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+        ACL_OK(aclrtMemsetAsync(out, SIZE, base + i, SIZE, side));
+        if (type == ACL_MODEL_RI_COND_TYPE_WHILE)
+            ACL_OK(aclrtMemcpyAsync(cond, sizeof(uint64_t), zero, sizeof(uint64_t),
+                                    ACL_MEMCPY_DEVICE_TO_DEVICE, side));
+        aclmdlRI ended = NULL;
+        ACL_OK(aclmdlRICaptureEnd(side, &ended));
+    }
+}
+
+/* What each of outs[0..n) holds (each filled with one byte, or 0). */
+static void read_outs(void *const *outs, uint8_t *got, int n, uint8_t *host)
+{
+    for (int i = 0; i < n; i++) {
+        ACL_OK(aclrtMemcpy(host, SIZE, outs[i], SIZE, ACL_MEMCPY_DEVICE_TO_HOST));
+        compat_assert_filled(host, SIZE, host[0]);
+        got[i] = host[0];
+    }
+}
+
+COMPAT_TEST(cond_tasks_of_every_type_in_one_model,
+            "one model holds an IF, a WHILE and a SWITCH task, each steered by a condition of "
+            "its own, as CANN's conditional sample builds them",
+            "API ref aclmdlRIAddCondTask; sample model_ri/3_cond_model")
+{
+    aclrtStream s = compat_new_stream(), side = compat_new_stream(), exec = compat_new_stream();
+    void *outs[3] = {device_buffer(SIZE), device_buffer(SIZE), device_buffer(SIZE)};
+    uint64_t *zero = device_buffer(SIZE);
+    ACL_OK(aclrtMemset(zero, SIZE, 0, SIZE));
+    uint8_t *host = pinned_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &model));
+    static const aclmdlRICondTaskType types[3] = {
+        ACL_MODEL_RI_COND_TYPE_IF, ACL_MODEL_RI_COND_TYPE_WHILE, ACL_MODEL_RI_COND_TYPE_SWITCH};
+    static const uint32_t sizes[3] = {2, 1, 3};
+    uint64_t *conds[3];
+    for (int k = 0; k < 3; k++) {
+        aclmdlRICondHandle handle = NULL;
+        ACL_OK(aclmdlRICondHandleCreate(model, 0, 0, &handle));
+        ACL_OK(aclmdlRICondHandleGetCondPtr(handle, &conds[k]));
+        add_filling_task(s, side, handle, types[k], sizes[k], outs[k], (uint8_t)(0x10 * (k + 1)),
+                         conds[k], zero);
+    }
+    aclmdlRI ended = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &ended));
+    ck_assert_ptr_eq(ended, model);
+    for (uint64_t v = 0; v < 3; v++) {
+        for (int k = 0; k < 3; k++) {
+            ACL_OK(aclrtMemset(outs[k], SIZE, 0, SIZE));
+            write_word(conds[k], v);
+        }
+        ACL_OK(aclmdlRIExecuteAsync(model, exec));
+        ACL_OK(aclrtSynchronizeStream(exec));
+        uint8_t got[3];
+        read_outs(outs, got, 3, host);
+        ck_assert_uint_eq(got[0], v ? 0x10 : 0x11);
+        ck_assert_uint_eq(got[1], v ? 0x20 : 0);
+        ck_assert_uint_eq(got[2], 0x30 + v);
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    for (int k = 0; k < 3; k++)
+        ACL_OK(aclrtFree(outs[k]));
+    ACL_OK(aclrtFree(zero));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
+COMPAT_TEST(cond_handle_steers_several_tasks,
+            "one condition may steer several conditional tasks of a model: an IF and a SWITCH "
+            "task on the same handle both read its word",
+            "API ref aclmdlRICondHandleCreate, aclmdlRIAddCondTask")
+{
+    aclrtStream s = compat_new_stream(), side = compat_new_stream(), exec = compat_new_stream();
+    void *outs[2] = {device_buffer(SIZE), device_buffer(SIZE)};
+    uint8_t *host = pinned_buffer(SIZE);
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    aclmdlRICaptureStatus status;
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &model));
+    aclmdlRICondHandle handle = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(model, 0, 0, &handle));
+    uint64_t *cond = NULL;
+    ACL_OK(aclmdlRICondHandleGetCondPtr(handle, &cond));
+    add_filling_task(s, side, handle, ACL_MODEL_RI_COND_TYPE_IF, 1, outs[0], 0x21, cond, NULL);
+    add_filling_task(s, side, handle, ACL_MODEL_RI_COND_TYPE_SWITCH, 2, outs[1], 0x30, cond,
+                     NULL);
+    aclmdlRI ended = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &ended));
+    for (uint64_t v = 0; v < 2; v++) {
+        ACL_OK(aclrtMemset(outs[0], SIZE, 0, SIZE));
+        ACL_OK(aclrtMemset(outs[1], SIZE, 0, SIZE));
+        write_word(cond, v);
+        ACL_OK(aclmdlRIExecuteAsync(model, exec));
+        ACL_OK(aclrtSynchronizeStream(exec));
+        uint8_t got[2];
+        read_outs(outs, got, 2, host);
+        ck_assert_uint_eq(got[0], v ? 0x21 : 0);
+        ck_assert_uint_eq(got[1], 0x30 + v);
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(outs[0]));
+    ACL_OK(aclrtFree(outs[1]));
+    ACL_OK(aclrtFreeHost(host));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(side));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
 COMPAT_TEST(cond_task_needs_a_capture,
             "aclmdlRIAddCondTask on a stream that is not being captured fails; a branch model "
             "cannot be destroyed on its own (it goes with its model)",
@@ -1245,6 +1370,8 @@ Suite *compat_suite_graph(void)
     tcase_add_test(conds, cond_assign_default);
     tcase_add_test(conds, cond_while);
     tcase_add_test(conds, cond_switch);
+    tcase_add_test(conds, cond_tasks_of_every_type_in_one_model);
+    tcase_add_test(conds, cond_handle_steers_several_tasks);
     tcase_add_test(conds, cond_task_needs_a_capture);
     suite_add_tcase(s, conds);
 

@@ -676,29 +676,43 @@ aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64
 
 /* ---- conditional nodes ------------------------------------------------------------ */
 
+/* CUDA takes a conditional handle for one node only, while an ACL
+ * condition may steer several tasks: each node gets a handle of its own
+ * (add_cond), set from the condition's word right before the node, so the
+ * condition itself needs nothing of CUDA. Its default value reaches the
+ * word in the core. */
 static aclError cuda_cond_create(backend_stream *s, uint32_t default_value, bool assign_default,
                                  uint64_t *out)
 {
+    (void)default_value;
+    (void)assign_default;
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
     enum cudaStreamCaptureStatus status;
-    cudaGraph_t graph = NULL;
-    if ((rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, &graph, NULL, NULL, NULL))))
+    if ((rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, NULL, NULL, NULL, NULL))))
         return rc;
-    if (status != cudaStreamCaptureStatusActive || !graph)
+    if (status != cudaStreamCaptureStatusActive)
         return ACL_ERROR_RT_STREAM_NOT_CAPTURED;
-    cudaGraphConditionalHandle handle;
-    if ((rc = check(cudaGraphConditionalHandleCreate(
-             &handle, graph, default_value, assign_default ? cudaGraphCondAssignDefault : 0))))
-        return rc;
-    *out = (uint64_t)handle;
+    *out = 0;
     return ACL_SUCCESS;
+}
+
+/* The graph being captured on s, and the nodes its next node follows. */
+static aclError capture_point(backend_stream *s, cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                              size_t *ndeps)
+{
+    enum cudaStreamCaptureStatus status;
+    aclError rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, graph, deps, NULL, ndeps));
+    if (!rc && status != cudaStreamCaptureStatusActive)
+        rc = ACL_ERROR_RT_STREAM_NOT_CAPTURED;
+    return rc;
 }
 
 static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word, cond_kind kind,
                               uint32_t size, backend_graph **bodies)
 {
+    (void)cond; /* 0: see cuda_cond_create */
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
@@ -712,20 +726,22 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
             free(made);
             return ACL_ERROR_RT_MEMORY_ALLOCATION;
         }
-    /* The condition, set from the word right before the node. */
-    rc = cuda_set_condition(s, cond, word);
-    enum cudaStreamCaptureStatus status;
     cudaGraph_t graph = NULL;
     const cudaGraphNode_t *deps = NULL;
     size_t ndeps = 0;
+    cudaGraphConditionalHandle handle = 0;
+    rc = capture_point(s, &graph, &deps, &ndeps);
     if (!rc)
-        rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, &graph, &deps, NULL, &ndeps));
-    if (!rc && status != cudaStreamCaptureStatusActive)
-        rc = ACL_ERROR_RT_STREAM_NOT_CAPTURED;
+        rc = check(cudaGraphConditionalHandleCreate(&handle, graph, 0, 0));
+    /* The condition, set from the word right before the node. */
+    if (!rc)
+        rc = cuda_set_condition(s, (uint64_t)handle, word);
+    if (!rc)
+        rc = capture_point(s, &graph, &deps, &ndeps);
     struct cudaGraphNodeParams p;
     memset(&p, 0, sizeof p);
     p.type = cudaGraphNodeTypeConditional;
-    p.conditional.handle = (cudaGraphConditionalHandle)cond;
+    p.conditional.handle = handle;
     p.conditional.type = kind == COND_IF      ? cudaGraphCondTypeIf
                          : kind == COND_WHILE ? cudaGraphCondTypeWhile
                                               : cudaGraphCondTypeSwitch;
@@ -746,7 +762,7 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
         *made[i] = (backend_graph){.graph = p.conditional.phGraph_out[i],
                                    .body = true,
                                    .kind = kind,
-                                   .cond = cond,
+                                   .cond = (uint64_t)handle,
                                    .word = word};
         bodies[i] = made[i];
     }
