@@ -8,7 +8,8 @@
 
 enum { PATTERN = 4096, PATTERNS = 64 }; /* up to 256 KiB per call */
 
-/* Writes through the kernel; *filtered when the call is not allowed here. */
+/* Writes through the kernel; *filtered when the call is not allowed here.
+ * (valgrind does not mark what it writes as defined.) */
 static bool fill_by_kernel(void *ptr, uint8_t value, size_t n, bool *filtered)
 {
     unsigned char pattern[PATTERN];
