@@ -494,7 +494,28 @@ static aclError cuda_graph_set_node(backend_graph *g, uint64_t node, int32_t dev
  * update, a node that could not be made updatable, and other kinds of
  * nodes are changed for later launches instead (set_node). A failure on
  * the device leaves ACL_ERROR_RT_MODEL_UPDATE_FAILED in the stream's fault
- * word, for its next synchronize. */
+ * word, for its next synchronize.
+ *
+ * Opt-in (ACLCUDA_DEVICE_TASK_UPDATES=1) until it has passed on a GPU: in
+ * its first run (H200, CUDA 13.0) the update kernel faulted the context
+ * and a run waiting for its update never finished. Without it every
+ * update reaches later launches (docs/backends.md). */
+#if CUDART_VERSION >= 12040
+static pthread_once_t device_updates_once = PTHREAD_ONCE_INIT;
+static bool device_updates;
+
+static void device_updates_read(void)
+{
+    const char *v = getenv("ACLCUDA_DEVICE_TASK_UPDATES");
+    device_updates = v && strcmp(v, "1") == 0;
+}
+
+static bool device_updates_enabled(void)
+{
+    pthread_once(&device_updates_once, device_updates_read);
+    return device_updates;
+}
+#endif
 
 /* Kernel nodes to make device-updatable, kept from mark_updatable until
  * the capture of their graph ends: the attribute is set on the finished
@@ -511,6 +532,8 @@ static updatable *updatables;
 static aclError cuda_mark_updatable(backend_stream *s, uint64_t node)
 {
 #if CUDART_VERSION >= 12040
+    if (!device_updates_enabled())
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     enum cudaStreamCaptureStatus status;
     cudaGraph_t graph = NULL;
     aclError rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, &graph, NULL, NULL, NULL));
@@ -631,8 +654,9 @@ aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64
 {
     (void)g; /* the node's device-side handle names it; the caller keeps g alive */
     (void)dev;
-    if (w->kind != NODE_WORK_KERNEL || w->u.launch->placeholder_count ||
-        w->u.launch->args_size > GRAPH_UPDATE_ARGS_MAX || !driver_ready())
+    if (!device_updates_enabled() || w->kind != NODE_WORK_KERNEL ||
+        w->u.launch->placeholder_count || w->u.launch->args_size > GRAPH_UPDATE_ARGS_MAX ||
+        !driver_ready())
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     const launch_params *p = w->u.launch;
     aclError rc = use_device(s->dev);
