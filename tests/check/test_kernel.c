@@ -222,6 +222,31 @@ START_TEST(global_variable)
 }
 END_TEST
 
+START_TEST(two_loads_are_two_binaries)
+{
+    aclrtBinHandle first = kt_load(), second = kt_load();
+    int32_t *g1 = NULL, *g2 = NULL;
+    size_t size = 0;
+    ACL_OK(aclrtBinaryGetGlobal(first, "test_global", (void **)&g1, &size));
+    ACL_OK(aclrtBinaryGetGlobal(second, "test_global", (void **)&g2, &size));
+    ck_assert_ptr_ne(g1, g2);
+    int32_t fresh[4] = {5, 6, 7, 8}, values[4];
+    ACL_OK(aclrtMemcpy(g1, sizeof fresh, fresh, sizeof fresh, ACL_MEMCPY_DEFAULT));
+    kt_read_i32(g2, values, 4);
+    ck_assert_int_eq(values[0], 11);
+    /* A third load, after the first went, is a binary of its own too. */
+    ACL_OK(aclrtBinaryUnLoad(first));
+    aclrtBinHandle third = kt_load();
+    int32_t *g3 = NULL;
+    ACL_OK(aclrtBinaryGetGlobal(third, "test_global", (void **)&g3, &size));
+    ACL_OK(aclrtMemcpy(g3, sizeof fresh, fresh, sizeof fresh, ACL_MEMCPY_DEFAULT));
+    kt_read_i32(g2, values, 4);
+    ck_assert_int_eq(values[0], 11);
+    ACL_OK(aclrtBinaryUnLoad(second));
+    ACL_OK(aclrtBinaryUnLoad(third));
+}
+END_TEST
+
 /* ---- every launch style ------------------------------------------------------------- */
 
 START_TEST(launch_with_device_args)
@@ -1022,6 +1047,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, function_address_and_entry);
     tcase_add_test(binaries, parameters_described);
     tcase_add_test(binaries, global_variable);
+    tcase_add_test(binaries, two_loads_are_two_binaries);
     suite_add_tcase(s, binaries);
 
     TCase *launches = tcase_create("launches");

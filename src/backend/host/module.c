@@ -41,6 +41,10 @@ struct backend_function {
 
 struct backend_module {
     void *dl;
+    /* The anonymous file dlopen read, open while loaded: the dynamic loader
+     * knows objects by name, and /proc/self/fd/N names another binary once
+     * N is reused. */
+    int fd;
     void *image; /* our copy of the bytes: what aclrtBinaryGetDevAddress reports */
     size_t size;
     uintptr_t base;
@@ -112,16 +116,17 @@ static aclError host_load(int32_t dev, const void *image, size_t size, bool lazy
             err = ACL_ERROR_INVALID_PARAM;
         }
     }
-    if (fd >= 0)
-        close(fd);
     struct link_map *lm = NULL;
     if (!err && dlinfo(m->dl, RTLD_DI_LINKMAP, &lm) == 0 && lm)
         m->base = lm->l_addr;
     if (err) {
+        if (fd >= 0)
+            close(fd);
         free(m->image);
         free(m);
         return err;
     }
+    m->fd = fd;
     pthread_mutex_init(&m->lock, NULL);
     *out = m;
     return ACL_SUCCESS;
@@ -134,6 +139,7 @@ static void host_unload(backend_module *m)
         free(f);
     }
     dlclose(m->dl);
+    close(m->fd);
     pthread_mutex_destroy(&m->lock);
     free(m->image);
     free(m);
