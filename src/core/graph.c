@@ -258,6 +258,7 @@ aclError capture_submit(const char *api, capture *cap, acl_stream *s, const task
         return stream_submit_failed(api, s, t, err);
     }
     capture_note_node(cap, s, t->kind);
+    tasks_keep_binary(cap, t);
     if (!cap->update)
         tasks_record(cap, s, t);
     return ACL_SUCCESS;

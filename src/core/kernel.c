@@ -96,6 +96,7 @@ aclError binary_destroy(const char *api, aclrtBinary handle)
 static void module_free(object *o)
 {
     acl_module *m = (acl_module *)o;
+    module_registry_remove(m);
     for (size_t i = 0; i < m->nborrowed; i++)
         memory_unregister_borrowed(m->borrowed[i]);
     free(m->borrowed);
@@ -191,10 +192,12 @@ aclError module_load(const char *api, const void *image, size_t size, const char
     m->device = device;
     m->lazy = lazy;
     pthread_mutex_init(&m->lock, NULL);
+    list_init(&m->loaded_link);
     if ((err = handle_publish(&m->obj, HANDLE_MODULE, module_free))) {
         module_free(&m->obj);
         return acl_raise(api, err, "out of host memory for the handle table");
     }
+    module_registry_add(m);
     *out = handle_of(&m->obj);
     return ACL_SUCCESS;
 }
@@ -226,17 +229,23 @@ aclError module_unload(const char *api, aclrtBinHandle handle)
 {
     if (!handle)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
-    acl_module *m = (acl_module *)handle_take(handle, HANDLE_MODULE);
+    acl_module *m = (acl_module *)handle_get(handle, HANDLE_MODULE);
+    if (m && !object_take_hold(&m->obj)) {
+        module_put(m); /* another thread's unload took it first */
+        m = NULL;
+    }
     if (!m)
         return not_live(api, handle, "binary handle");
     /* Its functions and argument lists go with it; each function keeps the
-     * module (and the backend's code) until the last call using it ended. */
+     * module until the last call using it ended, and the work queued so
+     * far keeps it until that work is done (kernel_keep.c). */
     pthread_mutex_lock(&m->lock);
     for (acl_function *f = m->functions; f; f = f->next)
         function_withdraw(f);
     pthread_mutex_unlock(&m->lock);
     (void)exception_binary_callback(m, m->phys, NULL, NULL);
     module_put(m);
+    module_release_after_work(m);
     return ACL_SUCCESS;
 }
 

@@ -175,7 +175,7 @@ static aclError param_region(const char *api, acl_function *f, size_t region, si
  * for CUDA habits, host memory. Device memory is read when the launch is
  * queued, after the stream's earlier work. */
 static aclError device_args(const char *api, acl_stream *s, const launch_request *r,
-                            const void **args, scratch *buf, unsigned char *local)
+                            const void **args, scratch *buf, unsigned char *local, bool *held)
 {
     *args = r->args;
     if (r->args_size == 0)
@@ -190,7 +190,11 @@ static aclError device_args(const char *api, acl_stream *s, const launch_request
     aclError err = memory_check_extent(api, "argsData", r->args, r->args_size, &b);
     if (err)
         return err;
-    if (!stream_capture(s) && (err = stream_synchronize(s, -1)))
+    /* The wait leaves the call's read section: the function stays by a
+     * counted reference (kernel_launch lets it go). */
+    if (!stream_capture(s) && !(*held = object_hold(&r->fn->obj)))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "kernel \"%s\" was unloaded", r->fn->name);
+    if (*held && (err = stream_synchronize(s, -1)))
         return acl_raise(api, err,
                          "waiting for stream %d before reading the arguments from device "
                          "memory failed: %s",
@@ -279,10 +283,11 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
     const void *args = NULL;
     size_t size = 0;
     acl_args *list = NULL;
+    bool held = false;
 
     switch (r->args_kind) {
     case LAUNCH_ARGS_DEVICE:
-        err = device_args(api, s, r, &args, &buf, local);
+        err = device_args(api, s, r, &args, &buf, local, &held);
         if (!err)
             err = param_region(api, f, r->args_size, &size);
         break;
@@ -388,6 +393,13 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
         if (__builtin_expect(stream_capture(s) != NULL, 0))
             capture_hint_launch(&p, handle_of(&f->obj), r->cfg);
         err = stream_submit(api, s, &(task){.kind = TASK_LAUNCH, .u.launch = &p});
+    }
+    if (held) {
+        /* Its binary unloaded while this call waited outside its read
+         * section, that unload may not have seen the launch (kernel.h). */
+        if (!err && f->module && !object_live(&f->module->obj))
+            module_fence_launch(s, f->module);
+        object_release(&f->obj);
     }
     if (list)
         pthread_mutex_unlock(&list->lock);

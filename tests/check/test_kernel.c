@@ -3,6 +3,8 @@
  * built-in reduce and random-number tasks. The kernels are
  * tests/kernels/test_kernels.{c,cu}, loaded for the backend in use. */
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -244,6 +246,215 @@ START_TEST(two_loads_are_two_binaries)
     ck_assert_int_eq(values[0], 11);
     ACL_OK(aclrtBinaryUnLoad(second));
     ACL_OK(aclrtBinaryUnLoad(third));
+}
+END_TEST
+
+/* ---- binaries unloaded with work in flight ----------------------------------------- */
+
+/* A host function that holds its stream until the test lets it go. */
+static void hold_stream(void *arg)
+{
+    atomic_int *gate = arg;
+    while (!atomic_load(gate))
+        usleep(100);
+}
+
+START_TEST(unload_with_launch_queued)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    atomic_int gate = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &gate));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    /* Returns at once; the queued launch keeps the binary's code. */
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    atomic_store(&gate, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 1);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+START_TEST(unload_with_kernel_running)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "store_after_flag");
+    int32_t *flag = kt_pinned(sizeof(int32_t));
+    *flag = 0;
+    int32_t *out = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(out, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    struct {
+        int32_t *flag, *out;
+    } args = {flag, out};
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &args, sizeof args, NULL, 0));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got = 0;
+    kt_read_i32(out, &got, 1);
+    ck_assert_int_eq(got, 1);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFreeHost(flag));
+}
+END_TEST
+
+START_TEST(unload_before_model_replay)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    /* The model keeps the binary of the kernel it captured. */
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 2);
+    /* Destroyed with a replay queued: the replay still runs the kernel. */
+    atomic_int gate = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &gate));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclmdlRIDestroy(model));
+    atomic_store(&gate, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 3);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+START_TEST(unload_with_stream_destroyed_by_force)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    atomic_int gate = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &gate));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    /* The stream goes first, its work still queued, then the binary. */
+    ACL_OK(aclrtDestroyStreamForce(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    atomic_store(&gate, 1);
+    ACL_OK(aclrtSynchronizeDevice());
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 1);
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+START_TEST(unload_after_task_update_to_its_kernel)
+{
+    aclrtBinHandle first = kt_load(), second = kt_load();
+    aclrtFuncHandle f = kt_function(first, "increment"), g = kt_function(second, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    uint32_t n = 0;
+    ACL_OK(aclmdlRIGetTasksByStream(s, NULL, &n));
+    ck_assert_uint_eq(n, 1);
+    aclmdlRITask task = NULL;
+    ACL_OK(aclmdlRIGetTasksByStream(s, &task, &n));
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(task, &p));
+    /* The task now runs the second binary's kernel, which the model keeps. */
+    p.kernelTaskParams.funcHandle = g;
+    p.kernelTaskParams.args = &counter;
+    p.kernelTaskParams.argsSize = sizeof counter;
+    p.kernelTaskParams.isHostArgs = 1;
+    p.kernelTaskParams.cfg = NULL;
+    ACL_OK(aclmdlRITaskSetParams(task, &p));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclrtBinaryUnLoad(second));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtBinaryUnLoad(first));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+/* Launches increment on a stream until the function is unloaded, with its
+ * arguments in host memory and in device memory by turns. */
+typedef struct launcher {
+    aclrtContext ctx;
+    aclrtFuncHandle f;
+    aclrtStream s;
+    int32_t *counter;
+    void *dev_args;
+    atomic_int launched;
+} launcher;
+
+static void *launch_until_unloaded(void *arg)
+{
+    launcher *l = arg;
+    ACL_OK(aclrtSetCurrentContext(l->ctx));
+    for (int i = 0;; i++) {
+        aclError err =
+            i % 2 ? aclrtLaunchKernel(l->f, 1, l->dev_args, sizeof l->counter, l->s)
+                  : aclrtLaunchKernelWithHostArgs(l->f, 1, l->s, NULL, &l->counter,
+                                                  sizeof l->counter, NULL, 0);
+        if (err != ACL_SUCCESS) {
+            ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
+            return NULL;
+        }
+        atomic_fetch_add(&l->launched, 1);
+    }
+}
+
+START_TEST(unload_while_another_thread_launches)
+{
+    for (int round = 0; round < 20; round++) {
+        aclrtBinHandle bin = kt_load();
+        launcher l = {.f = kt_function(bin, "increment"), .s = acltest_new_stream()};
+        ACL_OK(aclrtGetCurrentContext(&l.ctx));
+        l.counter = kt_device(sizeof(int32_t));
+        ACL_OK(aclrtMemset(l.counter, sizeof(int32_t), 0, sizeof(int32_t)));
+        l.dev_args = kt_device(sizeof l.counter);
+        ACL_OK(aclrtMemcpy(l.dev_args, sizeof l.counter, &l.counter, sizeof l.counter,
+                           ACL_MEMCPY_HOST_TO_DEVICE));
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, launch_until_unloaded, &l), 0);
+        while (atomic_load(&l.launched) < round)
+            sched_yield();
+        ACL_OK(aclrtBinaryUnLoad(bin));
+        pthread_join(t, NULL);
+        ACL_OK(aclrtSynchronizeStream(l.s));
+        int32_t c = 0;
+        kt_read_i32(l.counter, &c, 1);
+        ck_assert_int_eq(c, atomic_load(&l.launched));
+        ACL_OK(aclrtDestroyStream(l.s));
+        ACL_OK(aclrtFree(l.counter));
+        ACL_OK(aclrtFree(l.dev_args));
+    }
 }
 END_TEST
 
@@ -1048,6 +1259,12 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, parameters_described);
     tcase_add_test(binaries, global_variable);
     tcase_add_test(binaries, two_loads_are_two_binaries);
+    tcase_add_test(binaries, unload_with_launch_queued);
+    tcase_add_test(binaries, unload_with_kernel_running);
+    tcase_add_test(binaries, unload_before_model_replay);
+    tcase_add_test(binaries, unload_with_stream_destroyed_by_force);
+    tcase_add_test(binaries, unload_after_task_update_to_its_kernel);
+    tcase_add_test(binaries, unload_while_another_thread_launches);
     suite_add_tcase(s, binaries);
 
     TCase *launches = tcase_create("launches");

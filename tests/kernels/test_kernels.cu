@@ -59,4 +59,15 @@ __global__ void store_one(int32_t *p)
         *(volatile int32_t *)p = 1;
 }
 
+// Waits until *flag (mapped host memory the test writes) is not 0, then
+// *out = 1: a kernel that runs for as long as the test wants.
+__global__ void store_after_flag(const int32_t *flag, int32_t *out)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        while (*(const volatile int32_t *)flag == 0)
+            ;
+        *(volatile int32_t *)out = 1;
+    }
+}
+
 } // extern "C"
