@@ -2,9 +2,11 @@
  * real results, the launch limits and errors, device variables, and the
  * built-in reduce and random-number tasks. The kernels are
  * tests/kernels/test_kernels.{c,cu}, loaded for the backend in use. */
+#include <elf.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -246,6 +248,128 @@ START_TEST(two_loads_are_two_binaries)
     ck_assert_int_eq(values[0], 11);
     ACL_OK(aclrtBinaryUnLoad(second));
     ACL_OK(aclrtBinaryUnLoad(third));
+}
+END_TEST
+
+/* ---- damaged binaries ------------------------------------------------------------------ */
+
+static unsigned char *read_kernel_image(size_t *size)
+{
+    FILE *f = fopen(kt_kernel_path(), "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    ck_assert_int_gt(n, 0);
+    unsigned char *data = malloc((size_t)n);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(fread(data, 1, (size_t)n, f), n);
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
+/* Loads n bytes of a damaged image (from their own buffer, so that a read
+ * past them is a fault under ASan): loaded, then unloaded, or refused with
+ * a message; on the host backend, as ACL_ERROR_INVALID_PARAM. */
+static void load_damaged(const unsigned char *image, size_t n, size_t *loaded)
+{
+    unsigned char *copy = malloc(n ? n : 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, image, n);
+    aclrtBinHandle bin = NULL;
+    aclError err = aclrtBinaryLoadFromData(copy, n, NULL, &bin);
+    free(copy);
+    if (err == ACL_SUCCESS) {
+        ACL_OK(aclrtBinaryUnLoad(bin));
+        (*loaded)++;
+        return;
+    }
+    const char *msg = aclGetRecentErrMsg();
+    ck_assert_msg(msg && *msg, "a refused image (%zu bytes) left no message", n);
+    if (kt_on_host())
+        ck_assert_msg(err == ACL_ERROR_INVALID_PARAM, "a damaged image: %d (%s)", err, msg);
+}
+
+START_TEST(non_regular_files_are_refused)
+{
+    alarm(10); /* a FIFO once blocked the load forever */
+    char dir[] = "/tmp/acl-kernel-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/kernel.o", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    aclrtBinHandle bin = NULL;
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile(fifo, NULL, &bin), ACL_ERROR_INVALID_FILE);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile(dir, NULL, &bin), ACL_ERROR_INVALID_FILE);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile("/dev/null", NULL, &bin), ACL_ERROR_INVALID_FILE);
+    ck_assert_int_eq(unlink(fifo), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    alarm(0);
+}
+END_TEST
+
+START_TEST(truncated_images)
+{
+    size_t size, loaded = 0;
+    unsigned char *image = read_kernel_image(&size);
+    /* Every length through the headers, then a spread of them, then the
+     * last bytes one by one. */
+    for (size_t n = 0; n < size; n += n < 1024 ? 1 : n + 256 < size ? 61 : 1)
+        load_damaged(image, n, &loaded);
+    ck_assert_uint_eq(loaded, 0); /* the whole image ends in what is cut */
+    free(image);
+}
+END_TEST
+
+/* Whether byte `at` of the host image is worth damaging: what the dynamic
+ * loader reads. Code, and the relocations, whose symbols and values are
+ * what the object's own code later calls (damage there is damage to the
+ * program, which no loader can tell), are left alone. */
+static bool loader_reads(const unsigned char *image, size_t size, size_t at)
+{
+    Elf64_Ehdr h;
+    memcpy(&h, image, sizeof h);
+    for (size_t i = 0; i < h.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, image + h.e_shoff + i * sizeof sh, sizeof sh);
+        if (sh.sh_type != SHT_NOBITS && at >= sh.sh_offset && at - sh.sh_offset < sh.sh_size &&
+            ((sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL))
+            return false;
+    }
+    return at < size;
+}
+
+START_TEST(bit_flipped_images)
+{
+    size_t size, loaded = 0;
+    unsigned char *image = read_kernel_image(&size);
+    unsigned char *damaged = malloc(size);
+    ck_assert_ptr_nonnull(damaged);
+    /* Every bit of the headers (ELF and program headers; a fatbin's own and
+     * its first entry's), then one bit of each byte the loader reads (on
+     * the cuda backend, of every 97th byte: a damaged cubin may send the
+     * driver to compile the fatbin's PTX). */
+    size_t headers = 80;
+    if (kt_on_host()) {
+        Elf64_Ehdr h;
+        memcpy(&h, image, sizeof h);
+        headers = h.e_phoff + (size_t)h.e_phnum * h.e_phentsize;
+    }
+    for (size_t at = 0; at < size; at += at < headers || kt_on_host() ? 1 : 97) {
+        if (at >= headers && kt_on_host() && !loader_reads(image, size, at))
+            continue;
+        for (int bit = 0; bit < 8; bit++) {
+            if (at >= headers && bit != (int)(at % 8))
+                continue;
+            memcpy(damaged, image, size);
+            damaged[at] ^= (unsigned char)(1u << bit);
+            load_damaged(damaged, size, &loaded);
+        }
+    }
+    ck_assert_uint_gt(loaded, 0); /* many flips change nothing that matters */
+    free(damaged);
+    free(image);
 }
 END_TEST
 
@@ -1259,6 +1383,9 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, parameters_described);
     tcase_add_test(binaries, global_variable);
     tcase_add_test(binaries, two_loads_are_two_binaries);
+    tcase_add_test(binaries, non_regular_files_are_refused);
+    tcase_add_test(binaries, truncated_images);
+    tcase_add_test(binaries, bit_flipped_images);
     tcase_add_test(binaries, unload_with_launch_queued);
     tcase_add_test(binaries, unload_with_kernel_running);
     tcase_add_test(binaries, unload_before_model_replay);

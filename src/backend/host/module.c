@@ -15,6 +15,7 @@
 
 #include "acl/acl_cuda.h"
 #include "backend/host/host.h"
+#include "util/image.h"
 
 enum { HOST_MAX_BLOCK_THREADS = 1024 };
 
@@ -56,7 +57,9 @@ struct backend_module {
 static const char *describe(const unsigned char *p, size_t size)
 {
     if (size >= sizeof(Elf64_Ehdr) && memcmp(p, ELFMAG, SELFMAG) == 0) {
-        const Elf64_Ehdr *h = (const Elf64_Ehdr *)p;
+        Elf64_Ehdr header; /* the bytes may sit at any alignment */
+        memcpy(&header, p, sizeof header);
+        const Elf64_Ehdr *h = &header;
         if (h->e_ident[EI_CLASS] != ELFCLASS64)
             return "a 32-bit ELF object";
         if (h->e_machine == EM_CUDA)
@@ -70,7 +73,7 @@ static const char *describe(const unsigned char *p, size_t size)
     if (size >= 4) {
         uint32_t magic;
         memcpy(&magic, p, sizeof magic);
-        if (magic == 0xBA55ED50u || magic == 0x466243B1u)
+        if (magic == FATBIN_MAGIC || magic == FATBIN_WRAPPER_MAGIC)
             return "a CUDA fatbin (it runs on the cuda backend)";
     }
     for (size_t i = 0; i + 8 < size && i < 4096; i++)
@@ -85,6 +88,8 @@ static aclError host_load(int32_t dev, const void *image, size_t size, bool lazy
     (void)dev;
     (void)lazy; /* nothing to place on a device */
     *why = describe(image, size);
+    if (!*why)
+        *why = host_elf_check(image, size);
     if (*why)
         return ACL_ERROR_INVALID_PARAM;
     backend_module *m = calloc(1, sizeof *m);
