@@ -956,9 +956,42 @@ static bool callable(const dyn_object *d, const uint64_t *starts, size_t count, 
            (!count || bsearch(&vaddr, starts, count, sizeof *starts, compare_addresses));
 }
 
+/* The section named name, when the object kept its section headers. */
+static bool section_named(const dyn_object *d, const char *name, Elf64_Shdr *out)
+{
+    const elf_image *img = &d->img;
+    if (img->eh.e_shstrndx == SHN_UNDEF)
+        return false;
+    Elf64_Shdr names;
+    elf_shdr(img, img->eh.e_shstrndx, &names);
+    for (size_t i = 0; i < img->eh.e_shnum; i++) {
+        elf_shdr(img, i, out);
+        /* elf_open checked that every name ends inside its table. */
+        if (strcmp((const char *)img->p + names.sh_offset + out->sh_name, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* What the dynamic section says of a constructor's place agrees with the
+ * section headers, where the object kept them: two records, so one damaged
+ * shows. */
+static bool agrees(const dyn_object *d, tag_index tag, tag_index size_tag, const char *name)
+{
+    Elf64_Shdr sh;
+    if (!d->has[tag] || !section_named(d, name, &sh))
+        return true;
+    return sh.sh_addr == d->tag[tag] && (size_tag == T_COUNT || sh.sh_size == d->tag[size_tag]);
+}
+
 /* The code the loader calls: DT_INIT, DT_FINI and each array slot. */
 static const char *check_constructors(const dyn_object *d)
 {
+    if (!agrees(d, T_INIT, T_COUNT, ".init") || !agrees(d, T_FINI, T_COUNT, ".fini") ||
+        !agrees(d, T_INIT_ARRAY, T_INIT_ARRAYSZ, ".init_array") ||
+        !agrees(d, T_FINI_ARRAY, T_FINI_ARRAYSZ, ".fini_array"))
+        return "a shared object whose dynamic section and section headers disagree on its "
+               "constructors or destructors";
     size_t count;
     uint64_t *starts = function_starts(d, &count);
     const char *why = NULL;
