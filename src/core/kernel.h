@@ -36,7 +36,14 @@
 #include "util/list.h"
 
 enum {
-    KERNEL_MAX_PARAMS = 128,      /* ACL's limit on appended parameters */
+    KERNEL_MAX_PARAMS = 128, /* ACL's limit on appended parameters */
+    /* Bytes of a kernel's parameters: CUDA's limit (CUDA 12.1 and later on
+     * Volta and later; older drivers and GPUs refuse more than 4 KiB at the
+     * launch). */
+    KERNEL_PARAMS_MAX = 32764,
+    /* Bytes of an argument buffer with its placeholder data (acl-cuda's
+     * limit; CANN names none). */
+    KERNEL_ARGS_MAX = 16 << 20,
     KERNEL_GRID_MAX = 0x7fffffff, /* CUDA's grid.x limit, 2^31 - 1 */
     KERNEL_NAME_MAX = 1024,
 };

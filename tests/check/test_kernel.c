@@ -6,6 +6,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -869,6 +870,160 @@ START_TEST(wrong_args_size)
 }
 END_TEST
 
+/* add_pair's parameters. */
+typedef struct pair_args {
+    int32_t *out;
+    int32_t a, b;
+} pair_args;
+
+/* An argument buffer of `size` bytes whose end is the end of readable
+ * memory: the page after it is not mapped. */
+static unsigned char *buffer_before_a_hole(size_t size, void **mapping)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    ck_assert_int_eq(munmap(m + page, (size_t)page), 0);
+    *mapping = m;
+    return m + page - size;
+}
+
+START_TEST(argument_sizes_beyond_the_limit)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    aclrtStream s = acltest_new_stream();
+    unsigned char small[8] = {0};
+    /* 32764 bytes: CUDA's limit on a kernel's parameters. */
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, small, (size_t)1 << 30, s),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, small, 32765, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelV2(pair, 1, small, 32765, NULL, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, small, (size_t)1 << 30, NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    aclrtArgsHandle args = NULL;
+    ACL_OK(aclrtKernelArgsInit(pair, &args));
+    aclrtParamHandle param = NULL;
+    if (kt_on_host()) /* add_pair describes its parameters on CUDA: sizes are its own */
+        ACL_FAILS_WITH(aclrtKernelArgsAppend(args, small, (size_t)1 << 30, &param),
+                       ACL_ERROR_INVALID_PARAM);
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(pair, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    ACL_FAILS_WITH(aclrtKernelArgsInitByUserMem(pair, handle_mem, small, (size_t)1 << 30),
+                   ACL_ERROR_INVALID_PARAM);
+    free(handle_mem);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(unreadable_arguments_are_refused)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    aclrtStream s = acltest_new_stream();
+    void *bad = (void *)(uintptr_t)0x1000;
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, bad, sizeof(pair_args), s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, bad, sizeof(pair_args), NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    /* 8 readable bytes declared as the whole 16. */
+    void *mapping;
+    unsigned char *edge = buffer_before_a_hole(8, &mapping);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, edge, sizeof(pair_args), NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, edge, sizeof(pair_args), s), ACL_ERROR_INVALID_PARAM);
+    /* Pointers of an argument array, and what they point at. */
+    int32_t *out = kt_device(sizeof(int32_t));
+    int32_t a = 2;
+    void *array[3] = {&out, &a, bad};
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 1, s, NULL, array),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 1, s, NULL, (void **)bad),
+                   ACL_ERROR_INVALID_PARAM);
+    /* Device memory is no host memory. */
+    void *dev_args = kt_device(sizeof(pair_args));
+    ACL_FAILS_WITH(
+        aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, dev_args, sizeof(pair_args), NULL, 0),
+        ACL_ERROR_INVALID_PARAM);
+    /* A parameter's value. */
+    aclrtArgsHandle args = NULL;
+    ACL_OK(aclrtKernelArgsInit(pair, &args));
+    aclrtParamHandle param = NULL;
+    ACL_FAILS_WITH(aclrtKernelArgsAppend(args, bad, sizeof out, &param), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtKernelArgsAppend(args, &out, sizeof out, &param));
+    ACL_FAILS_WITH(aclrtKernelArgsParaUpdate(args, param, bad, sizeof out),
+                   ACL_ERROR_INVALID_PARAM);
+    /* The same arguments, readable, do run. */
+    pair_args good = {out, 2, 3};
+    memcpy(edge - 8, &good, sizeof good);
+    ACL_OK(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, edge - 8, sizeof good, NULL, 0));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got = 0;
+    kt_read_i32(out, &got, 1);
+    ck_assert_int_eq(got, 5);
+    ck_assert_int_eq(munmap(mapping, (size_t)sysconf(_SC_PAGESIZE)), 0);
+    ACL_OK(aclrtFree(dev_args));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(freed_device_memory_as_arguments)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    aclrtStream s = acltest_new_stream();
+    int32_t *out = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(out, sizeof(int32_t), 0, sizeof(int32_t)));
+    pair_args good = {out, 4, 5};
+    void *dev_args = kt_device(sizeof good);
+    ACL_OK(aclrtMemcpy(dev_args, sizeof good, &good, sizeof good, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtLaunchKernel(pair, 1, dev_args, sizeof good, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtFree(dev_args));
+    aclError err = aclrtLaunchKernel(pair, 1, dev_args, sizeof good, s);
+    if (kt_on_host()) {
+        /* Device memory is process memory here: a freed block is still
+         * mapped, and the launch reads what it held (no fault). */
+        ck_assert_int_eq(err, ACL_SUCCESS);
+    } else {
+        ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
+    }
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got = 0;
+    kt_read_i32(out, &got, 1);
+    ck_assert_int_eq(got, 9);
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(user_memory_lists_must_be_there)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(pair, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    void *mapping;
+    unsigned char *edge = buffer_before_a_hole(8, &mapping);
+    /* 8 bytes of memory declared as 64. */
+    ACL_FAILS_WITH(aclrtKernelArgsInitByUserMem(pair, handle_mem, edge, 64),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtKernelArgsInitByUserMem(pair, handle_mem, (void *)(uintptr_t)0x1000, 64),
+                   ACL_ERROR_INVALID_PARAM);
+    ck_assert_int_eq(munmap(mapping, (size_t)sysconf(_SC_PAGESIZE)), 0);
+    free(handle_mem);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
 START_TEST(block_count_limits)
 {
     aclrtBinHandle bin = kt_load();
@@ -1404,6 +1559,10 @@ static Suite *kernel_suite(void)
     tcase_add_test(launches, launch_with_args_array_and_simt);
     tcase_add_test(launches, block_shape_extension);
     tcase_add_test(launches, wrong_args_size);
+    tcase_add_test(launches, argument_sizes_beyond_the_limit);
+    tcase_add_test(launches, unreadable_arguments_are_refused);
+    tcase_add_test(launches, freed_device_memory_as_arguments);
+    tcase_add_test(launches, user_memory_lists_must_be_there);
     tcase_add_test(launches, launch_on_destroyed_stream);
     tcase_add_test(launches, persistent_streams_refuse_host_launches);
     tcase_add_test(launches, device_variables);

@@ -148,3 +148,18 @@ EXPORT void store_after_flag(uint32_t block, uint32_t nblocks, void *args, size_
     *a.out = 1;
 }
 EXPORT ACLCUDA_HOST_KERNEL_PARAMS(store_after_flag, 8, 8);
+
+/* out[0] = a + b. It does not describe its parameters (no
+ * ACLCUDA_HOST_KERNEL_PARAMS): a launch passes the whole argument buffer. */
+EXPORT void add_pair(uint32_t block, uint32_t nblocks, void *args, size_t size)
+{
+    (void)nblocks;
+    struct {
+        int32_t *out;
+        int32_t a, b;
+    } p;
+    if (block != 0 || size < sizeof p)
+        return;
+    memcpy(&p, args, sizeof p);
+    p.out[0] = p.a + p.b;
+}

@@ -70,4 +70,12 @@ __global__ void store_after_flag(const int32_t *flag, int32_t *out)
     }
 }
 
+// out[0] = a + b (on the host backend, a kernel that does not describe its
+// parameters).
+__global__ void add_pair(int32_t *out, int32_t a, int32_t b)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        out[0] = a + b;
+}
+
 } // extern "C"
