@@ -3,10 +3,11 @@
  * fences queued to release modules, the modules models hold, and those
  * pinned until their device goes.
  *
- * Locks: each list has its own, taken with no other lock of the library
- * held and none taken under it (object_hold and object_release_late take
- * no lock), so any thread may come here: a stream's teardown, the
- * reclaimer freeing a module, the backend's thread running a fence. */
+ * Locks: each list has its own, a leaf: nothing is taken under it
+ * (object_hold and object_release_late take no lock), so any thread may
+ * come here holding whatever it holds: a stream's teardown, the reclaimer
+ * freeing a module, the backend's thread running a fence. Leaves rank last
+ * for fork (before the error messages, which are never raised under them). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -427,5 +428,5 @@ __attribute__((constructor)) static void kernel_keep_init(void)
     lifecycle_observe(LIFECYCLE_STREAM_GONE, stream_gone);
     lifecycle_observe(LIFECYCLE_DEVICE_RELEASED, device_released);
     lifecycle_observe(LIFECYCLE_FINALIZED, all_released);
-    fork_register(FORK_RANK_KERNELS + 3, fork_prepare, fork_done, fork_done);
+    fork_register(FORK_RANK_ERRORS - 1, fork_prepare, fork_done, fork_done);
 }

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "util/fork.h"
 #include "util/probe.h"
 
 enum {
@@ -137,4 +138,20 @@ bool probe_writable(void *p, size_t n)
         done += chunk;
     }
     return true;
+}
+
+/* The pipe's lock is a leaf: it ranks last but for the error messages. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&pipe_lock);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&pipe_lock);
+}
+
+__attribute__((constructor)) static void probe_init(void)
+{
+    fork_register(FORK_RANK_ERRORS - 1, fork_prepare, fork_done, fork_done);
 }
