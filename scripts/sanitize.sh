@@ -164,6 +164,11 @@ mode_fuzz() {
       return 1
     corpus=$build/corpus-$name
     mkdir -p "$corpus"
+    # Real binaries to start from: the test kernels as a shared object.
+    if [ "$name" = fuzz_binary_images ] && [ ! -f "$corpus/test_kernels.so" ]; then
+      clang -std=c11 -shared -fPIC -O2 -I"$src/include" -o "$corpus/test_kernels.so" \
+        "$src/tests/kernels/test_kernels.c" || return 1
+    fi
     local dict=()
     [ -f "$src/fuzz/$name.dict" ] && dict=(-dict="$src/fuzz/$name.dict")
     say "fuzz: run $name for ${seconds}s"

@@ -3,11 +3,13 @@
  * operator execution timeouts and the architecture check; acl-cuda's
  * launch shape (acl_cuda.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "acl/acl_cuda.h"
 #include "api/api.h"
@@ -113,6 +115,26 @@ ACL_EXPORT aclError aclrtBinaryLoadFromData(const void *data, size_t length,
 
 enum { BINARY_FILE_MAX = 1 << 30 }; /* 1 GiB: more is not a kernel binary */
 
+/* Reads size bytes of fd into a new buffer; NULL (errno set) when it
+ * cannot, or the file ends sooner (errno 0). */
+static void *read_whole(int fd, size_t size)
+{
+    unsigned char *data = malloc(size);
+    for (size_t done = 0; data && done < size;) {
+        ssize_t n = read(fd, data + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = 0;
+            free(data);
+            return NULL;
+        }
+        done += (size_t)n;
+    }
+    return data;
+}
+
 ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
                                             aclrtBinHandle *binHandle)
 {
@@ -120,26 +142,30 @@ ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoad
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binPath is NULL");
     if (!binHandle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
-    FILE *f = fopen(binPath, "rb");
-    if (!f)
+    /* Without blocking: opening a FIFO (or a device) for reading may wait
+     * for a writer forever. Only a regular file is read. */
+    int fd = open(binPath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return ACL_RAISE(ACL_ERROR_INVALID_FILE, "cannot open %s: %s", binPath, strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         st.st_size > BINARY_FILE_MAX) {
-        fclose(f);
-        return ACL_RAISE(ACL_ERROR_INVALID_FILE, "%s is not a regular file of 1 byte to 1 GiB",
+        close(fd);
+        return ACL_RAISE(ACL_ERROR_INVALID_FILE,
+                         "%s is not a regular file of 1 byte to 1 GiB (a directory, FIFO, device "
+                         "or socket is not a binary)",
                          binPath);
     }
     size_t size = (size_t)st.st_size;
-    void *data = malloc(size);
-    if (!data) {
-        fclose(f);
+    void *data = read_whole(fd, size);
+    int read_errno = errno;
+    close(fd);
+    if (!data && read_errno == ENOMEM)
         return ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for %zu bytes", size);
-    }
-    size_t got = fread(data, 1, size, f);
-    fclose(f);
-    aclError err = got == size ? module_load(__func__, data, size, binPath, options, binHandle)
-                               : ACL_RAISE(ACL_ERROR_INVALID_FILE, "reading %s failed", binPath);
+    if (!data)
+        return ACL_RAISE(ACL_ERROR_INVALID_FILE, "reading %s (%zu bytes) failed: %s", binPath, size,
+                         read_errno ? strerror(read_errno) : "it ended sooner");
+    aclError err = module_load(__func__, data, size, binPath, options, binHandle);
     free(data);
     return err;
 }

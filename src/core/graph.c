@@ -343,6 +343,7 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
         return stream_submit_failed(api, s, t, err);
     }
     capture_note_node(cap, s, t->kind);
+    tasks_keep_binary(cap, t);
     tasks_record(cap, s, t); /* a task update's too: its kernels' parameters */
     recorded_by = cap->id;
     return ACL_SUCCESS;

@@ -207,6 +207,9 @@ bool capture_mode_valid(aclmdlRICaptureMode mode);
 
 /* The event of the record or wait about to be submitted (NULL after). */
 void tasks_hint_event(acl_event *e);
+/* t, just recorded by c: the model c fills (or updates) keeps the binary
+ * of the kernel it launches (kernel.h). */
+void tasks_keep_binary(capture *c, const task *t);
 /* Records task t, just recorded on s, in c (graph.c's capture_submit). */
 void tasks_record(capture *c, acl_stream *s, const task *t);
 /* The tasks of c go to m (c's capture ended well), with m->lock held. */

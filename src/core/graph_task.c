@@ -166,6 +166,15 @@ static void task_describe(model_task *mt, const task *t)
     }
 }
 
+void tasks_keep_binary(capture *c, const task *t)
+{
+    if (t->kind != TASK_LAUNCH || hint.launch != t->u.launch)
+        return;
+    acl_model *m = c->model ? c->model : c->update ? c->update->model : NULL;
+    if (m)
+        module_keep_for_model(handle_of(&m->obj), hint.fn);
+}
+
 /* The place of s's next task among c's tasks of s (from 1). */
 static uint32_t stream_position(const capture *c, aclrtStream s)
 {
@@ -253,6 +262,7 @@ static void task_handle_free(object *o)
 
 void tasks_model_destroyed(acl_model *m)
 {
+    module_release_for_model(handle_of(&m->obj));
     pthread_mutex_lock(&list_lock);
     for (acl_model **p = &listed; *p; p = &(*p)->next_listed)
         if (*p == m) {
@@ -793,6 +803,8 @@ static aclError apply_params(const char *api, acl_model *m, model_task *t)
                    : backend()->graph->set_node
                        ? backend()->graph->set_node(m->graph, t->node, m->phys, &w)
                        : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    if (f && !err)
+        module_keep_for_model(handle_of(&m->obj), t->p.kernel.fn);
     if (f)
         function_put(f);
     if (err)

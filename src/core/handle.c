@@ -39,6 +39,7 @@
  *   with no other reader left. */
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -524,6 +525,34 @@ static void retire(object *o)
     retired_push(o);
     if (atomic_load_explicit(&hot.retired_waiting, memory_order_relaxed) >= RECLAIM_BATCH)
         reclaim_try();
+}
+
+void handle_wait_readers(void)
+{
+    thread_reader *t = self();
+    /* Sections begun from now on record a later epoch than this one. */
+    uint64_t epoch = atomic_fetch_add_explicit(&hot.global_epoch, 1, memory_order_seq_cst);
+    unsigned own_unrecorded = t->depth && t->unrecorded ? 1u : 0u;
+    for (unsigned round = 0;; round++) {
+        if (sole_reader(t))
+            return;
+        if (readers_fence()) {
+            bool open =
+                atomic_load_explicit(&unrecorded_readers, memory_order_seq_cst) > own_unrecorded;
+            for (reader *r = atomic_load_explicit(&readers, memory_order_acquire); r && !open;
+                 r = r->next) {
+                uint64_t e = atomic_load_explicit(&r->epoch, memory_order_seq_cst);
+                open = r != t->me && e && e <= epoch;
+            }
+            if (!open)
+                return;
+        }
+        /* Sections are short: a few yields, then short sleeps. */
+        if (round < 64)
+            sched_yield();
+        else
+            usleep(50);
+    }
 }
 
 /* ---- lookups and references ----------------------------------------------------- */

@@ -106,6 +106,11 @@ void borrow_end(void);
  * object the caller still uses must be held), and enters it again. */
 unsigned borrow_suspend(void);
 void borrow_resume(unsigned saved);
+/* Waits until every read section that other threads had open when it was
+ * called has ended (sections are short: this is brief). After withdrawing
+ * an object, the caller knows that no call still uses it unless it holds
+ * a counted reference: work such calls queued is queued by then. */
+void handle_wait_readers(void);
 /* The kind of a live handle, HANDLE_NONE if h is none (for messages). */
 handle_kind handle_kind_of(const void *h);
 

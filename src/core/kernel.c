@@ -13,6 +13,7 @@
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/probe.h"
 
 /* Value of an unset block in acl_function.block_packed. */
 #define BLOCK_UNSET 0
@@ -96,6 +97,7 @@ aclError binary_destroy(const char *api, aclrtBinary handle)
 static void module_free(object *o)
 {
     acl_module *m = (acl_module *)o;
+    module_registry_remove(m);
     for (size_t i = 0; i < m->nborrowed; i++)
         memory_unregister_borrowed(m->borrowed[i]);
     free(m->borrowed);
@@ -191,10 +193,12 @@ aclError module_load(const char *api, const void *image, size_t size, const char
     m->device = device;
     m->lazy = lazy;
     pthread_mutex_init(&m->lock, NULL);
+    list_init(&m->loaded_link);
     if ((err = handle_publish(&m->obj, HANDLE_MODULE, module_free))) {
         module_free(&m->obj);
         return acl_raise(api, err, "out of host memory for the handle table");
     }
+    module_registry_add(m);
     *out = handle_of(&m->obj);
     return ACL_SUCCESS;
 }
@@ -226,17 +230,23 @@ aclError module_unload(const char *api, aclrtBinHandle handle)
 {
     if (!handle)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
-    acl_module *m = (acl_module *)handle_take(handle, HANDLE_MODULE);
+    acl_module *m = (acl_module *)handle_get(handle, HANDLE_MODULE);
+    if (m && !object_take_hold(&m->obj)) {
+        module_put(m); /* another thread's unload took it first */
+        m = NULL;
+    }
     if (!m)
         return not_live(api, handle, "binary handle");
     /* Its functions and argument lists go with it; each function keeps the
-     * module (and the backend's code) until the last call using it ended. */
+     * module until the last call using it ended, and the work queued so
+     * far keeps it until that work is done (kernel_keep.c). */
     pthread_mutex_lock(&m->lock);
     for (acl_function *f = m->functions; f; f = f->next)
         function_withdraw(f);
     pthread_mutex_unlock(&m->lock);
     (void)exception_binary_callback(m, m->phys, NULL, NULL);
     module_put(m);
+    module_release_after_work(m);
     return ACL_SUCCESS;
 }
 
@@ -838,8 +848,15 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "argsHandle is NULL");
     if (!mem)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "userHostMem is NULL");
-    if (size == 0)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "actualArgsSize is 0");
+    if (size == 0 || size > KERNEL_ARGS_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "actualArgsSize %zu: a list takes 1 byte to %d bytes of parameters and "
+                         "placeholder data",
+                         size, KERNEL_ARGS_MAX);
+    /* The list writes and launches read this memory: it must be there. */
+    if (!probe_on_stack(mem, size) && !probe_writable(mem, size))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "userHostMem %p: %zu bytes there are not writable host memory", mem, size);
     if (f->params_known && size < f->param_bytes)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "kernel \"%s\" takes %zu bytes of parameters; actualArgsSize %zu is "
@@ -927,8 +944,11 @@ static aclError next_param_slot(const char *api, acl_args *a, size_t size, uint3
                          "an argument list holds at most %d "
                          "parameters",
                          KERNEL_MAX_PARAMS);
-    if (size == 0 || size > UINT32_MAX)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "paramSize %zu", size);
+    if (size == 0 || size > KERNEL_PARAMS_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "paramSize %zu: a parameter takes 1 to %d bytes (CUDA's limit on a "
+                         "kernel's parameters)",
+                         size, KERNEL_PARAMS_MAX);
     size_t off;
     if (f->params_known) {
         if (a->nparams >= f->nparams)
@@ -944,6 +964,11 @@ static aclError next_param_slot(const char *api, acl_args *a, size_t size, uint3
         off = (a->used + align - 1) / align * align;
     }
     size_t end = off + size;
+    if (end > KERNEL_PARAMS_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "parameter %u would end at byte %zu: a kernel takes at most %d bytes of "
+                         "parameters (CUDA's limit)",
+                         a->nparams, end, KERNEL_PARAMS_MAX);
     if (a->user_mem) {
         if (end > a->capacity)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -962,6 +987,23 @@ static aclError next_param_slot(const char *api, acl_args *a, size_t size, uint3
     }
     *offset = (uint32_t)off;
     return ACL_SUCCESS;
+}
+
+/* A parameter's value (size bytes at from, the caller's pointer) into the
+ * list at to, read so that a bad pointer is an error, not a fault
+ * (util/probe.h). Raises. */
+static aclError read_param(const char *api, unsigned char *to, const void *from, size_t size)
+{
+    if (probe_on_stack(from, size)) {
+        memcpy(to, from, size);
+        return ACL_SUCCESS;
+    }
+    if (probe_copy(to, from, size))
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                     "param %p: %zu bytes there are not readable host memory (or the list's "
+                     "memory is not writable)",
+                     from, size);
 }
 
 static void param_added(acl_args *a, uint32_t offset, uint32_t size, bool placeholder,
@@ -985,10 +1027,8 @@ aclError args_append(const char *api, acl_args *a, const void *param, size_t siz
     pthread_mutex_lock(&a->lock);
     uint32_t offset;
     aclError err = next_param_slot(api, a, size, &offset);
-    if (!err) {
-        memcpy(a->buf + offset, param, size);
+    if (!err && !(err = read_param(api, a->buf + offset, param, size)))
         param_added(a, offset, (uint32_t)size, false, out);
-    }
     pthread_mutex_unlock(&a->lock);
     return err;
 }
@@ -1072,10 +1112,8 @@ aclError args_update(const char *api, acl_args *a, aclrtParamHandle param, const
     else if (p && size != p->size)
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "parameter %u is %u bytes, not %zu", i,
                         p->size, size);
-    if (!err) {
-        memcpy(a->buf + p->offset, value, size);
+    if (!err && !(err = read_param(api, a->buf + p->offset, value, size)))
         a->finalized = false; /* ACL: finalize again after an update */
-    }
     pthread_mutex_unlock(&a->lock);
     return err;
 }

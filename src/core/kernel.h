@@ -33,9 +33,17 @@
 #include "backend/backend.h"
 #include "core/handle.h"
 #include "core/stream.h"
+#include "util/list.h"
 
 enum {
-    KERNEL_MAX_PARAMS = 128,      /* ACL's limit on appended parameters */
+    KERNEL_MAX_PARAMS = 128, /* ACL's limit on appended parameters */
+    /* Bytes of a kernel's parameters: CUDA's limit (CUDA 12.1 and later on
+     * Volta and later; older drivers and GPUs refuse more than 4 KiB at the
+     * launch). */
+    KERNEL_PARAMS_MAX = 32764,
+    /* Bytes of an argument buffer with its placeholder data (acl-cuda's
+     * limit; CANN names none). */
+    KERNEL_ARGS_MAX = 16 << 20,
     KERNEL_GRID_MAX = 0x7fffffff, /* CUDA's grid.x limit, 2^31 - 1 */
     KERNEL_NAME_MAX = 1024,
 };
@@ -59,6 +67,7 @@ struct acl_module {
     /* Its globals and device image, registered as device memory. */
     void **borrowed;
     size_t nborrowed, borrowed_cap;
+    list_node loaded_link; /* among the loaded modules (kernel_keep.c) */
 };
 
 struct acl_function {
@@ -171,6 +180,32 @@ aclError args_placeholder_buffer(const char *api, acl_args *a, aclrtParamHandle 
 aclError args_update(const char *api, acl_args *a, aclrtParamHandle param, const void *value,
                      size_t size);
 aclError args_finalize(const char *api, acl_args *a);
+
+/* ---- keeping binaries (kernel_keep.c) ----
+ * A module's code stays loaded while work that runs it may run: launches
+ * queued or running, the models that captured its kernels (or were given
+ * one by a task update) and their replays. A launch holds nothing (a
+ * reference per launch would cost every launch). Instead, the unload's
+ * reference is released only once every stream of the module's device has
+ * completed the work queued before it: at once for streams known idle,
+ * else by a host function queued on each busy stream (a fence), and a
+ * stream destroyed with work queued fences every module of its device
+ * likewise. A model holds the modules of its kernels until it is
+ * destroyed, then releases them the same way. Where no fence can be queued
+ * (a busy stream being captured, or fed only by the device; out of
+ * memory) the module stays until its device is reset or ACL finalized. */
+
+void module_registry_add(acl_module *m);
+void module_registry_remove(acl_module *m);
+/* Releases the caller's counted reference to m as above. */
+void module_release_after_work(acl_module *m);
+/* A launch on s whose call left its read section (to wait for the stream)
+ * found m withdrawn meanwhile: m stays until s completed its work. */
+void module_fence_launch(acl_stream *s, acl_module *m);
+/* The model (its handle) holds the module of fn until
+ * module_release_for_model; nothing for a function found by symbol. */
+void module_keep_for_model(const void *model, aclrtFuncHandle fn);
+void module_release_for_model(const void *model);
 
 /* ---- launches ---- */
 

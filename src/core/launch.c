@@ -10,6 +10,7 @@
 #include "core/kernel.h"
 #include "core/memory.h"
 #include "util/log.h"
+#include "util/probe.h"
 
 enum {
     LOCAL_ARGS = 4096, /* argument bytes assembled on the stack */
@@ -155,6 +156,13 @@ static aclError scratch_get(const char *api, scratch *s, unsigned char *local, s
                             size);
 }
 
+static aclError params_too_large(const char *api, const char *what, size_t bytes)
+{
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                     "%s %zu: a kernel takes at most %d bytes of parameters (CUDA's limit)", what,
+                     bytes, KERNEL_PARAMS_MAX);
+}
+
 /* The bytes of the kernel's parameters in a buffer of `region` bytes. */
 static aclError param_region(const char *api, acl_function *f, size_t region, size_t *out)
 {
@@ -168,29 +176,75 @@ static aclError param_region(const char *api, acl_function *f, size_t region, si
     } else {
         *out = region;
     }
+    return *out > KERNEL_PARAMS_MAX ? params_too_large(api, "the parameters' size", *out)
+                                    : ACL_SUCCESS;
+}
+
+/* n bytes of host memory at p that the launch reads (role names them). ACL's
+ * own host memory and the caller's stack are read as they are; any other
+ * address is copied into buf by a read that cannot fault (util/probe.h):
+ * an argument pointer may be anything, and a launch must fail on a bad one,
+ * not crash. Device memory is refused. Raises. */
+static aclError host_bytes(const char *api, const char *role, const void *p, size_t n, scratch *buf,
+                           unsigned char *local, const void **out)
+{
+    *out = p;
+    if (n == 0 || probe_on_stack(p, n))
+        return ACL_SUCCESS; /* the common case, asked first: no lookup */
+    mem_block b;
+    memory_locate(p, &b);
+    if (b.kind == MEM_DEVICE)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s %p is %s, not host memory", role, p,
+                         memory_where(&b));
+    aclError err;
+    if (b.kind != MEM_UNKNOWN) {
+        if ((err = memory_check_extent(api, role, p, n, &b)))
+            return err;
+        return memory_check_access(api, role, p, &b, false);
+    }
+    if ((err = scratch_get(api, buf, local, n)))
+        return err;
+    if (!probe_copy(buf->p, p, n))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p: %zu bytes there are not readable host memory (unmapped, freed, "
+                         "or another device's memory)",
+                         role, p, n);
+    *out = buf->p;
     return ACL_SUCCESS;
 }
 
 /* aclrtLaunchKernel(V2): the buffer is device memory (ACL's rule) or,
- * for CUDA habits, host memory. Device memory is read when the launch is
- * queued, after the stream's earlier work. */
+ * for CUDA habits, host memory (*host set). Device memory is read when the
+ * launch is queued, after the stream's earlier work. */
 static aclError device_args(const char *api, acl_stream *s, const launch_request *r,
-                            const void **args, scratch *buf, unsigned char *local)
+                            const void **args, scratch *buf, unsigned char *local, bool *held,
+                            bool *host)
 {
     *args = r->args;
+    *host = false;
     if (r->args_size == 0)
         return ACL_SUCCESS;
     if (!r->args)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "argsData is NULL with argsSize %zu",
                          r->args_size);
+    if (r->args_size > KERNEL_PARAMS_MAX)
+        return params_too_large(api, "argsSize", r->args_size);
     mem_block b;
     memory_locate(r->args, &b);
-    if (b.kind != MEM_DEVICE)
+    if (b.kind != MEM_DEVICE) {
+        *host = true;
         return ACL_SUCCESS;
+    }
     aclError err = memory_check_extent(api, "argsData", r->args, r->args_size, &b);
+    if (!err)
+        err = memory_check_access(api, "argsData", r->args, &b, false);
     if (err)
         return err;
-    if (!stream_capture(s) && (err = stream_synchronize(s, -1)))
+    /* The wait leaves the call's read section: the function stays by a
+     * counted reference (kernel_launch lets it go). */
+    if (!stream_capture(s) && !(*held = object_hold(&r->fn->obj)))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "kernel \"%s\" was unloaded", r->fn->name);
+    if (*held && (err = stream_synchronize(s, -1)))
         return acl_raise(api, err,
                          "waiting for stream %d before reading the arguments from device "
                          "memory failed: %s",
@@ -209,8 +263,8 @@ static aclError device_args(const char *api, acl_stream *s, const launch_request
 /* aclrtLaunchKernelWithHostArgs: placeholder i's data runs from its
  * dataOffset to the next one's (or the end); the parameters end where the
  * first data begins. */
-static aclError host_placeholders(const char *api, const launch_request *r, launch_placeholder *ph,
-                                  size_t *region)
+static aclError host_placeholders(const char *api, const launch_request *r,
+                                  const unsigned char *base, launch_placeholder *ph, size_t *region)
 {
     *region = r->args_size;
     if (r->placeholder_count && !r->placeholders)
@@ -239,7 +293,7 @@ static aclError host_placeholders(const char *api, const launch_request *r, laun
                 r->placeholders[j].dataOffset < end)
                 end = r->placeholders[j].dataOffset;
         ph[i] = (launch_placeholder){.addr_offset = p->addrOffset,
-                                     .data = (const unsigned char *)r->args + p->dataOffset,
+                                     .data = base + p->dataOffset,
                                      .size = end - p->dataOffset};
     }
     return ACL_SUCCESS;
@@ -279,19 +333,34 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
     const void *args = NULL;
     size_t size = 0;
     acl_args *list = NULL;
+    bool held = false;
 
     switch (r->args_kind) {
-    case LAUNCH_ARGS_DEVICE:
-        err = device_args(api, s, r, &args, &buf, local);
+    case LAUNCH_ARGS_DEVICE: {
+        bool host;
+        err = device_args(api, s, r, &args, &buf, local, &held, &host);
         if (!err)
             err = param_region(api, f, r->args_size, &size);
+        if (!err && host)
+            err = host_bytes(api, "argsData", args, size, &buf, local, &args);
         break;
+    }
     case LAUNCH_ARGS_HOST: {
         if (!r->args && r->args_size) {
             err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "hostArgs is NULL with argsSize %zu",
                             r->args_size);
             break;
         }
+        if (r->args_size > KERNEL_ARGS_MAX) {
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "argsSize %zu: parameters and placeholder data take at most %d "
+                            "bytes",
+                            r->args_size, KERNEL_ARGS_MAX);
+            break;
+        }
+        /* Parameters and placeholder data, read once. */
+        if ((err = host_bytes(api, "hostArgs", r->args, r->args_size, &buf, local, &args)))
+            break;
         if (r->placeholder_count > LOCAL_PLACEHOLDERS &&
             !(ph = malloc(r->placeholder_count * sizeof *ph))) {
             ph = ph_local;
@@ -299,9 +368,8 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
             break;
         }
         size_t region;
-        err = host_placeholders(api, r, ph, &region);
+        err = host_placeholders(api, r, args, ph, &region);
         nph = r->placeholder_count;
-        args = r->args;
         if (!err)
             err = param_region(api, f, region, &size);
         break;
@@ -341,6 +409,16 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
             ph[nph++] = (launch_placeholder){p->offset, p->data, p->data_size};
         }
         args = list->buf;
+        if (!err && list->user_mem) {
+            /* The caller's memory (aclrtKernelArgsInitByUserMem), read as
+             * host_bytes does: it may be gone since. */
+            size_t total = list->used > list->user_data_used ? list->used : list->user_data_used;
+            err = host_bytes(api, "the list's memory (userHostMem)", list->buf, total, &buf, local,
+                             &args);
+            for (size_t i = 0; i < nph && !err; i++)
+                ph[i].data =
+                    (const unsigned char *)args + ((const unsigned char *)ph[i].data - list->buf);
+        }
         if (!err)
             err = param_region(api, f, list->used, &size);
         break;
@@ -359,14 +437,32 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
                             f->name, f->nparams);
             break;
         }
+        if (f->param_bytes > KERNEL_PARAMS_MAX) {
+            err = params_too_large(api, "the parameters' size", f->param_bytes);
+            break;
+        }
         if ((err = scratch_get(api, &buf, local, f->param_bytes)))
             break;
         memset(buf.p, 0, f->param_bytes);
+        /* The pointers, then what each points at, read as host_bytes does. */
+        const void *pointers[KERNEL_MAX_PARAMS];
+        size_t table = f->nparams * sizeof *pointers;
+        if (probe_on_stack(r->array, table))
+            memcpy(pointers, r->array, table);
+        else if (!probe_copy(pointers, r->array, table))
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "args %p: its %u pointers are not readable host memory",
+                            (const void *)r->array, f->nparams);
         for (uint32_t i = 0; i < f->nparams && !err; i++) {
-            if (!r->array[i])
+            const void *from = pointers[i];
+            if (!from)
                 err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "args[%u] is NULL", i);
-            else
-                memcpy(buf.p + f->offsets[i], r->array[i], f->sizes[i]);
+            else if (probe_on_stack(from, f->sizes[i]))
+                memcpy(buf.p + f->offsets[i], from, f->sizes[i]);
+            else if (!probe_copy(buf.p + f->offsets[i], from, f->sizes[i]))
+                err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                "args[%u] %p: %u bytes there are not readable host memory", i, from,
+                                f->sizes[i]);
         }
         args = buf.p;
         size = f->param_bytes;
@@ -388,6 +484,13 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
         if (__builtin_expect(stream_capture(s) != NULL, 0))
             capture_hint_launch(&p, handle_of(&f->obj), r->cfg);
         err = stream_submit(api, s, &(task){.kind = TASK_LAUNCH, .u.launch = &p});
+    }
+    if (held) {
+        /* Its binary unloaded while this call waited outside its read
+         * section, that unload may not have seen the launch (kernel.h). */
+        if (!err && f->module && !object_live(&f->module->obj))
+            module_fence_launch(s, f->module);
+        object_release(&f->obj);
     }
     if (list)
         pthread_mutex_unlock(&list->lock);

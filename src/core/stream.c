@@ -164,6 +164,12 @@ static bool known_idle(acl_stream *s, uint_fast64_t *queued)
            atomic_load_explicit(&s->done, memory_order_acquire) == *queued;
 }
 
+bool stream_known_idle(acl_stream *s)
+{
+    uint_fast64_t queued;
+    return known_idle(s, &queued);
+}
+
 static void mark_done(acl_stream *s, uint_fast64_t queued)
 {
     uint_fast64_t seen = atomic_load_explicit(&s->done, memory_order_relaxed);

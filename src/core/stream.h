@@ -389,6 +389,9 @@ void stream_cancel_waits(acl_stream *s);
  * for a stream being captured, which ACL forbids). */
 aclError stream_synchronize(acl_stream *s, int32_t timeout_ms);
 aclError stream_query(acl_stream *s, bool *complete);
+/* True when all work counted on s is known complete, without asking the
+ * backend (a synchronize or query saw it done). */
+bool stream_known_idle(acl_stream *s);
 /* The backend's native stream; from then on, work may bypass us. */
 void *stream_native(acl_stream *s);
 

@@ -2,7 +2,12 @@
  * real results, the launch limits and errors, device variables, and the
  * built-in reduce and random-number tasks. The kernels are
  * tests/kernels/test_kernels.{c,cu}, loaded for the backend in use. */
+#include <elf.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -219,6 +224,362 @@ START_TEST(global_variable)
     ck_assert_int_eq(values[3], 8);
     ACL_OK(aclrtFree(out));
     ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(two_loads_are_two_binaries)
+{
+    aclrtBinHandle first = kt_load(), second = kt_load();
+    int32_t *g1 = NULL, *g2 = NULL;
+    size_t size = 0;
+    ACL_OK(aclrtBinaryGetGlobal(first, "test_global", (void **)&g1, &size));
+    ACL_OK(aclrtBinaryGetGlobal(second, "test_global", (void **)&g2, &size));
+    ck_assert_ptr_ne(g1, g2);
+    int32_t fresh[4] = {5, 6, 7, 8}, values[4];
+    ACL_OK(aclrtMemcpy(g1, sizeof fresh, fresh, sizeof fresh, ACL_MEMCPY_DEFAULT));
+    kt_read_i32(g2, values, 4);
+    ck_assert_int_eq(values[0], 11);
+    /* A third load, after the first went, is a binary of its own too. */
+    ACL_OK(aclrtBinaryUnLoad(first));
+    aclrtBinHandle third = kt_load();
+    int32_t *g3 = NULL;
+    ACL_OK(aclrtBinaryGetGlobal(third, "test_global", (void **)&g3, &size));
+    ACL_OK(aclrtMemcpy(g3, sizeof fresh, fresh, sizeof fresh, ACL_MEMCPY_DEFAULT));
+    kt_read_i32(g2, values, 4);
+    ck_assert_int_eq(values[0], 11);
+    ACL_OK(aclrtBinaryUnLoad(second));
+    ACL_OK(aclrtBinaryUnLoad(third));
+}
+END_TEST
+
+/* ---- damaged binaries ------------------------------------------------------------------ */
+
+static unsigned char *read_kernel_image(size_t *size)
+{
+    FILE *f = fopen(kt_kernel_path(), "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    ck_assert_int_gt(n, 0);
+    unsigned char *data = malloc((size_t)n);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(fread(data, 1, (size_t)n, f), n);
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
+/* Loads n bytes of a damaged image (from their own buffer, so that a read
+ * past them is a fault under ASan): loaded, then unloaded, or refused with
+ * a message; on the host backend, as ACL_ERROR_INVALID_PARAM. */
+static void load_damaged(const unsigned char *image, size_t n, size_t *loaded)
+{
+    unsigned char *copy = malloc(n ? n : 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, image, n);
+    aclrtBinHandle bin = NULL;
+    aclError err = aclrtBinaryLoadFromData(copy, n, NULL, &bin);
+    free(copy);
+    if (err == ACL_SUCCESS) {
+        ACL_OK(aclrtBinaryUnLoad(bin));
+        (*loaded)++;
+        return;
+    }
+    const char *msg = aclGetRecentErrMsg();
+    ck_assert_msg(msg && *msg, "a refused image (%zu bytes) left no message", n);
+    if (kt_on_host())
+        ck_assert_msg(err == ACL_ERROR_INVALID_PARAM, "a damaged image: %d (%s)", err, msg);
+}
+
+START_TEST(non_regular_files_are_refused)
+{
+    alarm(10); /* a FIFO once blocked the load forever */
+    char dir[] = "/tmp/acl-kernel-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/kernel.o", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    aclrtBinHandle bin = NULL;
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile(fifo, NULL, &bin), ACL_ERROR_INVALID_FILE);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile(dir, NULL, &bin), ACL_ERROR_INVALID_FILE);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromFile("/dev/null", NULL, &bin), ACL_ERROR_INVALID_FILE);
+    ck_assert_int_eq(unlink(fifo), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    alarm(0);
+}
+END_TEST
+
+START_TEST(truncated_images)
+{
+    size_t size, loaded = 0;
+    unsigned char *image = read_kernel_image(&size);
+    /* Every length through the headers, then a spread of them, then the
+     * last bytes one by one. */
+    for (size_t n = 0; n < size; n += n < 1024 ? 1 : n + 256 < size ? 61 : 1)
+        load_damaged(image, n, &loaded);
+    ck_assert_uint_eq(loaded, 0); /* the whole image ends in what is cut */
+    free(image);
+}
+END_TEST
+
+/* Whether byte `at` of the host image is worth damaging: what the dynamic
+ * loader reads. Code, and the relocations, whose symbols and values are
+ * what the object's own code later calls (damage there is damage to the
+ * program, which no loader can tell), are left alone. */
+static bool loader_reads(const unsigned char *image, size_t size, size_t at)
+{
+    Elf64_Ehdr h;
+    memcpy(&h, image, sizeof h);
+    for (size_t i = 0; i < h.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, image + h.e_shoff + i * sizeof sh, sizeof sh);
+        if (sh.sh_type != SHT_NOBITS && at >= sh.sh_offset && at - sh.sh_offset < sh.sh_size &&
+            ((sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL))
+            return false;
+    }
+    return at < size;
+}
+
+START_TEST(bit_flipped_images)
+{
+    size_t size, loaded = 0;
+    unsigned char *image = read_kernel_image(&size);
+    unsigned char *damaged = malloc(size);
+    ck_assert_ptr_nonnull(damaged);
+    /* Every bit of the headers (ELF and program headers; a fatbin's own and
+     * its first entry's), then one bit of each byte the loader reads (on
+     * the cuda backend, of every 97th byte: a damaged cubin may send the
+     * driver to compile the fatbin's PTX). */
+    size_t headers = 80;
+    if (kt_on_host()) {
+        Elf64_Ehdr h;
+        memcpy(&h, image, sizeof h);
+        headers = h.e_phoff + (size_t)h.e_phnum * h.e_phentsize;
+    }
+    for (size_t at = 0; at < size; at += at < headers || kt_on_host() ? 1 : 97) {
+        if (at >= headers && kt_on_host() && !loader_reads(image, size, at))
+            continue;
+        for (int bit = 0; bit < 8; bit++) {
+            if (at >= headers && bit != (int)(at % 8))
+                continue;
+            memcpy(damaged, image, size);
+            damaged[at] ^= (unsigned char)(1u << bit);
+            load_damaged(damaged, size, &loaded);
+        }
+    }
+    ck_assert_uint_gt(loaded, 0); /* many flips change nothing that matters */
+    free(damaged);
+    free(image);
+}
+END_TEST
+
+/* ---- binaries unloaded with work in flight ----------------------------------------- */
+
+/* A host function that holds its stream until the test lets it go. */
+static void hold_stream(void *arg)
+{
+    atomic_int *gate = arg;
+    while (!atomic_load(gate))
+        usleep(100);
+}
+
+START_TEST(unload_with_launch_queued)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    atomic_int gate = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &gate));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    /* Returns at once; the queued launch keeps the binary's code. */
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    atomic_store(&gate, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 1);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+START_TEST(unload_with_kernel_running)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "store_after_flag");
+    int32_t *flag = kt_pinned(sizeof(int32_t));
+    *flag = 0;
+    int32_t *out = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(out, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    struct {
+        int32_t *flag, *out;
+    } args = {flag, out};
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &args, sizeof args, NULL, 0));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got = 0;
+    kt_read_i32(out, &got, 1);
+    ck_assert_int_eq(got, 1);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtFreeHost(flag));
+}
+END_TEST
+
+START_TEST(unload_before_model_replay)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    /* The model keeps the binary of the kernel it captured. */
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 2);
+    /* Destroyed with a replay queued: the replay still runs the kernel. */
+    atomic_int gate = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &gate));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclmdlRIDestroy(model));
+    atomic_store(&gate, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 3);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+START_TEST(unload_with_stream_destroyed_by_force)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    atomic_int gate = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &gate));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    /* The stream goes first, its work still queued, then the binary. */
+    ACL_OK(aclrtDestroyStreamForce(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    atomic_store(&gate, 1);
+    ACL_OK(aclrtSynchronizeDevice());
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 1);
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+START_TEST(unload_after_task_update_to_its_kernel)
+{
+    aclrtBinHandle first = kt_load(), second = kt_load();
+    aclrtFuncHandle f = kt_function(first, "increment"), g = kt_function(second, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    uint32_t n = 0;
+    ACL_OK(aclmdlRIGetTasksByStream(s, NULL, &n));
+    ck_assert_uint_eq(n, 1);
+    aclmdlRITask task = NULL;
+    ACL_OK(aclmdlRIGetTasksByStream(s, &task, &n));
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(task, &p));
+    /* The task now runs the second binary's kernel, which the model keeps. */
+    p.kernelTaskParams.funcHandle = g;
+    p.kernelTaskParams.args = &counter;
+    p.kernelTaskParams.argsSize = sizeof counter;
+    p.kernelTaskParams.isHostArgs = 1;
+    p.kernelTaskParams.cfg = NULL;
+    ACL_OK(aclmdlRITaskSetParams(task, &p));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclrtBinaryUnLoad(second));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtBinaryUnLoad(first));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(counter));
+}
+END_TEST
+
+/* Launches increment on a stream until the function is unloaded, with its
+ * arguments in host memory and in device memory by turns. */
+typedef struct launcher {
+    aclrtContext ctx;
+    aclrtFuncHandle f;
+    aclrtStream s;
+    int32_t *counter;
+    void *dev_args;
+    atomic_int launched;
+} launcher;
+
+static void *launch_until_unloaded(void *arg)
+{
+    launcher *l = arg;
+    ACL_OK(aclrtSetCurrentContext(l->ctx));
+    for (int i = 0;; i++) {
+        aclError err =
+            i % 2 ? aclrtLaunchKernel(l->f, 1, l->dev_args, sizeof l->counter, l->s)
+                  : aclrtLaunchKernelWithHostArgs(l->f, 1, l->s, NULL, &l->counter,
+                                                  sizeof l->counter, NULL, 0);
+        if (err != ACL_SUCCESS) {
+            ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
+            return NULL;
+        }
+        atomic_fetch_add(&l->launched, 1);
+    }
+}
+
+START_TEST(unload_while_another_thread_launches)
+{
+    for (int round = 0; round < 20; round++) {
+        aclrtBinHandle bin = kt_load();
+        launcher l = {.f = kt_function(bin, "increment"), .s = acltest_new_stream()};
+        ACL_OK(aclrtGetCurrentContext(&l.ctx));
+        l.counter = kt_device(sizeof(int32_t));
+        ACL_OK(aclrtMemset(l.counter, sizeof(int32_t), 0, sizeof(int32_t)));
+        l.dev_args = kt_device(sizeof l.counter);
+        ACL_OK(aclrtMemcpy(l.dev_args, sizeof l.counter, &l.counter, sizeof l.counter,
+                           ACL_MEMCPY_HOST_TO_DEVICE));
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, launch_until_unloaded, &l), 0);
+        while (atomic_load(&l.launched) < round)
+            sched_yield();
+        ACL_OK(aclrtBinaryUnLoad(bin));
+        pthread_join(t, NULL);
+        ACL_OK(aclrtSynchronizeStream(l.s));
+        int32_t c = 0;
+        kt_read_i32(l.counter, &c, 1);
+        ck_assert_int_eq(c, atomic_load(&l.launched));
+        ACL_OK(aclrtDestroyStream(l.s));
+        ACL_OK(aclrtFree(l.counter));
+        ACL_OK(aclrtFree(l.dev_args));
+    }
 }
 END_TEST
 
@@ -505,6 +866,160 @@ START_TEST(wrong_args_size)
     ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(f, 1, NULL, NULL, &a, 16, NULL, 0),
                    ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtLaunchKernel(f, 1, NULL, sizeof a, NULL), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* add_pair's parameters. */
+typedef struct pair_args {
+    int32_t *out;
+    int32_t a, b;
+} pair_args;
+
+/* An argument buffer of `size` bytes whose end is the end of readable
+ * memory: the page after it is not mapped. */
+static unsigned char *buffer_before_a_hole(size_t size, void **mapping)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    ck_assert_int_eq(munmap(m + page, (size_t)page), 0);
+    *mapping = m;
+    return m + page - size;
+}
+
+START_TEST(argument_sizes_beyond_the_limit)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    aclrtStream s = acltest_new_stream();
+    unsigned char small[8] = {0};
+    /* 32764 bytes: CUDA's limit on a kernel's parameters. */
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, small, (size_t)1 << 30, s),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, small, 32765, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelV2(pair, 1, small, 32765, NULL, s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, small, (size_t)1 << 30, NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    aclrtArgsHandle args = NULL;
+    ACL_OK(aclrtKernelArgsInit(pair, &args));
+    aclrtParamHandle param = NULL;
+    if (kt_on_host()) /* add_pair describes its parameters on CUDA: sizes are its own */
+        ACL_FAILS_WITH(aclrtKernelArgsAppend(args, small, (size_t)1 << 30, &param),
+                       ACL_ERROR_INVALID_PARAM);
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(pair, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    ACL_FAILS_WITH(aclrtKernelArgsInitByUserMem(pair, handle_mem, small, (size_t)1 << 30),
+                   ACL_ERROR_INVALID_PARAM);
+    free(handle_mem);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(unreadable_arguments_are_refused)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    aclrtStream s = acltest_new_stream();
+    void *bad = (void *)(uintptr_t)0x1000;
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, bad, sizeof(pair_args), s), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, bad, sizeof(pair_args), NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    /* 8 readable bytes declared as the whole 16. */
+    void *mapping;
+    unsigned char *edge = buffer_before_a_hole(8, &mapping);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, edge, sizeof(pair_args), NULL, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, edge, sizeof(pair_args), s), ACL_ERROR_INVALID_PARAM);
+    /* Pointers of an argument array, and what they point at. */
+    int32_t *out = kt_device(sizeof(int32_t));
+    int32_t a = 2;
+    void *array[3] = {&out, &a, bad};
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 1, s, NULL, array),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 1, s, NULL, (void **)bad),
+                   ACL_ERROR_INVALID_PARAM);
+    /* Device memory is no host memory. */
+    void *dev_args = kt_device(sizeof(pair_args));
+    ACL_FAILS_WITH(
+        aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, dev_args, sizeof(pair_args), NULL, 0),
+        ACL_ERROR_INVALID_PARAM);
+    /* A parameter's value. */
+    aclrtArgsHandle args = NULL;
+    ACL_OK(aclrtKernelArgsInit(pair, &args));
+    aclrtParamHandle param = NULL;
+    ACL_FAILS_WITH(aclrtKernelArgsAppend(args, bad, sizeof out, &param), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtKernelArgsAppend(args, &out, sizeof out, &param));
+    ACL_FAILS_WITH(aclrtKernelArgsParaUpdate(args, param, bad, sizeof out),
+                   ACL_ERROR_INVALID_PARAM);
+    /* The same arguments, readable, do run. */
+    pair_args good = {out, 2, 3};
+    memcpy(edge - 8, &good, sizeof good);
+    ACL_OK(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, edge - 8, sizeof good, NULL, 0));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got = 0;
+    kt_read_i32(out, &got, 1);
+    ck_assert_int_eq(got, 5);
+    ck_assert_int_eq(munmap(mapping, (size_t)sysconf(_SC_PAGESIZE)), 0);
+    ACL_OK(aclrtFree(dev_args));
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(freed_device_memory_as_arguments)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    aclrtStream s = acltest_new_stream();
+    int32_t *out = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(out, sizeof(int32_t), 0, sizeof(int32_t)));
+    pair_args good = {out, 4, 5};
+    void *dev_args = kt_device(sizeof good);
+    ACL_OK(aclrtMemcpy(dev_args, sizeof good, &good, sizeof good, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(aclrtLaunchKernel(pair, 1, dev_args, sizeof good, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtFree(dev_args));
+    aclError err = aclrtLaunchKernel(pair, 1, dev_args, sizeof good, s);
+    if (kt_on_host()) {
+        /* Device memory is process memory here: a freed block is still
+         * mapped, and the launch reads what it held (no fault). */
+        ck_assert_int_eq(err, ACL_SUCCESS);
+    } else {
+        ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
+    }
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got = 0;
+    kt_read_i32(out, &got, 1);
+    ck_assert_int_eq(got, 9);
+    ACL_OK(aclrtFree(out));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+START_TEST(user_memory_lists_must_be_there)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle pair = kt_function(bin, "add_pair");
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(pair, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    void *mapping;
+    unsigned char *edge = buffer_before_a_hole(8, &mapping);
+    /* 8 bytes of memory declared as 64. */
+    ACL_FAILS_WITH(aclrtKernelArgsInitByUserMem(pair, handle_mem, edge, 64),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtKernelArgsInitByUserMem(pair, handle_mem, (void *)(uintptr_t)0x1000, 64),
+                   ACL_ERROR_INVALID_PARAM);
+    ck_assert_int_eq(munmap(mapping, (size_t)sysconf(_SC_PAGESIZE)), 0);
+    free(handle_mem);
     ACL_OK(aclrtBinaryUnLoad(bin));
 }
 END_TEST
@@ -1022,6 +1537,16 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, function_address_and_entry);
     tcase_add_test(binaries, parameters_described);
     tcase_add_test(binaries, global_variable);
+    tcase_add_test(binaries, two_loads_are_two_binaries);
+    tcase_add_test(binaries, non_regular_files_are_refused);
+    tcase_add_test(binaries, truncated_images);
+    tcase_add_test(binaries, bit_flipped_images);
+    tcase_add_test(binaries, unload_with_launch_queued);
+    tcase_add_test(binaries, unload_with_kernel_running);
+    tcase_add_test(binaries, unload_before_model_replay);
+    tcase_add_test(binaries, unload_with_stream_destroyed_by_force);
+    tcase_add_test(binaries, unload_after_task_update_to_its_kernel);
+    tcase_add_test(binaries, unload_while_another_thread_launches);
     suite_add_tcase(s, binaries);
 
     TCase *launches = tcase_create("launches");
@@ -1034,6 +1559,10 @@ static Suite *kernel_suite(void)
     tcase_add_test(launches, launch_with_args_array_and_simt);
     tcase_add_test(launches, block_shape_extension);
     tcase_add_test(launches, wrong_args_size);
+    tcase_add_test(launches, argument_sizes_beyond_the_limit);
+    tcase_add_test(launches, unreadable_arguments_are_refused);
+    tcase_add_test(launches, freed_device_memory_as_arguments);
+    tcase_add_test(launches, user_memory_lists_must_be_there);
     tcase_add_test(launches, launch_on_destroyed_stream);
     tcase_add_test(launches, persistent_streams_refuse_host_launches);
     tcase_add_test(launches, device_variables);

@@ -2,6 +2,7 @@
  * names, parameters and results as test_kernels.cu. A block covers its
  * share of the elements; the CUDA versions use grid-stride loops, so both
  * give the same results for any number of blocks. */
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -128,3 +129,37 @@ EXPORT void store_one(uint32_t block, uint32_t nblocks, void *args, size_t size)
         *p = 1;
 }
 EXPORT ACLCUDA_HOST_KERNEL_PARAMS(store_one, 8);
+
+/* Waits until *flag (host memory the test writes) is not 0, then *out = 1:
+ * a kernel that runs for as long as the test wants. */
+EXPORT void store_after_flag(uint32_t block, uint32_t nblocks, void *args, size_t size)
+{
+    (void)nblocks;
+    (void)size;
+    struct {
+        const int32_t *flag;
+        int32_t *out;
+    } a;
+    memcpy(&a, args, sizeof a);
+    if (block != 0)
+        return;
+    while (__atomic_load_n(a.flag, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    *a.out = 1;
+}
+EXPORT ACLCUDA_HOST_KERNEL_PARAMS(store_after_flag, 8, 8);
+
+/* out[0] = a + b. It does not describe its parameters (no
+ * ACLCUDA_HOST_KERNEL_PARAMS): a launch passes the whole argument buffer. */
+EXPORT void add_pair(uint32_t block, uint32_t nblocks, void *args, size_t size)
+{
+    (void)nblocks;
+    struct {
+        int32_t *out;
+        int32_t a, b;
+    } p;
+    if (block != 0 || size < sizeof p)
+        return;
+    memcpy(&p, args, sizeof p);
+    p.out[0] = p.a + p.b;
+}

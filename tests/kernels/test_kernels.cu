@@ -59,4 +59,23 @@ __global__ void store_one(int32_t *p)
         *(volatile int32_t *)p = 1;
 }
 
+// Waits until *flag (mapped host memory the test writes) is not 0, then
+// *out = 1: a kernel that runs for as long as the test wants.
+__global__ void store_after_flag(const int32_t *flag, int32_t *out)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        while (*(const volatile int32_t *)flag == 0)
+            ;
+        *(volatile int32_t *)out = 1;
+    }
+}
+
+// out[0] = a + b (on the host backend, a kernel that does not describe its
+// parameters).
+__global__ void add_pair(int32_t *out, int32_t a, int32_t b)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        out[0] = a + b;
+}
+
 } // extern "C"

@@ -13,15 +13,11 @@
 
 #include "backend/cuda/cuda.h"
 #include "backend/cuda/driver.h"
+#include "util/image.h"
 
 #ifndef EM_CUDA
 #define EM_CUDA 190
 #endif
-
-enum {
-    FATBIN_MAGIC = 0xBA55ED50u,
-    FATBIN_WRAPPER_MAGIC = 0x466243B1u,
-};
 
 struct backend_function {
     CUfunction func;
@@ -73,23 +69,27 @@ static bool looks_like_ptx(const unsigned char *p, size_t size)
     return version && target;
 }
 
-/* What the bytes are; NULL for a CUDA binary we can load. */
+/* What the bytes are; NULL for a CUDA binary we can load. The driver is
+ * given no size: it finds the extent of a cubin or fatbin from its headers,
+ * so every structure they name must lie inside the bytes (util/image.h). */
 static const char *classify(const unsigned char *p, size_t size, bool *ptx)
 {
     *ptx = false;
-    if (size >= sizeof(Elf64_Ehdr) && memcmp(p, ELFMAG, SELFMAG) == 0) {
-        const Elf64_Ehdr *h = (const Elf64_Ehdr *)p;
-        if (h->e_ident[EI_CLASS] == ELFCLASS64 && h->e_machine == EM_CUDA)
+    if (size >= SELFMAG && memcmp(p, ELFMAG, SELFMAG) == 0) {
+        elf_image img;
+        const char *why = elf_open(&img, p, size);
+        if (why)
+            return why;
+        if (img.eh.e_machine == EM_CUDA)
             return NULL; /* a cubin */
-        if (h->e_ident[EI_CLASS] == ELFCLASS64 && h->e_machine == EM_X86_64 && h->e_type == ET_DYN)
+        if (img.eh.e_machine == EM_X86_64 && img.eh.e_type == ET_DYN)
             return "a host shared object (it runs on the host backend)";
         return "an ELF object for another processor (an Ascend kernel binary?)";
     }
     if (size >= 4) {
-        uint32_t magic;
-        memcpy(&magic, p, sizeof magic);
+        uint32_t magic = image_u32(p);
         if (magic == FATBIN_MAGIC || magic == FATBIN_WRAPPER_MAGIC)
-            return NULL;
+            return fatbin_check(p, size);
     }
     if (looks_like_ptx(p, size)) {
         *ptx = true;

@@ -184,7 +184,12 @@ void stream_add_pending(host_stream *s, int64_t node);
 int64_t *stream_pending(host_stream *s, size_t *count, int64_t *tail);
 void stream_set_tail(host_stream *s, int64_t tail);
 
-/* ---- kernels (launch.c, module.c, builtin.c) ---- */
+/* ---- kernels (launch.c, module.c, builtin.c, elf_check.c) ---- */
+
+/* Whether the dynamic loader can load the shared object in image without
+ * reading or writing outside it or calling code outside its executable
+ * segments: NULL when so, else what is wrong with it. */
+const char *host_elf_check(const void *image, size_t size);
 
 /* The C function of a host kernel (module.c). */
 typedef void (*host_kernel_fn)(uint32_t block, uint32_t nblocks, void *args, size_t size);

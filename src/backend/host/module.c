@@ -15,6 +15,7 @@
 
 #include "acl/acl_cuda.h"
 #include "backend/host/host.h"
+#include "util/image.h"
 
 enum { HOST_MAX_BLOCK_THREADS = 1024 };
 
@@ -41,6 +42,10 @@ struct backend_function {
 
 struct backend_module {
     void *dl;
+    /* The anonymous file dlopen read, open while loaded: the dynamic loader
+     * knows objects by name, and /proc/self/fd/N names another binary once
+     * N is reused. */
+    int fd;
     void *image; /* our copy of the bytes: what aclrtBinaryGetDevAddress reports */
     size_t size;
     uintptr_t base;
@@ -52,7 +57,9 @@ struct backend_module {
 static const char *describe(const unsigned char *p, size_t size)
 {
     if (size >= sizeof(Elf64_Ehdr) && memcmp(p, ELFMAG, SELFMAG) == 0) {
-        const Elf64_Ehdr *h = (const Elf64_Ehdr *)p;
+        Elf64_Ehdr header; /* the bytes may sit at any alignment */
+        memcpy(&header, p, sizeof header);
+        const Elf64_Ehdr *h = &header;
         if (h->e_ident[EI_CLASS] != ELFCLASS64)
             return "a 32-bit ELF object";
         if (h->e_machine == EM_CUDA)
@@ -66,7 +73,7 @@ static const char *describe(const unsigned char *p, size_t size)
     if (size >= 4) {
         uint32_t magic;
         memcpy(&magic, p, sizeof magic);
-        if (magic == 0xBA55ED50u || magic == 0x466243B1u)
+        if (magic == FATBIN_MAGIC || magic == FATBIN_WRAPPER_MAGIC)
             return "a CUDA fatbin (it runs on the cuda backend)";
     }
     for (size_t i = 0; i + 8 < size && i < 4096; i++)
@@ -81,6 +88,8 @@ static aclError host_load(int32_t dev, const void *image, size_t size, bool lazy
     (void)dev;
     (void)lazy; /* nothing to place on a device */
     *why = describe(image, size);
+    if (!*why)
+        *why = host_elf_check(image, size);
     if (*why)
         return ACL_ERROR_INVALID_PARAM;
     backend_module *m = calloc(1, sizeof *m);
@@ -112,16 +121,17 @@ static aclError host_load(int32_t dev, const void *image, size_t size, bool lazy
             err = ACL_ERROR_INVALID_PARAM;
         }
     }
-    if (fd >= 0)
-        close(fd);
     struct link_map *lm = NULL;
     if (!err && dlinfo(m->dl, RTLD_DI_LINKMAP, &lm) == 0 && lm)
         m->base = lm->l_addr;
     if (err) {
+        if (fd >= 0)
+            close(fd);
         free(m->image);
         free(m);
         return err;
     }
+    m->fd = fd;
     pthread_mutex_init(&m->lock, NULL);
     *out = m;
     return ACL_SUCCESS;
@@ -134,6 +144,7 @@ static void host_unload(backend_module *m)
         free(f);
     }
     dlclose(m->dl);
+    close(m->fd);
     pthread_mutex_destroy(&m->lock);
     free(m->image);
     free(m);
