@@ -24,6 +24,7 @@
 #include "core/kernel.h"
 #include "core/memory.h"
 #include "util/fork.h"
+#include "util/probe.h"
 
 enum {
     OP_INFO_MAX = 64 * 1024,    /* ACL: (0, 64K] bytes */
@@ -497,6 +498,10 @@ static aclError kernel_from_params(const char *api, const acl_model *m, const ta
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "kernelTaskParams: args %p with argsSize %zu (both are needed)", kp->args,
                          kp->argsSize);
+    if (kp->argsSize > KERNEL_PARAMS_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "argsSize %zu: CUDA takes at most %d bytes of kernel parameters",
+                         kp->argsSize, (int)KERNEL_PARAMS_MAX);
     if (kp->numBlocks == 0 || kp->numBlocks > KERNEL_GRID_MAX)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "numBlocks %u: a CUDA grid holds 1 to 2^31-1 blocks", kp->numBlocks);
@@ -552,8 +557,15 @@ static aclError kernel_from_params(const char *api, const acl_model *m, const ta
                        : acl_raise(api, err, "reading %zu bytes of arguments at %p failed: %s",
                                    size, kp->args, acl_error_text(err));
         }
-    } else {
-        memcpy(k->args, kp->args, size);
+    } else if ((b.kind == MEM_UNKNOWN && backend()->memory->device_address &&
+                backend()->memory->device_address(kp->args)) ||
+               !probe_copy(k->args, kp->args, size)) {
+        /* Read so that a bad pointer is an error, not a fault. */
+        kernel_free(k);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "args %p: %zu bytes there are not readable host memory (unmapped, "
+                         "freed, or device memory)",
+                         kp->args, size);
     }
     return ACL_SUCCESS;
 }

@@ -202,6 +202,10 @@ static aclError host_bytes(const char *api, const char *role, const void *p, siz
             return err;
         return memory_check_access(api, role, p, &b, false);
     }
+    /* Where the backend keeps device memory, nothing allocated: freed. */
+    if (backend()->memory->device_address && backend()->memory->device_address(p))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%s %p is device memory no longer allocated, not host memory", role, p);
     if ((err = scratch_get(api, buf, local, n)))
         return err;
     if (!probe_copy(buf->p, p, n))

@@ -527,6 +527,53 @@ START_TEST(unload_after_task_update_to_its_kernel)
 }
 END_TEST
 
+/* aclmdlRITaskSetParams reads a kernel task's arguments as a launch does:
+ * within CUDA's limit, and so that a bad pointer is an error, not a fault. */
+START_TEST(task_params_arguments_are_checked)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "increment");
+    int32_t *counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    aclrtStream s = acltest_new_stream();
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    uint32_t n = 1;
+    aclmdlRITask task = NULL;
+    ACL_OK(aclmdlRIGetTasksByStream(s, &task, &n));
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(task, &p));
+    p.kernelTaskParams.cfg = NULL;
+    p.kernelTaskParams.isHostArgs = 1;
+    p.kernelTaskParams.args = (void *)(uintptr_t)0x1000;
+    p.kernelTaskParams.argsSize = sizeof counter;
+    ACL_FAILS_WITH(aclmdlRITaskSetParams(task, &p), ACL_ERROR_INVALID_PARAM);
+    p.kernelTaskParams.args = &counter;
+    p.kernelTaskParams.argsSize = (size_t)1 << 30;
+    ACL_FAILS_WITH(aclmdlRITaskSetParams(task, &p), ACL_ERROR_INVALID_PARAM);
+    void *freed = kt_device(64);
+    ACL_OK(aclrtFree(freed));
+    p.kernelTaskParams.args = freed;
+    p.kernelTaskParams.argsSize = sizeof counter;
+    ACL_FAILS_WITH(aclmdlRITaskSetParams(task, &p), ACL_ERROR_INVALID_PARAM);
+    /* The task is as it was, and takes good arguments. */
+    p.kernelTaskParams.args = &counter;
+    ACL_OK(aclmdlRITaskSetParams(task, &p));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t c = 0;
+    kt_read_i32(counter, &c, 1);
+    ck_assert_int_eq(c, 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtFree(counter));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
 /* Launches increment on a stream until the function is unloaded, with its
  * arguments in host memory and in device memory by turns. */
 typedef struct launcher {
@@ -986,14 +1033,7 @@ START_TEST(freed_device_memory_as_arguments)
     ACL_OK(aclrtLaunchKernel(pair, 1, dev_args, sizeof good, s));
     ACL_OK(aclrtSynchronizeStream(s));
     ACL_OK(aclrtFree(dev_args));
-    aclError err = aclrtLaunchKernel(pair, 1, dev_args, sizeof good, s);
-    if (kt_on_host()) {
-        /* Device memory is process memory here: a freed block is still
-         * mapped, and the launch reads what it held (no fault). */
-        ck_assert_int_eq(err, ACL_SUCCESS);
-    } else {
-        ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
-    }
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, dev_args, sizeof good, s), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclrtSynchronizeStream(s));
     int32_t got = 0;
     kt_read_i32(out, &got, 1);
@@ -1562,6 +1602,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(launches, argument_sizes_beyond_the_limit);
     tcase_add_test(launches, unreadable_arguments_are_refused);
     tcase_add_test(launches, freed_device_memory_as_arguments);
+    tcase_add_test(launches, task_params_arguments_are_checked);
     tcase_add_test(launches, user_memory_lists_must_be_there);
     tcase_add_test(launches, launch_on_destroyed_stream);
     tcase_add_test(launches, persistent_streams_refuse_host_launches);
