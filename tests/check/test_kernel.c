@@ -433,36 +433,67 @@ START_TEST(unload_with_kernel_running)
 }
 END_TEST
 
+/* A model of one task: f incrementing a new zeroed counter, captured on a
+ * new stream; its task in *task when task is not NULL. */
+typedef struct counter_model {
+    int32_t *counter;
+    aclrtStream s;
+    aclmdlRI model;
+} counter_model;
+
+static void counter_model_capture(aclrtFuncHandle f, counter_model *cm, aclmdlRITask *task)
+{
+    cm->counter = kt_device(sizeof(int32_t));
+    ACL_OK(aclrtMemset(cm->counter, sizeof(int32_t), 0, sizeof(int32_t)));
+    cm->s = acltest_new_stream();
+    cm->model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(cm->s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, cm->s, NULL, &cm->counter, sizeof cm->counter, NULL,
+                                         0));
+    ACL_OK(aclmdlRICaptureEnd(cm->s, &cm->model));
+    if (task) {
+        uint32_t n = 1;
+        ACL_OK(aclmdlRIGetTasksByStream(cm->s, task, &n));
+        ck_assert_uint_eq(n, 1);
+    }
+}
+
+static int32_t counter_model_count(const counter_model *cm)
+{
+    int32_t c = 0;
+    kt_read_i32(cm->counter, &c, 1);
+    return c;
+}
+
+static void counter_model_free(counter_model *cm)
+{
+    if (cm->model)
+        ACL_OK(aclmdlRIDestroy(cm->model));
+    ACL_OK(aclrtDestroyStream(cm->s));
+    ACL_OK(aclrtFree(cm->counter));
+}
+
 START_TEST(unload_before_model_replay)
 {
     aclrtBinHandle bin = kt_load();
-    aclrtFuncHandle f = kt_function(bin, "increment");
-    int32_t *counter = kt_device(sizeof(int32_t));
-    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
-    aclrtStream s = acltest_new_stream();
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
-    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    counter_model cm;
+    counter_model_capture(kt_function(bin, "increment"), &cm, NULL);
     /* The model keeps the binary of the kernel it captured. */
     ACL_OK(aclrtBinaryUnLoad(bin));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    int32_t c = 0;
-    kt_read_i32(counter, &c, 1);
-    ck_assert_int_eq(c, 2);
+    ACL_OK(aclmdlRIExecuteAsync(cm.model, cm.s));
+    ACL_OK(aclmdlRIExecuteAsync(cm.model, cm.s));
+    ACL_OK(aclrtSynchronizeStream(cm.s));
+    ck_assert_int_eq(counter_model_count(&cm), 2);
     /* Destroyed with a replay queued: the replay still runs the kernel. */
     atomic_int gate = 0;
-    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &gate));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtLaunchHostFunc(cm.s, hold_stream, &gate));
+    ACL_OK(aclmdlRIExecuteAsync(cm.model, cm.s));
+    ACL_OK(aclmdlRIDestroy(cm.model));
+    cm.model = NULL;
     atomic_store(&gate, 1);
-    ACL_OK(aclrtSynchronizeStream(s));
-    kt_read_i32(counter, &c, 1);
-    ck_assert_int_eq(c, 3);
-    ACL_OK(aclrtDestroyStream(s));
-    ACL_OK(aclrtFree(counter));
+    ACL_OK(aclrtSynchronizeStream(cm.s));
+    ck_assert_int_eq(counter_model_count(&cm), 3);
+    counter_model_free(&cm);
 }
 END_TEST
 
@@ -491,39 +522,25 @@ END_TEST
 START_TEST(unload_after_task_update_to_its_kernel)
 {
     aclrtBinHandle first = kt_load(), second = kt_load();
-    aclrtFuncHandle f = kt_function(first, "increment"), g = kt_function(second, "increment");
-    int32_t *counter = kt_device(sizeof(int32_t));
-    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
-    aclrtStream s = acltest_new_stream();
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
-    ACL_OK(aclmdlRICaptureEnd(s, &model));
-    uint32_t n = 0;
-    ACL_OK(aclmdlRIGetTasksByStream(s, NULL, &n));
-    ck_assert_uint_eq(n, 1);
+    counter_model cm;
     aclmdlRITask task = NULL;
-    ACL_OK(aclmdlRIGetTasksByStream(s, &task, &n));
+    counter_model_capture(kt_function(first, "increment"), &cm, &task);
     aclmdlRITaskParams p;
     ACL_OK(aclmdlRITaskGetParams(task, &p));
     /* The task now runs the second binary's kernel, which the model keeps. */
-    p.kernelTaskParams.funcHandle = g;
-    p.kernelTaskParams.args = &counter;
-    p.kernelTaskParams.argsSize = sizeof counter;
+    p.kernelTaskParams.funcHandle = kt_function(second, "increment");
+    p.kernelTaskParams.args = &cm.counter;
+    p.kernelTaskParams.argsSize = sizeof cm.counter;
     p.kernelTaskParams.isHostArgs = 1;
     p.kernelTaskParams.cfg = NULL;
     ACL_OK(aclmdlRITaskSetParams(task, &p));
-    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIUpdate(cm.model));
     ACL_OK(aclrtBinaryUnLoad(second));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    int32_t c = 0;
-    kt_read_i32(counter, &c, 1);
-    ck_assert_int_eq(c, 1);
-    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclmdlRIExecuteAsync(cm.model, cm.s));
+    ACL_OK(aclrtSynchronizeStream(cm.s));
+    ck_assert_int_eq(counter_model_count(&cm), 1);
+    counter_model_free(&cm);
     ACL_OK(aclrtBinaryUnLoad(first));
-    ACL_OK(aclrtDestroyStream(s));
-    ACL_OK(aclrtFree(counter));
 }
 END_TEST
 
@@ -532,44 +549,32 @@ END_TEST
 START_TEST(task_params_arguments_are_checked)
 {
     aclrtBinHandle bin = kt_load();
-    aclrtFuncHandle f = kt_function(bin, "increment");
-    int32_t *counter = kt_device(sizeof(int32_t));
-    ACL_OK(aclrtMemset(counter, sizeof(int32_t), 0, sizeof(int32_t)));
-    aclrtStream s = acltest_new_stream();
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-    ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
-    ACL_OK(aclmdlRICaptureEnd(s, &model));
-    uint32_t n = 1;
+    counter_model cm;
     aclmdlRITask task = NULL;
-    ACL_OK(aclmdlRIGetTasksByStream(s, &task, &n));
+    counter_model_capture(kt_function(bin, "increment"), &cm, &task);
     aclmdlRITaskParams p;
     ACL_OK(aclmdlRITaskGetParams(task, &p));
     p.kernelTaskParams.cfg = NULL;
     p.kernelTaskParams.isHostArgs = 1;
     p.kernelTaskParams.args = (void *)(uintptr_t)0x1000;
-    p.kernelTaskParams.argsSize = sizeof counter;
+    p.kernelTaskParams.argsSize = sizeof cm.counter;
     ACL_FAILS_WITH(aclmdlRITaskSetParams(task, &p), ACL_ERROR_INVALID_PARAM);
-    p.kernelTaskParams.args = &counter;
+    p.kernelTaskParams.args = &cm.counter;
     p.kernelTaskParams.argsSize = (size_t)1 << 30;
     ACL_FAILS_WITH(aclmdlRITaskSetParams(task, &p), ACL_ERROR_INVALID_PARAM);
     void *freed = kt_device(64);
     ACL_OK(aclrtFree(freed));
     p.kernelTaskParams.args = freed;
-    p.kernelTaskParams.argsSize = sizeof counter;
+    p.kernelTaskParams.argsSize = sizeof cm.counter;
     ACL_FAILS_WITH(aclmdlRITaskSetParams(task, &p), ACL_ERROR_INVALID_PARAM);
     /* The task is as it was, and takes good arguments. */
-    p.kernelTaskParams.args = &counter;
+    p.kernelTaskParams.args = &cm.counter;
     ACL_OK(aclmdlRITaskSetParams(task, &p));
-    ACL_OK(aclmdlRIUpdate(model));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    int32_t c = 0;
-    kt_read_i32(counter, &c, 1);
-    ck_assert_int_eq(c, 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    ACL_OK(aclrtDestroyStream(s));
-    ACL_OK(aclrtFree(counter));
+    ACL_OK(aclmdlRIUpdate(cm.model));
+    ACL_OK(aclmdlRIExecuteAsync(cm.model, cm.s));
+    ACL_OK(aclrtSynchronizeStream(cm.s));
+    ck_assert_int_eq(counter_model_count(&cm), 1);
+    counter_model_free(&cm);
     ACL_OK(aclrtBinaryUnLoad(bin));
 }
 END_TEST
