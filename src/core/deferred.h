@@ -9,8 +9,8 @@
  * once all the marks completed.
  *
  * Releases run in the order they were added, at the next call of
- * deferred_reap after their work completed (the virtual-memory calls reap
- * on entry), when device memory is counted (aclrtGetMemInfo), when a
+ * deferred_reap after their work completed (the virtual-memory and IPC
+ * memory calls reap on entry), when device memory is counted (aclrtGetMemInfo), when a
  * device is released, and all of them at aclFinalize. An address whose
  * release is still deferred is reused only after it (deferred_wait). */
 #ifndef ACLCUDA_CORE_DEFERRED_H

@@ -9,13 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/deferred.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/ipc.h"
 #include "core/lifecycle.h"
 #include "core/memory.h"
 #include "core/share.h"
-#include "core/stream.h"
 #include "util/fork.h"
 #include "util/log.h"
 
@@ -40,24 +40,9 @@ typedef struct ipc_import {
     struct ipc_import *next;
 } ipc_import;
 
-/* An import closed while queued work may still read or write it: its
- * mapping goes once every stream has passed the mark recorded behind its
- * work at the close. */
-typedef struct closing {
-    backend_import *imp;
-    size_t count;         /* marks */
-    int32_t *phys;        /* each mark's device; -1 once passed */
-    unsigned char *marks; /* count backend events */
-    bool unmarked;        /* a busy stream could not be marked: kept until finalize */
-    struct closing *next;
-} closing;
-
-enum { MAX_DEVICES = 64 };
-
 static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
 static ipc_export *exports;
 static ipc_import *imports;
-static closing *closings;
 /* How many exports are listed: frees look at the list only when some are. */
 static atomic_size_t export_count;
 
@@ -193,153 +178,32 @@ aclError ipc_mem_allow(const char *api, const char *key, const int32_t *pids, si
  * The last aclrtIpcMemClose of an import takes it out of the registry at
  * once (nothing new reaches it), and its mapping goes once the work queued
  * before the close on every stream (of any device: peers reach it too) has
- * passed, as aclrtFree leaves memory to queued work. Looked at again at the
- * next IPC call, and when a device is released (its streams are done or
- * cancelled) or ACL finalized. */
+ * passed, as a release of virtual memory does (core/deferred.h). */
 
-static void closing_free(closing *c)
+static void import_close(void *imp)
 {
-    const backend_event_ops *ev = backend()->event;
-    for (size_t i = 0; i < c->count; i++)
-        if (c->phys[i] >= 0)
-            ev->destroy((backend_event *)(c->marks + i * ev->size));
-    backend()->ipc->mem_close(c->imp);
-    free(c->phys);
-    free(c->marks);
-    free(c);
+    backend()->ipc->mem_close(imp);
 }
 
-/* Records a mark behind the queued work of every busy stream of phys. */
-static void mark_device(closing *c, int32_t phys, size_t *cap)
-{
-    const backend_event_ops *ev = backend()->event;
-    size_t count;
-    aclError err;
-    acl_stream **streams = device_streams(phys, &count, &err);
-    if (err != ACL_SUCCESS)
-        c->unmarked = true;
-    for (size_t i = 0; i < count; i++) {
-        acl_stream *s = streams[i];
-        bool idle = false;
-        /* A capture holds no queued work; a device-fed stream's is not ours to mark. */
-        if (stream_query(s, &idle) != ACL_SUCCESS || idle || (s->flags & STREAM_DEVICE_FED_FLAGS))
-            goto next;
-        if (c->count == *cap) {
-            size_t grown = *cap ? 2 * *cap : 8;
-            int32_t *more_phys = realloc(c->phys, grown * sizeof *more_phys);
-            if (more_phys)
-                c->phys = more_phys;
-            unsigned char *more_marks = more_phys ? realloc(c->marks, grown * ev->size) : NULL;
-            if (!more_marks) {
-                c->unmarked = true;
-                goto next;
-            }
-            c->marks = more_marks;
-            *cap = grown;
-        }
-        backend_event *mark = (backend_event *)(c->marks + c->count * ev->size);
-        if (ev->create(mark, s->phys, false) != ACL_SUCCESS) {
-            c->unmarked = true;
-            goto next;
-        }
-        if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS) {
-            ev->destroy(mark);
-            c->unmarked = true;
-            goto next;
-        }
-        c->phys[c->count++] = s->phys;
-    next:
-        stream_release(s);
-    }
-    free(streams);
-}
-
-/* Closes imp now, or once the work queued so far has passed. */
 static void retire_import(backend_import *imp)
 {
-    closing *c = calloc(1, sizeof *c);
-    if (c == NULL) {
-        ACL_LOG(LOG_ERROR, "out of host memory: an imported mapping stays until the process ends");
+    deferral *d = deferred_begin(true);
+    if (d == NULL) {
+        ACL_LOG(LOG_ERROR, "the work queued before an import's close could not be marked (out of "
+                           "host memory): its mapping stays until the process ends");
         return;
     }
-    c->imp = imp;
-    size_t cap = 0;
-    for (int32_t phys = 0; phys < MAX_DEVICES; phys++)
-        mark_device(c, phys, &cap);
-    if (c->count == 0 && !c->unmarked) {
-        closing_free(c);
+    if (deferred_idle(d)) {
+        deferred_cancel(d);
+        import_close(imp);
         return;
     }
-    pthread_mutex_lock(&ipc_lock);
-    c->next = closings;
-    closings = c;
-    pthread_mutex_unlock(&ipc_lock);
-}
-
-/* Closes the imports whose marks have all passed; marks of device
- * `released` (every device when `all`) count as passed. */
-static void reap_closings(int32_t released, bool all)
-{
-    const backend_event_ops *ev = backend()->event;
-    closing *done = NULL;
-    pthread_mutex_lock(&ipc_lock);
-    for (closing **link = &closings; *link;) {
-        closing *c = *link;
-        bool passed = all || !c->unmarked;
-        for (size_t i = 0; i < c->count; i++) {
-            backend_event *mark = (backend_event *)(c->marks + i * ev->size);
-            bool complete = false;
-            if (c->phys[i] < 0)
-                continue;
-            if (all || c->phys[i] == released ||
-                (ev->query(mark, &complete) == ACL_SUCCESS && complete)) {
-                ev->destroy(mark);
-                c->phys[i] = -1;
-            } else {
-                passed = false;
-            }
-        }
-        if (passed) {
-            *link = c->next;
-            c->next = done;
-            done = c;
-        } else {
-            link = &c->next;
-        }
-    }
-    pthread_mutex_unlock(&ipc_lock);
-    while (done) {
-        closing *c = done;
-        done = c->next;
-        closing_free(c);
-    }
-}
-
-static bool closings_waiting(void)
-{
-    pthread_mutex_lock(&ipc_lock);
-    bool any = closings != NULL;
-    pthread_mutex_unlock(&ipc_lock);
-    return any;
-}
-
-static void device_released(void *subject)
-{
-    if (closings_waiting())
-        reap_closings((int32_t)(intptr_t)subject, false);
-}
-
-static void all_released(void *subject)
-{
-    (void)subject;
-    if (closings_waiting())
-        reap_closings(-1, true);
+    deferred_add(d, import_close, NULL, imp, NULL, 0);
 }
 
 aclError ipc_mem_import(const char *api, acl_context *ctx, void **ptr, const char *key)
 {
-    if (closings_waiting())
-        reap_closings(-1, false);
+    deferred_reap();
     share_name name;
     if (!key_parse(key, &name))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -449,8 +313,7 @@ aclError ipc_mem_set_attr(const char *api, const char *key, uint64_t attr)
 
 aclError ipc_mem_close(const char *api, const char *key)
 {
-    if (closings_waiting())
-        reap_closings(-1, false);
+    deferred_reap();
     pthread_mutex_lock(&ipc_lock);
     ipc_import *gone_import = NULL;
     ipc_export *gone_export = NULL;
@@ -611,7 +474,6 @@ static void fork_child(void)
     ipc_export *x = exports;
     exports = NULL;
     atomic_store_explicit(&export_count, 0, memory_order_relaxed);
-    closings = NULL; /* marks of the parent's streams: its mappings stay as they are */
     while (x) {
         ipc_export *next = x->next;
         free(x);
@@ -624,6 +486,4 @@ __attribute__((constructor)) static void ipc_init(void)
 {
     fork_register(FORK_RANK_VMM, fork_prepare, fork_parent, fork_child);
     lifecycle_observe(LIFECYCLE_MEMORY_FREED, memory_freed);
-    lifecycle_observe(LIFECYCLE_DEVICE_RELEASED, device_released);
-    lifecycle_observe(LIFECYCLE_FINALIZED, all_released);
 }
