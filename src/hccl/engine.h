@@ -1,0 +1,108 @@
+/* What a collective engine gives libhccl: NCCL on the cuda backend, Gloo on
+ * the host backend. The API layer (api.c) checks every argument, resolves the
+ * communicator and describes the call as one hccl_op; an engine only runs
+ * ops, queued in order on the ACL stream it is given. Engines are clients of
+ * libascendcl's public API (acl/acl.h, acl/acl_cuda.h), like the rest of
+ * libhccl. */
+#ifndef ACLCUDA_HCCL_ENGINE_H
+#define ACLCUDA_HCCL_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "hccl/hccl_types.h"
+
+/* Bytes of HcclRootInfo an engine may use for what its ranks need to meet
+ * (the rest of the 4108 carry libhccl's own header, root_info.h). */
+#define HCCL_ENGINE_ROOT_BYTES 3968
+
+typedef enum {
+    HCCL_OP_ALLREDUCE,
+    HCCL_OP_BROADCAST,
+    HCCL_OP_REDUCE,
+    HCCL_OP_ALLGATHER,
+    HCCL_OP_ALLGATHERV,
+    HCCL_OP_REDUCE_SCATTER,
+    HCCL_OP_REDUCE_SCATTERV,
+    HCCL_OP_SCATTER,
+    HCCL_OP_ALLTOALL,  /* counts/displs filled in per peer by the API layer */
+    HCCL_OP_ALLTOALLV, /* and HcclAlltoAllVC, whose matrix row becomes counts */
+    HCCL_OP_SEND,
+    HCCL_OP_RECV,
+    HCCL_OP_BATCH_SEND_RECV,
+    HCCL_OP_BARRIER,
+} hccl_op_kind;
+
+/* One collective, as the caller gave it, checked. Counts are in elements of
+ * dtype; the arrays are copies owned by the op (the caller's may change once
+ * the call returned), freed by hccl_op_free. A send/recv uses peer. */
+typedef struct hccl_op {
+    hccl_op_kind kind;
+    HcclDataType dtype;
+    HcclReduceOp reduce;
+    const void *send;
+    void *recv;
+    uint64_t count;            /* allreduce, broadcast, reduce, send, recv: elements;
+                                  allgather: per rank sent; reduce-scatter, scatter:
+                                  per rank received */
+    uint32_t root;             /* broadcast, reduce, scatter */
+    uint32_t peer;             /* send, recv */
+    uint64_t *send_counts;     /* [nranks]: allgatherv (recv side), reduce-scatterv,
+                                  alltoall(v) */
+    uint64_t *send_displs;     /* [nranks] */
+    uint64_t *recv_counts;     /* [nranks] */
+    uint64_t *recv_displs;     /* [nranks] */
+    HcclSendRecvItem *items;   /* batch send/recv, item_count of them */
+    uint32_t item_count;
+} hccl_op;
+
+typedef struct hccl_engine_comm hccl_engine_comm; /* an engine's own communicator */
+
+/* How one rank joins a communicator. root_bytes are what the engine's
+ * root_info wrote on rank 0: the program carried them in HcclRootInfo, or a
+ * rank table's rendezvous (rendezvous.h) handed them to every rank. */
+typedef struct hccl_join {
+    uint32_t nranks;
+    uint32_t rank;
+    int32_t device;                  /* the ACL device current at init */
+    const unsigned char *root_bytes; /* HCCL_ENGINE_ROOT_BYTES */
+    double connect_timeout_s;        /* HCCL_CONNECT_TIMEOUT */
+    double exec_timeout_s;           /* HCCL_EXEC_TIMEOUT */
+} hccl_join;
+
+typedef struct hccl_engine {
+    const char *name; /* "nccl", "gloo" */
+    /* Fills HCCL_ENGINE_ROOT_BYTES bytes with what ranks need to join. */
+    HcclResult (*root_info)(unsigned char *out);
+    HcclResult (*comm_init)(const hccl_join *join, hccl_engine_comm **comm);
+    /* One communicator per listed device, in this process. */
+    HcclResult (*comm_init_all)(uint32_t ndev, const int32_t *devices, hccl_engine_comm **comms);
+    /* Waits for the ops queued on the communicator, then frees it; never hangs
+     * past the exec timeout (the engine aborts instead). */
+    HcclResult (*comm_destroy)(hccl_engine_comm *comm);
+    /* Queues op on stream in stream order. The engine owns op afterwards
+     * (it may keep it alive for a captured model's replays). */
+    HcclResult (*submit)(hccl_engine_comm *comm, hccl_op *op, aclrtStream stream);
+    HcclResult (*group_start)(void);
+    HcclResult (*group_end)(void);
+    HcclResult (*async_error)(hccl_engine_comm *comm, HcclResult *error);
+    /* NULL when every type and reduce op is supported; else a message for
+     * one the engine cannot reduce. */
+    const char *(*unsupported)(HcclDataType dtype, HcclReduceOp op);
+} hccl_engine;
+
+extern const hccl_engine hccl_engine_nccl;
+extern const hccl_engine hccl_engine_gloo;
+
+void hccl_op_free(hccl_op *op);
+
+/* Bytes per element of dtype; 0 for a type HCCL does not define. */
+size_t hccl_dtype_size(HcclDataType dtype);
+
+/* A message for the most recent error on this thread (HcclGetLastErrorMsg /
+ * logs); engines call it with the reason before returning a code. */
+void hccl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
