@@ -6,8 +6,10 @@
 A file may include headers of its own layer and of the layers below it,
 never above; the two backends (src/backend/host, src/backend/cuda) do not
 include each other. The public headers (acl/...), config.h and system
-headers are open to every layer. Prints each violation and exits 1 if there
-is one; --self-test also checks that a planted upward include is caught.
+headers are open to every layer. src/hccl is libhccl, a client of
+libascendcl: it may include the public headers (acl/..., hccl/...) and its
+own files only. Prints each violation and exits 1 if there is one;
+--self-test also checks that a planted upward include is caught.
 """
 import pathlib
 import re
@@ -15,6 +17,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LAYERS = ["util", "backend", "core", "api"]  # bottom to top
+CLIENTS = ["hccl"]  # libraries on libascendcl's public API
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -32,6 +35,15 @@ def backend_of(path):
 def violations(files):
     """files: {path relative to src/: text}. Yields one message per bad include."""
     for path, text in sorted(files.items()):
+        if path.split("/", 1)[0] in CLIENTS:
+            client = path.split("/", 1)[0]
+            for target in INCLUDE.findall(text):
+                if target == "config.h" or target.startswith(("acl/", "hccl/", client + "/")):
+                    continue
+                if "/" not in target and (ROOT / "src" / path).parent.joinpath(target).exists():
+                    continue
+                yield f"src/{path}: includes \"{target}\": {client} uses libascendcl's public headers only"
+            continue
         mine = layer_of(path)
         if mine is None:
             yield f"src/{path}: not in a layer folder ({', '.join(LAYERS)})"
@@ -55,7 +67,7 @@ def violations(files):
 
 def load():
     src = ROOT / "src"
-    return {str(p.relative_to(src)): p.read_text() for p in src.rglob("*") if p.suffix in (".c", ".h")}
+    return {str(p.relative_to(src)): p.read_text() for p in src.rglob("*") if p.suffix in (".c", ".cc", ".h")}
 
 
 def main():

@@ -171,13 +171,26 @@ ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallo
 #define FREE_ORIGINS                                                                               \
     (ORIGIN_BIT(ORIGIN_MALLOC) | ORIGIN_BIT(ORIGIN_TASK_SCHEDULER) | ORIGIN_BIT(ORIGIN_MANAGED))
 
+/* Freeing device memory is capture-unsafe as allocating is (cudaFree
+ * synchronises the device), under the same rules (device_alloc). */
+static aclError device_free(const char *func, void *dev_ptr)
+{
+    aclError ret = capture_check_unsafe(func, "freeing device memory");
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return memory_free(func, dev_ptr, FREE_ORIGINS);
+}
+
 ACL_EXPORT aclError aclrtFree(void *devPtr)
 {
-    return memory_free(__func__, devPtr, FREE_ORIGINS);
+    return device_free(__func__, devPtr);
 }
 
 ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
 {
+    aclError unsafe = capture_check_unsafe(__func__, "freeing device memory");
+    if (unsafe != ACL_SUCCESS)
+        return unsafe;
     mem_block b;
     /* Only live device allocations are synchronised for; release
      * reports every other pointer. */
@@ -190,7 +203,7 @@ ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
                              "was not freed",
                              b.device, devPtr);
     }
-    return memory_free(__func__, devPtr, FREE_ORIGINS);
+    return device_free(__func__, devPtr);
 }
 
 /* Device and host memory are coherent on both backends: cache maintenance

@@ -151,7 +151,54 @@ aclError capture_add_stream(capture *c, acl_stream *s)
         return ACL_ERROR_INVALID_PARAM;
     c->ended[c->nstreams] = false;
     c->streams[c->nstreams++] = s;
-    atomic_store_explicit(&s->capture, c, memory_order_release);
+    atomic_store_explicit(&s->capture_started, false, memory_order_relaxed);
+    atomic_store_explicit(&s->capture, c, memory_order_seq_cst);
+    return ACL_SUCCESS;
+}
+
+/* Takes back the last capture_add_stream of s, under c's gate and lock. */
+static void capture_remove_last(capture *c, acl_stream *s)
+{
+    c->nstreams--;
+    atomic_store_explicit(&s->capture, NULL, memory_order_seq_cst);
+    atomic_store_explicit(&s->capture_started, true, memory_order_release);
+}
+
+/* Work an inline submitter (stream_submit) queued after reading that s is
+ * not captured must reach the backend before its capture of s begins, or
+ * the backend would take it into the graph while ACL counts it as queued
+ * (on CUDA, stream capture takes whatever reaches the stream). Such a
+ * submitter is inside a read section begun before s was marked capturing;
+ * this waits for every one, outside the caller's own (s is held by c).
+ * Submitters that found the capture wait for capture_started. */
+static void capture_wait_inline_submitters(void)
+{
+    unsigned borrowed = borrow_suspend();
+    handle_wait_readers();
+    borrow_resume(borrowed);
+}
+
+aclError capture_start(capture *c, acl_stream *s)
+{
+    pthread_mutex_lock(&c->lock);
+    aclError err = capture_add_stream(c, s);
+    pthread_mutex_unlock(&c->lock);
+    if (err)
+        return err;
+    capture_wait_inline_submitters();
+    const backend_graph_ops *ops = backend()->graph;
+    err = c->into ? ops->capture_begin_into(stream_backend(s), c->into)
+                  : ops->capture_begin(stream_backend(s));
+    if (err) {
+        pthread_mutex_lock(&c->gate);
+        pthread_mutex_lock(&c->lock);
+        capture_remove_last(c, s);
+        pthread_mutex_unlock(&c->lock);
+        pthread_mutex_unlock(&c->gate);
+        stream_release(s);
+        return err;
+    }
+    atomic_store_explicit(&s->capture_started, true, memory_order_release);
     return ACL_SUCCESS;
 }
 
@@ -349,6 +396,29 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
     return ACL_SUCCESS;
 }
 
+/* s joins c, which is capturing already, through wait (a wait for work c
+ * recorded): marked capturing, then, once every submitter that read it
+ * uncaptured has queued (capture_start), the wait recorded first of its
+ * work in c, under the gate. */
+static aclError capture_join(const char *api, capture *c, acl_stream *s, const task *wait)
+{
+    pthread_mutex_lock(&c->lock);
+    aclError err = c->finished ? ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED : capture_add_stream(c, s);
+    pthread_mutex_unlock(&c->lock);
+    if (err)
+        return acl_raise(api, err, "stream %d could not join the capture of stream %d: %s",
+                         (int)s->id, (int)c->origin->id, acl_error_text(err));
+    capture_wait_inline_submitters();
+    pthread_mutex_lock(&c->gate);
+    err = c->finished ? acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                                  "the capture of stream %d ended while stream %d joined it",
+                                  (int)c->origin->id, (int)s->id)
+                      : capture_record(api, c, s, wait);
+    atomic_store_explicit(&s->capture_started, true, memory_order_release);
+    pthread_mutex_unlock(&c->gate);
+    return err;
+}
+
 bool capture_submit(const char *api, capture *cap, acl_stream *s, const task *t, aclError *err)
 {
     pthread_mutex_lock(&cap->gate);
@@ -504,23 +574,16 @@ static aclError event_wait_captured(const char *api, acl_stream *s, acl_event *e
     } else {
         /* s joins the capture that recorded the event (ACL's cross-stream
          * capture): from now on its work is recorded there. */
-        pthread_mutex_lock(&theirs->lock);
-        err = theirs->finished ? ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
-                               : capture_add_stream(theirs, s);
-        pthread_mutex_unlock(&theirs->lock);
-        if (err)
-            err = acl_raise(api, err, "stream %d could not join the capture of event %u: %s",
-                            (int)s->id, e->id, acl_error_text(err));
-        else
-            err = stream_submit(api, s, &wait);
+        err = capture_join(api, theirs, s, &wait);
     }
     capture_unref(theirs);
     return err;
 }
 
 /* `to` waits for `from`'s work so far, through a backend event of our own
- * (used to fork a bound stream off a build and join it back). */
-static aclError link_streams(const char *api, acl_stream *from, acl_stream *to)
+ * (used to fork a bound stream off a build and join it back); joining:
+ * the capture `to` joins so (capture_join), or NULL. */
+static aclError link_streams(const char *api, acl_stream *from, acl_stream *to, capture *joining)
 {
     const backend_event_ops *ev = backend()->event;
     backend_event *e = calloc(1, ev->size);
@@ -532,8 +595,9 @@ static aclError link_streams(const char *api, acl_stream *from, acl_stream *to)
         return acl_raise(api, err, "creating an event failed: %s", acl_error_text(err));
     }
     err = stream_submit(api, from, &(task){.kind = TASK_RECORD, .u.event = e});
+    task wait = {.kind = TASK_WAIT, .u.event = e};
     if (!err)
-        err = stream_submit(api, to, &(task){.kind = TASK_WAIT, .u.event = e});
+        err = joining ? capture_join(api, joining, to, &wait) : stream_submit(api, to, &wait);
     ev->destroy(e);
     free(e);
     return err;
@@ -722,16 +786,7 @@ aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode)
     capture *c = NULL;
     err = capture_new(s, m, mode, &c);
     if (!err)
-        err = backend()->graph->capture_begin(stream_backend(s));
-    if (!err) {
-        pthread_mutex_lock(&c->lock);
-        err = capture_add_stream(c, s);
-        pthread_mutex_unlock(&c->lock);
-        if (err) {
-            backend_graph *g = NULL;
-            (void)backend()->graph->capture_end(stream_backend(s), true, &g);
-        }
-    }
+        err = capture_start(c, s);
     if (err) {
         if (c)
             capture_unref(c);
@@ -1002,16 +1057,7 @@ aclError capture_update_begin(const char *api, acl_stream *s, aclrtTaskGrp group
         return acl_raise(api, err, "starting the task update failed: %s", acl_error_text(err));
     c->update = g;
     atomic_store(&c->tracking, true);
-    err = backend()->graph->capture_begin(stream_backend(s));
-    if (!err) {
-        pthread_mutex_lock(&c->lock);
-        err = capture_add_stream(c, s);
-        pthread_mutex_unlock(&c->lock);
-        if (err) {
-            backend_graph *bg = NULL;
-            (void)backend()->graph->capture_end(stream_backend(s), true, &bg);
-        }
-    }
+    err = capture_start(c, s);
     if (err) {
         capture_unref(c);
         return acl_raise(api, err, "starting the task update on stream %d failed: %s", (int)s->id,
@@ -1175,16 +1221,7 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
         if ((err = capture_new(s, m, ACL_MODEL_RI_CAPTURE_MODE_RELAXED, &c)))
             return acl_raise(api, err, "out of host memory");
         c->building = true;
-        err = backend()->graph->capture_begin(stream_backend(s));
-        if (!err) {
-            pthread_mutex_lock(&c->lock);
-            err = capture_add_stream(c, s);
-            pthread_mutex_unlock(&c->lock);
-            if (err) {
-                backend_graph *g = NULL;
-                (void)backend()->graph->capture_end(stream_backend(s), true, &g);
-            }
-        }
+        err = capture_start(c, s);
         if (err) {
             capture_unref(c);
             return acl_raise(api, err, "binding stream %d failed: %s", (int)s->id,
@@ -1197,14 +1234,7 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
         pthread_mutex_unlock(&m->lock);
     } else {
         /* Later streams join the build, depending on nothing recorded. */
-        pthread_mutex_lock(&c->lock);
-        err = c->finished ? ACL_ERROR_INVALID_PARAM : capture_add_stream(c, s);
-        pthread_mutex_unlock(&c->lock);
-        if (!err)
-            err = link_streams(api, c->origin, s);
-        else
-            err = acl_raise(api, err, "binding stream %d failed: %s", (int)s->id,
-                            acl_error_text(err));
+        err = link_streams(api, c->origin, s, c);
         capture_unref(c);
         if (err)
             return err;
@@ -1262,7 +1292,7 @@ aclError model_end_task(const char *api, acl_model *m, acl_stream *s)
         return ACL_SUCCESS;
     /* A later stream joins the first one back, so that the graph ends
      * after all of its work. */
-    aclError err = s == c->origin ? ACL_SUCCESS : link_streams(api, s, c->origin);
+    aclError err = s == c->origin ? ACL_SUCCESS : link_streams(api, s, c->origin, NULL);
     if (err)
         return err;
     pthread_mutex_lock(&c->lock);

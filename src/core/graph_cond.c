@@ -431,14 +431,7 @@ aclError capture_begin_into(const char *api, acl_stream *s, acl_model *m, aclmdl
     if ((err = capture_new(s, m, mode, &c)))
         return acl_raise(api, err, "out of host memory");
     c->into = m->graph;
-    err = backend()->graph->capture_begin_into(stream_backend(s), m->graph);
-    if (!err) {
-        pthread_mutex_lock(&c->lock);
-        err = capture_add_stream(c, s);
-        pthread_mutex_unlock(&c->lock);
-        if (err)
-            (void)backend()->graph->capture_end_into(stream_backend(s), m->graph, true);
-    }
+    err = capture_start(c, s);
     if (err) {
         capture_unref(c);
         return acl_raise(api, err, "starting the capture of stream %d into model %u failed: %s",

@@ -197,6 +197,10 @@ void capture_register(capture *c);
 bool capture_close(capture *c, bool discard, backend_graph **g, bool *invalidated, aclError *err);
 /* Adds s to c, with c->lock held. */
 aclError capture_add_stream(capture *c, acl_stream *s);
+/* Adds s to c (the first stream of a new capture), then begins the
+ * backend's capture of it (into c->into when set) once the work queued
+ * without seeing the capture has reached the backend. Bare codes. */
+aclError capture_start(capture *c, acl_stream *s);
 /* A published model, borrowed by the caller. Bare codes. */
 aclError model_new(int32_t phys, int32_t device, model_state state, acl_model **out);
 void model_add_member(acl_model *m, acl_stream *s);

@@ -1,6 +1,8 @@
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/context.h"
 #include "core/errors.h"
@@ -121,6 +123,29 @@ aclError stream_dispatch(acl_stream *s, const task *t)
     return stream_task_dispatch(s, t->kind, t);
 }
 
+/* Waits until s's capture cap has begun in the backend, or s left it. The
+ * capture's start waits for every read section begun before s was marked
+ * capturing (capture_start, graph.c), so this wait is outside any: s is
+ * held instead. False when s is being destroyed. */
+static bool wait_capture_started(acl_stream *s, capture *cap)
+{
+    if (!stream_hold(s))
+        return false;
+    unsigned borrowed = borrow_suspend();
+    for (unsigned round = 0;
+         !atomic_load_explicit(&s->capture_started, memory_order_acquire) &&
+         atomic_load_explicit(&s->capture, memory_order_acquire) == cap;
+         round++) {
+        if (round < 64)
+            sched_yield();
+        else
+            usleep(50);
+    }
+    borrow_resume(borrowed);
+    stream_release(s);
+    return true;
+}
+
 aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
 {
     /* The one place capture hooks in: work on a capturing stream is
@@ -133,6 +158,15 @@ aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
     aclError err;
     borrow_begin();
     for (capture *cap; (cap = atomic_load_explicit(&s->capture, memory_order_seq_cst)) != NULL;) {
+        if (!atomic_load_explicit(&s->capture_started, memory_order_acquire)) {
+            if (!wait_capture_started(s, cap)) {
+                borrow_end();
+                return api ? acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                                       "stream %d is being destroyed", (int)s->id)
+                           : ACL_ERROR_INVALID_PARAM;
+            }
+            continue;
+        }
         if (capture_submit(api, cap, s, t, &err)) {
             borrow_end();
             return err;
@@ -369,7 +403,7 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
         err =
             be->stream->adopt(stream_backend(s), ctx->phys, native, native_dev, &backend_priority);
         if (!err && *native_dev != ctx->phys)
-            err = ACL_ERROR_RT_STREAM_CONTEXT;
+            err = ACL_ERROR_INVALID_PARAM;
     }
     if (!err && !context_hold(ctx))
         err = ACL_ERROR_RT_CONTEXT_NULL;

@@ -50,6 +50,11 @@ typedef struct acl_stream {
     atomic_bool exported;
     /* aclrtSetStreamResLimit per aclrtDevResLimitType, 0 when not set. */
     _Atomic uint32_t res_limit[2];
+    /* Whether the backend captures this stream into its capture yet: set
+     * after capture (below) and after the backend began capturing or joined
+     * the stream; a submitter that finds the capture before that waits
+     * (stream_submit_diverted). */
+    atomic_bool capture_started;
     /* What every submission reads, then the head of the backend's stream,
      * in one cache line (streams are allocated aligned to it), which is all
      * a submission touches of the stream. capture: the capture recording

@@ -412,10 +412,15 @@ START_TEST(malloc_during_capture)
     void *p = NULL;
     aclmdlRI model = NULL;
     aclmdlRICaptureStatus status;
+    void *before = NULL;
+    ACL_OK(aclrtMalloc(&before, 64, ACL_MEM_MALLOC_HUGE_FIRST));
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     ACL_FAILS_WITH(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST),
                    ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
     ck_assert_ptr_null(p);
+    /* So is freeing (cudaFree synchronises the device): the memory stays. */
+    ACL_FAILS_WITH(aclrtFree(before), ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtFreeWithDevSync(before), ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
     ACL_FAILS_WITH(aclrtMallocAlign32(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST),
                    ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
     ACL_FAILS_WITH(aclrtMallocWithCfg(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
@@ -456,6 +461,7 @@ START_TEST(malloc_during_capture)
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIDestroy(model));
     ACL_OK(aclrtFree(p));
+    ACL_OK(aclrtFree(before));
     ACL_OK(aclrtDestroyStream(s));
 }
 END_TEST
@@ -513,6 +519,56 @@ START_TEST(capture_end_races_with_work_queued)
     ck_assert_int_eq(atomic_load(&f.ran), f.submitted);
     ACL_OK(aclrtFree(f.dev));
     ACL_OK(aclrtDestroyStream(f.s));
+}
+END_TEST
+
+/* Two threads begin and end captures at once, each of its own stream: a
+ * capture's start waits for work queued without seeing it, never for the
+ * other start. */
+typedef struct capturing_thread {
+    aclrtContext ctx;
+    aclrtStream s;
+    void *dev;
+    aclError err;
+} capturing_thread;
+
+static void *capture_cycles(void *arg)
+{
+    capturing_thread *c = arg;
+    aclError err = aclrtSetCurrentContext(c->ctx);
+    for (int i = 0; !err && i < CAPTURE_CYCLES / 6; i++) {
+        aclmdlRI model = NULL;
+        if (!(err = aclmdlRICaptureBegin(c->s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED)) &&
+            !(err = aclrtMemsetAsync(c->dev, 64, i & 0xff, 64, c->s)) &&
+            !(err = aclmdlRICaptureEnd(c->s, &model)) &&
+            !(err = aclmdlRIExecuteAsync(model, c->s)))
+            err = aclmdlRIDestroy(model);
+    }
+    if (!err)
+        err = aclrtSynchronizeStream(c->s);
+    c->err = err;
+    return NULL;
+}
+
+START_TEST(captures_begin_on_two_threads_at_once)
+{
+    capturing_thread c[2];
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        c[i] = (capturing_thread){.s = acltest_new_stream(), .dev = kt_device(64)};
+        ACL_OK(aclrtGetCurrentContext(&c[i].ctx));
+    }
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, capture_cycles, &c[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+        ck_assert_int_eq(c[i].err, ACL_SUCCESS);
+        uint8_t host[64];
+        ACL_OK(aclrtMemcpy(host, 64, c[i].dev, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+        ck_assert_uint_eq(host[0], (CAPTURE_CYCLES / 6 - 1) & 0xff);
+        ACL_OK(aclrtFree(c[i].dev));
+        ACL_OK(aclrtDestroyStream(c[i].s));
+    }
 }
 END_TEST
 
@@ -1494,6 +1550,7 @@ static Suite *graph_suite(void)
     tcase_add_test(running, replay_is_queued_work);
     tcase_add_test(running, destroy_model_while_kernels_run);
     tcase_add_test(running, capture_end_races_with_work_queued);
+    tcase_add_test(running, captures_begin_on_two_threads_at_once);
     suite_add_tcase(s, running);
 
     TCase *models = tcase_create("models");
