@@ -29,9 +29,18 @@ def backend_of(path):
     return parts[1] if len(parts) > 2 and parts[0] == "backend" else None
 
 
+CLIENT = "hccl"  # src/hccl: libhccl
+
+
 def violations(files):
     """files: {path relative to src/: text}. Yields one message per bad include."""
     for path, text in sorted(files.items()):
+        if path.split("/", 1)[0] == CLIENT:
+            for target in INCLUDE.findall(text):
+                if target != "config.h" and not target.startswith(("acl/", CLIENT + "/")):
+                    yield (f"src/{path} includes \"{target}\": libhccl is a client of libascendcl "
+                           "and includes public headers (acl/, hccl/), config.h and src/hccl only")
+            continue
         mine = layer_of(path)
         if mine is None:
             yield f"src/{path}: not in a layer folder ({', '.join(LAYERS)})"
@@ -55,7 +64,8 @@ def violations(files):
 
 def load():
     src = ROOT / "src"
-    return {str(p.relative_to(src)): p.read_text() for p in src.rglob("*") if p.suffix in (".c", ".h")}
+    return {str(p.relative_to(src)): p.read_text() for p in src.rglob("*")
+            if p.suffix in (".c", ".h", ".cc")}
 
 
 def main():
@@ -67,6 +77,11 @@ def main():
         caught = list(violations(planted))
         if not any("util/log.c" in v and "upward" in v for v in caught):
             bad.append("self-test: a planted upward include (util/log.c -> core/errors.h) was not caught")
+        planted = dict(files)
+        planted["hccl/api.c"] = planted.get("hccl/api.c", "") + '\n#include "core/stream.h"\n'
+        caught = list(violations(planted))
+        if not any("hccl/api.c" in v and "client" in v for v in caught):
+            bad.append("self-test: libhccl including libascendcl's internals (core/stream.h) was not caught")
     for line in bad:
         print(line)
     print(f"layers: {len(files)} files, {len(bad)} violation(s)")
