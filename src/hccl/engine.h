@@ -14,6 +14,11 @@
 #include "acl/acl.h"
 #include "hccl/hccl_types.h"
 
+/* The Gloo engine (C++) includes it too. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bytes of HcclRootInfo an engine may use for what its ranks need to meet
  * (the rest of the 4108 carry libhccl's own header, root_info.h). */
 #define HCCL_ENGINE_ROOT_BYTES 3968
@@ -119,5 +124,9 @@ size_t hccl_dtype_size(HcclDataType dtype);
 /* A message for the most recent error on this thread (HcclGetLastErrorMsg /
  * logs); engines call it with the reason before returning a code. */
 void hccl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
