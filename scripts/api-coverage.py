@@ -17,6 +17,12 @@ With --check it writes nothing and fails (exit 1) when:
     function that is not REFUSED;
   - an IMPLEMENTED or REFUSED function is not defined in src/api/<its
     area>.c, or an UNSUPPORTED one is defined there.
+libhccl (HCCL) has no table: its functions are read from include/hccl/*.h
+and their definitions from src/hccl/*.c, where a refused function returns
+HCCL_REFUSE(reason) and one not written yet HCCL_NOT_YET(reason); the script
+also writes libhccl's section of the doc and tests/abi/hccl-exports.txt, and
+--check fails when a declared HCCL function has no definition or the other
+way round.
 The test suite runs it with --check (tests/api-coverage.sh).
 """
 import ast
@@ -369,11 +375,126 @@ def api_definitions():
     return found
 
 
+# ---- libhccl ------------------------------------------------------------------
+
+HCCL_HEADERS = {"hccl": "hccl/hccl.h", "hccl_comm": "hccl/hccl_comm.h",
+                "hccl_types": "hccl/hccl_types.h"}
+HCCL_EXPORTS = ROOT / "tests" / "abi" / "hccl-exports.txt"
+HCCL_DECL = re.compile(r"\bextern\s+[^;{}()]*?\b(Hccl\w+)\s*\(")
+HCCL_DEF = re.compile(r"HCCL_EXPORT\s+[\w\s\*]+?\b(Hccl\w+)\s*\(")
+HCCL_REASON = re.compile(r"HCCL_(REFUSE|NOT_YET)\(((?:\s*\"(?:[^\"\\]|\\.)*\")+|\s*\w+)\s*\)")
+HCCL_NOTES = {
+    "HcclCommInitRootInfo": "one rank per device: the rank runs on the ACL device current at the call",
+    "HcclCommInitRootInfoConfig": "honoured: hcclCommName, hcclExecTimeOut, hcclOpExpansionMode 0 or 1 (2, AI CPU, and 3, AIV, are refused); the other settings are accepted and not applied (docs/backends.md)",
+    "HcclCommInitClusterInfo": "rank tables 1.0 (flat or grouped) and 1.2; the rank's device_id must be the current ACL device; rank 0 serves the root info on HCCL_IF_BASE_PORT (docs/porting.md)",
+    "HcclCommInitClusterInfoConfig": "as HcclCommInitClusterInfo, with HcclCommInitRootInfoConfig's settings",
+    "HcclCommInitAll": "one communicator per listed device, in this process",
+    "HcclSetConfig": "HCCL_DETERMINISTIC (0, 1, 2) is recorded and read back; NCCL's and Gloo's reduction order is their own",
+    "HcclGetCommName": "hccl_world_group for rank tables, hccl_root_<id> for root info, or the config's name",
+    "HcclCommGetHandleWithName": "prefers the communicator on the current device when several share the name",
+    "HcclCommGetStatus": "HCCL_COMM_STATUS_READY for a live communicator's name (none is ever suspended)",
+    "HcclCommRegCommStateCallback": "called with DESTROY_PRE and DESTROY_POST around every HcclCommDestroy",
+    "HcclConfigGetInfo": "HCCL_OP_EXPANSION_MODE_HOST: the host issues every collective into its stream",
+    "HcclGetCommConfigCapability": "HCCL_COMM_CONFIG_RESERVED: every setting of the header is read",
+    "HcclGroupStart": "per thread, nesting",
+    "HcclGroupEnd": "HCCL_E_PARA without a matching HcclGroupStart on the thread",
+}
+
+
+def c_string(text, macros):
+    """The value of a C string literal sequence, or of a macro naming one."""
+    text = text.strip()
+    if not text.startswith('"'):
+        text = macros.get(text, "")
+    return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', text))
+
+
+def hccl_functions(problems):
+    """[(name, header, status, reason)] for every HCCL function declared."""
+    declared = []
+    for stem, rel in HCCL_HEADERS.items():
+        text = (ROOT / "include" / rel).read_text()
+        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+        text = re.sub(r"//[^\n]*", " ", text)
+        declared += [(m.group(1), stem) for m in HCCL_DECL.finditer(text)]
+    defined = {}
+    for path in sorted((ROOT / "src" / "hccl").glob("*.c")):
+        text = path.read_text()
+        macros = {m.group(1): m.group(2) for m in
+                  re.finditer(r"#define\s+(\w+)\s+\\?\s*((?:\"(?:[^\"\\]|\\.)*\"\s*\\?\s*)+)", text)}
+        for m in HCCL_DEF.finditer(text):
+            start = text.index("{", m.end())
+            depth, end = 0, start
+            for end in range(start, len(text)):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+            body = text[start:end]
+            reason = HCCL_REASON.search(body)
+            if reason:
+                status = "refused" if reason.group(1) == "REFUSE" else "not supported yet"
+                defined[m.group(1)] = (status, c_string(reason.group(2), macros))
+            else:
+                defined[m.group(1)] = ("implemented", "")
+    rows = []
+    for name, header in declared:
+        if name not in defined:
+            problems.append(f"{name} is declared in include/hccl/{header}.h but defined in no src/hccl file")
+            continue
+        rows.append((name, header) + defined[name])
+    for name in sorted(set(defined) - {n for n, _ in declared}):
+        problems.append(f"src/hccl defines {name}, which include/hccl declares nowhere")
+    for name in HCCL_NOTES:
+        if name not in defined or defined[name][0] != "implemented":
+            problems.append(f"an HCCL note in scripts/api-coverage.py is about {name}, which is not implemented")
+    return rows
+
+
+def render_hccl(rows):
+    count = {s: sum(1 for r in rows if r[2] == s) for s in ("implemented", "refused", "not supported yet")}
+    lines = [
+        "# HCCL (`libhccl`)",
+        "",
+        "Read by `scripts/api-coverage.py` from `include/hccl/*.h` and `src/hccl/*.c`. libhccl runs",
+        "CANN's collectives on NCCL (cuda backend) and Gloo (host backend); see docs/porting.md,",
+        "\"Multi-device and multi-machine\". Every collective checks its arguments in CANN's order: a",
+        "zero count succeeds before any other check, then NULL pointers (`HCCL_E_PTR`, the stream",
+        "included), the communicator (`HCCL_E_PARA` for one that is not live), counts and ranks",
+        "(`HCCL_E_PARA`), data types and reduce ops (`HCCL_E_NOT_SUPPORT`, as CANN). **refused**",
+        "functions have no meaning on acl-cuda and return `HCCL_E_NOT_SUPPORT` with the reason below;",
+        "**not supported yet** ones return it too, until they are written.",
+        "",
+        f"{count['implemented']} of {len(rows)} declared functions are implemented, "
+        f"{count['refused']} refused, {count['not supported yet']} not supported yet.",
+        "",
+        "| header | declared | implemented | refused | not supported yet |",
+        "|---|---|---|---|---|",
+    ]
+    for stem, rel in HCCL_HEADERS.items():
+        mine = [r for r in rows if r[1] == stem]
+        if mine:
+            lines.append(f"| `{rel}` | {len(mine)} | " + " | ".join(
+                str(sum(1 for r in mine if r[2] == s)) for s in ("implemented", "refused", "not supported yet")) + " |")
+    lines.append("")
+    for stem, rel in HCCL_HEADERS.items():
+        mine = [r for r in rows if r[1] == stem]
+        if not mine:
+            continue
+        lines += [f"## `{rel}`", "", "| function | status | notes |", "|---|---|---|"]
+        for name, _, status, reason in mine:
+            lines.append(f"| `{name}` | {status} | {reason or HCCL_NOTES.get(name, '')} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main():
     problems, notes = [], []
     rows = read_table(problems)
     check_consistency(rows, problems, notes)
-    generated = {DOC: render(rows), EXPORTS: exports_text(rows)}
+    hccl = hccl_functions(problems)
+    generated = {DOC: render(rows) + "\n" + render_hccl(hccl),
+                 EXPORTS: exports_text(rows),
+                 HCCL_EXPORTS: "".join(n + "\n" for n in sorted((r[0] for r in hccl), key=lambda n: n.encode()))}
     if "--check" in sys.argv:
         for path, text in generated.items():
             if not path.exists() or path.read_text() != text:
@@ -391,7 +512,7 @@ def main():
         path.write_text(text)
     unsupported = sum(1 for r in rows if r.status == "UNSUPPORTED")
     refused = sum(1 for r in rows if r.status == "REFUSED")
-    print(f"wrote {DOC.relative_to(ROOT)} and {EXPORTS.relative_to(ROOT)}: "
+    print(f"wrote {DOC.relative_to(ROOT)}, {EXPORTS.relative_to(ROOT)} and {HCCL_EXPORTS.relative_to(ROOT)}: "
           f"{len(rows)} functions, {refused} refused, {unsupported} not supported")
     return 0
 

@@ -35,7 +35,7 @@ for tool_pkg in gcc:build-essential g++:g++ make:make autoreconf:autoconf automa
                 libtoolize:libtool pkg-config:pkg-config python3:python3; do
   command -v "${tool_pkg%%:*}" >/dev/null || need+=("${tool_pkg#*:}")
 done
-for pkg in check libjansson-dev libsubunit-dev ${extra[@]+"${extra[@]}"}; do
+for pkg in check libjansson-dev libsubunit-dev libgloo-dev ${extra[@]+"${extra[@]}"}; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

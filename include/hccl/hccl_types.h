@@ -1,8 +1,10 @@
 /* HCCL's types and values (CANN's names and numbers), for acl-cuda's libhccl.
- * Compiles as C11 and as C++. */
+ * Compiles as C11 and as C++: CANN's file-scope `const uint32_t` constants
+ * are macros or enumerators here (in C every includer would define them). */
 #ifndef HCCL_TYPES_H_
 #define HCCL_TYPES_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -35,11 +37,15 @@ typedef enum {
     HCCL_E_SUSPENDING = 22,
     HCCL_E_OPRETRY_FAIL = 23,
     HCCL_E_OOM = 24,
+    HCCL_E_IN_STATUS = 1041, /* the details are in the status the call filled */
     HCCL_E_RESERVED
 } HcclResult;
 
 /* A communicator. */
 typedef void *HcclComm;
+/* A connection and a symmetric memory window (Ascend-only features). */
+typedef void *HcclConn;
+typedef void *HcclCommSymWindow;
 
 typedef enum {
     HCCL_REDUCE_SUM = 0,
@@ -70,12 +76,83 @@ typedef enum {
     HCCL_DATA_TYPE_RESERVED = 255
 } HcclDataType;
 
+typedef enum {
+    HCCL_DETERMINISTIC = 0, /* 0: any order, 1: deterministic, 2: strictly ordered */
+    HCCL_CONFIG_RESERVED
+} HcclConfig;
+
+union HcclConfigValue {
+    int32_t value;
+};
+typedef union HcclConfigValue HcclConfigValue;
+
 #define HCCL_ROOT_INFO_BYTES 4108
+#define COMM_NAME_MAX_LENGTH 128
+#define BUFFER_NAME_MAX_LENGTH 128
+#define UDI_MAX_LENGTH 128
+#define HCCL_COMM_ALGO_MAX_LENGTH 1600
+#define HCCL_COMM_RETRY_ENABLE_MAX_LENGTH 50
+#define HCCL_COMM_RETRY_PARAMS_MAX_LENGTH 128
 
 /* What rank 0's HcclGetRootInfo gives every rank to meet by. */
 typedef struct HcclRootInfoDef {
     char internal[HCCL_ROOT_INFO_BYTES];
 } HcclRootInfo;
+
+/* HcclCommConfig: 24 bytes HcclCommConfigInit fills (size, magic word,
+ * version, reserved), then the settings; a setting left at its NOT_SET value
+ * takes the environment's or the default. */
+#define HCCL_COMM_CONFIG_INFO_BYTES 24
+#define HCCL_COMM_CONFIG_MAGIC_WORD 0xf0f0f0f0U
+#define HCCL_COMM_CONFIG_VERSION 10U
+#define HCCL_COMM_DEFAULT_BUFFSIZE 200U
+#define HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET 0xffffffffU
+#define HCCL_COMM_DEFAULT_DETERMINISTIC 0U
+#define HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET 0xffffffffU
+#define HCCL_COMM_DEFAULT_OP_EXPANSION_MODE 0U
+#define HCCL_COMM_TRAFFIC_CLASS_CONFIG_NOT_SET 0xffffffffU
+#define HCCL_COMM_SERVICE_LEVEL_CONFIG_NOT_SET 0xffffffffU
+#define HCCL_COMM_EXECTIMEOUT_CONFIG_NOT_SET ((int32_t)-1)
+#define HCCL_COMM_QOS_CONFIG_NOT_SET 0xffffffffU
+#define HCCL_DEFAULT_SYMMETRIC_MEMORY_STRIDE 16ULL
+
+typedef struct HcclCommConfigDef {
+    char reserved[HCCL_COMM_CONFIG_INFO_BYTES];
+    uint32_t hcclBufferSize;      /* MB */
+    uint32_t hcclDeterministic;   /* 0, 1 or 2 (HcclConfig's HCCL_DETERMINISTIC) */
+    char hcclCommName[COMM_NAME_MAX_LENGTH];
+    char hcclUdi[UDI_MAX_LENGTH];
+    uint32_t hcclOpExpansionMode; /* 0 default, 1 host, 2 AI CPU, 3 AIV */
+    uint32_t hcclRdmaTrafficClass;
+    uint32_t hcclRdmaServiceLevel;
+    uint32_t hcclWorldRankID;
+    uint64_t hcclJobID;
+    uint8_t aclGraphZeroCopyEnable;
+    int32_t hcclExecTimeOut; /* s */
+    char hcclAlgo[HCCL_COMM_ALGO_MAX_LENGTH];
+    char hcclRetryEnable[HCCL_COMM_RETRY_ENABLE_MAX_LENGTH];
+    char hcclRetryParams[HCCL_COMM_RETRY_PARAMS_MAX_LENGTH];
+    char hcclBufferName[BUFFER_NAME_MAX_LENGTH];
+    uint32_t hcclQos;
+    uint64_t hcclSymWinMaxMemSizePerRank; /* GB of address space reserved per rank */
+} HcclCommConfig;
+
+/* HcclGetCommConfigCapability: the settings below its value are understood. */
+typedef enum {
+    HCCL_COMM_CONFIG_BUFFER_SIZE = 0,
+    HCCL_COMM_CONFIG_DETERMINISTIC = 1,
+    HCCL_COMM_CONFIG_COMM_NAME = 2,
+    HCCL_COMM_CONFIG_OP_EXPANSION_MODE = 3,
+    HCCL_COMM_CONFIG_SUPPORT_INIT_BY_ENV = 4,
+    HCCL_COMM_CONFIG_WORLD_RANKID = 5,
+    HCCL_COMM_CONFIG_JOBID = 6,
+    HCCL_COMM_CONFIG_ACLGRAPH_ZEROCOPY_ENABLE = 7,
+    HCCL_COMM_CONFIG_EXEC_TIMEOUT = 8,
+    HCCL_COMM_CONFIG_ALGO = 9,
+    HCCL_COMM_CONFIG_RETRY = 10,
+    HCCL_COMM_CONFIG_BUFFER_NAME = 11,
+    HCCL_COMM_CONFIG_RESERVED
+} HcclCommConfigCapability;
 
 typedef enum {
     HCCL_SEND = 0,
@@ -90,6 +167,51 @@ typedef struct HcclSendRecvItemDef {
     HcclDataType dataType;
     uint32_t remoteRank;
 } HcclSendRecvItem;
+
+typedef enum {
+    HCCL_CMD_INVALID = 0,
+    HCCL_CMD_BROADCAST = 1,
+    HCCL_CMD_ALLREDUCE,
+    HCCL_CMD_REDUCE,
+    HCCL_CMD_SEND,
+    HCCL_CMD_RECEIVE,
+    HCCL_CMD_ALLGATHER,
+    HCCL_CMD_REDUCE_SCATTER,
+    HCCL_CMD_ALLTOALLV,
+    HCCL_CMD_ALLTOALLVC,
+    HCCL_CMD_ALLTOALL,
+    HCCL_CMD_GATHER,
+    HCCL_CMD_SCATTER,
+    HCCL_CMD_BATCH_SEND_RECV,
+    HCCL_CMD_BATCH_PUT,
+    HCCL_CMD_BATCH_GET,
+    HCCL_CMD_ALLGATHER_V,
+    HCCL_CMD_REDUCE_SCATTER_V,
+    HCCL_CMD_BATCH_WRITE,
+    HCCL_CMD_HALF_ALLTOALLV = 20,
+    HCCL_CMD_ALL,
+    HCCL_CMD_FINALIZE = 100,
+    HCCL_CMD_INTER_GROUP_SYNC,
+    HCCL_CMD_INIT,
+    HCCL_CMD_BARRIER,
+    HCCL_CMD_MAX
+} HcclCMDType;
+
+typedef enum {
+    HCCL_COMM_STATUS_READY = 0,
+    HCCL_COMM_STATUS_SUSPENDING = 1,
+    HCCL_COMM_STATUS_INVALID = 254,
+    HCCL_COMM_STATUS_RESERVED = 255
+} HcclCommStatus;
+
+/* When a callback registered with HcclCommRegCommStateCallback runs. */
+typedef enum {
+    HCCL_COMM_STATE_PHASE_INVALID = -1,
+    HCCL_COMM_STATE_PHASE_DESTROY_PRE = 0,
+    HCCL_COMM_STATE_PHASE_DESTROY_POST = 1,
+    HCCL_COMM_STATE_PHASE_RESUME_PRE = 2,
+    HCCL_COMM_STATE_PHASE_RESUME_POST = 3
+} HcclCommStatePhase;
 
 #ifdef __cplusplus
 }

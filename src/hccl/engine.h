@@ -14,6 +14,11 @@
 #include "acl/acl.h"
 #include "hccl/hccl_types.h"
 
+/* The Gloo engine (C++) includes it too. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bytes of HcclRootInfo an engine may use for what its ranks need to meet
  * (the rest of the 4108 carry libhccl's own header, root_info.h). */
 #define HCCL_ENGINE_ROOT_BYTES 3968
@@ -37,24 +42,38 @@ typedef enum {
 
 /* One collective, as the caller gave it, checked. Counts are in elements of
  * dtype; the arrays are copies owned by the op (the caller's may change once
- * the call returned), freed by hccl_op_free. A send/recv uses peer. */
+ * the call returned). The API layer allocates the op (calloc) and hands it
+ * to submit, which owns it from then on, whether it succeeds or fails;
+ * hccl_op_free frees the arrays and the op. What each kind uses:
+ *   ALLREDUCE, REDUCE     send, recv, count, reduce (REDUCE: root)
+ *   BROADCAST             send == recv == the buffer, count, root
+ *   ALLGATHER             send, recv, count (elements each rank sends)
+ *   ALLGATHERV            send, recv, count (this rank's), recv_counts, recv_displs
+ *   REDUCE_SCATTER        send, recv, count (elements each rank receives), reduce
+ *   REDUCE_SCATTERV       send, recv, count (this rank's), send_counts,
+ *                         send_displs, reduce
+ *   SCATTER               send (read on root), recv, count (per rank), root
+ *   ALLTOALL, ALLTOALLV   send, recv and all four arrays (HcclAlltoAll's filled
+ *                         in per peer: count each, displacement i * count;
+ *                         HcclAlltoAllVC's from its matrix, packed); count 0
+ *   SEND / RECV           send / recv, count, peer
+ *   BATCH_SEND_RECV       items (each with its own type), item_count; dtype
+ *                         HCCL_DATA_TYPE_RESERVED
+ *   BARRIER               nothing */
 typedef struct hccl_op {
     hccl_op_kind kind;
     HcclDataType dtype;
-    HcclReduceOp reduce;
+    HcclReduceOp reduce; /* HCCL_REDUCE_RESERVED when the kind reduces nothing */
     const void *send;
     void *recv;
-    uint64_t count;            /* allreduce, broadcast, reduce, send, recv: elements;
-                                  allgather: per rank sent; reduce-scatter, scatter:
-                                  per rank received */
-    uint32_t root;             /* broadcast, reduce, scatter */
-    uint32_t peer;             /* send, recv */
-    uint64_t *send_counts;     /* [nranks]: allgatherv (recv side), reduce-scatterv,
-                                  alltoall(v) */
-    uint64_t *send_displs;     /* [nranks] */
-    uint64_t *recv_counts;     /* [nranks] */
-    uint64_t *recv_displs;     /* [nranks] */
-    HcclSendRecvItem *items;   /* batch send/recv, item_count of them */
+    uint64_t count;
+    uint32_t root;
+    uint32_t peer;
+    uint64_t *send_counts; /* [nranks] */
+    uint64_t *send_displs; /* [nranks] */
+    uint64_t *recv_counts; /* [nranks] */
+    uint64_t *recv_displs; /* [nranks] */
+    HcclSendRecvItem *items;
     uint32_t item_count;
 } hccl_op;
 
@@ -69,7 +88,8 @@ typedef struct hccl_join {
     int32_t device;                  /* the ACL device current at init */
     const unsigned char *root_bytes; /* HCCL_ENGINE_ROOT_BYTES */
     double connect_timeout_s;        /* HCCL_CONNECT_TIMEOUT */
-    double exec_timeout_s;           /* HCCL_EXEC_TIMEOUT */
+    double exec_timeout_s;           /* HCCL_EXEC_TIMEOUT or the config's; its
+                                        0 (no limit) arrives as INT32_MAX s */
 } hccl_join;
 
 typedef struct hccl_engine {
@@ -104,5 +124,9 @@ size_t hccl_dtype_size(HcclDataType dtype);
 /* A message for the most recent error on this thread (HcclGetLastErrorMsg /
  * logs); engines call it with the reason before returning a code. */
 void hccl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

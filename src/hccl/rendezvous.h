@@ -12,6 +12,11 @@
 
 #include "hccl/hccl_types.h"
 
+/* The Gloo engine (C++) includes it too. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HCCL_RV_TOKEN_BYTES 16
 
 typedef struct hccl_rv_server hccl_rv_server;
@@ -37,5 +42,9 @@ void hccl_rv_close(hccl_rv *rv);
  * first address of HCCL_SOCKET_IFNAME, else of the first interface that is
  * up and not loopback, else 127.0.0.1. */
 HcclResult hccl_rv_local_address(char *out, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
