@@ -28,6 +28,7 @@ extern "C" {
 }
 
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -117,11 +118,14 @@ bool read_root(const unsigned char *in, RootBytes *r)
 }
 
 /* The servers root_info started whose rank 0 has not adopted them yet;
- * those left are stopped at exit. */
+ * those left are stopped at exit. A forked child sees its parent's entries
+ * but not their threads: it neither adopts nor stops them (the parent goes
+ * on serving). */
 struct RootServers {
     struct Entry {
         unsigned char token[HCCL_RV_TOKEN_BYTES];
         hccl_rv_server *server;
+        pid_t owner;
     };
     std::mutex lock;
     std::vector<Entry> entries;
@@ -129,7 +133,8 @@ struct RootServers {
     ~RootServers()
     {
         for (auto &e : entries)
-            hccl_rv_server_stop(e.server);
+            if (e.owner == getpid())
+                hccl_rv_server_stop(e.server);
     }
 
     void add(const unsigned char *token, hccl_rv_server *server)
@@ -137,6 +142,7 @@ struct RootServers {
         Entry e;
         std::memcpy(e.token, token, sizeof e.token);
         e.server = server;
+        e.owner = getpid();
         std::lock_guard<std::mutex> guard(lock);
         entries.push_back(e);
     }
@@ -145,7 +151,7 @@ struct RootServers {
     {
         std::lock_guard<std::mutex> guard(lock);
         for (auto it = entries.begin(); it != entries.end(); ++it)
-            if (std::memcmp(it->token, token, sizeof it->token) == 0) {
+            if (it->owner == getpid() && std::memcmp(it->token, token, sizeof it->token) == 0) {
                 hccl_rv_server *server = it->server;
                 entries.erase(it);
                 return server;
