@@ -62,7 +62,8 @@ extern "C" {
 #include <gloo/transport/tcp/device.h>
 #include <gloo/types.h>
 
-namespace {
+namespace
+{
 
 using Clock = std::chrono::steady_clock;
 using Millis = std::chrono::milliseconds;
@@ -208,14 +209,19 @@ HcclResult start_root(const char *address, unsigned char *out)
 /* ---- the store Gloo meets through ------------------------------------------------------ */
 
 struct StoreTimeout : gloo::IoException {
-    explicit StoreTimeout(const std::string &msg) : gloo::IoException(msg) {}
+    explicit StoreTimeout(const std::string &msg) : gloo::IoException(msg)
+    {
+    }
 };
 
 /* Gloo's Store on the rendezvous client. Every wait ends by the connect
  * deadline (Gloo's own get has no timeout). */
-class RendezvousStore : public gloo::rendezvous::Store {
+class RendezvousStore : public gloo::rendezvous::Store
+{
   public:
-    RendezvousStore(hccl_rv *rv, Clock::time_point deadline) : rv_(rv), deadline_(deadline) {}
+    RendezvousStore(hccl_rv *rv, Clock::time_point deadline) : rv_(rv), deadline_(deadline)
+    {
+    }
 
     void set(const std::string &key, const std::vector<char> &data) override
     {
@@ -223,9 +229,15 @@ class RendezvousStore : public gloo::rendezvous::Store {
             throw gloo::IoException("gloo: the rendezvous store refused key " + key);
     }
 
-    std::vector<char> get(const std::string &key) override { return fetch(key, left()); }
+    std::vector<char> get(const std::string &key) override
+    {
+        return fetch(key, left());
+    }
 
-    void wait(const std::vector<std::string> &keys) override { wait(keys, left()); }
+    void wait(const std::vector<std::string> &keys) override
+    {
+        wait(keys, left());
+    }
 
     void wait(const std::vector<std::string> &keys, const Millis &timeout) override
     {
@@ -299,16 +311,16 @@ uint32_t sf_encode(double v, const SmallFloat &f)
 {
     const uint32_t emax = (1u << f.ebits) - 1, mmax = (1u << f.mbits) - 1;
     const uint32_t sign = std::signbit(v) ? 1u << (f.ebits + f.mbits) : 0;
-    const uint32_t nan = f.has_inf ? (emax << f.mbits) | (1u << (f.mbits - 1))
-                                   : (emax << f.mbits) | mmax;
+    const uint32_t nan =
+        f.has_inf ? (emax << f.mbits) | (1u << (f.mbits - 1)) : (emax << f.mbits) | mmax;
     const uint32_t inf = f.has_inf ? emax << f.mbits : nan;
     if (std::isnan(v))
         return sign | nan;
     const double a = std::fabs(v);
     const int emin = 1 - f.bias;
-    const double max_finite = f.has_inf
-                                  ? std::ldexp(2 - std::ldexp(1, -f.mbits), static_cast<int>(emax) - 1 - f.bias)
-                                  : std::ldexp(2 - std::ldexp(1, 1 - f.mbits), static_cast<int>(emax) - f.bias);
+    const double max_finite =
+        f.has_inf ? std::ldexp(2 - std::ldexp(1, -f.mbits), static_cast<int>(emax) - 1 - f.bias)
+                  : std::ldexp(2 - std::ldexp(1, 1 - f.mbits), static_cast<int>(emax) - f.bias);
     if (std::isinf(a))
         return sign | inf;
     if (a == 0)
@@ -328,8 +340,7 @@ uint32_t sf_encode(double v, const SmallFloat &f)
     return sign | static_cast<uint32_t>(re + f.bias) << f.mbits | m;
 }
 
-template <typename V>
-V combine(V a, V b, HcclReduceOp op)
+template <typename V> V combine(V a, V b, HcclReduceOp op)
 {
     switch (op) {
     case HCCL_REDUCE_SUM:
@@ -378,8 +389,7 @@ void reduce_small(void *out, const void *a, const void *b, size_t n)
     }
 }
 
-template <HcclReduceOp Op>
-ReduceFn reduce_for(HcclDataType dtype)
+template <HcclReduceOp Op> ReduceFn reduce_for(HcclDataType dtype)
 {
     switch (dtype) {
     case HCCL_DATA_TYPE_INT8:
@@ -457,14 +467,17 @@ struct hccl_engine_comm {
     ~hccl_engine_comm();
 };
 
-namespace {
+namespace
+{
 
 struct Task {
     hccl_engine_comm *comm;
     std::vector<hccl_op *> ops;
     bool kept = false;
 
-    explicit Task(hccl_engine_comm *c) : comm(c) {}
+    explicit Task(hccl_engine_comm *c) : comm(c)
+    {
+    }
     ~Task()
     {
         for (hccl_op *op : ops)
@@ -483,7 +496,8 @@ hccl_engine_comm::~hccl_engine_comm()
         hccl_rv_server_stop(server);
 }
 
-namespace {
+namespace
+{
 
 void release(hccl_engine_comm *c, bool was_queued)
 {
@@ -538,8 +552,7 @@ struct Runner {
     /* Point-to-point transfers posted and not yet waited for. */
     std::vector<std::pair<Buffer, bool /* send */>> posted;
 
-    explicit Runner(hccl_engine_comm *comm)
-        : c(comm), ctx(comm->ctx), timeout(comm->exec_timeout)
+    explicit Runner(hccl_engine_comm *comm) : c(comm), ctx(comm->ctx), timeout(comm->exec_timeout)
     {
     }
 
@@ -554,8 +567,7 @@ struct Runner {
         return alen && blen && x < y + blen && y < x + alen;
     }
 
-    template <typename T>
-    void allreduce_typed(const void *in, void *out, size_t n, ReduceFn fn)
+    template <typename T> void allreduce_typed(const void *in, void *out, size_t n, ReduceFn fn)
     {
         gloo::AllreduceOptions o(ctx);
         if (in != out)
@@ -644,7 +656,8 @@ struct Runner {
         gloo::AllgatherOptions o(ctx);
         if (in != out + c->rank * bytes) { /* else already in place: no input */
             if (overlaps(in, bytes, out, total)) {
-                copy.assign(static_cast<const uint8_t *>(in), static_cast<const uint8_t *>(in) + bytes);
+                copy.assign(static_cast<const uint8_t *>(in),
+                            static_cast<const uint8_t *>(in) + bytes);
                 in = copy.data();
             }
             o.setInput<uint8_t>(static_cast<uint8_t *>(const_cast<void *>(in)), bytes);
@@ -691,7 +704,8 @@ struct Runner {
         gloo::AllgathervOptions o(ctx);
         if (!(direct && in == recv + displs[c->rank] * esize)) {
             if (direct && overlaps(in, in_bytes, recv, extent)) {
-                copy.assign(static_cast<const uint8_t *>(in), static_cast<const uint8_t *>(in) + in_bytes);
+                copy.assign(static_cast<const uint8_t *>(in),
+                            static_cast<const uint8_t *>(in) + in_bytes);
                 in = copy.data();
             }
             o.setInput<uint8_t>(static_cast<uint8_t *>(const_cast<void *>(in)), in_bytes);
@@ -765,8 +779,10 @@ struct Runner {
         for (uint32_t i = 0; i < n; i++) {
             send_total += op->send_counts[i] * esize;
             recv_total += op->recv_counts[i] * esize;
-            send_extent = std::max<size_t>(send_extent, (op->send_displs[i] + op->send_counts[i]) * esize);
-            recv_extent = std::max<size_t>(recv_extent, (op->recv_displs[i] + op->recv_counts[i]) * esize);
+            send_extent =
+                std::max<size_t>(send_extent, (op->send_displs[i] + op->send_counts[i]) * esize);
+            recv_extent =
+                std::max<size_t>(recv_extent, (op->recv_displs[i] + op->recv_counts[i]) * esize);
             uniform = uniform && op->send_counts[i] == op->send_counts[0] &&
                       op->recv_counts[i] == op->send_counts[0];
         }
@@ -815,7 +831,8 @@ struct Runner {
         if (!recv_packed) {
             size_t at = 0;
             for (uint32_t i = 0; i < n; i++) {
-                std::memcpy(recv + op->recv_displs[i] * esize, out + at, op->recv_counts[i] * esize);
+                std::memcpy(recv + op->recv_displs[i] * esize, out + at,
+                            op->recv_counts[i] * esize);
                 at += op->recv_counts[i] * esize;
             }
         }
@@ -865,7 +882,8 @@ struct Runner {
     void wait_posted(Clock::time_point deadline)
     {
         for (auto &p : posted) {
-            auto left = std::max(std::chrono::duration_cast<Millis>(deadline - Clock::now()), Millis(1));
+            auto left =
+                std::max(std::chrono::duration_cast<Millis>(deadline - Clock::now()), Millis(1));
             if (p.second)
                 p.first->waitSend(left);
             else
@@ -1169,8 +1187,8 @@ HcclResult check_op(const hccl_op *op)
     if (op->kind == HCCL_OP_BATCH_SEND_RECV) {
         for (uint32_t i = 0; i < op->item_count; i++)
             if (hccl_dtype_size(op->items[i].dataType) == 0) {
-                hccl_set_error("gloo: batch item %u has data type %d, which HCCL does not define", i,
-                               static_cast<int>(op->items[i].dataType));
+                hccl_set_error("gloo: batch item %u has data type %d, which HCCL does not define",
+                               i, static_cast<int>(op->items[i].dataType));
                 return HCCL_E_PARA;
             }
         return HCCL_SUCCESS;
@@ -1315,7 +1333,6 @@ const char *gloo_unsupported(HcclDataType dtype, HcclReduceOp op)
 } // namespace
 
 extern "C" const hccl_engine hccl_engine_gloo = {
-    "gloo",           gloo_root_info,  gloo_comm_init,   gloo_comm_init_all,
-    gloo_comm_destroy, gloo_submit,    gloo_group_start, gloo_group_end,
-    gloo_async_error, gloo_unsupported,
+    "gloo",      gloo_root_info,   gloo_comm_init, gloo_comm_init_all, gloo_comm_destroy,
+    gloo_submit, gloo_group_start, gloo_group_end, gloo_async_error,   gloo_unsupported,
 };

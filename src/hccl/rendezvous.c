@@ -635,8 +635,7 @@ HcclResult hccl_rv_connect(const char *host, uint16_t port, const unsigned char 
 
 /* Sends one request and reads its reply's header; *status and *len tell it. */
 static HcclResult request(hccl_rv *rv, uint8_t op, const char *key, const void *payload,
-                          size_t payload_len, double deadline, unsigned char *status,
-                          uint32_t *len)
+                          size_t payload_len, double deadline, unsigned char *status, uint32_t *len)
 {
     size_t keylen = strlen(key);
     unsigned char header[REQ_HEADER];

@@ -43,14 +43,14 @@ struct rank_env {
     char err[512];
 };
 
-#define REQUIRE(env, cond, ...)                                                              \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            int at_ = snprintf((env)->err, sizeof(env)->err, "rank %u, line %d: ",           \
-                               (env)->rank, __LINE__);                                       \
-            snprintf((env)->err + at_, sizeof(env)->err - (size_t)at_, __VA_ARGS__);         \
-            return false;                                                                    \
-        }                                                                                    \
+#define REQUIRE(env, cond, ...)                                                                    \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            int at_ = snprintf((env)->err, sizeof(env)->err, "rank %u, line %d: ", (env)->rank,    \
+                               __LINE__);                                                          \
+            snprintf((env)->err + at_, sizeof(env)->err - (size_t)at_, __VA_ARGS__);               \
+            return false;                                                                          \
+        }                                                                                          \
     } while (0)
 
 static void *rank_main(void *arg)
@@ -218,18 +218,18 @@ static void *dev_alloc(size_t bytes)
 /* ---- values ---------------------------------------------------------------------------- */
 
 static const HcclDataType reducible[] = {
-    HCCL_DATA_TYPE_INT8,   HCCL_DATA_TYPE_INT16,  HCCL_DATA_TYPE_INT32,   HCCL_DATA_TYPE_INT64,
-    HCCL_DATA_TYPE_UINT8,  HCCL_DATA_TYPE_UINT16, HCCL_DATA_TYPE_UINT32,  HCCL_DATA_TYPE_UINT64,
-    HCCL_DATA_TYPE_FP16,   HCCL_DATA_TYPE_BFP16,  HCCL_DATA_TYPE_FP32,    HCCL_DATA_TYPE_FP64,
+    HCCL_DATA_TYPE_INT8,    HCCL_DATA_TYPE_INT16,   HCCL_DATA_TYPE_INT32,  HCCL_DATA_TYPE_INT64,
+    HCCL_DATA_TYPE_UINT8,   HCCL_DATA_TYPE_UINT16,  HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_UINT64,
+    HCCL_DATA_TYPE_FP16,    HCCL_DATA_TYPE_BFP16,   HCCL_DATA_TYPE_FP32,   HCCL_DATA_TYPE_FP64,
     HCCL_DATA_TYPE_FP8E4M3, HCCL_DATA_TYPE_FP8E5M2,
 };
 #define NREDUCIBLE (sizeof reducible / sizeof reducible[0])
 
 static const HcclDataType every_type[] = {
-    HCCL_DATA_TYPE_INT8,    HCCL_DATA_TYPE_INT16,   HCCL_DATA_TYPE_INT32,  HCCL_DATA_TYPE_FP16,
-    HCCL_DATA_TYPE_FP32,    HCCL_DATA_TYPE_INT64,   HCCL_DATA_TYPE_UINT64, HCCL_DATA_TYPE_UINT8,
-    HCCL_DATA_TYPE_UINT16,  HCCL_DATA_TYPE_UINT32,  HCCL_DATA_TYPE_FP64,   HCCL_DATA_TYPE_BFP16,
-    HCCL_DATA_TYPE_INT128,  HCCL_DATA_TYPE_HIF8,    HCCL_DATA_TYPE_FP8E4M3, HCCL_DATA_TYPE_FP8E5M2,
+    HCCL_DATA_TYPE_INT8,    HCCL_DATA_TYPE_INT16,  HCCL_DATA_TYPE_INT32,   HCCL_DATA_TYPE_FP16,
+    HCCL_DATA_TYPE_FP32,    HCCL_DATA_TYPE_INT64,  HCCL_DATA_TYPE_UINT64,  HCCL_DATA_TYPE_UINT8,
+    HCCL_DATA_TYPE_UINT16,  HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_FP64,    HCCL_DATA_TYPE_BFP16,
+    HCCL_DATA_TYPE_INT128,  HCCL_DATA_TYPE_HIF8,   HCCL_DATA_TYPE_FP8E4M3, HCCL_DATA_TYPE_FP8E5M2,
     HCCL_DATA_TYPE_FP8E8M0,
 };
 #define NTYPES (sizeof every_type / sizeof every_type[0])
@@ -728,16 +728,19 @@ static bool ordered_by_events(rank_env *env)
     aclrtEvent written = NULL;
     REQUIRE(env, aclrtCreateStream(&producer) == ACL_SUCCESS, "stream");
     REQUIRE(env, aclrtCreateEvent(&written) == ACL_SUCCESS, "event");
-    REQUIRE(env, aclrtMemcpyAsync(dev, N * sizeof(int32_t), host, N * sizeof(int32_t),
-                                  ACL_MEMCPY_HOST_TO_DEVICE, producer) == ACL_SUCCESS,
+    REQUIRE(env,
+            aclrtMemcpyAsync(dev, N * sizeof(int32_t), host, N * sizeof(int32_t),
+                             ACL_MEMCPY_HOST_TO_DEVICE, producer) == ACL_SUCCESS,
             "copy in");
     REQUIRE(env, aclrtRecordEvent(written, producer) == ACL_SUCCESS, "record");
     REQUIRE(env, aclrtStreamWaitEvent(env->stream, written) == ACL_SUCCESS, "wait");
-    REQUIRE(env, ENGINE->submit(env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT32, dev, dev, N),
-                                env->stream) == HCCL_SUCCESS,
+    REQUIRE(env,
+            ENGINE->submit(env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT32, dev, dev, N),
+                           env->stream) == HCCL_SUCCESS,
             "submit");
-    REQUIRE(env, aclrtMemcpyAsync(result, N * sizeof(int32_t), dev, N * sizeof(int32_t),
-                                  ACL_MEMCPY_DEVICE_TO_HOST, env->stream) == ACL_SUCCESS,
+    REQUIRE(env,
+            aclrtMemcpyAsync(result, N * sizeof(int32_t), dev, N * sizeof(int32_t),
+                             ACL_MEMCPY_DEVICE_TO_HOST, env->stream) == ACL_SUCCESS,
             "copy out");
     REQUIRE(env, aclrtSynchronizeStream(env->stream) == ACL_SUCCESS, "synchronize");
     for (int i = 0; i < N; i++) {
@@ -767,10 +770,12 @@ static bool captured_allreduce(rank_env *env)
     enum { N = 256 };
     int64_t *in = dev_alloc(N * sizeof(int64_t)), *out = dev_alloc(N * sizeof(int64_t));
     REQUIRE(env, in && out, "aclrtMalloc");
-    REQUIRE(env, aclmdlRICaptureBegin(env->stream, ACL_MODEL_RI_CAPTURE_MODE_RELAXED) == ACL_SUCCESS,
+    REQUIRE(env,
+            aclmdlRICaptureBegin(env->stream, ACL_MODEL_RI_CAPTURE_MODE_RELAXED) == ACL_SUCCESS,
             "capture begin: %s", aclGetRecentErrMsg());
-    REQUIRE(env, ENGINE->submit(env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT64, in, out, N),
-                                env->stream) == HCCL_SUCCESS,
+    REQUIRE(env,
+            ENGINE->submit(env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT64, in, out, N),
+                           env->stream) == HCCL_SUCCESS,
             "submit");
     aclmdlRI model = NULL;
     REQUIRE(env, aclmdlRICaptureEnd(env->stream, &model) == ACL_SUCCESS, "capture end: %s",
@@ -837,8 +842,9 @@ static bool allreduce_with_dying_peer(rank_env *env)
         sleep_ms(200);
         _exit(0);
     }
-    REQUIRE(env, ENGINE->submit(env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT32, buf, buf, N),
-                                env->stream) == HCCL_SUCCESS,
+    REQUIRE(env,
+            ENGINE->submit(env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT32, buf, buf, N),
+                           env->stream) == HCCL_SUCCESS,
             "submit");
     REQUIRE(env, aclrtSynchronizeStream(env->stream) == ACL_SUCCESS, "the stream stopped");
     HcclResult async = HCCL_SUCCESS;
@@ -847,8 +853,9 @@ static bool allreduce_with_dying_peer(rank_env *env)
     REQUIRE(env, async == HCCL_E_REMOTE || async == HCCL_E_TCP_TRANSFER || async == HCCL_E_TIMEOUT,
             "async error %d (%s)", async, test_last_error());
     /* Later ops fail at once and the stream still goes on. */
-    REQUIRE(env, ENGINE->submit(env->comm, op_new(HCCL_OP_BARRIER, HCCL_DATA_TYPE_INT8, NULL, NULL, 0),
-                                env->stream) == HCCL_SUCCESS,
+    REQUIRE(env,
+            ENGINE->submit(env->comm, op_new(HCCL_OP_BARRIER, HCCL_DATA_TYPE_INT8, NULL, NULL, 0),
+                           env->stream) == HCCL_SUCCESS,
             "submit barrier");
     REQUIRE(env, aclrtSynchronizeStream(env->stream) == ACL_SUCCESS, "the stream stopped");
     return true;
@@ -880,8 +887,8 @@ static bool refuse_int128(rank_env *env)
 {
     void *buf = dev_alloc(64);
     REQUIRE(env, buf, "aclrtMalloc");
-    HcclResult ret = ENGINE->submit(env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT128, buf, buf, 4),
-                                    env->stream);
+    HcclResult ret = ENGINE->submit(
+        env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT128, buf, buf, 4), env->stream);
     REQUIRE(env, ret == HCCL_E_NOT_SUPPORT, "submit returned %d", ret);
     REQUIRE(env, strstr(test_last_error(), "INT128"), "message: %s", test_last_error());
     aclrtFree(buf);
@@ -1110,7 +1117,8 @@ static Suite *gloo_suite(void)
     TCase *threads = tcase_create("threads");
     tcase_add_checked_fixture(threads, compat_set_up, compat_tear_down);
     tcase_set_timeout(threads, 600);
-    tcase_add_loop_test(threads, matrix_as_threads, 0, sizeof thread_ranks / sizeof thread_ranks[0]);
+    tcase_add_loop_test(threads, matrix_as_threads, 0,
+                        sizeof thread_ranks / sizeof thread_ranks[0]);
     tcase_add_test(threads, batch_and_group_rings);
     tcase_add_test(threads, stream_order_with_events);
     tcase_add_test(threads, captured_allreduce_replays);
