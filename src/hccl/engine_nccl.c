@@ -474,30 +474,30 @@ static HcclResult nccl_comm_init_all(uint32_t ndev, const int32_t *devices,
         free(made);
         return nccl_failure(n, "ncclGetUniqueId");
     }
+    if ((n = nccl.ncclGroupStart()) != ncclSuccess) {
+        free(made);
+        return nccl_failure(n, "ncclGroupStart");
+    }
     double exec_timeout_s = timeout_from_environment("HCCL_EXEC_TIMEOUT", DEFAULT_EXEC_TIMEOUT_S);
     aclrtContext previous = NULL;
-    bool first = true;
-    ncclResult_t started = nccl.ncclGroupStart();
-    for (uint32_t i = 0; i < ndev && !rc && started == ncclSuccess; i++) {
+    for (uint32_t i = 0; i < ndev && !rc && (n == ncclSuccess || n == ncclInProgress); i++) {
         aclrtContext before;
         if (!(made[i] = comm_new(ndev, i, devices[i], exec_timeout_s))) {
             rc = HCCL_E_MEMORY;
             break;
         }
         rc = comm_attach(made[i], &before);
-        if (first)
+        if (i == 0)
             previous = before;
-        first = false;
         if (!rc)
-            started = init_rank(made[i], &id);
+            n = init_rank(made[i], &id);
     }
-    if (started == ncclSuccess)
-        started = nccl.ncclGroupEnd();
-    else
-        (void)nccl.ncclGroupEnd();
+    ncclResult_t ended = nccl.ncclGroupEnd(); /* launches the inits, in the background */
+    if (n == ncclSuccess)
+        n = ended;
     context_restore(previous);
-    if (!rc && started != ncclSuccess && started != ncclInProgress)
-        rc = nccl_failure(started, "ncclCommInitRankConfig");
+    if (!rc && n != ncclSuccess && n != ncclInProgress)
+        rc = nccl_failure(n, "ncclCommInitRankConfig");
     double timeout_s = timeout_from_environment("HCCL_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT_S);
     for (uint32_t i = 0; i < ndev && made[i] && !rc; i++)
         rc = init_settle(made[i], ncclInProgress, timeout_s);
@@ -636,6 +636,8 @@ static const char *nccl_unsupported(HcclDataType dtype, HcclReduceOp op)
     if (!nccl_reduce_op(op, &rop))
         return "NCCL reduces with sum, prod, max and min only";
     pthread_once(&load_once, load); /* the fp8 types depend on the NCCL loaded */
+    if (!loaded)
+        return load_failure;
     if (nccl_type(dtype, &type))
         return NULL;
     switch (dtype) {
@@ -783,7 +785,10 @@ static const unsigned char *at(const void *base, uint64_t displ, size_t elem)
 }
 
 /* The calls of an op that NCCL runs as one group of point-to-point
- * transfers or reductions; the caller wraps them in ncclGroupStart/End. */
+ * transfers or reductions; the caller wraps them in ncclGroupStart/End. A
+ * lone send or receive is grouped too: some NCCL versions (2.23, NVIDIA/nccl
+ * issue 1495) let one on a non-blocking communicator answer before its
+ * kernel was queued. */
 static ncclResult_t enqueue_grouped(const enqueue *q, ncclDataType_t type, ncclRedOp_t rop)
 {
     const hccl_op *op = q->op;
@@ -822,6 +827,10 @@ static ncclResult_t enqueue_grouped(const enqueue *q, ncclDataType_t type, ncclR
                                op->recv_counts[r], q->elem, r);
         }
         return n;
+    case HCCL_OP_SEND:
+        return send_bytes(q, op->send, op->count, q->elem, op->peer);
+    case HCCL_OP_RECV:
+        return recv_bytes(q, op->recv, op->count, q->elem, op->peer);
     case HCCL_OP_BATCH_SEND_RECV:
         for (uint32_t i = 0; i < op->item_count && n == ncclSuccess; i++) {
             const HcclSendRecvItem *item = &op->items[i];
@@ -1002,12 +1011,6 @@ static HcclResult submit_op(hccl_engine_comm *c, const hccl_op *op, aclrtStream 
         break;
     case HCCL_OP_REDUCE_SCATTER:
         r = nccl.ncclReduceScatter(op->send, op->recv, (size_t)op->count, type, rop, n, q.stream);
-        break;
-    case HCCL_OP_SEND:
-        r = nccl.ncclSend(op->send, bytes, ncclUint8, (int)op->peer, n, q.stream);
-        break;
-    case HCCL_OP_RECV:
-        r = nccl.ncclRecv(op->recv, bytes, ncclUint8, (int)op->peer, n, q.stream);
         break;
     case HCCL_OP_BARRIER:
         r = nccl.ncclAllReduce(c->barrier, c->barrier, BARRIER_BYTES, ncclUint8, ncclSum, n,

@@ -732,6 +732,9 @@ START_TEST(missing_nccl_is_not_supported_with_the_reason)
     HCCL_FAILS_WITH(engine->comm_init_all(1, devices, &c), HCCL_E_NOT_SUPPORT);
     HCCL_FAILS_WITH(engine->group_start(), HCCL_E_NOT_SUPPORT);
     HCCL_FAILS_WITH(engine->group_end(), HCCL_E_NOT_SUPPORT);
+    const char *why = engine->unsupported(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_ptr_nonnull(strstr(why, "libnccl-for-the-test"));
     ck_assert_str_eq(engine->name, "nccl");
 }
 END_TEST
