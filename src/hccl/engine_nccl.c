@@ -753,7 +753,7 @@ typedef struct enqueue {
 
 static bool bytes_of(uint64_t count, size_t elem, size_t *out)
 {
-    if (count > SIZE_MAX / elem) {
+    if (elem != 0 && count > SIZE_MAX / elem) {
         hccl_set_error("%llu elements of %zu bytes do not fit in memory", (unsigned long long)count,
                        elem);
         return false;
