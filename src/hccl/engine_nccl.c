@@ -24,9 +24,12 @@
  * call returns at once, possibly ncclInProgress, and the engine polls
  * ncclCommGetAsyncError against a deadline (HCCL_CONNECT_TIMEOUT for
  * joining, HCCL_EXEC_TIMEOUT for the rest). A rank that never comes, or a
- * peer that never answers, costs a timeout and an ncclCommAbort, never a
- * hang. An op is polled until NCCL has queued it on the stream, so work the
- * caller queues afterwards is ordered after it. */
+ * peer that never answers while NCCL connects, costs a timeout and an
+ * ncclCommAbort, never a hang of the caller. An op is polled until NCCL has
+ * queued it on the stream, so work the caller queues afterwards is ordered
+ * after it. A collective already running on the GPU whose peer never comes
+ * waits there, as with NCCL itself (NCCL times no kernel out); destroying
+ * the communicator aborts it after HCCL_EXEC_TIMEOUT. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -513,11 +516,13 @@ static HcclResult nccl_comm_init_all(uint32_t ndev, const int32_t *devices,
     return rc;
 }
 
+/* ncclCommFinalize flushes what was queued (and waits while a CUDA graph
+ * captured with the communicator lives: a captured model must be destroyed
+ * first), then ncclCommDestroy frees without blocking. */
 static HcclResult nccl_comm_destroy(hccl_engine_comm *c)
 {
     HcclResult rc = HCCL_SUCCESS;
     if (c->nccl) {
-        /* Finalize flushes what is queued, then destroy frees locally. */
         ncclResult_t n = nccl.ncclCommFinalize(c->nccl);
         bool expired = false;
         if (n == ncclSuccess || n == ncclInProgress)
@@ -737,7 +742,10 @@ static HcclResult nccl_group_end(void)
         if (!rc)
             rc = settled;
     }
-    group_count = 0;
+    /* Nothing kept past a group: a thread's exit leaks nothing. */
+    free(group_comms);
+    group_comms = NULL;
+    group_count = group_capacity = 0;
     return rc;
 }
 
