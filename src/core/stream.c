@@ -132,9 +132,8 @@ static bool wait_capture_started(acl_stream *s, capture *cap)
     if (!stream_hold(s))
         return false;
     unsigned borrowed = borrow_suspend();
-    for (unsigned round = 0;
-         !atomic_load_explicit(&s->capture_started, memory_order_acquire) &&
-         atomic_load_explicit(&s->capture, memory_order_acquire) == cap;
+    for (unsigned round = 0; !atomic_load_explicit(&s->capture_started, memory_order_acquire) &&
+                             atomic_load_explicit(&s->capture, memory_order_acquire) == cap;
          round++) {
         if (round < 64)
             sched_yield();
@@ -161,8 +160,8 @@ aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
         if (!atomic_load_explicit(&s->capture_started, memory_order_acquire)) {
             if (!wait_capture_started(s, cap)) {
                 borrow_end();
-                return api ? acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                                       "stream %d is being destroyed", (int)s->id)
+                return api ? acl_raise(api, ACL_ERROR_INVALID_PARAM, "stream %d is being destroyed",
+                                       (int)s->id)
                            : ACL_ERROR_INVALID_PARAM;
             }
             continue;

@@ -52,7 +52,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_cuda.h"
-#include "engine.h"
+#include "hccl/engine.h"
 
 _Static_assert(sizeof(ncclUniqueId) <= HCCL_ENGINE_ROOT_BYTES,
                "NCCL's unique id must fit in the engine's part of HcclRootInfo");

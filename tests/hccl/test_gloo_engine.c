@@ -21,7 +21,7 @@
 #include "compat.h"
 #include "hccl/engine.h"
 #include "hccl/rendezvous.h"
-#include "test_frame_stand_in.h"
+#include "hccl/errors.h"
 
 #define ENGINE (&hccl_engine_gloo)
 #define MAX_RANKS 8
@@ -72,7 +72,7 @@ static void *rank_main(void *arg)
             snprintf(env->err, sizeof env->err, "rank %u: comm_destroy %d", env->rank, destroyed);
     } else if (!env->init_may_fail) {
         snprintf(env->err, sizeof env->err, "rank %u: comm_init %d: %s", env->rank,
-                 env->init_result, test_last_error());
+                 env->init_result, hccl_last_error());
     }
     aclrtDestroyStream(env->stream);
     aclrtResetDevice(0);
@@ -198,11 +198,11 @@ static uint64_t *u64_copy(uint32_t n, const uint64_t *values)
 static bool run_op(rank_env *env, hccl_op *op)
 {
     HcclResult ret = ENGINE->submit(env->comm, op, env->stream);
-    REQUIRE(env, ret == HCCL_SUCCESS, "submit: %d %s", ret, test_last_error());
+    REQUIRE(env, ret == HCCL_SUCCESS, "submit: %d %s", ret, hccl_last_error());
     REQUIRE(env, aclrtSynchronizeStream(env->stream) == ACL_SUCCESS, "synchronize");
     HcclResult async = HCCL_E_INTERNAL;
     REQUIRE(env, ENGINE->async_error(env->comm, &async) == HCCL_SUCCESS, "async_error");
-    REQUIRE(env, async == HCCL_SUCCESS, "the op failed: %d %s", async, test_last_error());
+    REQUIRE(env, async == HCCL_SUCCESS, "the op failed: %d %s", async, hccl_last_error());
     return true;
 }
 
@@ -689,11 +689,11 @@ static bool group_ring(rank_env *env)
     r->peer = (me + n - 1) % n;
     REQUIRE(env, ENGINE->submit(env->comm, s, env->stream) == HCCL_SUCCESS, "submit send");
     REQUIRE(env, ENGINE->submit(env->comm, r, env->stream) == HCCL_SUCCESS, "submit recv");
-    REQUIRE(env, ENGINE->group_end() == HCCL_SUCCESS, "group_end: %s", test_last_error());
+    REQUIRE(env, ENGINE->group_end() == HCCL_SUCCESS, "group_end: %s", hccl_last_error());
     REQUIRE(env, aclrtSynchronizeStream(env->stream) == ACL_SUCCESS, "synchronize");
     HcclResult async = HCCL_E_INTERNAL;
     ENGINE->async_error(env->comm, &async);
-    REQUIRE(env, async == HCCL_SUCCESS, "group failed: %d %s", async, test_last_error());
+    REQUIRE(env, async == HCCL_SUCCESS, "group failed: %d %s", async, hccl_last_error());
     uint32_t prev = (me + n - 1) % n;
     for (int i = 0; i < 100; i++)
         REQUIRE(env, in[i] == (uint16_t)(prev * 7 + i), "group ring element %d", i);
@@ -824,7 +824,7 @@ START_TEST(missing_rank_times_out)
     rank_main(&env);
     ck_assert_msg(!env.err[0], "%s", env.err);
     ck_assert_int_eq(env.init_result, HCCL_E_TIMEOUT);
-    ck_assert_ptr_nonnull(strstr(test_last_error(), "timeout"));
+    ck_assert_ptr_nonnull(strstr(hccl_last_error(), "timeout"));
 }
 END_TEST
 
@@ -851,7 +851,7 @@ static bool allreduce_with_dying_peer(rank_env *env)
     REQUIRE(env, ENGINE->async_error(env->comm, &async) == HCCL_SUCCESS, "async_error");
     shared->async_error[0] = async;
     REQUIRE(env, async == HCCL_E_REMOTE || async == HCCL_E_TCP_TRANSFER || async == HCCL_E_TIMEOUT,
-            "async error %d (%s)", async, test_last_error());
+            "async error %d (%s)", async, hccl_last_error());
     /* Later ops fail at once and the stream still goes on. */
     REQUIRE(env,
             ENGINE->submit(env->comm, op_new(HCCL_OP_BARRIER, HCCL_DATA_TYPE_INT8, NULL, NULL, 0),
@@ -890,7 +890,7 @@ static bool refuse_int128(rank_env *env)
     HcclResult ret = ENGINE->submit(
         env->comm, op_new(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_INT128, buf, buf, 4), env->stream);
     REQUIRE(env, ret == HCCL_E_NOT_SUPPORT, "submit returned %d", ret);
-    REQUIRE(env, strstr(test_last_error(), "INT128"), "message: %s", test_last_error());
+    REQUIRE(env, strstr(hccl_last_error(), "INT128"), "message: %s", hccl_last_error());
     aclrtFree(buf);
     return true;
 }
@@ -1047,7 +1047,7 @@ START_TEST(store_refuses_strangers_and_stops_cleanly)
     wrong[15] ^= 1;
     hccl_rv *rv = NULL;
     ck_assert_int_eq(hccl_rv_connect("127.0.0.1", port, wrong, 2, &rv), HCCL_E_TCP_CONNECT);
-    ck_assert_ptr_nonnull(strstr(test_last_error(), "token"));
+    ck_assert_ptr_nonnull(strstr(hccl_last_error(), "token"));
 
     /* a stranger claiming a 4 GiB request after the right token */
     int fd = socket(AF_INET, SOCK_STREAM, 0);

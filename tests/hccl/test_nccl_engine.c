@@ -17,7 +17,7 @@
 
 #include "acl/acl_cuda.h"
 #include "acltest.h"
-#include "frame_stub.h"
+#include "hccl/errors.h"
 #include "hccl/engine.h"
 
 enum { BYTES = 4096, BIG_BYTES = 64 << 20 };
@@ -28,7 +28,7 @@ static const hccl_engine *const engine = &hccl_engine_nccl;
     do {                                                                                           \
         HcclResult hccl_ret_ = (expr);                                                             \
         ck_assert_msg(hccl_ret_ == HCCL_SUCCESS, "%s returned %d: %s", #expr, (int)hccl_ret_,      \
-                      frame_stub_last_error());                                                    \
+                      hccl_last_error());                                                    \
     } while (0)
 
 /* An exact code and a message. */
@@ -37,8 +37,8 @@ static const hccl_engine *const engine = &hccl_engine_nccl;
         hccl_set_error("%s", "");                                                                  \
         HcclResult hccl_ret_ = (expr);                                                             \
         ck_assert_msg(hccl_ret_ == (code), "%s returned %d, expected %s (%d): %s", #expr,          \
-                      (int)hccl_ret_, #code, (int)(code), frame_stub_last_error());                \
-        ck_assert_msg(frame_stub_last_error()[0] != '\0', "%s left no message", #expr);            \
+                      (int)hccl_ret_, #code, (int)(code), hccl_last_error());                \
+        ck_assert_msg(hccl_last_error()[0] != '\0', "%s left no message", #expr);            \
     } while (0)
 
 /* The types NCCL reduces, and those it only moves. */
@@ -707,7 +707,7 @@ START_TEST(a_rank_that_never_comes_times_out)
     hccl_engine_comm *lonely = NULL;
     HCCL_FAILS_WITH(engine->comm_init(&join, &lonely), HCCL_E_TIMEOUT);
     ck_assert_ptr_null(lonely);
-    ck_assert_ptr_nonnull(strstr(frame_stub_last_error(), "HCCL_CONNECT_TIMEOUT"));
+    ck_assert_ptr_nonnull(strstr(hccl_last_error(), "HCCL_CONNECT_TIMEOUT"));
     tear_down_device();
 }
 END_TEST
@@ -723,8 +723,8 @@ START_TEST(missing_nccl_is_not_supported_with_the_reason)
     setenv("HCCL_NCCL_LIBRARY", "/nonexistent/libnccl-for-the-test.so.2", 1);
     unsigned char root[HCCL_ENGINE_ROOT_BYTES];
     HCCL_FAILS_WITH(engine->root_info(root), HCCL_E_NOT_SUPPORT);
-    ck_assert_ptr_nonnull(strstr(frame_stub_last_error(), "libnccl-for-the-test"));
-    ck_assert_ptr_nonnull(strstr(frame_stub_last_error(), "HCCL_NCCL_LIBRARY"));
+    ck_assert_ptr_nonnull(strstr(hccl_last_error(), "libnccl-for-the-test"));
+    ck_assert_ptr_nonnull(strstr(hccl_last_error(), "HCCL_NCCL_LIBRARY"));
     hccl_join join = join_of(root, 1, 0, 1);
     hccl_engine_comm *c = NULL;
     HCCL_FAILS_WITH(engine->comm_init(&join, &c), HCCL_E_NOT_SUPPORT);

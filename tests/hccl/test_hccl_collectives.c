@@ -1,0 +1,976 @@
+/* HCCL's collectives through the public API, ranks as threads of one
+ * process (one per device), with every value checked: each collective ×
+ * data type × reduce op on 1, 2, 4 and 8 ranks, in place, grouped
+ * point-to-point, stream order with ACL events, capture and replay,
+ * destroy with work queued, and a rank that never arrives. The host
+ * backend runs it on Gloo with eight host devices; the cuda backend on
+ * NCCL runs the rank counts the GPUs allow (one NCCL rank per GPU) and
+ * reports the others skipped. */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acltest.h"
+#include "acl/acl_cuda.h"
+#include "hccl/hccl.h"
+
+enum { MAX_RANKS = 8, COUNT = 37 };
+
+/* ---- element values, through double (every value used is a small integer) --------- */
+
+static const HcclDataType ALL_TYPES[] = {
+    HCCL_DATA_TYPE_INT8,  HCCL_DATA_TYPE_INT16,  HCCL_DATA_TYPE_INT32,  HCCL_DATA_TYPE_INT64,
+    HCCL_DATA_TYPE_UINT8, HCCL_DATA_TYPE_UINT16, HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_UINT64,
+    HCCL_DATA_TYPE_FP16,  HCCL_DATA_TYPE_BFP16,  HCCL_DATA_TYPE_FP32,   HCCL_DATA_TYPE_FP64,
+};
+enum { NTYPES = sizeof ALL_TYPES / sizeof ALL_TYPES[0] };
+
+static const HcclReduceOp ALL_OPS[] = {HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX,
+                                       HCCL_REDUCE_MIN};
+
+static size_t type_size(HcclDataType t)
+{
+    switch (t) {
+    case HCCL_DATA_TYPE_INT8:
+    case HCCL_DATA_TYPE_UINT8:
+        return 1;
+    case HCCL_DATA_TYPE_INT16:
+    case HCCL_DATA_TYPE_UINT16:
+    case HCCL_DATA_TYPE_FP16:
+    case HCCL_DATA_TYPE_BFP16:
+        return 2;
+    case HCCL_DATA_TYPE_INT32:
+    case HCCL_DATA_TYPE_UINT32:
+    case HCCL_DATA_TYPE_FP32:
+        return 4;
+    default:
+        return 8;
+    }
+}
+
+/* IEEE half from a small integer-valued double, and back (exact here). */
+static uint16_t half_from(double v)
+{
+    float f = (float)v;
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    if (f == 0)
+        return sign;
+    int exp = (int)((x >> 23) & 0xff) - 127 + 15;
+    return (uint16_t)(sign | (uint16_t)(exp << 10) | (uint16_t)((x >> 13) & 0x3ff));
+}
+
+static double half_to(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f;
+    double mant = h & 0x3ff;
+    double v = exp ? ldexp(1.0 + mant / 1024.0, exp - 15) : ldexp(mant / 1024.0, -14);
+    return (h & 0x8000) ? -v : v;
+}
+
+static void put(void *buf, size_t i, HcclDataType t, double v)
+{
+    unsigned char *p = (unsigned char *)buf + i * type_size(t);
+    switch (t) {
+    case HCCL_DATA_TYPE_INT8:
+        *(int8_t *)p = (int8_t)v;
+        break;
+    case HCCL_DATA_TYPE_INT16:
+        *(int16_t *)p = (int16_t)v;
+        break;
+    case HCCL_DATA_TYPE_INT32:
+        *(int32_t *)p = (int32_t)v;
+        break;
+    case HCCL_DATA_TYPE_INT64:
+        *(int64_t *)p = (int64_t)v;
+        break;
+    case HCCL_DATA_TYPE_UINT8:
+        *(uint8_t *)p = (uint8_t)v;
+        break;
+    case HCCL_DATA_TYPE_UINT16:
+        *(uint16_t *)p = (uint16_t)v;
+        break;
+    case HCCL_DATA_TYPE_UINT32:
+        *(uint32_t *)p = (uint32_t)v;
+        break;
+    case HCCL_DATA_TYPE_UINT64:
+        *(uint64_t *)p = (uint64_t)v;
+        break;
+    case HCCL_DATA_TYPE_FP16:
+        *(uint16_t *)p = half_from(v);
+        break;
+    case HCCL_DATA_TYPE_BFP16: {
+        float f = (float)v;
+        uint32_t x;
+        memcpy(&x, &f, 4);
+        *(uint16_t *)p = (uint16_t)(x >> 16);
+        break;
+    }
+    case HCCL_DATA_TYPE_FP32:
+        *(float *)p = (float)v;
+        break;
+    default:
+        *(double *)p = v;
+        break;
+    }
+}
+
+static double get(const void *buf, size_t i, HcclDataType t)
+{
+    const unsigned char *p = (const unsigned char *)buf + i * type_size(t);
+    switch (t) {
+    case HCCL_DATA_TYPE_INT8:
+        return *(const int8_t *)p;
+    case HCCL_DATA_TYPE_INT16:
+        return *(const int16_t *)p;
+    case HCCL_DATA_TYPE_INT32:
+        return *(const int32_t *)p;
+    case HCCL_DATA_TYPE_INT64:
+        return (double)*(const int64_t *)p;
+    case HCCL_DATA_TYPE_UINT8:
+        return *(const uint8_t *)p;
+    case HCCL_DATA_TYPE_UINT16:
+        return *(const uint16_t *)p;
+    case HCCL_DATA_TYPE_UINT32:
+        return *(const uint32_t *)p;
+    case HCCL_DATA_TYPE_UINT64:
+        return (double)*(const uint64_t *)p;
+    case HCCL_DATA_TYPE_FP16:
+        return half_to(*(const uint16_t *)p);
+    case HCCL_DATA_TYPE_BFP16: {
+        uint32_t x = (uint32_t) * (const uint16_t *)p << 16;
+        float f;
+        memcpy(&f, &x, 4);
+        return f;
+    }
+    case HCCL_DATA_TYPE_FP32:
+        return *(const float *)p;
+    default:
+        return *(const double *)p;
+    }
+}
+
+/* Rank r's element i for a reduction by op: products stay within int8. */
+static double input(HcclReduceOp op, uint32_t r, size_t i)
+{
+    if (op == HCCL_REDUCE_PROD)
+        return 1 + (double)((r + i) % 2);
+    return (double)(r + 1) + (double)(i % 3);
+}
+
+static double reduced(HcclReduceOp op, uint32_t n, size_t i)
+{
+    double acc = input(op, 0, i);
+    for (uint32_t r = 1; r < n; r++) {
+        double v = input(op, r, i);
+        switch (op) {
+        case HCCL_REDUCE_SUM:
+            acc += v;
+            break;
+        case HCCL_REDUCE_PROD:
+            acc *= v;
+            break;
+        case HCCL_REDUCE_MAX:
+            acc = v > acc ? v : acc;
+            break;
+        default:
+            acc = v < acc ? v : acc;
+            break;
+        }
+    }
+    return acc;
+}
+
+/* Whether reducing t with op is refused with HCCL_E_NOT_SUPPORT: CANN
+ * reduces no unsigned type but UINT64 and has no product of INT16 or
+ * BFP16; NCCL (the cuda backend) has no 16-bit integers. */
+static bool reduction_refused(HcclDataType t, HcclReduceOp op)
+{
+    if (t == HCCL_DATA_TYPE_UINT8 || t == HCCL_DATA_TYPE_UINT16 || t == HCCL_DATA_TYPE_UINT32)
+        return true;
+    if (op == HCCL_REDUCE_PROD && (t == HCCL_DATA_TYPE_INT16 || t == HCCL_DATA_TYPE_BFP16))
+        return true;
+    return strcmp(aclcudaGetBackendName(), "cuda") == 0 && t == HCCL_DATA_TYPE_INT16;
+}
+
+/* ---- ranks as threads ------------------------------------------------------------- */
+
+typedef struct world world;
+
+typedef struct rank_ctx {
+    world *w;
+    uint32_t rank;
+    int32_t device;
+    HcclComm comm;
+    aclrtStream stream;
+    char failure[512]; /* the first failure, empty when none */
+} rank_ctx;
+
+typedef void (*rank_body)(rank_ctx *r);
+
+struct world {
+    uint32_t nranks;
+    HcclRootInfo root;
+    pthread_barrier_t barrier;
+    rank_body body;
+    rank_ctx ranks[MAX_RANKS];
+};
+
+static void rank_fail(rank_ctx *r, const char *fmt, ...) CK_ATTRIBUTE_FORMAT(printf, 2, 3);
+static void rank_fail(rank_ctx *r, const char *fmt, ...)
+{
+    if (r->failure[0])
+        return;
+    int n = snprintf(r->failure, sizeof r->failure, "rank %u: ", r->rank);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->failure + n, sizeof r->failure - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* Records a failing call in the rank and leaves the body. */
+#define RANK_ACL(r, expr)                                                                          \
+    do {                                                                                           \
+        aclError rank_ret_ = (expr);                                                               \
+        if (rank_ret_ != ACL_SUCCESS) {                                                            \
+            rank_fail(r, "%s returned %d: %s", #expr, (int)rank_ret_, aclGetRecentErrMsg());       \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+#define RANK_HCCL(r, expr)                                                                         \
+    do {                                                                                           \
+        HcclResult rank_ret_ = (expr);                                                             \
+        if (rank_ret_ != HCCL_SUCCESS) {                                                           \
+            rank_fail(r, "%s returned %d (%s)", #expr, (int)rank_ret_,                             \
+                      HcclGetErrorString(rank_ret_));                                              \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+static void *rank_main(void *arg)
+{
+    rank_ctx *r = arg;
+    world *w = r->w;
+    aclError err = aclrtSetDevice(r->device);
+    if (err) {
+        rank_fail(r, "aclrtSetDevice(%d) returned %d", r->device, (int)err);
+        return NULL;
+    }
+    HcclResult hr = HcclCommInitRootInfo(w->nranks, &w->root, r->rank, &r->comm);
+    if (hr != HCCL_SUCCESS) {
+        rank_fail(r, "HcclCommInitRootInfo returned %d (%s)", (int)hr, HcclGetErrorString(hr));
+    } else if ((err = aclrtCreateStream(&r->stream)) != ACL_SUCCESS) {
+        rank_fail(r, "aclrtCreateStream returned %d", (int)err);
+    } else {
+        w->body(r);
+        /* The other ranks may still need this one (a collective waits for
+         * all): nobody leaves before everyone is done. */
+        pthread_barrier_wait(&w->barrier);
+        if ((err = aclrtSynchronizeStream(r->stream)) != ACL_SUCCESS)
+            rank_fail(r, "aclrtSynchronizeStream returned %d", (int)err);
+        (void)aclrtDestroyStream(r->stream);
+    }
+    if (r->comm && (hr = HcclCommDestroy(r->comm)) != HCCL_SUCCESS)
+        rank_fail(r, "HcclCommDestroy returned %d", (int)hr);
+    (void)aclrtResetDevice(r->device);
+    return NULL;
+}
+
+/* Whether n ranks fit this machine (one per device); skips otherwise. */
+static bool ranks_fit(uint32_t n)
+{
+    uint32_t devices = compat_device_count();
+    if (n <= devices)
+        return true;
+    compat_skip("%u ranks need %u devices, %u here (one rank per device%s)", n, n, devices,
+                strcmp(aclcudaGetBackendName(), "cuda") == 0 ? ": one NCCL rank per GPU" : "");
+    return false;
+}
+
+/* Runs body on n ranks, rank r on device r, and fails the test with the
+ * first rank's failure. */
+static void run_world(uint32_t n, rank_body body)
+{
+    static world w; /* large: not on the stack */
+    memset(&w, 0, sizeof w);
+    w.nranks = n;
+    w.body = body;
+    ACL_OK(aclrtSetDevice(0));
+    HcclResult hr = HcclGetRootInfo(&w.root);
+    ck_assert_msg(hr == HCCL_SUCCESS, "HcclGetRootInfo returned %d", (int)hr);
+    ck_assert_int_eq(pthread_barrier_init(&w.barrier, NULL, n), 0);
+    pthread_t threads[MAX_RANKS];
+    for (uint32_t r = 0; r < n; r++) {
+        w.ranks[r] = (rank_ctx){.w = &w, .rank = r, .device = (int32_t)r};
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, rank_main, &w.ranks[r]), 0);
+    }
+    for (uint32_t r = 0; r < n; r++)
+        ck_assert_int_eq(pthread_join(threads[r], NULL), 0);
+    pthread_barrier_destroy(&w.barrier);
+    ACL_OK(aclrtResetDevice(0));
+    for (uint32_t r = 0; r < n; r++)
+        ck_assert_msg(!w.ranks[r].failure[0], "%s", w.ranks[r].failure);
+}
+
+/* ---- device buffers ---------------------------------------------------------------- */
+
+static void *dev_alloc(rank_ctx *r, size_t bytes)
+{
+    void *p = NULL;
+    aclError err = aclrtMalloc(&p, bytes ? bytes : 1, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (err)
+        rank_fail(r, "aclrtMalloc(%zu) returned %d", bytes, (int)err);
+    return p;
+}
+
+static bool to_dev(rank_ctx *r, void *dev, const void *host, size_t bytes)
+{
+    aclError err = aclrtMemcpy(dev, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    if (err)
+        rank_fail(r, "aclrtMemcpy to the device returned %d", (int)err);
+    return !err;
+}
+
+static bool to_host(rank_ctx *r, void *host, const void *dev, size_t bytes)
+{
+    aclError err = aclrtMemcpy(host, bytes, dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    if (err)
+        rank_fail(r, "aclrtMemcpy to the host returned %d", (int)err);
+    return !err;
+}
+
+/* Compares n elements of got with want(i), naming what is checked. */
+#define EXPECT_VALUES(r, what, t, got, n, want_expr)                                               \
+    do {                                                                                           \
+        for (size_t i_ = 0; i_ < (n); i_++) {                                                      \
+            size_t i = i_;                                                                         \
+            double want_ = (want_expr);                                                            \
+            double got_ = get((got), i, (t));                                                      \
+            if (got_ != want_) {                                                                   \
+                rank_fail((r), "%s, type %d: element %zu is %g, expected %g", (what), (int)(t), i, \
+                          got_, want_);                                                            \
+                return;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+/* ---- reductions -------------------------------------------------------------------- */
+
+/* A reduction over every type and op; refusals checked where the engine
+ * has no such reduction. kind: 0 allreduce, 1 reduce (root n-1), 2
+ * reduce-scatter, 3 reduce-scatterv, 4 allreduce in place. */
+static void reductions(rank_ctx *r, int kind)
+{
+    uint32_t n = r->w->nranks;
+    static const char *names[] = {"allreduce", "reduce", "reduce-scatter", "reduce-scatterv",
+                                  "allreduce in place"};
+    for (size_t ti = 0; ti < NTYPES; ti++) {
+        HcclDataType t = ALL_TYPES[ti];
+        size_t es = type_size(t);
+        for (size_t oi = 0; oi < 4; oi++) {
+            HcclReduceOp op = ALL_OPS[oi];
+            /* reduce-scatterv: rank k receives k + 1 elements */
+            uint64_t counts[MAX_RANKS], displs[MAX_RANKS], total = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                counts[k] = k + 1;
+                displs[k] = total;
+                total += counts[k];
+            }
+            size_t elems = kind == 2 ? (size_t)COUNT * n : kind == 3 ? total : COUNT;
+            unsigned char host[COUNT * MAX_RANKS * 8];
+            for (size_t i = 0; i < elems; i++)
+                put(host, i, t, input(op, r->rank, i));
+            void *send = dev_alloc(r, elems * es), *recv = dev_alloc(r, elems * es);
+            if (!send || !recv || !to_dev(r, send, host, elems * es))
+                return;
+            HcclResult hr;
+            switch (kind) {
+            case 0:
+                hr = HcclAllReduce(send, recv, COUNT, t, op, r->comm, r->stream);
+                break;
+            case 1:
+                hr = HcclReduce(send, recv, COUNT, t, op, n - 1, r->comm, r->stream);
+                break;
+            case 2:
+                hr = HcclReduceScatter(send, recv, COUNT, t, op, r->comm, r->stream);
+                break;
+            case 3:
+                hr = HcclReduceScatterV(send, counts, displs, recv, counts[r->rank], t, op, r->comm,
+                                        r->stream);
+                break;
+            default:
+                hr = HcclAllReduce(send, send, COUNT, t, op, r->comm, r->stream);
+                break;
+            }
+            if (reduction_refused(t, op)) {
+                if (hr != HCCL_E_NOT_SUPPORT)
+                    rank_fail(r, "%s of type %d returned %d, expected HCCL_E_NOT_SUPPORT",
+                              names[kind], (int)t, (int)hr);
+            } else if (hr != HCCL_SUCCESS) {
+                rank_fail(r, "%s of type %d, op %d returned %d (%s)", names[kind], (int)t, (int)op,
+                          (int)hr, HcclGetErrorString(hr));
+            } else if (aclrtSynchronizeStream(r->stream) != ACL_SUCCESS) {
+                rank_fail(r, "aclrtSynchronizeStream after %s failed", names[kind]);
+            } else if (kind == 0 || kind == 4) {
+                if (to_host(r, host, kind == 4 ? send : recv, COUNT * es))
+                    EXPECT_VALUES(r, names[kind], t, host, (size_t)COUNT, reduced(op, n, i));
+            } else if (kind == 1) {
+                if (r->rank == n - 1 && to_host(r, host, recv, COUNT * es))
+                    EXPECT_VALUES(r, names[kind], t, host, (size_t)COUNT, reduced(op, n, i));
+            } else {
+                size_t first = kind == 2 ? (size_t)COUNT * r->rank : displs[r->rank];
+                size_t mine = kind == 2 ? COUNT : counts[r->rank];
+                if (to_host(r, host, recv, mine * es))
+                    EXPECT_VALUES(r, names[kind], t, host, mine, reduced(op, n, first + i));
+            }
+            (void)aclrtFree(send);
+            (void)aclrtFree(recv);
+            if (r->failure[0])
+                return;
+        }
+    }
+}
+
+static void allreduce_body(rank_ctx *r)
+{
+    reductions(r, 0);
+}
+static void reduce_body(rank_ctx *r)
+{
+    reductions(r, 1);
+}
+static void reduce_scatter_body(rank_ctx *r)
+{
+    reductions(r, 2);
+}
+static void reduce_scatterv_body(rank_ctx *r)
+{
+    reductions(r, 3);
+}
+static void allreduce_in_place_body(rank_ctx *r)
+{
+    reductions(r, 4);
+}
+
+/* ---- data movement: every type, as bytes ------------------------------------------ */
+
+static double moved(uint32_t from, size_t i)
+{
+    return (double)((from * 7 + i) % 100);
+}
+
+/* kind: 0 broadcast (root n-1), 1 allgather, 2 allgatherv, 3 scatter (root
+ * 0), 4 alltoall, 5 alltoallv, 6 alltoallvc. */
+static void movement(rank_ctx *r, int kind)
+{
+    uint32_t n = r->w->nranks, me = r->rank;
+    static const char *names[] = {"broadcast", "allgather", "allgatherv", "scatter",
+                                  "alltoall",  "alltoallv", "alltoallvc"};
+    for (size_t ti = 0; ti < NTYPES; ti++) {
+        HcclDataType t = ALL_TYPES[ti];
+        size_t es = type_size(t);
+        /* v variants: rank k contributes k + 1 elements (to each peer) */
+        uint64_t counts[MAX_RANKS], displs[MAX_RANKS], total = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            counts[k] = k + 1;
+            displs[k] = total;
+            total += counts[k];
+        }
+        size_t cap = (size_t)COUNT * n + total * n;
+        unsigned char host[(COUNT * MAX_RANKS + 36 * MAX_RANKS) * 8];
+        void *send = dev_alloc(r, cap * es), *recv = dev_alloc(r, cap * es);
+        if (!send || !recv)
+            return;
+        HcclResult hr = HCCL_SUCCESS;
+        uint64_t scounts[MAX_RANKS], sdispls[MAX_RANKS], rcounts[MAX_RANKS], rdispls[MAX_RANKS];
+        uint64_t matrix[MAX_RANKS * MAX_RANKS];
+        size_t sent = 0;
+        switch (kind) {
+        case 0:
+            for (size_t i = 0; i < COUNT; i++)
+                put(host, i, t, me == n - 1 ? moved(me, i) : 0);
+            if (to_dev(r, recv, host, COUNT * es))
+                hr = HcclBroadcast(recv, COUNT, t, n - 1, r->comm, r->stream);
+            break;
+        case 1:
+            for (size_t i = 0; i < COUNT; i++)
+                put(host, i, t, moved(me, i));
+            if (to_dev(r, send, host, COUNT * es))
+                hr = HcclAllGather(send, recv, COUNT, t, r->comm, r->stream);
+            break;
+        case 2:
+            for (size_t i = 0; i < counts[me]; i++)
+                put(host, i, t, moved(me, i));
+            if (to_dev(r, send, host, counts[me] * es))
+                hr = HcclAllGatherV(send, counts[me], recv, counts, displs, t, r->comm, r->stream);
+            break;
+        case 3:
+            for (size_t i = 0; i < (size_t)COUNT * n; i++)
+                put(host, i, t, moved((uint32_t)(i / COUNT), i % COUNT));
+            if (to_dev(r, send, host, (size_t)COUNT * n * es))
+                hr = HcclScatter(send, recv, COUNT, t, 0, r->comm, r->stream);
+            break;
+        case 4:
+            /* block k goes to rank k: moved(me * n + k, i) */
+            for (size_t i = 0; i < (size_t)COUNT * n; i++)
+                put(host, i, t, moved(me * n + (uint32_t)(i / COUNT), i % COUNT));
+            if (to_dev(r, send, host, (size_t)COUNT * n * es))
+                hr = HcclAlltoAll(send, COUNT, t, recv, COUNT, t, r->comm, r->stream);
+            break;
+        default:
+            /* rank me sends me + k + 1 elements to rank k */
+            for (uint32_t k = 0; k < n; k++) {
+                scounts[k] = me + k + 1;
+                sdispls[k] = sent;
+                for (size_t i = 0; i < scounts[k]; i++)
+                    put(host, sent + i, t, moved(me * n + k, i));
+                sent += scounts[k];
+            }
+            for (uint32_t k = 0, at = 0; k < n; k++) {
+                rcounts[k] = k + me + 1;
+                rdispls[k] = at;
+                at += (uint32_t)rcounts[k];
+            }
+            for (uint32_t a = 0; a < n; a++)
+                for (uint32_t b = 0; b < n; b++)
+                    matrix[a * n + b] = a + b + 1;
+            if (!to_dev(r, send, host, sent * es))
+                break;
+            hr = kind == 5 ? HcclAlltoAllV(send, scounts, sdispls, t, recv, rcounts, rdispls, t,
+                                           r->comm, r->stream)
+                           : HcclAlltoAllVC(send, matrix, t, recv, t, r->comm, r->stream);
+            break;
+        }
+        if (r->failure[0])
+            return;
+        if (hr != HCCL_SUCCESS) {
+            rank_fail(r, "%s of type %d returned %d (%s)", names[kind], (int)t, (int)hr,
+                      HcclGetErrorString(hr));
+            return;
+        }
+        RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+        switch (kind) {
+        case 0:
+            if (to_host(r, host, recv, COUNT * es))
+                EXPECT_VALUES(r, names[kind], t, host, (size_t)COUNT, moved(n - 1, i));
+            break;
+        case 1:
+            if (to_host(r, host, recv, (size_t)COUNT * n * es))
+                EXPECT_VALUES(r, names[kind], t, host, (size_t)COUNT * n,
+                              moved((uint32_t)(i / COUNT), i % COUNT));
+            break;
+        case 2:
+            if (to_host(r, host, recv, total * es))
+                for (uint32_t k = 0; k < n; k++)
+                    EXPECT_VALUES(r, names[kind], t, host + displs[k] * es, counts[k], moved(k, i));
+            break;
+        case 3:
+            if (to_host(r, host, recv, COUNT * es))
+                EXPECT_VALUES(r, names[kind], t, host, (size_t)COUNT, moved(me, i));
+            break;
+        case 4:
+            if (to_host(r, host, recv, (size_t)COUNT * n * es))
+                EXPECT_VALUES(r, names[kind], t, host, (size_t)COUNT * n,
+                              moved((uint32_t)(i / COUNT) * n + me, i % COUNT));
+            break;
+        default: {
+            size_t got = 0;
+            for (uint32_t k = 0; k < n; k++)
+                got += rcounts[k];
+            if (to_host(r, host, recv, got * es))
+                for (uint32_t k = 0; k < n; k++)
+                    EXPECT_VALUES(r, names[kind], t, host + rdispls[k] * es, rcounts[k],
+                                  moved(k * n + me, i));
+            break;
+        }
+        }
+        (void)aclrtFree(send);
+        (void)aclrtFree(recv);
+        if (r->failure[0])
+            return;
+    }
+}
+
+static void broadcast_body(rank_ctx *r)
+{
+    movement(r, 0);
+}
+static void allgather_body(rank_ctx *r)
+{
+    movement(r, 1);
+}
+static void allgatherv_body(rank_ctx *r)
+{
+    movement(r, 2);
+}
+static void scatter_body(rank_ctx *r)
+{
+    movement(r, 3);
+}
+static void alltoall_body(rank_ctx *r)
+{
+    movement(r, 4);
+}
+static void alltoallv_body(rank_ctx *r)
+{
+    movement(r, 5);
+}
+static void alltoallvc_body(rank_ctx *r)
+{
+    movement(r, 6);
+}
+
+/* ---- point to point ------------------------------------------------------------------ */
+
+/* kind: 0 send/recv in a group, 1 batch send/recv. Each rank sends to the
+ * next and receives from the previous: without grouping, a ring deadlocks. */
+static void ring(rank_ctx *r, int kind)
+{
+    uint32_t n = r->w->nranks, me = r->rank;
+    uint32_t next = (me + 1) % n, prev = (me + n - 1) % n;
+    const HcclDataType t = HCCL_DATA_TYPE_INT32;
+    int32_t host[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = (int32_t)(me * 1000 + i);
+    void *send = dev_alloc(r, sizeof host), *recv = dev_alloc(r, sizeof host);
+    if (!send || !recv || !to_dev(r, send, host, sizeof host))
+        return;
+    if (kind == 0) {
+        RANK_HCCL(r, HcclGroupStart());
+        RANK_HCCL(r, HcclSend(send, COUNT, t, next, r->comm, r->stream));
+        RANK_HCCL(r, HcclRecv(recv, COUNT, t, prev, r->comm, r->stream));
+        RANK_HCCL(r, HcclGroupEnd());
+    } else {
+        HcclSendRecvItem items[2] = {
+            {.sendRecvType = HCCL_SEND,
+             .buf = send,
+             .count = COUNT,
+             .dataType = t,
+             .remoteRank = next},
+            {.sendRecvType = HCCL_RECV,
+             .buf = recv,
+             .count = COUNT,
+             .dataType = t,
+             .remoteRank = prev},
+        };
+        RANK_HCCL(r, HcclBatchSendRecv(items, 2, r->comm, r->stream));
+    }
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    if (to_host(r, host, recv, sizeof host))
+        EXPECT_VALUES(r, kind ? "batch send/recv" : "grouped send/recv", t, host, (size_t)COUNT,
+                      (double)(prev * 1000 + i));
+    (void)aclrtFree(send);
+    (void)aclrtFree(recv);
+}
+
+static void group_ring_body(rank_ctx *r)
+{
+    if (r->w->nranks > 1)
+        ring(r, 0);
+}
+static void batch_ring_body(rank_ctx *r)
+{
+    if (r->w->nranks > 1)
+        ring(r, 1);
+}
+
+/* Pairs exchange with plain sends and receives, ordered so that nothing
+ * waits for itself: even ranks send first. */
+static void pairs_body(rank_ctx *r)
+{
+    uint32_t n = r->w->nranks, me = r->rank;
+    if (n < 2 || (n % 2 && me == n - 1))
+        return;
+    uint32_t peer = me ^ 1u;
+    int64_t host[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = (int64_t)(me * 100 + i);
+    void *send = dev_alloc(r, sizeof host), *recv = dev_alloc(r, sizeof host);
+    if (!send || !recv || !to_dev(r, send, host, sizeof host))
+        return;
+    if (me % 2 == 0) {
+        RANK_HCCL(r, HcclSend(send, COUNT, HCCL_DATA_TYPE_INT64, peer, r->comm, r->stream));
+        RANK_HCCL(r, HcclRecv(recv, COUNT, HCCL_DATA_TYPE_INT64, peer, r->comm, r->stream));
+    } else {
+        RANK_HCCL(r, HcclRecv(recv, COUNT, HCCL_DATA_TYPE_INT64, peer, r->comm, r->stream));
+        RANK_HCCL(r, HcclSend(send, COUNT, HCCL_DATA_TYPE_INT64, peer, r->comm, r->stream));
+    }
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    if (to_host(r, host, recv, sizeof host))
+        EXPECT_VALUES(r, "send/recv", HCCL_DATA_TYPE_INT64, host, (size_t)COUNT,
+                      (double)(peer * 100 + i));
+    (void)aclrtFree(send);
+    (void)aclrtFree(recv);
+}
+
+static void barrier_body(rank_ctx *r)
+{
+    for (int i = 0; i < 3; i++)
+        RANK_HCCL(r, HcclBarrier(r->comm, r->stream));
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+}
+
+/* What the communicator tells about itself. */
+static void identity_body(rank_ctx *r)
+{
+    uint32_t size = 0, rank = 99;
+    RANK_HCCL(r, HcclGetRankSize(r->comm, &size));
+    RANK_HCCL(r, HcclGetRankId(r->comm, &rank));
+    if (size != r->w->nranks || rank != r->rank)
+        rank_fail(r, "the communicator says rank %u of %u", rank, size);
+    HcclResult async = HCCL_E_INTERNAL;
+    RANK_HCCL(r, HcclGetCommAsyncError(r->comm, &async));
+    if (async != HCCL_SUCCESS)
+        rank_fail(r, "a fresh communicator reports async error %d", (int)async);
+}
+
+/* ---- stream order ------------------------------------------------------------------ */
+
+/* The allreduce's input is written on another stream behind a gate; an
+ * event orders it before the collective, and a second event orders a copy
+ * of the result on a third stream after it. */
+static void event_order_body(rank_ctx *r)
+{
+    uint32_t n = r->w->nranks;
+    aclrtStream producer = NULL, consumer = NULL;
+    aclrtEvent written = NULL, reduced_ev = NULL;
+    RANK_ACL(r, aclrtCreateStream(&producer));
+    RANK_ACL(r, aclrtCreateStream(&consumer));
+    RANK_ACL(r, aclrtCreateEvent(&written));
+    RANK_ACL(r, aclrtCreateEvent(&reduced_ev));
+    float host[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = (float)(r->rank + i);
+    void *pinned = NULL;
+    RANK_ACL(r, aclrtMallocHost(&pinned, sizeof host));
+    memcpy(pinned, host, sizeof host);
+    void *in = dev_alloc(r, sizeof host), *out = dev_alloc(r, sizeof host),
+         *copy = dev_alloc(r, sizeof host);
+    if (!in || !out || !copy)
+        return;
+    RANK_ACL(r, aclrtMemset(in, sizeof host, 0, sizeof host));
+    compat_gate gate;
+    compat_gate_close(&gate, producer);
+    RANK_ACL(r, aclrtMemcpyAsync(in, sizeof host, pinned, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE,
+                                 producer));
+    RANK_ACL(r, aclrtRecordEvent(written, producer));
+    RANK_ACL(r, aclrtStreamWaitEvent(r->stream, written));
+    RANK_HCCL(
+        r, HcclAllReduce(in, out, COUNT, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, r->comm, r->stream));
+    RANK_ACL(r, aclrtRecordEvent(reduced_ev, r->stream));
+    RANK_ACL(r, aclrtStreamWaitEvent(consumer, reduced_ev));
+    RANK_ACL(r, aclrtMemcpyAsync(copy, sizeof host, out, sizeof host, ACL_MEMCPY_DEVICE_TO_DEVICE,
+                                 consumer));
+    compat_gate_wait_reached(&gate);
+    compat_gate_open(&gate);
+    RANK_ACL(r, aclrtSynchronizeStream(consumer));
+    if (to_host(r, host, copy, sizeof host))
+        EXPECT_VALUES(r, "allreduce ordered by events", HCCL_DATA_TYPE_FP32, host, (size_t)COUNT,
+                      (double)(n * (n - 1) / 2) + (double)n * (double)i);
+    RANK_ACL(r, aclrtSynchronizeStream(producer));
+    (void)aclrtFree(in);
+    (void)aclrtFree(out);
+    (void)aclrtFree(copy);
+    (void)aclrtFreeHost(pinned);
+    (void)aclrtDestroyEvent(written);
+    (void)aclrtDestroyEvent(reduced_ev);
+    (void)aclrtDestroyStream(producer);
+    (void)aclrtDestroyStream(consumer);
+}
+
+/* An allreduce captured into a model runs at each replay, on the input the
+ * buffer holds then; capturing it runs nothing. */
+static void capture_body(rank_ctx *r)
+{
+    uint32_t n = r->w->nranks;
+    int32_t host[COUNT];
+    void *in = dev_alloc(r, sizeof host), *out = dev_alloc(r, sizeof host);
+    if (!in || !out)
+        return;
+    RANK_ACL(r, aclrtMemset(out, sizeof host, 0, sizeof host));
+    aclmdlRI model = NULL;
+    RANK_ACL(r, aclmdlRICaptureBegin(r->stream, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    RANK_HCCL(r, HcclAllReduce(in, out, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, r->comm,
+                               r->stream));
+    RANK_ACL(r, aclmdlRICaptureEnd(r->stream, &model));
+    if (to_host(r, host, out, sizeof host))
+        EXPECT_VALUES(r, "output after the capture", HCCL_DATA_TYPE_INT32, host, (size_t)COUNT,
+                      0.0);
+    for (int replay = 1; replay <= 3; replay++) {
+        for (size_t i = 0; i < COUNT; i++)
+            host[i] = (int32_t)(replay * (int)(r->rank + 1) + (int)i);
+        if (!to_dev(r, in, host, sizeof host))
+            return;
+        RANK_ACL(r, aclmdlRIExecuteAsync(model, r->stream));
+        RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+        if (to_host(r, host, out, sizeof host))
+            EXPECT_VALUES(r, "replayed allreduce", HCCL_DATA_TYPE_INT32, host, (size_t)COUNT,
+                          (double)replay * n * (n + 1) / 2 + (double)n * (double)i);
+        if (r->failure[0])
+            return;
+    }
+    RANK_ACL(r, aclmdlRIDestroy(model));
+    (void)aclrtFree(in);
+    (void)aclrtFree(out);
+}
+
+/* HcclCommDestroy while the communicator's collective waits behind a gate
+ * on its stream: the destroy waits for it, and the collective completes. */
+static void destroy_with_work_queued_body(rank_ctx *r)
+{
+    uint32_t n = r->w->nranks;
+    int32_t host[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = (int32_t)i;
+    void *buf = dev_alloc(r, sizeof host);
+    if (!buf || !to_dev(r, buf, host, sizeof host))
+        return;
+    compat_gate gate;
+    compat_gate_close(&gate, r->stream);
+    RANK_HCCL(r, HcclAllReduce(buf, buf, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, r->comm,
+                               r->stream));
+    compat_gate_wait_reached(&gate);
+    compat_gate_open(&gate);
+    HcclComm comm = r->comm;
+    r->comm = NULL; /* destroyed here, not by rank_main */
+    RANK_HCCL(r, HcclCommDestroy(comm));
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    if (to_host(r, host, buf, sizeof host))
+        EXPECT_VALUES(r, "allreduce queued before the destroy", HCCL_DATA_TYPE_INT32, host,
+                      (size_t)COUNT, (double)n * (double)i);
+    (void)aclrtFree(buf);
+}
+
+/* ---- the tests ---------------------------------------------------------------------- */
+
+/* Each collective on 1, 2, 4 and 8 ranks (_i is the loop index). */
+static const uint32_t RANK_COUNTS[] = {1, 2, 4, 8};
+
+#define WORLD_TEST(name, body)                                                                     \
+    START_TEST(name)                                                                               \
+    {                                                                                              \
+        uint32_t n = RANK_COUNTS[_i];                                                              \
+        if (ranks_fit(n))                                                                          \
+            run_world(n, body);                                                                    \
+    }                                                                                              \
+    END_TEST
+
+WORLD_TEST(allreduce_every_type_and_op, allreduce_body)
+WORLD_TEST(allreduce_in_place, allreduce_in_place_body)
+WORLD_TEST(reduce_every_type_and_op, reduce_body)
+WORLD_TEST(reduce_scatter_every_type_and_op, reduce_scatter_body)
+WORLD_TEST(reduce_scatterv_every_type_and_op, reduce_scatterv_body)
+WORLD_TEST(broadcast_every_type, broadcast_body)
+WORLD_TEST(allgather_every_type, allgather_body)
+WORLD_TEST(allgatherv_every_type, allgatherv_body)
+WORLD_TEST(scatter_every_type, scatter_body)
+WORLD_TEST(alltoall_every_type, alltoall_body)
+WORLD_TEST(alltoallv_every_type, alltoallv_body)
+WORLD_TEST(alltoallvc_every_type, alltoallvc_body)
+WORLD_TEST(grouped_send_recv_ring, group_ring_body)
+WORLD_TEST(batch_send_recv_ring, batch_ring_body)
+WORLD_TEST(send_recv_pairs, pairs_body)
+WORLD_TEST(barrier, barrier_body)
+WORLD_TEST(rank_and_size, identity_body)
+WORLD_TEST(ordered_by_acl_events, event_order_body)
+WORLD_TEST(captured_and_replayed, capture_body)
+WORLD_TEST(destroy_with_work_queued, destroy_with_work_queued_body)
+
+/* Rank 0 of two alone: the init gives up after the connect timeout with
+ * HCCL_E_TIMEOUT instead of waiting for ever (HCCL_CONNECT_TIMEOUT is at
+ * least 120 s; acl-cuda's ACLCUDA_HCCL_CONNECT_TIMEOUT goes lower). */
+START_TEST(rank_that_never_arrives)
+{
+    setenv("ACLCUDA_HCCL_CONNECT_TIMEOUT", "2", 1);
+    ACL_OK(aclrtSetDevice(0));
+    HcclRootInfo root;
+    ck_assert_int_eq(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    HcclComm comm = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    HcclResult hr = HcclCommInitRootInfo(2, &root, 0, &comm);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ck_assert_msg(hr == HCCL_E_TIMEOUT, "HcclCommInitRootInfo alone returned %d (%s)", (int)hr,
+                  HcclGetErrorString(hr));
+    ck_assert_ptr_null(comm);
+    /* Not a timing assertion: only that it gave up at all, well before
+     * Check's own timeout. */
+    ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 60);
+    ACL_OK(aclrtResetDevice(0));
+}
+END_TEST
+
+/* HcclCommInitAll: one communicator per listed device, in this process. */
+START_TEST(init_all)
+{
+    uint32_t devices = compat_device_count();
+    uint32_t n = devices < 4 ? devices : 4;
+    int32_t list[4] = {0, 1, 2, 3};
+    HcclComm comms[4] = {NULL};
+    ck_assert_int_eq(HcclCommInitAll(n, list, comms), HCCL_SUCCESS);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t rank = 99, size = 0;
+        ck_assert_int_eq(HcclGetRankId(comms[i], &rank), HCCL_SUCCESS);
+        ck_assert_int_eq(HcclGetRankSize(comms[i], &size), HCCL_SUCCESS);
+        ck_assert_uint_eq(rank, i);
+        ck_assert_uint_eq(size, n);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_int_eq(HcclCommDestroy(comms[i]), HCCL_SUCCESS);
+}
+END_TEST
+
+static Suite *hccl_collectives_suite(void)
+{
+    Suite *s = suite_create("hccl collectives");
+    TCase *c = tcase_create("collectives");
+    tcase_add_checked_fixture(c, compat_init, compat_finalize);
+    tcase_set_timeout(c, 120);
+    size_t nc = sizeof RANK_COUNTS / sizeof RANK_COUNTS[0];
+    tcase_add_loop_test(c, allreduce_every_type_and_op, 0, (int)nc);
+    tcase_add_loop_test(c, allreduce_in_place, 0, (int)nc);
+    tcase_add_loop_test(c, reduce_every_type_and_op, 0, (int)nc);
+    tcase_add_loop_test(c, reduce_scatter_every_type_and_op, 0, (int)nc);
+    tcase_add_loop_test(c, reduce_scatterv_every_type_and_op, 0, (int)nc);
+    tcase_add_loop_test(c, broadcast_every_type, 0, (int)nc);
+    tcase_add_loop_test(c, allgather_every_type, 0, (int)nc);
+    tcase_add_loop_test(c, allgatherv_every_type, 0, (int)nc);
+    tcase_add_loop_test(c, scatter_every_type, 0, (int)nc);
+    tcase_add_loop_test(c, alltoall_every_type, 0, (int)nc);
+    tcase_add_loop_test(c, alltoallv_every_type, 0, (int)nc);
+    tcase_add_loop_test(c, alltoallvc_every_type, 0, (int)nc);
+    tcase_add_loop_test(c, grouped_send_recv_ring, 0, (int)nc);
+    tcase_add_loop_test(c, batch_send_recv_ring, 0, (int)nc);
+    tcase_add_loop_test(c, send_recv_pairs, 0, (int)nc);
+    tcase_add_loop_test(c, barrier, 0, (int)nc);
+    tcase_add_loop_test(c, rank_and_size, 0, (int)nc);
+    suite_add_tcase(s, c);
+
+    TCase *order = tcase_create("order");
+    tcase_add_checked_fixture(order, compat_init, compat_finalize);
+    tcase_set_timeout(order, 120);
+    tcase_add_loop_test(order, ordered_by_acl_events, 0, (int)nc);
+    tcase_add_loop_test(order, captured_and_replayed, 0, (int)nc);
+    tcase_add_loop_test(order, destroy_with_work_queued, 0, (int)nc);
+    suite_add_tcase(s, order);
+
+    TCase *life = tcase_create("lifecycle");
+    tcase_add_checked_fixture(life, compat_init, compat_finalize);
+    tcase_set_timeout(life, 120);
+    tcase_add_test(life, rank_that_never_arrives);
+    tcase_add_test(life, init_all);
+    suite_add_tcase(s, life);
+    return s;
+}
+
+int main(void)
+{
+    /* The host backend: a device per rank. */
+    setenv("ACLCUDA_HOST_DEVICE_COUNT", "8", 0);
+    return acltest_run(hccl_collectives_suite());
+}
