@@ -10,9 +10,11 @@
  * interleaved rounds, medians); each batch it times is run by every rank at
  * once, so a batch's time is the time until the slowest rank is done.
  *
- *  - Latency, 8 B: each call followed by its stream's synchronize
- *    (aclrtSynchronizeStream; raw NCCL cudaStreamSynchronize; raw Gloo's
- *    calls return when done). Target: HCCL <= 1.05x raw + 2 us.
+ *  - Latency, 8 B, mode "sync": each call followed by its stream's
+ *    synchronize (aclrtSynchronizeStream; raw NCCL cudaStreamSynchronize;
+ *    raw Gloo's calls return when done). Target: HCCL <= 1.05x raw + 2 us.
+ *    Mode "async": the same calls, one synchronize per batch; no target,
+ *    it tells the stream's hand-offs apart from the collective's cost.
  *  - Bus bandwidth, 1 MiB to 1 GiB (64 MiB on the host backend, where the
  *    bytes go through TCP on loopback): a batch of calls, then one
  *    synchronize. Bus bandwidth as NCCL's tests define it: size / time x
@@ -265,8 +267,8 @@ static void hccl_calls(rank_ctx *r, int calls)
             HCCL_OK(HcclAllReduce(r->send, r->recv, op.count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
                                   r->comm, r->stream));
         else
-            HCCL_OK(HcclAllGather(r->send, r->recv, op.count, HCCL_DATA_TYPE_INT8, r->comm,
-                                  r->stream));
+            HCCL_OK(
+                HcclAllGather(r->send, r->recv, op.count, HCCL_DATA_TYPE_INT8, r->comm, r->stream));
         if (op.sync_each)
             ACL_OK(aclrtSynchronizeStream(r->stream));
     }
@@ -283,8 +285,8 @@ static void raw_calls(rank_ctx *r, int calls)
                 NCCL_OK(nccl.all_reduce(r->send, r->recv, op.count, ncclFloat32, ncclSum, r->nccl,
                                         r->raw_stream));
             else
-                NCCL_OK(nccl.all_gather(r->send, r->recv, op.count, ncclInt8, r->nccl,
-                                        r->raw_stream));
+                NCCL_OK(
+                    nccl.all_gather(r->send, r->recv, op.count, ncclInt8, r->nccl, r->raw_stream));
             if (op.sync_each)
                 CUDA_OK(cudaStreamSynchronize(r->raw_stream));
         }
@@ -297,11 +299,10 @@ static void raw_calls(rank_ctx *r, int calls)
     if (cfg.raw == RAW_WITH_GLOO) {
         char why[512];
         for (int i = 0; i < calls; i++) {
-            bool done = op.coll == ALLREDUCE
-                            ? raw_gloo_allreduce_f32(r->gloo, r->send, r->recv, op.count, why,
-                                                     sizeof why)
-                            : raw_gloo_allgather(r->gloo, r->send, r->recv, op.count, why,
-                                                 sizeof why);
+            bool done =
+                op.coll == ALLREDUCE
+                    ? raw_gloo_allreduce_f32(r->gloo, r->send, r->recv, op.count, why, sizeof why)
+                    : raw_gloo_allgather(r->gloo, r->send, r->recv, op.count, why, sizeof why);
             if (!done)
                 fail("rank %u: %s", r->rank, why);
         }
@@ -383,9 +384,10 @@ static void format_size(size_t bytes, char *out, size_t len)
 
 static json_t *row_json(collective c, size_t bytes, int calls, int rounds, const comparison *cmp)
 {
-    json_t *row = json_pack("{s:s, s:I, s:i, s:i, s:o}", "name", collective_name(c), "bytes",
-                            (json_int_t)bytes, "calls_per_batch", calls, "rounds", rounds, "acl",
-                            stats_json(&cmp->acl));
+    json_t *row =
+        json_pack("{s:s, s:s, s:I, s:i, s:i, s:o}", "name", collective_name(c), "mode",
+                  op.sync_each ? "sync" : "async", "bytes", (json_int_t)bytes, "calls_per_batch",
+                  calls, "rounds", rounds, "acl", stats_json(&cmp->acl));
     if (cmp->has_cuda) {
         json_object_set_new(row, raw_key(), stats_json(&cmp->cuda));
         json_object_set_new(row, "ratio", json_real(cmp->acl.median / cmp->cuda.median));
@@ -403,34 +405,39 @@ static json_t *run_latency(void)
 {
     json_t *rows = json_array();
     printf("\nLatency, ns per call (median [p10-p90] over %d interleaved rounds of %d calls; "
-           "each call + its stream's synchronize)\n",
+           "sync = each call + its stream's synchronize, async = one synchronize per batch, "
+           "no target)\n",
            cfg.rounds, LATENCY_CALLS);
-    printf("%-20s  %9s [%-15s]", "operation", "hccl", "p10-p90 ns");
+    printf("%-20s %-6s  %9s [%-15s]", "operation", "mode", "hccl", "p10-p90 ns");
     if (cfg.raw != RAW_NONE)
-        printf("  %9s [%-15s]  %6s  %7s  %s", raw_name(), "p10-p90 ns", "ratio", "diff",
-               "target");
+        printf("  %9s [%-15s]  %6s  %7s  %s", raw_name(), "p10-p90 ns", "ratio", "diff", "target");
     printf("\n");
     const collective colls[] = {ALLREDUCE, ALLGATHER};
-    for (size_t i = 0; i < 2; i++) {
-        size_t bytes = set_op(colls[i], LATENCY_BYTES, true);
-        comparison c = compare(&hccl_side, cfg.raw != RAW_NONE ? &raw_side : NULL, LATENCY_CALLS,
-                               cfg.rounds);
-        char label[64], size[32];
-        format_size(bytes, size, sizeof size);
-        snprintf(label, sizeof label, "%s %s", collective_name(colls[i]), size);
-        printf("%-20s", label);
-        print_ns(&c.acl);
-        if (c.has_cuda) {
-            print_ns(&c.cuda);
-            printf("  %6.2f  %+7.0f  %s", c.acl.median / c.cuda.median, c.diff.median,
-                   latency_met(&c) ? "ok" : "MISS");
+    for (int mode = 0; mode < 2; mode++) {
+        for (size_t i = 0; i < 2; i++) {
+            bool sync_each = mode == 0;
+            size_t bytes = set_op(colls[i], LATENCY_BYTES, sync_each);
+            comparison c = compare(&hccl_side, cfg.raw != RAW_NONE ? &raw_side : NULL,
+                                   LATENCY_CALLS, cfg.rounds);
+            char label[64], size[32];
+            format_size(bytes, size, sizeof size);
+            snprintf(label, sizeof label, "%s %s", collective_name(colls[i]), size);
+            printf("%-20s %-6s", label, sync_each ? "sync" : "async");
+            print_ns(&c.acl);
+            if (c.has_cuda) {
+                print_ns(&c.cuda);
+                printf("  %6.2f  %+7.0f  %s", c.acl.median / c.cuda.median, c.diff.median,
+                       !sync_each        ? ""
+                       : latency_met(&c) ? "ok"
+                                         : "MISS");
+            }
+            printf("\n");
+            fflush(stdout);
+            json_t *row = row_json(colls[i], bytes, LATENCY_CALLS, cfg.rounds, &c);
+            if (c.has_cuda && sync_each)
+                json_object_set_new(row, "target_met", json_boolean(latency_met(&c)));
+            json_array_append_new(rows, row);
         }
-        printf("\n");
-        fflush(stdout);
-        json_t *row = row_json(colls[i], bytes, LATENCY_CALLS, cfg.rounds, &c);
-        if (c.has_cuda)
-            json_object_set_new(row, "target_met", json_boolean(latency_met(&c)));
-        json_array_append_new(rows, row);
     }
     return rows;
 }
@@ -604,19 +611,21 @@ int main(int argc, char **argv)
 #endif
 
     if (json_path) {
-        char method[512];
-        snprintf(method, sizeof method,
-                 "ranks as threads, one per device; interleaved batches, order swapped every "
-                 "round, %d warm-up batches; a batch runs on every rank at once and is timed on "
-                 "rank 0 until every rank is done; latency: each call + stream synchronize; "
-                 "bandwidth: a batch + one synchronize; busbw = bytes / time x 2(n-1)/n "
-                 "(allreduce), x (n-1)/n (all-gather), x 1 with one rank; ratio = acl / raw "
-                 "time; rate_ratio = acl / raw bandwidth",
-                 WARMUP_BATCHES);
-        json_t *section = json_pack(
-            "{s:s, s:s, s:s, s:i, s:s, s:o, s:o}", "backend", backend, "engine",
-            cfg.raw == RAW_WITH_NCCL ? "nccl" : "gloo", "raw", raw_key(), "ranks",
-            (int)cfg.nranks, "method", method, "latency", latency, "bandwidth", bandwidth);
+        char method[768];
+        snprintf(
+            method, sizeof method,
+            "ranks as threads, one per device; interleaved batches, order swapped every "
+            "round, %d warm-up batches; a batch runs on every rank at once and is timed on "
+            "rank 0 until every rank is done; latency: each call + stream synchronize "
+            "(mode sync) or one synchronize per batch (mode async); "
+            "bandwidth: a batch + one synchronize (mode async); busbw = bytes / time x 2(n-1)/n "
+            "(allreduce), x (n-1)/n (all-gather), x 1 with one rank; ratio = acl / raw "
+            "time; rate_ratio = acl / raw bandwidth",
+            WARMUP_BATCHES);
+        json_t *section = json_pack("{s:s, s:s, s:s, s:i, s:s, s:o, s:o}", "backend", backend,
+                                    "engine", cfg.raw == RAW_WITH_NCCL ? "nccl" : "gloo", "raw",
+                                    raw_key(), "ranks", (int)cfg.nranks, "method", method,
+                                    "latency", latency, "bandwidth", bandwidth);
         bench_json_merge(json_path, "hccl", section);
         printf("\nJSON: %s (key \"hccl\")\n", json_path);
     } else {

@@ -50,8 +50,8 @@ extern "C" void raw_gloo_store_free(raw_gloo_store *store)
     delete store;
 }
 
-extern "C" raw_gloo *raw_gloo_join(raw_gloo_store *store, const char *address, int rank,
-                                   int nranks, double timeout_s, char *why, size_t why_len)
+extern "C" raw_gloo *raw_gloo_join(raw_gloo_store *store, const char *address, int rank, int nranks,
+                                   double timeout_s, char *why, size_t why_len)
 {
     try {
         std::unique_ptr<raw_gloo> g(new raw_gloo);
@@ -91,8 +91,8 @@ extern "C" bool raw_gloo_allreduce_f32(raw_gloo *g, const float *in, float *out,
     }
 }
 
-extern "C" bool raw_gloo_allgather(raw_gloo *g, const void *in, void *out, size_t bytes,
-                                   char *why, size_t why_len)
+extern "C" bool raw_gloo_allgather(raw_gloo *g, const void *in, void *out, size_t bytes, char *why,
+                                   size_t why_len)
 {
     try {
         gloo::AllgatherOptions o(g->ctx);

@@ -77,7 +77,8 @@ for step in $steps; do
       cat "$out/compat.txt" 2>/dev/null || tail -20 "$out"/compat-*.txt
       ;;
     bench)
-      # BENCH_ONLY="bench_compute bench_runtime" runs just those programs.
+      # BENCH_ONLY="bench_compute bench_runtime" runs just those programs
+      # (bench_hccl: HCCL's collectives against raw NCCL, every GPU a rank).
       if [ -n "${BENCH_ONLY:-}" ]; then
         targets=
         for program in $BENCH_ONLY; do targets="$targets bench/$program"; done
