@@ -294,9 +294,10 @@ static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event
     return err;
 }
 
+/* Bounded by aclrtSetOpWaitTimeout's limit when one is set. */
 ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
-    return wait_event(__func__, stream, event, 0);
+    return wait_event(__func__, stream, event, event_op_wait_timeout());
 }
 
 /* A stream-ordered wait, as aclrtStreamWaitEvent, that gives up after
@@ -332,12 +333,12 @@ ACL_EXPORT aclError aclrtGetEventAvailNum(uint32_t *eventCount)
     return ACL_SUCCESS;
 }
 
-/* Accepted for compatibility: waits without their own timeout
- * (aclrtStreamWaitEvent) are not bounded, so they never fail late. */
+/* Waits queued from now on by aclrtStreamWaitEvent give up after timeout
+ * seconds (0: never), as aclrtStreamWaitEventWithTimeout's do: the stream
+ * goes on and its next synchronize reports ACL_ERROR_RT_TASK_TIMEOUT. */
 ACL_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 {
-    if (timeout)
-        ACL_LOG(LOG_DEBUG, "op wait timeout of %u s is not enforced", timeout);
+    event_set_op_wait_timeout(timeout);
     return ACL_SUCCESS;
 }
 

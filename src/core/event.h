@@ -88,6 +88,10 @@ aclError event_wait(const char *api, acl_stream *s, acl_event *e);
  * goes on, and its next synchronize returns ACL_ERROR_RT_TASK_TIMEOUT
  * (event_timed.c). Inside a capture the wait is not bounded. Raises. */
 aclError event_wait_timed(const char *api, acl_stream *s, acl_event *e, uint32_t timeout_s);
+/* The bound of waits that name none (aclrtSetOpWaitTimeout), seconds, 0:
+ * not bounded. */
+void event_set_op_wait_timeout(uint32_t timeout_s);
+uint32_t event_op_wait_timeout(void);
 /* An external record (record true) or wait of a model being captured on s
  * (ACL_EVENT_RECORD_EXTERNAL, ACL_EVENT_WAIT_EXTERNAL): a node that records
  * e, or waits for its latest record, each time the model runs. The model

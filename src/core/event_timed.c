@@ -129,6 +129,18 @@ static aclError watch(watcher *w, acl_event *e, uint32_t *generation)
     return err;
 }
 
+static _Atomic uint32_t op_wait_timeout_s;
+
+void event_set_op_wait_timeout(uint32_t timeout_s)
+{
+    atomic_store_explicit(&op_wait_timeout_s, timeout_s, memory_order_relaxed);
+}
+
+uint32_t event_op_wait_timeout(void)
+{
+    return atomic_load_explicit(&op_wait_timeout_s, memory_order_relaxed);
+}
+
 aclError event_wait_timed(const char *api, acl_stream *s, acl_event *e, uint32_t timeout_s)
 {
     if (timeout_s == 0)

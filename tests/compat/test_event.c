@@ -773,12 +773,38 @@ COMPAT_TEST(wait_status,
 }
 
 COMPAT_TEST(op_wait_timeout,
-            "aclrtSetOpWaitTimeout accepts 0 (none) and a number of seconds",
-            "acl_rt.h aclrtSetOpWaitTimeout; API ref")
+            "aclrtSetOpWaitTimeout bounds the waits aclrtStreamWaitEvent queues afterwards: a "
+            "record not complete in time fails the stream's next synchronize with "
+            "ACL_ERROR_RT_TASK_TIMEOUT and the stream goes on; 0 means no bound again",
+            "acl_rt.h aclrtSetOpWaitTimeout; API ref aclrtSetOpWaitTimeout, aclrtStreamWaitEvent "
+            "(a wait past the limit is reported by aclrtSynchronizeStream)")
 {
+    aclrtStream producer = compat_new_stream();
+    aclrtStream consumer = compat_new_stream();
+    uint8_t *dev = device_buffer(BUF_SIZE);
+    uint8_t *dst = host_buffer(BUF_SIZE);
+    aclrtEvent event = new_event_with_flag(ACL_EVENT_SYNC);
+    compat_gate gate;
+    compat_gate_close(&gate, producer);
+    ACL_OK(aclrtRecordEvent(event, producer));
+    ACL_OK(aclrtSetOpWaitTimeout(1));
+    ACL_OK(aclrtStreamWaitEvent(consumer, event));
     ACL_OK(aclrtSetOpWaitTimeout(0));
-    ACL_OK(aclrtSetOpWaitTimeout(30));
-    ACL_OK(aclrtSetOpWaitTimeout(0));
+    ACL_OK(aclrtMemsetAsync(dev, BUF_SIZE, 0x3C, BUF_SIZE, consumer));
+    ACL_OK(aclrtMemcpyAsync(dst, BUF_SIZE, dev, BUF_SIZE, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+    ACL_FAILS_WITH(aclrtSynchronizeStream(consumer), ACL_ERROR_RT_TASK_TIMEOUT);
+    compat_assert_filled(dst, BUF_SIZE, 0x3C);
+    /* Without a limit, a wait behind the closed gate is still waiting. */
+    ACL_OK(aclrtStreamWaitEvent(consumer, event));
+    ck_assert_int_eq(compat_stream_status(consumer), ACL_STREAM_STATUS_NOT_READY);
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(consumer));
+    ACL_OK(aclrtSynchronizeStream(producer));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtFreeHost(dst));
+    ACL_OK(aclrtDestroyEvent(event));
+    ACL_OK(aclrtDestroyStream(producer));
+    ACL_OK(aclrtDestroyStream(consumer));
 }
 
 /* ---- known-unknowns ------------------------------------------------------------------ */
