@@ -52,7 +52,7 @@ HEADERS = {
 # What a user should know about an implemented function beyond its docs.
 NOTES = {
     "aclrtStreamWaitEventWithTimeout": "stream-ordered; on expiry the stream goes on and its next synchronize returns ACL_ERROR_RT_TASK_TIMEOUT; 0 = never; not bounded inside a capture",
-    "aclrtSetOpWaitTimeout": "accepted; event waits, and notify waits, without a timeout of their own are not timed",
+    "aclrtSetOpWaitTimeout": "bounds the aclrtStreamWaitEvent waits queued after it, as aclrtStreamWaitEventWithTimeout's",
     "aclrtQueryEventWaitStatus": "complete when the awaited record completed",
     "aclrtResetEvent": "takes effect at the call, not in stream order; resets aclrtCreateEvent's events too, as CANN's runtime does",
     "aclrtSetExceptionInfoCallback": "called with the first device fault a synchronize sees on each device (CUDA faults are sticky)",
