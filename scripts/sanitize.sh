@@ -135,8 +135,16 @@ mode_valgrind() {
   # blocks on the CPU) would take hours here; ASan runs them.
   local vg="valgrind -q --error-exitcode=1 --fair-sched=yes --leak-check=full"
   vg="$vg --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=/dev/null"
+  # The Gloo collectives are left out (ASan runs them): Gloo sends its
+  # address structures with uninitialised padding (its own, found in
+  # connectFullMesh), and its meshes of up to eight ranks over TCP, one
+  # thread at a time, outlast the tests' timeouts. libhccl's frame
+  # (test_hccl_api) runs here.
+  local tests
+  tests=$(check_programs "$build" | tr ' ' '\n' |
+    grep -vE '^tests/hccl/test_(hccl_collectives|gloo_engine)$' | tr '\n' ' ')
   ACLCUDA_TEST_ROUNDS=${ACLCUDA_TEST_ROUNDS:-200} CK_TIMEOUT_MULTIPLIER=20 CK_EXCLUDE_TAGS="fork heavy" \
-    run_checks valgrind "$build" "$(check_programs "$build")" \
+    run_checks valgrind "$build" "$tests" \
       LOG_COMPILER="$build/libtool --mode=execute $vg"
 }
 
