@@ -1,17 +1,17 @@
 /* One rank of a communicator in a process of its own, through the public
  * API only (tests/hccl/processes.sh and two-machines.sh start several):
  *
- *   hccl_rank --nranks N --rank R --root-info FILE   [--die WHEN]
- *   hccl_rank --nranks N --rank R --rank-table FILE  [--die WHEN]
+ *   hccl_rank --nranks N --rank R --root-info FILE [--device D] [--die WHEN]
+ *   hccl_rank --nranks N --rank R --rank-table FILE [--die WHEN]
  *   hccl_rank --free-port      a TCP port the kernel just gave out, for HCCL_IF_BASE_PORT
  *   hccl_rank --info           "BACKEND DEVICES": the backend and its device count
  *
- * N, R and the table also come from CANN's launcher variables RANK_SIZE,
- * RANK_ID and RANK_TABLE_FILE. With root info, rank 0 calls HcclGetRootInfo
+ * N, R, D and the table also come from CANN's launcher variables RANK_SIZE,
+ * RANK_ID, DEVICE_ID and RANK_TABLE_FILE. With root info, rank 0 calls HcclGetRootInfo
  * and writes the bytes to FILE (a temporary file renamed over it, so a
  * reader never sees half of them); the other ranks wait for FILE within
- * the connect timeout. The rank runs on device R (root info) or on its
- * rank-table device_id.
+ * the connect timeout. The rank runs on its rank-table device_id, else on
+ * device D, else on device R.
  *
  * It runs an all-reduce (sum) of FP32 and of INT32, an all-gather and a
  * ring of sends and receives (rank r sends to r + 1), checks every value,
@@ -45,7 +45,8 @@
 enum die_point { DIE_NEVER, DIE_BEFORE_INIT, DIE_AFTER_INIT };
 
 typedef struct options {
-    uint32_t nranks, rank;
+    uint32_t nranks, rank, device;
+    bool device_given;
     const char *root_info_path, *rank_table_path;
     enum die_point die;
 } options;
@@ -314,8 +315,8 @@ static int print_info(void)
 static int usage(const char *why)
 {
     fprintf(stderr,
-            "hccl_rank: %s\nusage: hccl_rank --nranks N --rank R (--root-info FILE | --rank-table "
-            "FILE) [--die before-init|after-init]\n       hccl_rank --free-port | --info\n",
+            "hccl_rank: %s\nusage: hccl_rank --nranks N --rank R (--root-info FILE [--device D] | "
+            "--rank-table FILE) [--die before-init|after-init]\n       hccl_rank --free-port | --info\n",
             why);
     return 2;
 }
@@ -335,6 +336,7 @@ int main(int argc, char **argv)
 {
     static options opt = {.nranks = 0};
     const char *nranks_text = getenv("RANK_SIZE"), *rank_text = getenv("RANK_ID");
+    const char *device_text = getenv("DEVICE_ID");
     opt.rank_table_path = getenv("RANK_TABLE_FILE");
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -348,6 +350,8 @@ int main(int argc, char **argv)
             nranks_text = value;
         else if (!strcmp(arg, "--rank"))
             rank_text = value;
+        else if (!strcmp(arg, "--device"))
+            device_text = value;
         else if (!strcmp(arg, "--root-info"))
             opt.root_info_path = value;
         else if (!strcmp(arg, "--rank-table"))
@@ -363,11 +367,14 @@ int main(int argc, char **argv)
     if (!parse_u32(nranks_text, &opt.nranks) || !parse_u32(rank_text, &opt.rank) ||
         opt.rank >= opt.nranks || opt.nranks > 64)
         return usage("the rank must be below the rank count, at most 64");
+    opt.device_given = device_text != NULL;
+    if (opt.device_given && (!parse_u32(device_text, &opt.device) || opt.device > INT32_MAX))
+        return usage("the device is a number");
     if (!opt.root_info_path == !opt.rank_table_path)
         return usage("give a root-info file or a rank table");
 
     state.opt = &opt;
-    state.device = (int32_t)opt.rank;
+    state.device = (int32_t)(opt.device_given ? opt.device : opt.rank);
     snprintf(state.what, sizeof state.what, "%s", opt.root_info_path ? "root info" : "rank table");
     if (opt.rank_table_path && (state.device = rank_table_device(opt.rank_table_path, opt.rank)) < 0)
         finish(false, "%s lists no device_id for rank %u", opt.rank_table_path, opt.rank);

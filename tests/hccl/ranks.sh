@@ -63,6 +63,19 @@ server_of() {
   done
 }
 
+# device_of RANK ADDRESS:NDEV...: RANK's device on its server.
+device_of() {
+  left=$1
+  shift
+  for server in "$@"; do
+    if [ "$left" -lt "${server#*:}" ]; then
+      echo "$left"
+      return
+    fi
+    left=$((left - ${server#*:}))
+  done
+}
+
 ranks_skip() {
   echo "SKIP $1: $2"
   RANKS_SKIPPED=$((RANKS_SKIPPED + 1))
