@@ -263,7 +263,8 @@ static void run_collectives(void)
     /* The ring: rank r sends its INT32 input to r + 1 and receives r - 1's. */
     if (n > 1) {
         HCCL_OK(HcclGroupStart());
-        HCCL_OK(HcclSend(isend, COUNT, HCCL_DATA_TYPE_INT32, (r + 1) % n, state.comm, state.stream));
+        HCCL_OK(
+            HcclSend(isend, COUNT, HCCL_DATA_TYPE_INT32, (r + 1) % n, state.comm, state.stream));
         HCCL_OK(HcclRecv(irecv, COUNT, HCCL_DATA_TYPE_INT32, (r + n - 1) % n, state.comm,
                          state.stream));
         HCCL_OK(HcclGroupEnd());
@@ -316,7 +317,8 @@ static int usage(const char *why)
 {
     fprintf(stderr,
             "hccl_rank: %s\nusage: hccl_rank --nranks N --rank R (--root-info FILE [--device D] | "
-            "--rank-table FILE) [--die before-init|after-init]\n       hccl_rank --free-port | --info\n",
+            "--rank-table FILE) [--die before-init|after-init]\n       hccl_rank --free-port | "
+            "--info\n",
             why);
     return 2;
 }
@@ -376,7 +378,8 @@ int main(int argc, char **argv)
     state.opt = &opt;
     state.device = (int32_t)(opt.device_given ? opt.device : opt.rank);
     snprintf(state.what, sizeof state.what, "%s", opt.root_info_path ? "root info" : "rank table");
-    if (opt.rank_table_path && (state.device = rank_table_device(opt.rank_table_path, opt.rank)) < 0)
+    if (opt.rank_table_path &&
+        (state.device = rank_table_device(opt.rank_table_path, opt.rank)) < 0)
         finish(false, "%s lists no device_id for rank %u", opt.rank_table_path, opt.rank);
     if (opt.die == DIE_BEFORE_INIT) {
         printf("DIED rank %u/%u before joining, as asked\n", opt.rank, opt.nranks);

@@ -45,6 +45,7 @@ rank_command() {
     set -- --root-info "$RANKS_DIR/$name.root"
   else
     set -- --rank-table "$RANKS_DIR/$name.json"
+    # shellcheck disable=SC2086 # one server per word
     HCCL_IF_IP=$(server_of "$rank" $servers)
     export HCCL_IF_IP
   fi

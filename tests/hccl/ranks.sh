@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Sourced by the tests that start ranks as processes (processes.sh,
 # two-machines.sh): each rank is tests/hccl/hccl_rank, under `timeout`, so
 # that no rank outlives RANK_LIMIT_S whatever happens to its peers.
@@ -10,6 +11,7 @@
 # a collective for after-init). Each rank's output goes to
 # $RANKS_DIR/NAME.rankR.log and is shown when the case fails.
 
+# shellcheck disable=SC2034 # used by the tests that source this
 RANK_PROG=${ACLCUDA_TEST_BUILDDIR:-.}/tests/hccl/hccl_rank
 RANK_LIMIT_S=${RANK_LIMIT_S:-90}
 # Seconds, not CANN's 120 at least: a rank that never comes fails its

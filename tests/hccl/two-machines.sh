@@ -74,10 +74,12 @@ rx_bytes() {
 
 rank_command() {
   rank=$1
+  # shellcheck disable=SC2086 # one server per word
   address=$(server_of "$rank" $servers)
   ns=$NS_B
   [ "$address" = "$ADDRESS_A" ] && ns=$NS_A
   if [ "$mode" = root-info ]; then
+    # shellcheck disable=SC2086 # one server per word
     set -- --root-info "$RANKS_DIR/$name.root" --device "$(device_of "$rank" $servers)"
   else
     set -- --rank-table "$RANKS_DIR/$name.json"
