@@ -18,9 +18,10 @@
  * and prints one line: "PASS rank R/N ..." (exit 0) or "FAIL rank R/N:
  * the call, its code and the first wrong value" (exit 1).
  *
- * --die before-init | after-init: the rank exits (status 3) at once, or
- * once its communicator is made, without a word to the others, so that a
- * test can see the others fail instead of waiting forever. */
+ * --die before-init | after-barrier: the rank exits (status 3) at once, or
+ * once its communicator is made and a first barrier has passed (so every
+ * rank has joined), without a word to the others, so that a test can see
+ * the others fail instead of waiting forever. */
 #include <errno.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -42,7 +43,7 @@
 #define EXIT_DIED 3
 #define ROOT_INFO_POLL_NS 10000000L
 
-enum die_point { DIE_NEVER, DIE_BEFORE_INIT, DIE_AFTER_INIT };
+enum die_point { DIE_NEVER, DIE_BEFORE_INIT, DIE_AFTER_BARRIER };
 
 typedef struct options {
     uint32_t nranks, rank, device;
@@ -317,7 +318,7 @@ static int usage(const char *why)
 {
     fprintf(stderr,
             "hccl_rank: %s\nusage: hccl_rank --nranks N --rank R (--root-info FILE [--device D] | "
-            "--rank-table FILE) [--die before-init|after-init]\n       hccl_rank --free-port | "
+            "--rank-table FILE) [--die before-init|after-barrier]\n       hccl_rank --free-port | "
             "--info\n",
             why);
     return 2;
@@ -360,8 +361,8 @@ int main(int argc, char **argv)
             opt.rank_table_path = value;
         else if (!strcmp(arg, "--die") && !strcmp(value, "before-init"))
             opt.die = DIE_BEFORE_INIT;
-        else if (!strcmp(arg, "--die") && !strcmp(value, "after-init"))
-            opt.die = DIE_AFTER_INIT;
+        else if (!strcmp(arg, "--die") && !strcmp(value, "after-barrier"))
+            opt.die = DIE_AFTER_BARRIER;
         else
             return usage("unknown option");
         i++;
@@ -400,8 +401,11 @@ int main(int argc, char **argv)
     } else {
         HCCL_OK(HcclCommInitClusterInfo(opt.rank_table_path, opt.rank, &state.comm));
     }
-    if (opt.die == DIE_AFTER_INIT) {
-        printf("DIED rank %u/%u after joining, as asked\n", opt.rank, opt.nranks);
+    /* Every rank has joined once this passes. */
+    HCCL_OK(HcclBarrier(state.comm, state.stream));
+    wait_stream("the first barrier");
+    if (opt.die == DIE_AFTER_BARRIER) {
+        printf("DIED rank %u/%u after a barrier, as asked\n", opt.rank, opt.nranks);
         fflush(stdout);
         _exit(EXIT_DIED);
     }

@@ -93,7 +93,7 @@ rank_table_case rank-table-rank-0-dies 0 before-init 127.0.0.1:3
 # Rank 2 never fetches them: rank 0 gives up serving, rank 1 meets no rank 2.
 rank_table_case rank-table-rank-2-dies 2 before-init 127.0.0.1:3
 # Rank 2 leaves a made communicator: the others' first collective fails.
-root_info_case root-info-rank-2-dies-joined 3 2 after-init
-rank_table_case rank-table-rank-1-dies-joined 1 after-init 127.0.0.1:2 127.0.0.2:1
+root_info_case root-info-rank-2-dies-joined 3 2 after-barrier
+rank_table_case rank-table-rank-1-dies-joined 1 after-barrier 127.0.0.1:2 127.0.0.2:1
 
 ranks_summary

@@ -4,11 +4,11 @@
 # that no rank outlives RANK_LIMIT_S whatever happens to its peers.
 #
 # A test defines rank_command R (runs rank R in the foreground) and calls
-#   ranks_run NAME NRANKS [DYING_RANK before-init|after-init]
+#   ranks_run NAME NRANKS [DYING_RANK before-init|after-barrier]
 # which starts the ranks, waits for them and checks what each printed:
 # "PASS" from every rank, or, with a dying rank, status 3 from it and a
 # "FAIL" from each other one (at its HcclCommInit* call for before-init, in
-# a collective for after-init). Each rank's output goes to
+# a collective for after-barrier). Each rank's output goes to
 # $RANKS_DIR/NAME.rankR.log and is shown when the case fails.
 
 # shellcheck disable=SC2034 # used by the tests that source this
@@ -109,7 +109,7 @@ ranks_run() {
       failure="$failure rank $r exited with $status, not a FAIL line and 1;"
     elif [ "$when" = before-init ] && ! grep -q '^FAIL.*HcclCommInit' "$log"; then
       failure="$failure rank $r failed elsewhere than joining;"
-    elif [ "$when" = after-init ] && grep -q '^FAIL.*HcclCommInit' "$log"; then
+    elif [ "$when" = after-barrier ] && grep -q '^FAIL.*HcclCommInit' "$log"; then
       failure="$failure rank $r failed joining, not in a collective;"
     fi
     r=$((r + 1))
