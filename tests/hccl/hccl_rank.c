@@ -4,7 +4,8 @@
  *   hccl_rank --nranks N --rank R --root-info FILE [--device D] [--die WHEN]
  *   hccl_rank --nranks N --rank R --rank-table FILE [--die WHEN]
  *   hccl_rank --free-port      a TCP port the kernel just gave out, for HCCL_IF_BASE_PORT
- *   hccl_rank --info           "BACKEND DEVICES": the backend and its device count
+ *   hccl_rank --info           "BACKEND DEVICES ENGINE": the backend, its device count, and
+ *                              whether HcclGetRootInfo works (no: built without the engine)
  *
  * N, R, D and the table also come from CANN's launcher variables RANK_SIZE,
  * RANK_ID, DEVICE_ID and RANK_TABLE_FILE. With root info, rank 0 calls HcclGetRootInfo
@@ -309,7 +310,10 @@ static int print_info(void)
     uint32_t count = 0;
     if (aclInit(NULL) != ACL_SUCCESS || aclrtGetDeviceCount(&count) != ACL_SUCCESS)
         count = 0;
-    printf("%s %u\n", aclcudaGetBackendName(), count);
+    HcclRootInfo root;
+    bool engine =
+        count > 0 && aclrtSetDevice(0) == ACL_SUCCESS && HcclGetRootInfo(&root) == HCCL_SUCCESS;
+    printf("%s %u %s\n", aclcudaGetBackendName(), count, engine ? "yes" : "no");
     (void)aclFinalize();
     return 0;
 }

@@ -24,8 +24,14 @@ info=$(ACLCUDA_HOST_DEVICE_COUNT=8 "$RANK_PROG" --info) || {
   echo "hccl_rank --info failed: $info"
   exit 99
 }
-backend=${info% *}
-echo "backend: $backend (devices: ${info#* })"
+# shellcheck disable=SC2086 # three words
+set -- $info
+backend=$1 devices=$2
+echo "backend: $backend (devices: $devices, collectives: $3)"
+if [ "$3" != yes ]; then
+  echo "SKIP: HcclGetRootInfo fails here: acl-cuda was built without this backend's engine"
+  exit 77
+fi
 
 # uses_devices CASE N: whether N devices per process are here (host: made so).
 uses_devices() {
@@ -34,8 +40,8 @@ uses_devices() {
     export ACLCUDA_HOST_DEVICE_COUNT
     return 0
   fi
-  [ "${info#* }" -ge "$2" ] && return 0
-  ranks_skip "$1" "$2 ranks need $2 GPUs (one NCCL rank per GPU), ${info#* } here"
+  [ "$devices" -ge "$2" ] && return 0
+  ranks_skip "$1" "$2 ranks need $2 GPUs (one NCCL rank per GPU), $devices here"
   return 1
 }
 

@@ -68,6 +68,14 @@ ACLCUDA_BACKEND=host
 ACLCUDA_HOST_DEVICE_COUNT=2
 export ACLCUDA_BACKEND ACLCUDA_HOST_DEVICE_COUNT
 
+case $("$RANK_PROG" --info) in
+  *yes) ;;
+  *)
+    echo "SKIP: HcclGetRootInfo fails on the host backend: acl-cuda was built without Gloo"
+    exit 77
+    ;;
+esac
+
 rx_bytes() {
   ip netns exec "$NS_B" cat "/sys/class/net/$VETH_B/statistics/rx_bytes"
 }
