@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Runs every sample of this directory in its own process.
+"""Runs every sample of this directory in its own process: the pyACL
+samples (*.py) and the C HCCL samples of the build (hccl_allreduce, and
+hccl_ranktable/run.sh, which starts a process per device), these on four
+host devices unless ACLCUDA_HOST_DEVICE_COUNT says otherwise.
 
 Prints one line per sample, "PASS name (0.12 s)" or "FAIL name", the
 output of failed samples, and a closing "N passed, M failed". Exits
@@ -13,11 +16,35 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE_TIMEOUT_S = 120
+HCCL_HOST_DEVICES = "4"
+
+
+def build_directory():
+    """make check's, quickstart's (_build) or the source tree's own build."""
+    top = os.path.dirname(HERE)
+    for build in filter(None, (os.environ.get("ACLCUDA_TEST_BUILDDIR"), os.path.join(top, "_build"),
+                               top)):
+        if os.path.exists(os.path.join(build, "samples", "hccl_allreduce")):
+            return build
+    return None
 
 
 def samples():
-    return sorted(name for name in os.listdir(HERE)
-                  if name.endswith(".py") and name != os.path.basename(__file__))
+    """(label, command, extra environment) of every sample."""
+    found = [(name[:-3], [sys.executable, os.path.join(HERE, name)], {})
+             for name in sorted(os.listdir(HERE))
+             if name.endswith(".py") and name != os.path.basename(__file__)]
+    build = build_directory()
+    hccl_env = {"ACLCUDA_HOST_DEVICE_COUNT": os.environ.get("ACLCUDA_HOST_DEVICE_COUNT",
+                                                            HCCL_HOST_DEVICES)}
+    if build:
+        hccl_env["ACLCUDA_TEST_BUILDDIR"] = build
+    missing = [sys.executable, "-c", "raise SystemExit('the HCCL samples are not built: run make')"]
+    found.append(("hccl_allreduce",
+                  [os.path.join(build, "samples", "hccl_allreduce")] if build else missing, hccl_env))
+    found.append(("hccl_ranktable",
+                  [os.path.join(HERE, "hccl_ranktable", "run.sh")] if build else missing, hccl_env))
+    return found
 
 
 def environment():
@@ -28,10 +55,10 @@ def environment():
     return env
 
 
-def run(name, env):
+def run(command, env):
     started = time.monotonic()
     try:
-        completed = subprocess.run([sys.executable, os.path.join(HERE, name)], env=env, cwd=HERE,
+        completed = subprocess.run(command, env=env, cwd=HERE,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    timeout=SAMPLE_TIMEOUT_S)
         output, passed = completed.stdout, completed.returncode == 0
@@ -45,9 +72,8 @@ def run(name, env):
 def main():
     env = environment()
     passed = failed = 0
-    for name in samples():
-        ok, seconds, output, why = run(name, env)
-        label = name[:-3]
+    for label, command, extra in samples():
+        ok, seconds, output, why = run(command, dict(env, **extra))
         if ok:
             passed += 1
             print("PASS %s (%.2f s)" % (label, seconds), flush=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's two commands:
-#   scripts/quickstart.sh samples   build, then run every pyACL sample
+#   scripts/quickstart.sh samples   build, then run every pyACL and HCCL sample
 #   scripts/quickstart.sh test      build, then run the whole test suite
 # and, for other scripts (scripts/sanitize.sh):
 #   scripts/quickstart.sh deps [PKG...]  only install the build dependencies
@@ -83,7 +83,7 @@ make -s -j"$jobs"
 backend=${ACLCUDA_BACKEND:-auto}
 case "$what" in
   samples)
-    say "running the pyACL samples (ACLCUDA_BACKEND=$backend)"
+    say "running the pyACL and HCCL samples (ACLCUDA_BACKEND=$backend)"
     ACLCUDA_LIBRARY="$build/.libs/libascendcl.so" ACLCUDA_TEST_BUILDDIR="$build" PYTHONPATH="$here/python" \
       "$python" "$here/samples/run_all.py"
     ;;

@@ -27,7 +27,9 @@ extern "C" {
 #include "hccl/rendezvous.h"
 }
 
+#include <signal.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -950,6 +952,42 @@ struct Runner {
     }
 };
 
+/* Gloo's TCP transport writes with write() and writev(), which raise
+ * SIGPIPE once a peer has gone, and SIGPIPE's default action ends the
+ * process: a rank must get the error instead (HCCL_E_REMOTE). While this
+ * lives, SIGPIPE is blocked in the calling thread, so a write to a dead
+ * peer fails with EPIPE; a SIGPIPE raised meanwhile is taken back before
+ * the mask is restored. Gloo's loop thread, started when a device is
+ * made, inherits the mask and keeps SIGPIPE blocked. */
+class SigpipeBlocked
+{
+  public:
+    SigpipeBlocked()
+    {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+        sigset_t pending;
+        was_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    }
+    ~SigpipeBlocked()
+    {
+        sigset_t pending;
+        if (!was_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+            const struct timespec now = {0, 0};
+            while (sigtimedwait(&pipe_, nullptr, &now) < 0 && errno == EINTR) {
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    SigpipeBlocked(const SigpipeBlocked &) = delete;
+    SigpipeBlocked &operator=(const SigpipeBlocked &) = delete;
+
+  private:
+    sigset_t pipe_, old_;
+    bool was_pending_;
+};
+
 /* The host function: never lets an exception out into the stream's thread. */
 void run_task(void *arg)
 {
@@ -962,6 +1000,7 @@ void run_task(void *arg)
     }
     if (!skip) {
         std::lock_guard<std::mutex> running(c->run_lock);
+        SigpipeBlocked quiet;
         try {
             Runner(c).run(t->ops);
         } catch (const std::exception &e) {
@@ -1059,6 +1098,7 @@ HcclResult init_rank(const hccl_join *join, const char *local_address, hccl_engi
     c->nranks = join->nranks;
     c->exec_timeout = to_millis(join->exec_timeout_s, kDefaultExecS);
     try {
+        SigpipeBlocked quiet; /* here and in the loop thread the device starts */
         gloo::transport::tcp::attr attr(address);
         auto dev = gloo::transport::tcp::CreateDevice(attr);
         c->ctx = std::make_shared<gloo::rendezvous::Context>(static_cast<int>(join->rank),
