@@ -21,11 +21,12 @@ static HcclResult rendezvous_failed(const char *api, HcclResult err, const char 
                       what, root->server_address, (unsigned)port, root->address_field, copy);
 }
 
+/* root: rank 0's entry, where the ranks meet. */
 static HcclResult serve_root(const char *api, const hccl_engine *engine,
-                             const hccl_rank_table *table, const hccl_env_values *env,
-                             const unsigned char *token, unsigned char *root_bytes)
+                             const hccl_rank_table *table, const hccl_rank_entry *root,
+                             const hccl_env_values *env, const unsigned char *token,
+                             unsigned char *root_bytes)
 {
-    const hccl_rank_entry *root = &table->ranks[0];
     hccl_clear_error();
     HcclResult err = engine->root_info(root_bytes);
     if (err)
@@ -63,11 +64,10 @@ static HcclResult serve_root(const char *api, const hccl_engine *engine,
     return err ? rendezvous_failed(api, err, "serving on", root, port) : HCCL_SUCCESS;
 }
 
-static HcclResult fetch_root(const char *api, const hccl_rank_table *table, uint32_t rank,
+static HcclResult fetch_root(const char *api, const hccl_rank_entry *root, uint32_t rank,
                              const hccl_env_values *env, const unsigned char *token,
                              unsigned char *root_bytes)
 {
-    const hccl_rank_entry *root = &table->ranks[0];
     hccl_rv *rv;
     hccl_clear_error();
     HcclResult err =
@@ -103,6 +103,17 @@ HcclResult hccl_cluster_rendezvous(const char *api, const hccl_engine *engine,
         return err ? hccl_raise_engine(api, err) : HCCL_SUCCESS;
     }
     unsigned char probe[sizeof(struct in6_addr)];
+    /* One server named by something else than an address ("server_id":
+     * "0", as in CANN's examples): its ranks meet on this machine. */
+    if (table->nservers == 1 && inet_pton(AF_INET, root->server_address, probe) != 1 &&
+        inet_pton(AF_INET6, root->server_address, probe) != 1) {
+        hccl_rank_entry local = *root;
+        snprintf(local.server_address, sizeof local.server_address, "127.0.0.1");
+        unsigned char token[HCCL_RV_TOKEN_BYTES];
+        memcpy(token, table->digest, sizeof token);
+        return rank == 0 ? serve_root(api, engine, table, &local, env, token, root_bytes)
+                         : fetch_root(api, &local, rank, env, token, root_bytes);
+    }
     if (inet_pton(AF_INET, root->server_address, probe) != 1 &&
         inet_pton(AF_INET6, root->server_address, probe) != 1)
         return hccl_raise(api, HCCL_E_PARA,
@@ -111,6 +122,6 @@ HcclResult hccl_cluster_rendezvous(const char *api, const hccl_engine *engine,
                           root->address_path, root->server_address);
     unsigned char token[HCCL_RV_TOKEN_BYTES];
     memcpy(token, table->digest, sizeof token);
-    return rank == 0 ? serve_root(api, engine, table, env, token, root_bytes)
-                     : fetch_root(api, table, rank, env, token, root_bytes);
+    return rank == 0 ? serve_root(api, engine, table, root, env, token, root_bytes)
+                     : fetch_root(api, root, rank, env, token, root_bytes);
 }

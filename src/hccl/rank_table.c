@@ -59,6 +59,10 @@ static HcclResult get_text(parser *p, json_t *obj, const char *where, const char
         return err;
     char path[PATH_BYTES];
     join_path(path, where, key, -1);
+    /* An optional field left empty is absent (CANN's own tables give
+     * "device_ip": "" where the NPU's address is not used). */
+    if (value[0] == '\0' && !required)
+        return HCCL_SUCCESS;
     if (value[0] == '\0')
         return hccl_raise(p->api, HCCL_E_PARA, "rank table: %s is empty", path);
     if (strlen(value) >= HCCL_RANK_TABLE_TEXT)

@@ -52,8 +52,11 @@ rank_command() {
   else
     set -- --rank-table "$RANKS_DIR/$name.json"
     # shellcheck disable=SC2086 # one server per word
-    HCCL_IF_IP=$(server_of "$rank" $servers)
-    export HCCL_IF_IP
+    address=$(server_of "$rank" $servers)
+    case $address in
+    *.*) HCCL_IF_IP=$address && export HCCL_IF_IP ;;
+    *) unset HCCL_IF_IP ;; # a server named, not addressed
+    esac
   fi
   [ "$rank" = "${dying:-x}" ] && set -- "$@" --die "$when"
   exec timeout -k 5 "$RANK_LIMIT_S" "$RANK_PROG" --nranks "$nranks" --rank "$rank" "$@"
@@ -92,6 +95,9 @@ root_info_case root-info-4 4
 rank_table_case rank-table-2 "" "" 127.0.0.1:2
 rank_table_case rank-table-4 "" "" 127.0.0.1:4
 rank_table_case rank-table-two-servers "" "" 127.0.0.1:2 127.0.0.2:2
+# CANN's own example tables: "server_id": "0" and empty device_ips; one
+# server named so meets on this machine.
+RANK_TABLE_NO_DEVICE_IP=1 rank_table_case rank-table-cann-example "" "" 0:2
 # Rank 1 never joins: the others time out joining (Gloo's or NCCL's mesh).
 root_info_case root-info-rank-1-dies 3 1 before-init
 # Rank 0 never serves the table's root bytes: nobody can join.

@@ -39,8 +39,11 @@ write_rank_table() {
       device=0
       device_sep=
       while [ "$device" -lt "${server#*:}" ]; do
-        printf '%s\n      {"device_id": "%s", "device_ip": "192.168.%s.%s", "rank_id": "%s"}' \
-          "$device_sep" "$device" "$rank" "$device" "$rank"
+        # An empty device_ip (RANK_TABLE_NO_DEVICE_IP) as CANN's examples write.
+        ip="192.168.$rank.$device"
+        [ -n "${RANK_TABLE_NO_DEVICE_IP:-}" ] && ip=
+        printf '%s\n      {"device_id": "%s", "device_ip": "%s", "rank_id": "%s"}' \
+          "$device_sep" "$device" "$ip" "$rank"
         device_sep=,
         device=$((device + 1))
         rank=$((rank + 1))
