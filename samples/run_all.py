@@ -40,10 +40,15 @@ def samples():
     if build:
         hccl_env["ACLCUDA_TEST_BUILDDIR"] = build
     missing = [sys.executable, "-c", "raise SystemExit('the HCCL samples are not built: run make')"]
-    found.append(("hccl_allreduce",
-                  [os.path.join(build, "samples", "hccl_allreduce")] if build else missing, hccl_env))
-    found.append(("hccl_ranktable",
-                  [os.path.join(HERE, "hccl_ranktable", "run.sh")] if build else missing, hccl_env))
+    # Only where their sources are (not in a copy of this script elsewhere).
+    if os.path.exists(os.path.join(HERE, "hccl_allreduce.c")):
+        found.append(("hccl_allreduce",
+                      [os.path.join(build, "samples", "hccl_allreduce")] if build else missing,
+                      hccl_env))
+    if os.path.exists(os.path.join(HERE, "hccl_ranktable", "run.sh")):
+        found.append(("hccl_ranktable",
+                      [os.path.join(HERE, "hccl_ranktable", "run.sh")] if build else missing,
+                      hccl_env))
     return found
 
 
