@@ -33,6 +33,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TABLE = ROOT / "src" / "api" / "api.def"
 INCLUDE = ROOT / "include" / "acl"
+# Headers of the table outside include/acl (CANN puts them there too).
+EXTRA_INCLUDES = [ROOT / "include" / "base", ROOT / "include" / "mstx"]
 DOC = ROOT / "docs" / "api-coverage.md"
 EXPORTS = ROOT / "tests" / "abi" / "exports.txt"
 VERSIONS = ROOT / "docs" / "symbols-in-versions"
@@ -46,6 +48,12 @@ HEADERS = {
     "acl_rt_memory_soma": "acl/acl_rt_memory_soma.h",
     "acl_platform": "acl/acl_platform.h",
     "acl_dvpp": "acl/ops/acl_dvpp.h",
+    # ---- profiling, logging, dumps (issue 29) ----
+    "acl_prof": "acl/acl_prof.h",
+    "ms_tools_ext": "mstx/ms_tools_ext.h",
+    "acl_log": "base/acl_log.h",
+    "acl_dump": "acl/acl_dump.h",
+    # ---- end of profiling, logging, dumps ----
     "acl_cuda": "acl/acl_cuda.h",
 }
 
@@ -143,6 +151,17 @@ NOTES = {
     "aclrtTaskUpdateAsync": "reads its device memory at the call, after waiting for execStream; launches of the model queued afterwards see the update",
     "aclrtCacheLastTaskOpInfo": "kept on the task, given back by aclmdlRITaskGetParams (no profiler reads it)",
     "aclrtCacheLastTaskExtendInfo": "written to aclmdlRIDebugJsonPrint's file as text",
+    # ---- profiling, logging, dumps (issue 29) ----
+    "aclprofInit": "the directory is made if missing; the timeline, CSV summaries and SVG are written there (docs/profiling.md)",
+    "aclprofStop": "writes timeline.json, api_summary.csv, task_summary.csv, stream_summary.csv and timeline.svg",
+    "aclprofSetConfig": "accepted; the settings tune Ascend's collectors, none of which exist here",
+    "aclprofGetStepTimestamp": "a mark on the timeline, \"step N start/end\"",
+    "aclprofRangePushEx": "a range named by the operator's ids and tensor count",
+    "mstxRangeStartA": "the range is on the calling thread's track; stream is not used",
+    "acllogRegisterCallback": "callbacks receive every record acl-cuda writes, as debug records; level ERROR when no level is set",
+    "acldumpGetPath": "the exception dump path (ASCEND_DUMP_SCENE, ASCEND_DUMP_PATH) for AIC_ERR_*; NULL for data and overflow dumps",
+    "acldumpSaveExceptionInfo": "device tensors with ACL_DUMP_ADDR_RAW are copied to the file after the text header",
+    # ---- end of profiling, logging, dumps ----
 }
 
 # Why a REFUSED function has no meaning on acl-cuda: its message says so
@@ -151,6 +170,9 @@ OVERFLOW = ("a GPU keeps no floating-point overflow status: its arithmetic is IE
 DUMP = ("CANN's dumps record the tensors of its operators; acl-cuda runs no CANN operators (a kernel "
         "launched through it is the application's own code, with no tensor descriptions), so CUDA's "
         "tools (compute-sanitizer, Nsight Compute) take their place")
+PROF_SUBSCRIBE = ("subscriptions deliver the operator records of offline models (aclmdlLoad*), which run "
+                  "on Ascend's AI cores and which acl-cuda cannot load; aclprofStart's timeline "
+                  "covers acl-cuda's streams and tasks (docs/profiling.md)")
 LABELS = ("labels mark places in an Ascend model's streams that aclrtSwitchLabelByIndex jumps to at run time (jumps between streams, backward ones making loops); a CUDA graph has no jumps, only conditional nodes over branch graphs, which aclmdlRICondHandleCreate and aclmdlRIAddCondTask provide (IF, WHILE, SWITCH)")
 REFUSALS = {
     "aclrtCreateLabel": LABELS,
@@ -175,15 +197,26 @@ REFUSALS = {
     "aclrtCtxGetFloatOverflowAddr": OVERFLOW,
     "aclrtStreamStop": "a CUDA device cannot stop a running kernel or hold a stream's queued work in place; aclrtStreamAbort moves a stream past its queued work",
     "aclrtNotifySetImportPidInterServer": "sharing with processes of other servers needs an Ascend super-node's inter-server links; aclrtNotifySetImportPid covers this machine",
+    # ---- profiling, logging, dumps (issue 29) ----
+    **{name: PROF_SUBSCRIBE for name in (
+        "aclprofModelSubscribe", "aclprofModelUnSubscribe", "aclprofCreateSubscribeConfig",
+        "aclprofDestroySubscribeConfig", "aclprofGetOpDescSize", "aclprofGetOpNum",
+        "aclprofGetOpTypeLen", "aclprofGetOpType", "aclprofGetOpNameLen", "aclprofGetOpName",
+        "aclprofGetOpStart", "aclprofGetOpEnd", "aclprofGetOpDuration", "aclprofGetModelId",
+        "aclprofGetOpFlag", "aclprofGetOpAttriValue")},
+    "aclopStartDumpArgs": DUMP,
+    "aclopStopDumpArgs": DUMP,
+    # ---- end of profiling, logging, dumps ----
 }
 
 STATUSES = ("IMPLEMENTED", "REFUSED", "UNSUPPORTED")
 DEFINED_IN_AREA = ("IMPLEMENTED", "REFUSED")
 ARGS = ("ARGS_NONE", "ARGS_PTR", "ARGS_HANDLE", "ARGS_HANDLE_PTR")
 ROW = re.compile(r"^ACL_API\((\w+), (\w+), (\w+), (\w+), (\w+), ([^(),]+?), (\(.*\)), ([^(),]+)\)$")
-DECL = re.compile(r"ACL_FUNC_VISIBILITY\s+[^;{}()]*?\b(acl\w+)\s*\(")
+DECL = re.compile(r"(?:ACL_FUNC_VISIBILITY|MSVP_PROF_API|ACL_DUMP_API|LOG_FUNC_VISIBILITY|MSTX_API)"
+                  r"\s+[^;{}()]*?\b((?:acl|mstx)\w+)\s*\(")
 # A C function name as the Python package spells it: acl, an optional prefix, a capital.
-C_NAME = re.compile(r"acl(?:rt|sys|mdl|cuda|dvpp|op)?[A-Z]\w*")
+C_NAME = re.compile(r"acl(?:rt|sys|mdl|cuda|dvpp|op|prof|log|dump)?[A-Z]\w*")
 
 
 class Row:
@@ -216,7 +249,10 @@ def read_table(problems):
 def declared():
     """(name, header identifier) of every function the public headers declare."""
     found = []
-    for path in sorted(INCLUDE.rglob("*.h")):
+    paths = sorted(INCLUDE.rglob("*.h"))
+    for extra in EXTRA_INCLUDES:
+        paths += sorted(extra.glob("*.h"))
+    for path in paths:
         text = path.read_text()
         text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
         text = re.sub(r"//[^\n]*", " ", text)
@@ -370,7 +406,7 @@ def api_definitions():
     found = {}
     for path in sorted((ROOT / "src" / "api").glob("*.c")):
         text = re.sub(r"\s+", " ", path.read_text())
-        for m in re.finditer(r"ACL_EXPORT [\w\s\*]+?\b(acl\w+)\s*\(", text):
+        for m in re.finditer(r"ACL_EXPORT [\w\s\*]+?\b((?:acl|mstx)\w+)\s*\(", text):
             found[m.group(1)] = path.stem
     return found
 

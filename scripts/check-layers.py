@@ -5,13 +5,16 @@
 
 A file may include headers of its own layer and of the layers below it,
 never above; the two backends (src/backend/host, src/backend/cuda) do not
-include each other. The public headers (acl/...), config.h and system
+include each other. The public headers (acl/, base/, mstx/), config.h and system
 headers are open to every layer. Prints each violation and exits 1 if there
 is one; --self-test also checks that a planted upward include is caught.
 """
 import pathlib
 import re
 import sys
+
+# Public header folders (include/): open to every layer.
+PUBLIC = ("acl/", "base/", "mstx/")
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LAYERS = ["util", "backend", "core", "api"]  # bottom to top
@@ -46,7 +49,7 @@ def violations(files):
             yield f"src/{path}: not in a layer folder ({', '.join(LAYERS)})"
             continue
         for target in INCLUDE.findall(text):
-            if target == "config.h" or target.startswith("acl/"):
+            if target == "config.h" or target.startswith(PUBLIC):
                 continue
             if "/" not in target:
                 if (ROOT / "src" / path).parent.joinpath(target).exists():

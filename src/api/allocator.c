@@ -6,11 +6,13 @@
 
 ACL_EXPORT aclrtAllocatorDesc aclrtAllocatorCreateDesc(void)
 {
+    PROF_API();
     return allocator_desc_create(__func__);
 }
 
 ACL_EXPORT aclError aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc)
 {
+    PROF_API();
     if (allocatorDesc == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "allocatorDesc is NULL");
     return allocator_desc_destroy(__func__, allocatorDesc);
@@ -28,36 +30,42 @@ static aclError set(const char *func, aclrtAllocatorDesc desc, int which, void *
 ACL_EXPORT aclError aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc allocatorDesc,
                                                aclrtAllocator allocator)
 {
+    PROF_API();
     return set(__func__, allocatorDesc, ALLOC_FIELD_OBJ, allocator, "allocator");
 }
 
 ACL_EXPORT aclError aclrtAllocatorSetAllocFuncToDesc(aclrtAllocatorDesc allocatorDesc,
                                                      aclrtAllocatorAllocFunc func)
 {
+    PROF_API();
     return set(__func__, allocatorDesc, ALLOC_FIELD_ALLOC, (void *)func, "func");
 }
 
 ACL_EXPORT aclError aclrtAllocatorSetFreeFuncToDesc(aclrtAllocatorDesc allocatorDesc,
                                                     aclrtAllocatorFreeFunc func)
 {
+    PROF_API();
     return set(__func__, allocatorDesc, ALLOC_FIELD_FREE, (void *)func, "func");
 }
 
 ACL_EXPORT aclError aclrtAllocatorSetAllocAdviseFuncToDesc(aclrtAllocatorDesc allocatorDesc,
                                                            aclrtAllocatorAllocAdviseFunc func)
 {
+    PROF_API();
     return set(__func__, allocatorDesc, ALLOC_FIELD_ADVISE, (void *)func, "func");
 }
 
 ACL_EXPORT aclError aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
     aclrtAllocatorDesc allocatorDesc, aclrtAllocatorGetAddrFromBlockFunc func)
 {
+    PROF_API();
     return set(__func__, allocatorDesc, ALLOC_FIELD_ADDR, (void *)func, "func");
 }
 
 /* A stream is required: NULL (the default stream) is refused, as in CANN. */
 ACL_EXPORT aclError aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc)
 {
+    PROF_API();
     if (stream == NULL || allocatorDesc == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          stream == NULL ? "stream" : "allocatorDesc");
@@ -76,6 +84,7 @@ ACL_EXPORT aclError aclrtAllocatorGetByStream(
     aclrtAllocatorAllocAdviseFunc *allocAdviseFunc,
     aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc)
 {
+    PROF_API();
     if (allocatorDesc == NULL || stream == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          allocatorDesc == NULL ? "allocatorDesc" : "stream");
@@ -105,6 +114,7 @@ ACL_EXPORT aclError aclrtAllocatorGetByStream(
 /* A stream without a registration (or no longer live) is fine, as in CANN. */
 ACL_EXPORT aclError aclrtAllocatorUnregister(aclrtStream stream)
 {
+    PROF_API();
     if (stream == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stream is NULL");
     allocator_unregister_handle(stream);

@@ -10,6 +10,7 @@
 #include "acl/acl.h"
 #include "core/errors.h"
 #include "core/memory.h"
+#include "core/prof.h"
 #include "util/log.h"
 
 #define ACL_EXPORT __attribute__((visibility("default")))

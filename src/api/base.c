@@ -15,6 +15,7 @@
 ACL_EXPORT aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
                                     int32_t *patchVersion)
 {
+    PROF_API();
     if (!majorVersion || !minorVersion || !patchVersion)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL output pointer");
     *majorVersion = ACL_MAJOR_VERSION;
@@ -39,6 +40,7 @@ static int version_part(int index)
 
 ACL_EXPORT aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
 {
+    PROF_API();
     if (!pkgName || !versionStr)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL argument");
     if (!is_our_package(pkgName))
@@ -53,6 +55,7 @@ ACL_EXPORT aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
  * major x 10^7 + minor x 10^5 + patch x 10^3. */
 ACL_EXPORT aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
 {
+    PROF_API();
     if (!pkgName || !versionNum)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL argument");
     if (!is_our_package(pkgName))
@@ -65,6 +68,7 @@ ACL_EXPORT aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
 
 ACL_EXPORT aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version)
 {
+    PROF_API();
     if (!version)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "version is NULL");
     if (name != ACL_PKG_NAME_CANN && name != ACL_PKG_NAME_RUNTIME)
@@ -83,6 +87,7 @@ ACL_EXPORT aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackage
 
 ACL_EXPORT size_t aclDataTypeSize(aclDataType dataType)
 {
+    PROF_API();
     switch (dataType) {
     case ACL_BOOL:
     case ACL_INT8:
@@ -123,6 +128,7 @@ ACL_EXPORT size_t aclDataTypeSize(aclDataType dataType)
 /* IEEE 754 binary16 <-> binary32, round to nearest even. */
 ACL_EXPORT float aclFloat16ToFloat(aclFloat16 value)
 {
+    PROF_API();
     uint32_t sign = (uint32_t)(value & 0x8000u) << 16;
     uint32_t exp = (value >> 10) & 0x1Fu;
     uint32_t man = value & 0x3FFu;
@@ -138,6 +144,7 @@ ACL_EXPORT float aclFloat16ToFloat(aclFloat16 value)
 
 ACL_EXPORT aclFloat16 aclFloatToFloat16(float value)
 {
+    PROF_API();
     uint32_t bits;
     memcpy(&bits, &value, sizeof bits);
     uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
@@ -171,6 +178,7 @@ ACL_EXPORT aclFloat16 aclFloatToFloat16(float value)
 
 ACL_EXPORT aclDataBuffer *aclCreateDataBuffer(void *data, size_t size)
 {
+    PROF_API();
     acl_buffer *b = buffer_create(data, size);
     if (!b) {
         ACL_RAISE(ACL_ERROR_BAD_ALLOC, "out of host memory");
@@ -190,6 +198,7 @@ static acl_buffer *lookup_buffer(const char *api, const aclDataBuffer *handle)
 
 ACL_EXPORT aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)
 {
+    PROF_API();
     if (!buffer_destroy(dataBuffer))
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%p is not a live data buffer",
                          (const void *)dataBuffer);
@@ -198,6 +207,7 @@ ACL_EXPORT aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)
 
 ACL_EXPORT aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size)
 {
+    PROF_API();
     acl_buffer *b = lookup_buffer(__func__, dataBuffer);
     if (!b)
         return ACL_ERROR_INVALID_PARAM;
@@ -209,6 +219,7 @@ ACL_EXPORT aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, s
 
 ACL_EXPORT void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer)
 {
+    PROF_API();
     acl_buffer *b = lookup_buffer(__func__, dataBuffer);
     if (!b)
         return NULL;
@@ -229,11 +240,13 @@ static size_t buffer_size(const char *api, const aclDataBuffer *dataBuffer)
 
 ACL_EXPORT uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer)
 {
+    PROF_API();
     return (uint32_t)buffer_size(__func__, dataBuffer);
 }
 
 ACL_EXPORT size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer)
 {
+    PROF_API();
     return buffer_size(__func__, dataBuffer);
 }
 
@@ -242,6 +255,7 @@ ACL_EXPORT size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer)
 ACL_EXPORT void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
                           const char *fmt, ...)
 {
+    PROF_API();
     int level = (int)logLevel;
     if (!fmt || level < LOG_DEBUG || level > LOG_ERROR || !acl_log_enabled(level))
         return;
@@ -298,6 +312,7 @@ static void supported_fill(void)
 /* The list lives until the process ends, as ACL documents. */
 ACL_EXPORT aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num)
 {
+    PROF_API();
     if (!cannAttrList)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "cannAttrList is NULL");
     if (!num)
@@ -310,6 +325,7 @@ ACL_EXPORT aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, si
 
 ACL_EXPORT aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     bool known = false;

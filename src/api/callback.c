@@ -8,6 +8,7 @@
 
 ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError ret = current_stream_get(__func__, stream, &s);
     if (ret != ACL_SUCCESS)
@@ -19,6 +20,7 @@ ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 
 ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError ret = current_stream_get(__func__, stream, &s);
     if (ret != ACL_SUCCESS)
@@ -31,6 +33,7 @@ ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream
 ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
                                         aclrtCallbackBlockType blockType, aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError ret = current_stream_get(__func__, stream, &s);
     if (ret != ACL_SUCCESS)
@@ -51,6 +54,7 @@ ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
 
 ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
+    PROF_API();
     acl_stream *s;
     aclError ret = current_stream_get(__func__, stream, &s);
     if (ret != ACL_SUCCESS)
@@ -68,6 +72,7 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
 
 ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 {
+    PROF_API();
     if (timeout == 0 || timeout < -1)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
                          "timeout %d ms is invalid; use -1 (wait forever) or a positive value",
@@ -90,6 +95,7 @@ static aclError host_func_stream(const char *api, aclrtStream stream, acl_stream
 
 ACL_EXPORT aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
 {
+    PROF_API();
     acl_stream *s;
     aclError ret = host_func_stream(__func__, exeStream, &s);
     if (ret != ACL_SUCCESS)
@@ -101,6 +107,7 @@ ACL_EXPORT aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStrea
 
 ACL_EXPORT aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
 {
+    PROF_API();
     acl_stream *s;
     aclError ret = host_func_stream(__func__, exeStream, &s);
     if (ret != ACL_SUCCESS)
@@ -112,6 +119,7 @@ ACL_EXPORT aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStr
 
 ACL_EXPORT aclError aclrtProcessHostFunc(int32_t timeout)
 {
+    PROF_API();
     if (timeout == 0 || timeout < -1)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
                          "timeout %d ms is invalid; use -1 (wait forever) or a positive value",

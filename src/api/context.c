@@ -6,6 +6,7 @@
 
 ACL_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
 {
+    PROF_API();
     if (!context)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "context is NULL");
     acl_context *ctx;
@@ -19,6 +20,7 @@ ACL_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
 
 ACL_EXPORT aclError aclrtDestroyContext(aclrtContext context)
 {
+    PROF_API();
     if (!context)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "context is NULL");
     acl_context *ctx = context_get_handle(context);
@@ -47,6 +49,7 @@ ACL_EXPORT aclError aclrtDestroyContext(aclrtContext context)
 
 ACL_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
 {
+    PROF_API();
     if (!context)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "context is NULL");
     acl_context *ctx = context_get_handle(context);
@@ -59,6 +62,7 @@ ACL_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
 
 ACL_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
 {
+    PROF_API();
     if (!context)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "context is NULL");
     acl_context *ctx;
@@ -72,6 +76,7 @@ ACL_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
 
 ACL_EXPORT aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
 {
+    PROF_API();
     if (!stream)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stream is NULL");
     acl_context *ctx;
@@ -85,6 +90,7 @@ ACL_EXPORT aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
 
 ACL_EXPORT aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
 {
+    PROF_API();
     if ((int)opt < 0 || (int)opt >= SYS_PARAM_COUNT)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclSysParamOpt %d", (int)opt);
     acl_context *ctx;
@@ -98,6 +104,7 @@ ACL_EXPORT aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
 
 ACL_EXPORT aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     if ((int)opt < 0 || (int)opt >= SYS_PARAM_COUNT)
@@ -115,6 +122,7 @@ ACL_EXPORT aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
 
 ACL_EXPORT aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active)
 {
+    PROF_API();
     if (!active)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "active is NULL");
     int32_t phys;
@@ -131,6 +139,7 @@ ACL_EXPORT aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, i
  * floating-point overflow status, so there is no address to give. */
 ACL_EXPORT aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr)
 {
+    PROF_API();
     (void)overflowAddr;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      "a GPU keeps no floating-point overflow status: overflow gives inf or NaN "

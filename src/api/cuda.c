@@ -8,11 +8,13 @@
 
 ACL_EXPORT const char *aclcudaGetBackendName(void)
 {
+    PROF_API();
     return backend()->name;
 }
 
 ACL_EXPORT aclError aclcudaGetNativeStream(aclrtStream stream, void **native)
 {
+    PROF_API();
     if (!native)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "native is NULL");
     acl_stream *s;
@@ -26,6 +28,7 @@ ACL_EXPORT aclError aclcudaGetNativeStream(aclrtStream stream, void **native)
 
 ACL_EXPORT aclError aclcudaGetNativeEvent(aclrtEvent event, void **native)
 {
+    PROF_API();
     if (!native)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "native is NULL");
     acl_event *e;
@@ -41,6 +44,7 @@ ACL_EXPORT aclError aclcudaGetNativeEvent(aclrtEvent event, void **native)
 
 ACL_EXPORT aclError aclcudaStreamFromNative(void *native, aclrtStream *stream)
 {
+    PROF_API();
     if (!stream)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stream is NULL");
     if (!backend()->stream->adopt)
@@ -82,6 +86,7 @@ ACL_EXPORT aclError aclcudaStreamFromNative(void *native, aclrtStream *stream)
 
 ACL_EXPORT aclError aclcudaEventFromNative(void *native, aclrtEvent *event)
 {
+    PROF_API();
     if (!event)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "event is NULL");
     if (!backend()->event->adopt)
@@ -103,6 +108,7 @@ ACL_EXPORT aclError aclcudaEventFromNative(void *native, aclrtEvent *event)
 
 ACL_EXPORT aclError aclcudaGetNativeDevice(int32_t deviceId, int32_t *nativeDevice)
 {
+    PROF_API();
     if (!nativeDevice)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "nativeDevice is NULL");
     int32_t phys;
@@ -114,6 +120,7 @@ ACL_EXPORT aclError aclcudaGetNativeDevice(int32_t deviceId, int32_t *nativeDevi
 
 ACL_EXPORT aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t *deviceId)
 {
+    PROF_API();
     if (!deviceId)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "deviceId is NULL");
     acl_stream *s;
@@ -129,6 +136,7 @@ ACL_EXPORT aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t *deviceId
 
 ACL_EXPORT aclError aclcudaSynchronizeStreamSlice(aclrtStream stream, int32_t sliceMs)
 {
+    PROF_API();
     if (sliceMs < 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "sliceMs %d must be >= 0", (int)sliceMs);
     acl_stream *s;
@@ -144,6 +152,7 @@ ACL_EXPORT aclError aclcudaSynchronizeStreamSlice(aclrtStream stream, int32_t sl
 
 ACL_EXPORT aclError aclcudaSynchronizeEventSlice(aclrtEvent event, int32_t sliceMs)
 {
+    PROF_API();
     if (sliceMs < 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "sliceMs %d must be >= 0", (int)sliceMs);
     acl_event *e;
@@ -159,6 +168,7 @@ ACL_EXPORT aclError aclcudaSynchronizeEventSlice(aclrtEvent event, int32_t slice
 
 ACL_EXPORT aclError aclcudaSynchronizeDeviceSlice(int32_t sliceMs)
 {
+    PROF_API();
     if (sliceMs < 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "sliceMs %d must be >= 0", (int)sliceMs);
     acl_context *ctx;
@@ -179,6 +189,7 @@ ACL_EXPORT aclError aclcudaFunctionSetBlockDim(aclrtFuncHandle funcHandle, uint3
                                                uint32_t blockDimY, uint32_t blockDimZ,
                                                size_t dynamicSharedBytes)
 {
+    PROF_API();
     bool reset = !blockDimX && !blockDimY && !blockDimZ;
     if (!reset && (!blockDimX || !blockDimY || !blockDimZ || blockDimX > 0x1fffff ||
                    blockDimY > 0x1fffff || blockDimZ > 0x1fffff))
@@ -202,6 +213,7 @@ ACL_EXPORT aclError aclcudaFunctionGetBlockDim(aclrtFuncHandle funcHandle, uint3
                                                uint32_t *blockDimY, uint32_t *blockDimZ,
                                                size_t *dynamicSharedBytes)
 {
+    PROF_API();
     if (!blockDimX || !blockDimY || !blockDimZ || !dynamicSharedBytes)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "an output pointer is NULL");
     acl_function *f;

@@ -19,6 +19,7 @@ static void apply_limits(int32_t phys);
  * each set and reset, with the user's device id. */
 ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 {
+    PROF_API();
     statecb_device(deviceId, ACL_RT_DEVICE_STATE_SET_PRE);
     acl_context *primary;
     aclError err = device_retain(__func__, deviceId, &primary);
@@ -42,16 +43,19 @@ static aclError reset(const char *api, int32_t deviceId, bool force)
 
 ACL_EXPORT aclError aclrtResetDevice(int32_t deviceId)
 {
+    PROF_API();
     return reset(__func__, deviceId, false);
 }
 
 ACL_EXPORT aclError aclrtResetDeviceForce(int32_t deviceId)
 {
+    PROF_API();
     return reset(__func__, deviceId, true);
 }
 
 ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
 {
+    PROF_API();
     if (!deviceId)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "deviceId is NULL");
     acl_context *ctx;
@@ -65,6 +69,7 @@ ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
 
 ACL_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
 {
+    PROF_API();
     if (!count)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "count is NULL");
     *count = (uint32_t)device_visible_count();
@@ -73,6 +78,7 @@ ACL_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
 
 ACL_EXPORT aclError aclrtGetRunMode(aclrtRunMode *runMode)
 {
+    PROF_API();
     if (!runMode)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "runMode is NULL");
     *runMode = ACL_HOST; /* the program always runs on the host CPU */
@@ -81,6 +87,7 @@ ACL_EXPORT aclError aclrtGetRunMode(aclrtRunMode *runMode)
 
 ACL_EXPORT aclError aclrtSetTsDevice(aclrtTsId tsId)
 {
+    PROF_API();
     if (tsId != ACL_TS_ID_AICORE && tsId != ACL_TS_ID_AIVECTOR && tsId != ACL_TS_ID_RESERVED)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown task scheduler id %d", (int)tsId);
     return ACL_SUCCESS; /* one scheduler: nothing to select */
@@ -110,11 +117,13 @@ static aclError synchronize_current_device(const char *api, int32_t timeout_ms)
 
 ACL_EXPORT aclError aclrtSynchronizeDevice(void)
 {
+    PROF_API();
     return synchronize_current_device(__func__, -1);
 }
 
 ACL_EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 {
+    PROF_API();
     if (timeout < -1)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0",
                          (int)timeout);
@@ -141,6 +150,7 @@ static void soc_name_read(void)
 
 ACL_EXPORT const char *aclrtGetSocName(void)
 {
+    PROF_API();
     pthread_once(&soc_name_once, soc_name_read);
     if (soc_name_error) {
         ACL_RAISE(soc_name_error, "device 0 cannot be read (%d visible devices)",
@@ -171,6 +181,7 @@ static aclError platform_text(const char *api, const char *text, char *value, ui
 ACL_EXPORT aclError aclplatformGetDeviceInfo(aclplatformDevInfo infoType, char *value,
                                              uint32_t maxLen)
 {
+    PROF_API();
     if ((uint32_t)infoType > ACL_PLATFORM_MEMORY_TYPE)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclplatformDevInfo %d", (int)infoType);
     if (!value)
@@ -222,6 +233,7 @@ ACL_EXPORT aclError aclplatformGetDeviceInfo(aclplatformDevInfo infoType, char *
 ACL_EXPORT aclError aclplatformGetInstructionInfo(aclplatformCoreType type, const char *instruction,
                                                   char *value, uint32_t maxLen)
 {
+    PROF_API();
     if (type != ACL_PLATFORM_CORE_TYPE_AI_CORE && type != ACL_PLATFORM_CORE_TYPE_VECTOR_CORE)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclplatformCoreType %d", (int)type);
     if (!instruction || !value)
@@ -237,6 +249,7 @@ ACL_EXPORT aclError aclplatformGetInstructionInfo(aclplatformCoreType type, cons
 
 ACL_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     if (deviceId > INT32_MAX)
@@ -313,6 +326,7 @@ ACL_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int
 ACL_EXPORT aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo,
                                            int64_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     if (deviceId > INT32_MAX)
@@ -337,6 +351,7 @@ ACL_EXPORT aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo devi
 ACL_EXPORT aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
                                                       int32_t *greatestPriority)
 {
+    PROF_API();
     if (!leastPriority || !greatestPriority)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "NULL output pointer");
     /* ACL's scale: 0 is the highest priority, 7 the lowest. */
@@ -348,6 +363,7 @@ ACL_EXPORT aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
 ACL_EXPORT aclError aclrtGetDeviceUtilizationRate(int32_t deviceId,
                                                   aclrtUtilizationInfo *utilizationInfo)
 {
+    PROF_API();
     if (!utilizationInfo)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "utilizationInfo is NULL");
     if (utilizationInfo->utilizationExtend)
@@ -366,6 +382,7 @@ ACL_EXPORT aclError aclrtGetDeviceUtilizationRate(int32_t deviceId,
 
 ACL_EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
 {
+    PROF_API();
     if (!deviceStatus)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "deviceStatus is NULL");
     int32_t phys;
@@ -382,6 +399,7 @@ static _Atomic int sat_mode = ACL_RT_OVERFLOW_MODE_INFNAN;
 
 ACL_EXPORT aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
 {
+    PROF_API();
     if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "overflow mode %d is not SATURATION or INFNAN",
                          (int)mode);
@@ -395,6 +413,7 @@ ACL_EXPORT aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
 
 ACL_EXPORT aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
 {
+    PROF_API();
     if (!mode)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "mode is NULL");
     *mode = (aclrtFloatOverflowMode)atomic_load(&sat_mode);
@@ -404,6 +423,7 @@ ACL_EXPORT aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
 ACL_EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
                                              int32_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     int32_t phys;
@@ -425,6 +445,7 @@ ACL_EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureTy
 
 ACL_EXPORT aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
 {
+    PROF_API();
     if (!uuid)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "uuid is NULL");
     device_props p;
@@ -470,22 +491,26 @@ static aclError check_logic(const char *func, int32_t logic, int32_t *out)
 ACL_EXPORT aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid,
                                                   int32_t *const logicDevId)
 {
+    PROF_API();
     return user_to_logic(__func__, userDevid, logicDevId);
 }
 
 ACL_EXPORT aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId,
                                                   int32_t *const userDevid)
 {
+    PROF_API();
     return logic_to_user(__func__, logicDevId, userDevid);
 }
 
 ACL_EXPORT aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId)
 {
+    PROF_API();
     return check_logic(__func__, phyDevId, logicDevId);
 }
 
 ACL_EXPORT aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId)
 {
+    PROF_API();
     return check_logic(__func__, logicDevId, phyDevId);
 }
 
@@ -507,6 +532,7 @@ static aclError resolve_pair(const char *api, int32_t device, int32_t peer_devic
 ACL_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
                                              int32_t peerDeviceId)
 {
+    PROF_API();
     if (!canAccessPeer)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "canAccessPeer is NULL");
     int32_t phys, peer;
@@ -534,6 +560,7 @@ static aclError current_and_peer(const char *api, int32_t peer_device, int32_t *
  * feature" code. */
 ACL_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
 {
+    PROF_API();
     if (flags != 0)
         return ACL_RAISE(ACL_ERROR_FEATURE_UNSUPPORTED, "flags are reserved and must be 0, got %u",
                          flags);
@@ -546,6 +573,7 @@ ACL_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t f
 
 ACL_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
 {
+    PROF_API();
     int32_t phys, peer, device;
     aclError err = current_and_peer(__func__, peerDeviceId, &phys, &peer, &device);
     if (err)
@@ -562,6 +590,7 @@ ACL_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
 ACL_EXPORT aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId,
                                                 int32_t *status)
 {
+    PROF_API();
     if (!status)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
     int32_t phys, peer;
@@ -575,6 +604,7 @@ ACL_EXPORT aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDe
 
 ACL_EXPORT aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
 {
+    PROF_API();
     if ((int)opt < 0 || (int)opt >= SYS_PARAM_COUNT)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown aclSysParamOpt %d", (int)opt);
     device_set_param((int)opt, value);
@@ -583,6 +613,7 @@ ACL_EXPORT aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
 
 ACL_EXPORT aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     if ((int)opt < 0 || (int)opt >= SYS_PARAM_COUNT)
@@ -597,6 +628,7 @@ ACL_EXPORT aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
 
 ACL_EXPORT aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len)
 {
+    PROF_API();
     if (!pciBusId)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pciBusId is NULL");
     if (len < 13)
@@ -626,6 +658,7 @@ static bool parse_pci(const char *text, unsigned *domain, unsigned *bus, unsigne
 
 ACL_EXPORT aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId)
 {
+    PROF_API();
     if (!pciBusId)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pciBusId is NULL");
     if (!deviceId)
@@ -651,11 +684,13 @@ ACL_EXPORT aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *devi
 
 ACL_EXPORT aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId)
 {
+    PROF_API();
     return user_to_logic(__func__, userDevId, phyDevId);
 }
 
 ACL_EXPORT aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId)
 {
+    PROF_API();
     return logic_to_user(__func__, phyDevId, userDevId);
 }
 
@@ -707,6 +742,7 @@ static void apply_limits(int32_t phys)
 
 ACL_EXPORT aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value)
 {
+    PROF_API();
     device_limit which;
     aclError err = device_limit_of(__func__, limit, &which);
     if (err)
@@ -739,6 +775,7 @@ ACL_EXPORT aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value)
 /* What was set (even if no device was set since), else device 0's value. */
 ACL_EXPORT aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     device_limit which;
@@ -817,6 +854,7 @@ ACL_EXPORT aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities,
                                                          const aclrtAtomicOperation *operations,
                                                          const uint32_t count, int32_t deviceId)
 {
+    PROF_API();
     return atomic_caps(__func__, capabilities, operations, count, deviceId, -1, false);
 }
 
@@ -825,6 +863,7 @@ ACL_EXPORT aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities,
                                                         const uint32_t count, int32_t srcDeviceId,
                                                         int32_t dstDeviceId)
 {
+    PROF_API();
     return atomic_caps(__func__, capabilities, operations, count, srcDeviceId, dstDeviceId, true);
 }
 
@@ -833,6 +872,7 @@ ACL_EXPORT aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities,
  * counterpart); PCIe paths as ACL names them. */
 ACL_EXPORT aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     int32_t a, b;
@@ -874,6 +914,7 @@ ACL_EXPORT aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceI
 ACL_EXPORT aclError aclrtRegDeviceStateCallback(const char *regName,
                                                 aclrtDeviceStateCallback callback, void *args)
 {
+    PROF_API();
     return statecb_register(__func__, STATECB_DEVICE, regName, (void (*)(void))callback, args);
 }
 
@@ -892,6 +933,7 @@ static aclError res_args(const char *api, int32_t deviceId, aclrtDevResLimitType
 ACL_EXPORT aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
                                            uint32_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     int32_t phys;
@@ -904,6 +946,7 @@ ACL_EXPORT aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitTyp
 ACL_EXPORT aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
                                            uint32_t value)
 {
+    PROF_API();
     int32_t phys;
     aclError err = res_args(__func__, deviceId, type, &phys);
     if (err)
@@ -920,6 +963,7 @@ ACL_EXPORT aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitTyp
 
 ACL_EXPORT aclError aclrtResetDeviceResLimit(int32_t deviceId)
 {
+    PROF_API();
     int32_t phys;
     aclError err = device_resolve(__func__, deviceId, &phys);
     if (err)
@@ -944,6 +988,7 @@ static aclError no_overflow_status(const char *api)
 
 ACL_EXPORT aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream)
 {
+    PROF_API();
     (void)outputAddr;
     (void)outputSize;
     (void)stream;
@@ -952,6 +997,7 @@ ACL_EXPORT aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, 
 
 ACL_EXPORT aclError aclrtResetOverflowStatus(aclrtStream stream)
 {
+    PROF_API();
     (void)stream;
     return no_overflow_status(__func__);
 }
@@ -959,6 +1005,7 @@ ACL_EXPORT aclError aclrtResetOverflowStatus(aclrtStream stream)
 ACL_EXPORT aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outputSize,
                                                 aclrtStream stream)
 {
+    PROF_API();
     (void)outputAddr;
     (void)outputSize;
     (void)stream;
@@ -967,6 +1014,7 @@ ACL_EXPORT aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outpu
 
 ACL_EXPORT aclError aclrtResetFloatOverflowStatus(aclrtStream stream)
 {
+    PROF_API();
     (void)stream;
     return no_overflow_status(__func__);
 }
@@ -974,6 +1022,7 @@ ACL_EXPORT aclError aclrtResetFloatOverflowStatus(aclrtStream stream)
 ACL_EXPORT aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t outputSize,
                                                    uint32_t checkMode, aclrtStream stream)
 {
+    PROF_API();
     (void)outputAddr;
     (void)outputSize;
     (void)checkMode;
@@ -983,6 +1032,7 @@ ACL_EXPORT aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t ou
 
 ACL_EXPORT aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode, aclrtStream stream)
 {
+    PROF_API();
     (void)checkMode;
     (void)stream;
     return no_overflow_status(__func__);

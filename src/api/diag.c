@@ -19,12 +19,14 @@
 
 ACL_EXPORT aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)
 {
+    PROF_API();
     exception_set_callback(callback);
     return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback)
 {
+    PROF_API();
     if (!callback)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "callback is NULL");
     aclError err = exception_register(callback);
@@ -34,6 +36,7 @@ ACL_EXPORT aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallbac
 /* Unregistering a callback that is not registered does nothing, as in CANN. */
 ACL_EXPORT aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback)
 {
+    PROF_API();
     if (!callback)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "callback is NULL");
     exception_unregister(callback);
@@ -55,30 +58,35 @@ static const struct rtExceptionInfo *info_of(const char *func, const aclrtExcept
 
 ACL_EXPORT uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info)
 {
+    PROF_API();
     const struct rtExceptionInfo *i = info_of(__func__, info);
     return i ? i->task_id : UINT32_MAX;
 }
 
 ACL_EXPORT uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info)
 {
+    PROF_API();
     const struct rtExceptionInfo *i = info_of(__func__, info);
     return i ? i->stream_id : UINT32_MAX;
 }
 
 ACL_EXPORT uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info)
 {
+    PROF_API();
     const struct rtExceptionInfo *i = info_of(__func__, info);
     return i ? i->thread_id : UINT32_MAX;
 }
 
 ACL_EXPORT uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info)
 {
+    PROF_API();
     const struct rtExceptionInfo *i = info_of(__func__, info);
     return i ? i->device_id : UINT32_MAX;
 }
 
 ACL_EXPORT uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info)
 {
+    PROF_API();
     const struct rtExceptionInfo *i = info_of(__func__, info);
     return i ? i->error_code : UINT32_MAX;
 }
@@ -89,6 +97,7 @@ ACL_EXPORT uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo 
 ACL_EXPORT aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr,
                                                   uint32_t *devArgsLen)
 {
+    PROF_API();
     if (!devArgsPtr || !devArgsLen)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "devArgsPtr or devArgsLen is NULL");
     const struct rtExceptionInfo *i = info_of(__func__, info);
@@ -107,6 +116,7 @@ ACL_EXPORT aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info
 ACL_EXPORT aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info,
                                                         aclrtFuncHandle *func)
 {
+    PROF_API();
     if (!func)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "func is NULL");
     const struct rtExceptionInfo *i = info_of(__func__, info);
@@ -146,6 +156,7 @@ static aclrtErrorType error_type(aclError fault)
  * always 0. */
 ACL_EXPORT aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo)
 {
+    PROF_API();
     if (!errorInfo)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "errorInfo is NULL");
     int32_t phys;
@@ -165,6 +176,7 @@ ACL_EXPORT aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *error
  * context that faulted is lost, and the process must start again. */
 ACL_EXPORT aclError aclrtRepairError(int32_t deviceId, const aclrtErrorInfo *errorInfo)
 {
+    PROF_API();
     if (!errorInfo)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "errorInfo is NULL");
     int32_t phys;
@@ -216,6 +228,7 @@ static aclError check_stage(const char *api, aclrtSnapShotStage stage)
 ACL_EXPORT aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage,
                                                   aclrtSnapShotCallBack callback, void *args)
 {
+    PROF_API();
     aclError err = check_stage(__func__, stage);
     if (err)
         return err;
@@ -244,6 +257,7 @@ ACL_EXPORT aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage,
 ACL_EXPORT aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
                                                     aclrtSnapShotCallBack callback)
 {
+    PROF_API();
     aclError err = check_stage(__func__, stage);
     if (err)
         return err;
@@ -325,6 +339,7 @@ static aclError snapshot_step(const char *api, int pid, unsigned from_mask, snap
 
 ACL_EXPORT aclError aclrtSnapShotProcessLock(int pid, void *reserve)
 {
+    PROF_API();
     if (reserve)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "reserve must be NULL");
     return snapshot_step(__func__, pid, 1u << SNAP_RUNNING, SNAP_LOCKED, ACL_RT_SNAPSHOT_LOCK_PRE,
@@ -333,6 +348,7 @@ ACL_EXPORT aclError aclrtSnapShotProcessLock(int pid, void *reserve)
 
 ACL_EXPORT aclError aclrtSnapShotProcessBackup(int pid, aclrtSnapShotBackupArgs *args)
 {
+    PROF_API();
     if (args)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "args must be NULL");
     return snapshot_step(__func__, pid, 1u << SNAP_LOCKED | 1u << SNAP_BACKED_UP, SNAP_BACKED_UP,
@@ -342,6 +358,7 @@ ACL_EXPORT aclError aclrtSnapShotProcessBackup(int pid, aclrtSnapShotBackupArgs 
 
 ACL_EXPORT aclError aclrtSnapShotProcessRestore(int pid, aclrtSnapShotRestoreArgs *args)
 {
+    PROF_API();
     if (args)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "args must be NULL");
     return snapshot_step(__func__, pid, 1u << SNAP_BACKED_UP, SNAP_LOCKED,
@@ -351,6 +368,7 @@ ACL_EXPORT aclError aclrtSnapShotProcessRestore(int pid, aclrtSnapShotRestoreArg
 
 ACL_EXPORT aclError aclrtSnapShotProcessUnlock(int pid, void *reserve)
 {
+    PROF_API();
     if (reserve)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "reserve must be NULL");
     return snapshot_step(__func__, pid, 1u << SNAP_LOCKED | 1u << SNAP_BACKED_UP, SNAP_RUNNING, -1,
@@ -368,6 +386,7 @@ enum { PROF_TRACE_MAX = 18 };
 
 ACL_EXPORT aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream)
 {
+    PROF_API();
     if (!userdata)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userdata is NULL");
     if (length <= 0 || length > PROF_TRACE_MAX)
@@ -403,6 +422,7 @@ ACL_EXPORT aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
                                                     aclrtDeviceTaskAbortCallback callback,
                                                     void *args)
 {
+    PROF_API();
     return statecb_register(__func__, STATECB_TASK_ABORT, regName, (void (*)(void))callback, args);
 }
 
@@ -412,6 +432,7 @@ ACL_EXPORT aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
  * timeout only bounds what the callbacks are told. */
 ACL_EXPORT aclError aclrtDeviceTaskAbort(int32_t deviceId, uint32_t timeout)
 {
+    PROF_API();
     enum { MAX_TIMEOUT_MS = 36 * 60 * 1000 };
     if (timeout > MAX_TIMEOUT_MS)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeout %u ms exceeds 36 minutes", timeout);
@@ -450,17 +471,20 @@ static aclError no_dump(const char *api)
 
 ACL_EXPORT aclError aclmdlInitDump(void)
 {
+    PROF_API();
     return no_dump(__func__);
 }
 
 ACL_EXPORT aclError aclmdlSetDump(const char *dumpCfgPath)
 {
+    PROF_API();
     (void)dumpCfgPath;
     return no_dump(__func__);
 }
 
 ACL_EXPORT aclError aclmdlFinalizeDump(void)
 {
+    PROF_API();
     return no_dump(__func__);
 }
 
@@ -482,6 +506,7 @@ static aclError uce_device(const char *func, int32_t device_id)
 ACL_EXPORT aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray,
                                        size_t arraySize, size_t *retSize)
 {
+    PROF_API();
     if (memUceInfoArray == NULL || retSize == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          memUceInfoArray == NULL ? "memUceInfoArray" : "retSize");
@@ -498,6 +523,7 @@ ACL_EXPORT aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUce
 ACL_EXPORT aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray,
                                       size_t arraySize)
 {
+    PROF_API();
     if (memUceInfoArray == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memUceInfoArray is NULL");
     if (arraySize == 0 || arraySize > MAX_MEM_UCE_INFO_ARRAY_SIZE)
@@ -521,6 +547,7 @@ ACL_EXPORT aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceI
  * the bytes: aclmdlRITaskGetParams gives them back (opInfoPtr). */
 ACL_EXPORT aclError aclrtCacheLastTaskOpInfo(const void *const infoPtr, const size_t infoSize)
 {
+    PROF_API();
     return capture_cache_op_info(__func__, infoPtr, infoSize);
 }
 
@@ -528,5 +555,6 @@ ACL_EXPORT aclError aclrtCacheLastTaskOpInfo(const void *const infoPtr, const si
 ACL_EXPORT aclError aclrtCacheLastTaskExtendInfo(const char *const extendInfoPtr,
                                                  const size_t infoSize)
 {
+    PROF_API();
     return capture_cache_extend_info(__func__, extendInfoPtr, infoSize);
 }

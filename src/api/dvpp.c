@@ -10,6 +10,7 @@
 
 ACL_EXPORT aclError acldvppMalloc(void **devPtr, size_t size)
 {
+    PROF_API();
     return api_malloc_with_cfg(__func__, devPtr, size, ACL_MEM_MALLOC_HUGE_FIRST, NULL,
                                ORIGIN_DVPP);
 }
@@ -17,10 +18,12 @@ ACL_EXPORT aclError acldvppMalloc(void **devPtr, size_t size)
 ACL_EXPORT aclError acldvppMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
                                          aclrtMallocConfig *cfg)
 {
+    PROF_API();
     return api_malloc_with_cfg(__func__, devPtr, size, policy, cfg, ORIGIN_DVPP);
 }
 
 ACL_EXPORT aclError acldvppFree(void *devPtr)
 {
+    PROF_API();
     return memory_free(__func__, devPtr, ORIGIN_BIT(ORIGIN_DVPP));
 }

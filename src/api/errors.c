@@ -3,11 +3,13 @@
 
 ACL_EXPORT const char *aclGetRecentErrMsg(void)
 {
+    PROF_API();
     return errors_take_messages();
 }
 
 ACL_EXPORT aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
 {
+    PROF_API();
     if (level != ACL_RT_THREAD_LEVEL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL",
                          (int)level);
@@ -16,6 +18,7 @@ ACL_EXPORT aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
 
 ACL_EXPORT aclError aclrtGetLastError(aclrtLastErrLevel level)
 {
+    PROF_API();
     if (level != ACL_RT_THREAD_LEVEL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL",
                          (int)level);

@@ -23,6 +23,7 @@ static aclError create(const char *api, aclrtEvent *out, event_flavour flavour, 
 
 ACL_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
 {
+    PROF_API();
     return create(__func__, event, EVENT_PLAIN, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
 }
 
@@ -46,6 +47,7 @@ static aclError check_flags(const char *api, uint32_t flag, uint32_t allowed)
 
 ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
+    PROF_API();
     const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS |
                              ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL;
     aclError err = check_flags(__func__, flag, allowed);
@@ -54,6 +56,7 @@ ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 
 ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
+    PROF_API();
     const uint32_t allowed = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS |
                              ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL |
                              ACL_EVENT_IPC;
@@ -63,6 +66,7 @@ ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 
 ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 {
+    PROF_API();
     return event_destroy(__func__, event);
 }
 
@@ -97,6 +101,7 @@ static inline void put_pair(acl_event *e, acl_stream *s)
 
 ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
+    PROF_API();
     acl_event *e;
     acl_stream *s;
     aclError err = get_pair(__func__, event, stream, &e, &s);
@@ -113,6 +118,7 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 
 ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
+    PROF_API();
     acl_event *e;
     acl_stream *s;
     aclError err = get_pair(__func__, event, stream, &e, &s);
@@ -180,6 +186,7 @@ static aclError query(const char *api, aclrtEvent event, bool ex_allowed, bool *
 
 ACL_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
+    PROF_API();
     bool complete;
     aclError err = query(__func__, event, false, status ? &complete : NULL);
     if (!err)
@@ -189,6 +196,7 @@ ACL_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 
 ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
+    PROF_API();
     bool complete;
     aclError err = query(__func__, event, true, status ? &complete : NULL);
     if (!err)
@@ -202,6 +210,7 @@ ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSt
  * record is. */
 ACL_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
+    PROF_API();
     bool complete;
     aclError err = query(__func__, event, false, status ? &complete : NULL);
     if (!err)
@@ -233,11 +242,13 @@ static aclError synchronize(const char *api, aclrtEvent event, int32_t timeout_m
 
 ACL_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 {
+    PROF_API();
     return synchronize(__func__, event, -1);
 }
 
 ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
+    PROF_API();
     if (timeout < -1)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0",
                          (int)timeout);
@@ -246,6 +257,7 @@ ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t t
 
 ACL_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
 {
+    PROF_API();
     if (!ms || !startEvent || !endEvent)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "NULL argument");
     acl_event *start, *end;
@@ -297,6 +309,7 @@ static aclError wait_event(const char *api, aclrtStream stream, aclrtEvent event
 /* Bounded by aclrtSetOpWaitTimeout's limit when one is set. */
 ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
+    PROF_API();
     return wait_event(__func__, stream, event, event_op_wait_timeout());
 }
 
@@ -306,6 +319,7 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 ACL_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
                                                     int32_t timeout)
 {
+    PROF_API();
     if (timeout < 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeout %d s must be >= 0", (int)timeout);
     return wait_event(__func__, stream, event, (uint32_t)timeout);
@@ -313,6 +327,7 @@ ACL_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEve
 
 ACL_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 {
+    PROF_API();
     acl_event *e;
     aclError err = event_get(__func__, event, &e);
     if (err)
@@ -327,6 +342,7 @@ ACL_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 
 ACL_EXPORT aclError aclrtGetEventAvailNum(uint32_t *eventCount)
 {
+    PROF_API();
     if (!eventCount)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "eventCount is NULL");
     *eventCount = event_available();
@@ -338,6 +354,7 @@ ACL_EXPORT aclError aclrtGetEventAvailNum(uint32_t *eventCount)
  * goes on and its next synchronize reports ACL_ERROR_RT_TASK_TIMEOUT. */
 ACL_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 {
+    PROF_API();
     event_set_op_wait_timeout(timeout);
     return ACL_SUCCESS;
 }
@@ -367,6 +384,7 @@ static aclError external(const char *api, acl_event *e, acl_stream *s, bool reco
 
 ACL_EXPORT aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)
 {
+    PROF_API();
     if (flag != ACL_EVENT_RECORD_DEFAULT && flag != ACL_EVENT_RECORD_EXTERNAL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
                          "flag %u is not ACL_EVENT_RECORD_DEFAULT or ACL_EVENT_RECORD_EXTERNAL",
@@ -392,6 +410,7 @@ ACL_EXPORT aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream strea
 ACL_EXPORT aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event,
                                                  uint32_t timeout, uint32_t flag)
 {
+    PROF_API();
     if (flag != ACL_EVENT_WAIT_DEFAULT && flag != ACL_EVENT_WAIT_EXTERNAL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
                          "flag %u is not ACL_EVENT_WAIT_DEFAULT or ACL_EVENT_WAIT_EXTERNAL", flag);
@@ -415,6 +434,7 @@ ACL_EXPORT aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent 
  * or ACL_EVENT_TIME_LINE) and its record be complete. */
 ACL_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
 {
+    PROF_API();
     acl_event *e;
     aclError err = event_get(__func__, event, &e);
     if (err)

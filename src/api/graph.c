@@ -14,6 +14,7 @@ static aclError explicit_stream(const char *api, aclrtStream stream, acl_stream 
 
 ACL_EXPORT aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -26,6 +27,7 @@ ACL_EXPORT aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode
 ACL_EXPORT aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,
                                            aclmdlRI *modelRI)
 {
+    PROF_API();
     if (!status)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
     acl_stream *s;
@@ -39,6 +41,7 @@ ACL_EXPORT aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureSt
 
 ACL_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 {
+    PROF_API();
     if (!modelRI)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
     acl_stream *s;
@@ -52,6 +55,7 @@ ACL_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 
 ACL_EXPORT aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
 {
+    PROF_API();
     if (!mode)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "mode is NULL");
     if (*mode != ACL_MODEL_RI_CAPTURE_MODE_GLOBAL &&
@@ -64,6 +68,7 @@ ACL_EXPORT aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
 
 ACL_EXPORT aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -75,6 +80,7 @@ ACL_EXPORT aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 
 ACL_EXPORT aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
 {
+    PROF_API();
     if (!handle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     acl_stream *s;
@@ -88,6 +94,7 @@ ACL_EXPORT aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *
 
 ACL_EXPORT aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -99,6 +106,7 @@ ACL_EXPORT aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTask
 
 ACL_EXPORT aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -110,6 +118,7 @@ ACL_EXPORT aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
 
 ACL_EXPORT aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
 {
+    PROF_API();
     if (!modelRI)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
     if (flag != 0)
@@ -131,6 +140,7 @@ static aclError model_and_stream(const char *api, aclmdlRI modelRI, aclrtStream 
 
 ACL_EXPORT aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag)
 {
+    PROF_API();
     acl_model *m;
     acl_stream *s;
     aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
@@ -144,6 +154,7 @@ ACL_EXPORT aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uin
 
 ACL_EXPORT aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream)
 {
+    PROF_API();
     acl_model *m;
     acl_stream *s;
     aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
@@ -157,6 +168,7 @@ ACL_EXPORT aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream)
 
 ACL_EXPORT aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
 {
+    PROF_API();
     (void)reserve; /* ACL: fixed NULL */
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
@@ -169,6 +181,7 @@ ACL_EXPORT aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
 
 ACL_EXPORT aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
 {
+    PROF_API();
     acl_model *m;
     acl_stream *s;
     aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
@@ -182,6 +195,7 @@ ACL_EXPORT aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
 
 ACL_EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -197,6 +211,7 @@ ACL_EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
 
 ACL_EXPORT aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)
 {
+    PROF_API();
     if (timeout < -1 || timeout == 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeout %d ms: -1 (forever) or more than 0",
                          (int)timeout);
@@ -211,12 +226,14 @@ ACL_EXPORT aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)
 
 ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
 {
+    PROF_API();
     return model_destroy(__func__, modelRI);
 }
 
 ACL_EXPORT aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func,
                                                     void *userData)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -228,6 +245,7 @@ ACL_EXPORT aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallb
 
 ACL_EXPORT aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -239,6 +257,7 @@ ACL_EXPORT aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCal
 
 ACL_EXPORT aclError aclmdlRISetName(aclmdlRI modelRI, const char *name)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -250,6 +269,7 @@ ACL_EXPORT aclError aclmdlRISetName(aclmdlRI modelRI, const char *name)
 
 ACL_EXPORT aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *name)
 {
+    PROF_API();
     if (!name)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "name is NULL");
     if (maxLen == 0)
@@ -265,6 +285,7 @@ ACL_EXPORT aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *nam
 
 ACL_EXPORT aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId)
 {
+    PROF_API();
     if (!modelRIId)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "modelRIId is NULL");
     acl_model *m;
@@ -278,6 +299,7 @@ ACL_EXPORT aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId)
 
 ACL_EXPORT aclError aclmdlRIDebugPrint(aclmdlRI modelRI)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -289,6 +311,7 @@ ACL_EXPORT aclError aclmdlRIDebugPrint(aclmdlRI modelRI)
 
 ACL_EXPORT aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -300,6 +323,7 @@ ACL_EXPORT aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, u
 
 ACL_EXPORT aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -314,6 +338,7 @@ ACL_EXPORT aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, u
 ACL_EXPORT aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI,
                                                   aclmdlRICaptureMode mode)
 {
+    PROF_API();
     acl_model *m;
     acl_stream *s;
     aclError err = model_and_stream(__func__, modelRI, stream, &m, &s);
@@ -327,6 +352,7 @@ ACL_EXPORT aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI m
 
 ACL_EXPORT aclError aclmdlRIAbort(aclmdlRI modelRI)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -338,6 +364,7 @@ ACL_EXPORT aclError aclmdlRIAbort(aclmdlRI modelRI)
 
 ACL_EXPORT aclError aclmdlRIUpdate(aclmdlRI modelRI)
 {
+    PROF_API();
     acl_model *m;
     aclError err = model_get(__func__, modelRI, &m);
     if (err)
@@ -352,6 +379,7 @@ ACL_EXPORT aclError aclmdlRIUpdate(aclmdlRI modelRI)
 ACL_EXPORT aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks,
                                              uint32_t *numTasks)
 {
+    PROF_API();
     if (!numTasks)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "numTasks is NULL");
     acl_stream *s;
@@ -365,21 +393,25 @@ ACL_EXPORT aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *t
 
 ACL_EXPORT aclError aclmdlRITaskGetType(aclmdlRITask modelTask, aclmdlRITaskType *type)
 {
+    PROF_API();
     return model_task_type(__func__, modelTask, type);
 }
 
 ACL_EXPORT aclError aclmdlRITaskGetSeqId(aclmdlRITask modelTask, uint32_t *id)
 {
+    PROF_API();
     return model_task_seq(__func__, modelTask, id);
 }
 
 ACL_EXPORT aclError aclmdlRITaskGetParams(aclmdlRITask modelTask, aclmdlRITaskParams *params)
 {
+    PROF_API();
     return model_task_get_params(__func__, modelTask, params);
 }
 
 ACL_EXPORT aclError aclmdlRITaskSetParams(aclmdlRITask modelTask, aclmdlRITaskParams *params)
 {
+    PROF_API();
     return model_task_set_params(__func__, modelTask, params);
 }
 
@@ -387,11 +419,13 @@ ACL_EXPORT aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask modelTask,
                                                    aclrtLaunchKernelAttrId attrId,
                                                    aclrtLaunchKernelAttrValue *attrValue)
 {
+    PROF_API();
     return model_task_kernel_attr(__func__, modelTask, attrId, attrValue);
 }
 
 ACL_EXPORT aclError aclmdlRITaskDisable(aclmdlRITask modelTask)
 {
+    PROF_API();
     return model_task_disable(__func__, modelTask);
 }
 
@@ -401,6 +435,7 @@ ACL_EXPORT aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultL
                                              aclmdlRICondHandleFlag flag,
                                              aclmdlRICondHandle *handle)
 {
+    PROF_API();
     if (!handle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     acl_model *m;
@@ -414,12 +449,14 @@ ACL_EXPORT aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultL
 
 ACL_EXPORT aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle, uint64_t **ptr)
 {
+    PROF_API();
     return cond_pointer(__func__, handle, ptr);
 }
 
 ACL_EXPORT aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream,
                                         uint32_t flags)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = explicit_stream(__func__, stream, &s);
     if (err)
@@ -439,12 +476,14 @@ ACL_EXPORT aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStre
 
 ACL_EXPORT aclError aclrtCreateLabel(aclrtLabel *label)
 {
+    PROF_API();
     (void)label;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
 }
 
 ACL_EXPORT aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
 {
+    PROF_API();
     (void)label;
     (void)stream;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
@@ -452,12 +491,14 @@ ACL_EXPORT aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
 
 ACL_EXPORT aclError aclrtDestroyLabel(aclrtLabel label)
 {
+    PROF_API();
     (void)label;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
 }
 
 ACL_EXPORT aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList)
 {
+    PROF_API();
     (void)labels;
     (void)num;
     (void)labelList;
@@ -466,6 +507,7 @@ ACL_EXPORT aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLa
 
 ACL_EXPORT aclError aclrtDestroyLabelList(aclrtLabelList labelList)
 {
+    PROF_API();
     (void)labelList;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
 }
@@ -473,6 +515,7 @@ ACL_EXPORT aclError aclrtDestroyLabelList(aclrtLabelList labelList)
 ACL_EXPORT aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList,
                                             aclrtStream stream)
 {
+    PROF_API();
     (void)ptr;
     (void)maxValue;
     (void)labelList;

@@ -6,6 +6,7 @@
 
 ACL_EXPORT aclError aclrtSetGroup(int32_t groupId)
 {
+    PROF_API();
     acl_context *ctx;
     aclError err = current_context_get(__func__, &ctx);
     if (err)
@@ -20,6 +21,7 @@ ACL_EXPORT aclError aclrtSetGroup(int32_t groupId)
 
 ACL_EXPORT aclError aclrtGetGroupCount(uint32_t *count)
 {
+    PROF_API();
     if (!count)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "count is NULL");
     acl_context *ctx;
@@ -33,6 +35,7 @@ ACL_EXPORT aclError aclrtGetGroupCount(uint32_t *count)
 
 ACL_EXPORT aclrtGroupInfo *aclrtCreateGroupInfo(void)
 {
+    PROF_API();
     group_info *g = group_info_create();
     if (!g) {
         ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -43,6 +46,7 @@ ACL_EXPORT aclrtGroupInfo *aclrtCreateGroupInfo(void)
 
 ACL_EXPORT aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo)
 {
+    PROF_API();
     if (!groupInfo)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "groupInfo is NULL");
     if (!group_info_destroy(groupInfo))
@@ -53,6 +57,7 @@ ACL_EXPORT aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo)
 
 ACL_EXPORT aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo)
 {
+    PROF_API();
     if (!groupInfo)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "groupInfo is NULL");
     group_info *g = group_info_get(groupInfo);
@@ -75,6 +80,7 @@ ACL_EXPORT aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int
                                             aclrtGroupAttr attr, void *attrValue, size_t valueLen,
                                             size_t *paramRetSize)
 {
+    PROF_API();
     if (!groupInfo)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "groupInfo is NULL");
     if (!attrValue)

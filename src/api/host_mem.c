@@ -23,6 +23,7 @@ static aclError current_phys(const char *func, int32_t *phys)
 ACL_EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
                                       void **devPtr)
 {
+    PROF_API();
     if (ptr == NULL || devPtr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", ptr == NULL ? "ptr" : "devPtr");
     if (size == 0)
@@ -47,6 +48,7 @@ ACL_EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegiste
 
 ACL_EXPORT aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     if (size == 0)
@@ -73,6 +75,7 @@ ACL_EXPORT aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
 
 ACL_EXPORT aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag)
 {
+    PROF_API();
     if (pHost == NULL || pDevice == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          pHost == NULL ? "pHost" : "pDevice");
@@ -90,6 +93,7 @@ ACL_EXPORT aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint3
 
 ACL_EXPORT aclError aclrtHostUnregister(void *ptr)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, host_register);
@@ -108,6 +112,7 @@ ACL_EXPORT aclError aclrtHostUnregister(void *ptr)
 ACL_EXPORT aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
                                                 aclrtHostMemMapCapability *capabilities)
 {
+    PROF_API();
     if (capabilities == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "capabilities is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, host_register);

@@ -6,22 +6,26 @@
 
 ACL_EXPORT aclError aclInit(const char *configPath)
 {
+    PROF_API();
     return init_acquire(__func__, configPath);
 }
 
 ACL_EXPORT aclError aclFinalize(void)
 {
+    PROF_API();
     return init_finalize(__func__);
 }
 
 ACL_EXPORT aclError aclFinalizeReference(uint64_t *refCount)
 {
+    PROF_API();
     return init_finalize_reference(__func__, refCount);
 }
 
 ACL_EXPORT aclError aclInitCallbackRegister(aclRegisterCallbackType type,
                                             aclInitCallbackFunc cbFunc, void *userData)
 {
+    PROF_API();
     if (!cbFunc)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "cbFunc is NULL");
     return init_callback_register(__func__, type, cbFunc, userData);
@@ -30,12 +34,14 @@ ACL_EXPORT aclError aclInitCallbackRegister(aclRegisterCallbackType type,
 ACL_EXPORT aclError aclInitCallbackUnRegister(aclRegisterCallbackType type,
                                               aclInitCallbackFunc cbFunc)
 {
+    PROF_API();
     return init_callback_unregister(__func__, type, cbFunc);
 }
 
 ACL_EXPORT aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type,
                                                 aclFinalizeCallbackFunc cbFunc, void *userData)
 {
+    PROF_API();
     if (!cbFunc)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "cbFunc is NULL");
     return finalize_callback_register(__func__, type, cbFunc, userData);
@@ -44,5 +50,6 @@ ACL_EXPORT aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type,
 ACL_EXPORT aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
                                                   aclFinalizeCallbackFunc cbFunc)
 {
+    PROF_API();
     return finalize_callback_unregister(__func__, type, cbFunc);
 }

@@ -11,6 +11,7 @@
 
 ACL_EXPORT aclError aclrtDeviceGetBareTgid(int32_t *pid)
 {
+    PROF_API();
     if (pid == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pid is NULL");
     /* The id other processes see for this one (SO_PEERCRED, as the sharing
@@ -22,6 +23,7 @@ ACL_EXPORT aclError aclrtDeviceGetBareTgid(int32_t *pid)
 ACL_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len,
                                             uint64_t flags)
 {
+    PROF_API();
     if (devPtr == NULL || key == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", devPtr == NULL ? "devPtr" : "key");
     if (size == 0 || len == 0)
@@ -38,6 +40,7 @@ ACL_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key
 
 ACL_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
 {
+    PROF_API();
     if (key == NULL || pid == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", key == NULL ? "key" : "pid");
     if (num == 0 || num > INT32_MAX)
@@ -51,6 +54,7 @@ ACL_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_
 ACL_EXPORT aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids,
                                                     size_t num)
 {
+    PROF_API();
     if (key == NULL || serverPids == NULL)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "%s is NULL",
                          key == NULL ? "key" : "serverPids");
@@ -67,6 +71,7 @@ ACL_EXPORT aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServer
 
 ACL_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
 {
+    PROF_API();
     if (devPtr == NULL || key == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", devPtr == NULL ? "devPtr" : "key");
     if (flags > ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS)
@@ -87,6 +92,7 @@ ACL_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint6
 /* The link between dies is Ascend's; the attribute is checked and kept. */
 ACL_EXPORT aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr)
 {
+    PROF_API();
     if (key == NULL)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "key is NULL");
     if (type != ACL_RT_IPC_MEM_ATTR_ACCESS_LINK)
@@ -102,6 +108,7 @@ ACL_EXPORT aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type
 
 ACL_EXPORT aclError aclrtIpcMemClose(const char *key)
 {
+    PROF_API();
     if (key == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "key is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, ipc);
@@ -110,6 +117,7 @@ ACL_EXPORT aclError aclrtIpcMemClose(const char *key)
 
 ACL_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)
 {
+    PROF_API();
     if (handle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, ipc);
@@ -126,6 +134,7 @@ ACL_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle
 
 ACL_EXPORT aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)
 {
+    PROF_API();
     if (event == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "event is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, ipc);

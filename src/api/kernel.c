@@ -38,18 +38,21 @@ static uint64_t clamp_op_timeout(uint64_t us)
 
 ACL_EXPORT aclError aclrtSetOpExecuteTimeOut(uint32_t timeout)
 {
+    PROF_API();
     atomic_store(&op_timeout_us, clamp_op_timeout((uint64_t)timeout * 1000000));
     return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout)
 {
+    PROF_API();
     atomic_store(&op_timeout_us, clamp_op_timeout((uint64_t)timeout * 1000));
     return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout)
 {
+    PROF_API();
     if (!actualTimeout)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "actualTimeout is NULL");
     uint64_t us = clamp_op_timeout(timeout);
@@ -60,6 +63,7 @@ ACL_EXPORT aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actua
 
 ACL_EXPORT aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs)
 {
+    PROF_API();
     if (!timeoutMs)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "timeoutMs is NULL");
     uint64_t us = atomic_load(&op_timeout_us);
@@ -69,6 +73,7 @@ ACL_EXPORT aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs)
 
 ACL_EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
 {
+    PROF_API();
     if (!interval)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "interval is NULL");
     *interval = OP_TIMEOUT_INTERVAL_US;
@@ -79,16 +84,19 @@ ACL_EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
 
 ACL_EXPORT aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen)
 {
+    PROF_API();
     return binary_create(__func__, data, dataLen);
 }
 
 ACL_EXPORT aclError aclrtDestroyBinary(aclrtBinary binary)
 {
+    PROF_API();
     return binary_destroy(__func__, binary);
 }
 
 ACL_EXPORT aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle)
 {
+    PROF_API();
     if (!binHandle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
     acl_binary *b;
@@ -104,6 +112,7 @@ ACL_EXPORT aclError aclrtBinaryLoadFromData(const void *data, size_t length,
                                             const aclrtBinaryLoadOptions *options,
                                             aclrtBinHandle *binHandle)
 {
+    PROF_API();
     if (!data)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "data is NULL");
     if (length == 0)
@@ -138,6 +147,7 @@ static void *read_whole(int fd, size_t size)
 ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
                                             aclrtBinHandle *binHandle)
 {
+    PROF_API();
     if (!binPath)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binPath is NULL");
     if (!binHandle)
@@ -172,6 +182,7 @@ ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoad
 
 ACL_EXPORT aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 {
+    PROF_API();
     return module_unload(__func__, binHandle);
 }
 
@@ -183,6 +194,7 @@ ACL_EXPORT aclError aclrtBinarySetExceptionCallback(aclrtBinHandle binHandle,
                                                     aclrtOpExceptionCallback callback,
                                                     void *userData)
 {
+    PROF_API();
     if (!callback)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "callback is NULL");
     acl_module *m;
@@ -197,6 +209,7 @@ ACL_EXPORT aclError aclrtBinarySetExceptionCallback(aclrtBinHandle binHandle,
 ACL_EXPORT aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void **binAddr,
                                              size_t *binSize)
 {
+    PROF_API();
     acl_module *m;
     aclError err = module_get(__func__, binHandle, &m);
     if (err)
@@ -209,6 +222,7 @@ ACL_EXPORT aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, voi
 ACL_EXPORT aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *name, void **dptr,
                                          size_t *size)
 {
+    PROF_API();
     acl_module *m;
     aclError err = module_get(__func__, binHandle, &m);
     if (err)
@@ -221,6 +235,7 @@ ACL_EXPORT aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *n
 ACL_EXPORT aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
                                            aclrtFuncHandle *funcHandle)
 {
+    PROF_API();
     if (!funcHandle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
     acl_module *m;
@@ -235,6 +250,7 @@ ACL_EXPORT aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const
 ACL_EXPORT aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint64_t funcEntry,
                                                   aclrtFuncHandle *funcHandle)
 {
+    PROF_API();
     if (!funcHandle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
     acl_module *m;
@@ -248,6 +264,7 @@ ACL_EXPORT aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint
 
 ACL_EXPORT aclError aclrtGetFuncBySymbol(const void *symbol, aclrtFuncHandle *funcHandle)
 {
+    PROF_API();
     return function_by_symbol(__func__, symbol, funcHandle);
 }
 
@@ -256,6 +273,7 @@ ACL_EXPORT aclError aclrtGetFuncBySymbol(const void *symbol, aclrtFuncHandle *fu
 ACL_EXPORT aclError aclrtFunctionGetBinary(const aclrtFuncHandle funcHandle,
                                            aclrtBinHandle *binHandle)
 {
+    PROF_API();
     if (!binHandle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
     acl_function *f;
@@ -277,6 +295,7 @@ ACL_EXPORT aclError aclrtFunctionGetBinary(const aclrtFuncHandle funcHandle,
  * reported as the cube (AI core) side; the vector side is empty. */
 ACL_EXPORT aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr)
 {
+    PROF_API();
     if (!aicAddr || !aivAddr)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", aicAddr ? "aivAddr" : "aicAddr");
     acl_function *f;
@@ -294,6 +313,7 @@ ACL_EXPORT aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicA
 ACL_EXPORT aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle, size_t *aicSize,
                                          size_t *aivSize)
 {
+    PROF_API();
     if (!aicSize || !aivSize)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", aicSize ? "aivSize" : "aicSize");
     acl_function *f;
@@ -310,6 +330,7 @@ ACL_EXPORT aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle, size_t *aic
 
 ACL_EXPORT aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name)
 {
+    PROF_API();
     if (!name)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "name is NULL");
     acl_function *f;
@@ -330,6 +351,7 @@ ACL_EXPORT aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t ma
 ACL_EXPORT aclError aclrtGetFunctionAttribute(aclrtFuncHandle funcHandle,
                                               aclrtFuncAttribute attrType, int64_t *attrValue)
 {
+    PROF_API();
     if (!attrValue)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "attrValue is NULL");
     acl_function *f;
@@ -343,6 +365,7 @@ ACL_EXPORT aclError aclrtGetFunctionAttribute(aclrtFuncHandle funcHandle,
 
 ACL_EXPORT aclError aclrtFunctionGetParamCount(const void *func, size_t *paramCount)
 {
+    PROF_API();
     if (!paramCount)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "paramCount is NULL");
     acl_function *f;
@@ -359,6 +382,7 @@ ACL_EXPORT aclError aclrtFunctionGetParamCount(const void *func, size_t *paramCo
 ACL_EXPORT aclError aclrtFunctionGetParamInfo(const void *func, size_t paramIndex,
                                               size_t *paramOffset, size_t *paramSize)
 {
+    PROF_API();
     if (!paramOffset || !paramSize)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          paramOffset ? "paramSize" : "paramOffset");
@@ -374,6 +398,7 @@ ACL_EXPORT aclError aclrtFunctionGetParamInfo(const void *func, size_t paramInde
 ACL_EXPORT aclError aclrtFunctionGetAvailDynUbufPerBlock(void *func, uint32_t flags,
                                                          size_t *dynamicUbufSize)
 {
+    PROF_API();
     if (!dynamicUbufSize)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "dynamicUbufSize is NULL");
     if (flags != 0)
@@ -391,6 +416,7 @@ ACL_EXPORT aclError aclrtFunctionGetAvailDynUbufPerBlock(void *func, uint32_t fl
 
 ACL_EXPORT aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle, size_t *memSize)
 {
+    PROF_API();
     if (!memSize)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memSize is NULL");
     acl_function *f;
@@ -405,6 +431,7 @@ ACL_EXPORT aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle, 
 ACL_EXPORT aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle, size_t userArgsSize,
                                               size_t *actualArgsSize)
 {
+    PROF_API();
     if (!actualArgsSize)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "actualArgsSize is NULL");
     acl_function *f;
@@ -418,6 +445,7 @@ ACL_EXPORT aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle, size_t
 
 ACL_EXPORT aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle)
 {
+    PROF_API();
     if (!argsHandle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "argsHandle is NULL");
     acl_function *f;
@@ -433,6 +461,7 @@ ACL_EXPORT aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle,
                                                  aclrtArgsHandle argsHandle, void *userHostMem,
                                                  size_t actualArgsSize)
 {
+    PROF_API();
     acl_function *f;
     aclError err = function_get(__func__, funcHandle, &f);
     if (err)
@@ -445,6 +474,7 @@ ACL_EXPORT aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle,
 ACL_EXPORT aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
                                           aclrtParamHandle *paramHandle)
 {
+    PROF_API();
     acl_args *a;
     aclError err = args_get(__func__, argsHandle, &a);
     if (err)
@@ -457,6 +487,7 @@ ACL_EXPORT aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *para
 ACL_EXPORT aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle,
                                                      aclrtParamHandle *paramHandle)
 {
+    PROF_API();
     acl_args *a;
     aclError err = args_get(__func__, argsHandle, &a);
     if (err)
@@ -470,6 +501,7 @@ ACL_EXPORT aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHand
                                                         aclrtParamHandle paramHandle,
                                                         size_t dataSize, void **bufferAddr)
 {
+    PROF_API();
     acl_args *a;
     aclError err = args_get(__func__, argsHandle, &a);
     if (err)
@@ -483,6 +515,7 @@ ACL_EXPORT aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle,
                                               aclrtParamHandle paramHandle, void *param,
                                               size_t paramSize)
 {
+    PROF_API();
     acl_args *a;
     aclError err = args_get(__func__, argsHandle, &a);
     if (err)
@@ -494,6 +527,7 @@ ACL_EXPORT aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle,
 
 ACL_EXPORT aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
 {
+    PROF_API();
     acl_args *a;
     aclError err = args_get(__func__, argsHandle, &a);
     if (err)
@@ -532,6 +566,7 @@ static aclError launch(const char *api, aclrtStream stream, launch_request *r, c
 ACL_EXPORT aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks,
                                       const void *argsData, size_t argsSize, aclrtStream stream)
 {
+    PROF_API();
     launch_request r = {.grid = {numBlocks, 1, 1},
                         .args_kind = LAUNCH_ARGS_DEVICE,
                         .args = argsData,
@@ -543,6 +578,7 @@ ACL_EXPORT aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t num
                                         const void *argsData, size_t argsSize,
                                         aclrtLaunchKernelCfg *cfg, aclrtStream stream)
 {
+    PROF_API();
     launch_request r = {.grid = {numBlocks, 1, 1},
                         .cfg = cfg,
                         .args_kind = LAUNCH_ARGS_DEVICE,
@@ -555,6 +591,7 @@ ACL_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint
                                                 aclrtStream stream, aclrtLaunchKernelCfg *cfg,
                                                 aclrtArgsHandle argsHandle, void *reserve)
 {
+    PROF_API();
     (void)reserve; /* ACL: fixed NULL, unused */
     acl_args *a;
     aclError err = args_get(__func__, argsHandle, &a);
@@ -573,6 +610,7 @@ ACL_EXPORT aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, ui
                                                   aclrtPlaceHolderInfo *placeHolderArray,
                                                   size_t placeHolderNum)
 {
+    PROF_API();
     launch_request r = {.grid = {numBlocks, 1, 1},
                         .cfg = cfg,
                         .args_kind = LAUNCH_ARGS_HOST,
@@ -587,6 +625,7 @@ ACL_EXPORT aclError aclrtLaunchKernelWithArgsArray(void *func, uint32_t numBlock
                                                    aclrtStream stream, aclrtLaunchKernelCfg *cfg,
                                                    void **args)
 {
+    PROF_API();
     launch_request r = {
         .grid = {numBlocks, 1, 1}, .cfg = cfg, .args_kind = LAUNCH_ARGS_ARRAY, .array = args};
     return launch(__func__, stream, &r, func, true);
@@ -596,6 +635,7 @@ ACL_EXPORT aclError aclrtLaunchSIMTKernelWithArgsArray(void *func, dim3 gridDim,
                                                        size_t dynUbufSize, aclrtStream stream,
                                                        aclrtLaunchKernelCfg *cfg, void **args)
 {
+    PROF_API();
     launch_request r = {.grid = {gridDim.x, gridDim.y, gridDim.z},
                         .simt = true,
                         .block = {blockDim.x, blockDim.y, blockDim.z},
@@ -613,6 +653,7 @@ ACL_EXPORT aclError aclrtLaunchSIMTKernelWithHostArgs(void *func, dim3 gridDim, 
                                                       aclrtPlaceHolderInfo *placeHolderArray,
                                                       size_t placeHolderNum)
 {
+    PROF_API();
     launch_request r = {.grid = {gridDim.x, gridDim.y, gridDim.z},
                         .simt = true,
                         .block = {blockDim.x, blockDim.y, blockDim.z},
@@ -630,6 +671,7 @@ ACL_EXPORT aclError aclrtLaunchSIMTKernelWithHostArgs(void *func, dim3 gridDim, 
 
 ACL_EXPORT aclError aclrtGetSymbolAddress(const void *symbol, void **devPtr)
 {
+    PROF_API();
     if (!devPtr)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
     size_t size;
@@ -638,6 +680,7 @@ ACL_EXPORT aclError aclrtGetSymbolAddress(const void *symbol, void **devPtr)
 
 ACL_EXPORT aclError aclrtGetSymbolSize(const void *symbol, size_t *size)
 {
+    PROF_API();
     if (!size)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "size is NULL");
     void *addr;
@@ -647,6 +690,7 @@ ACL_EXPORT aclError aclrtGetSymbolSize(const void *symbol, size_t *size)
 ACL_EXPORT aclError aclrtMemcpyFromSymbol(void *dst, size_t dstMax, const void *symbol,
                                           size_t count, size_t offset, aclrtMemcpyKind kind)
 {
+    PROF_API();
     if (dstMax < count)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "dstMax %zu is less than count %zu", dstMax,
                          count);
@@ -657,6 +701,7 @@ ACL_EXPORT aclError aclrtMemcpyFromSymbolAsync(void *dst, size_t dstMax, const v
                                                size_t count, size_t offset, aclrtMemcpyKind kind,
                                                aclrtStream stream)
 {
+    PROF_API();
     if (dstMax < count)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "dstMax %zu is less than count %zu", dstMax,
                          count);
@@ -672,6 +717,7 @@ ACL_EXPORT aclError aclrtMemcpyFromSymbolAsync(void *dst, size_t dstMax, const v
 ACL_EXPORT aclError aclrtMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                         size_t offset, aclrtMemcpyKind kind)
 {
+    PROF_API();
     return symbol_copy(__func__, NULL, symbol, offset, (void *)src, count, true, kind);
 }
 
@@ -679,6 +725,7 @@ ACL_EXPORT aclError aclrtMemcpyToSymbolAsync(const void *symbol, const void *src
                                              size_t offset, aclrtMemcpyKind kind,
                                              aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -694,6 +741,7 @@ ACL_EXPORT aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count,
                                      aclrtReduceKind kind, aclDataType type, aclrtStream stream,
                                      void *reserve)
 {
+    PROF_API();
     (void)reserve; /* ACL: fixed NULL, unused */
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
@@ -707,6 +755,7 @@ ACL_EXPORT aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count,
 ACL_EXPORT aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo,
                                         const aclrtStream stream, void *reserve)
 {
+    PROF_API();
     (void)reserve;
     if (!taskInfo)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "taskInfo is NULL");
@@ -727,6 +776,7 @@ ACL_EXPORT aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo,
  * X.Y or more (the driver compiles it). */
 ACL_EXPORT aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible)
 {
+    PROF_API();
     if (!socVersion)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "socVersion is NULL");
     if (!canCompatible)
@@ -754,6 +804,7 @@ ACL_EXPORT aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t 
 ACL_EXPORT aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char *funcName,
                                          const char *kernelName, aclrtFuncHandle *funcHandle)
 {
+    PROF_API();
     (void)handle;
     (void)funcName;
     (void)kernelName;
@@ -767,6 +818,7 @@ ACL_EXPORT aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char
 
 ACL_EXPORT aclError aclrtGetHardwareSyncAddr(void **addr)
 {
+    PROF_API();
     (void)addr;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      "it is where the cube and vector units of an Ascend AI core synchronise; a "
@@ -783,6 +835,7 @@ ACL_EXPORT aclError aclrtGetHardwareSyncAddr(void **addr)
 ACL_EXPORT aclError aclrtTaskUpdateAsync(aclrtStream taskStream, uint32_t taskId,
                                          aclrtTaskUpdateInfo *info, aclrtStream execStream)
 {
+    PROF_API();
     if (!taskStream)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "taskStream is NULL");
     if (!info)

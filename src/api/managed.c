@@ -11,6 +11,7 @@
 
 ACL_EXPORT aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     if (flag != ACL_RT_MEM_ATTACH_GLOBAL)
@@ -34,6 +35,7 @@ ACL_EXPORT aclError aclrtMemManagedAdvise(const void *const ptr, uint64_t size,
                                           aclrtMemManagedAdviseType advise,
                                           aclrtMemManagedLocation location)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     if (size == 0)
@@ -45,6 +47,7 @@ ACL_EXPORT aclError aclrtMemManagedAdvise(const void *const ptr, uint64_t size,
 ACL_EXPORT aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute, const void *ptr,
                                            size_t size, void *data, size_t dataSize)
 {
+    PROF_API();
     if (ptr == NULL || data == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", ptr == NULL ? "ptr" : "data");
     if (size == 0)
@@ -58,6 +61,7 @@ ACL_EXPORT aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attri
                                             size_t numAttributes, const void *ptr, size_t size,
                                             void **data, size_t *dataSizes)
 {
+    PROF_API();
     if (ptr == NULL || attributes == NULL || data == NULL || dataSizes == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          ptr == NULL          ? "ptr"
@@ -89,6 +93,7 @@ ACL_EXPORT aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_t size,
                                                  aclrtMemManagedLocation location, uint32_t flags,
                                                  aclrtStream stream)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     if (size == 0)
@@ -119,6 +124,7 @@ ACL_EXPORT aclError aclrtMemManagedPrefetchBatchAsync(
     const void **ptrs, size_t *sizes, size_t count, aclrtMemManagedLocation *prefetchLocs,
     size_t *prefetchLocIdxs, size_t numPrefetchLocs, uint64_t flags, aclrtStream stream)
 {
+    PROF_API();
     if (ptrs == NULL || sizes == NULL || prefetchLocs == NULL || prefetchLocIdxs == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          ptrs == NULL           ? "ptrs"

@@ -6,6 +6,7 @@
 
 ACL_EXPORT aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size)
 {
+    PROF_API();
     if (buf == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
     if (size == 0)
@@ -15,6 +16,7 @@ ACL_EXPORT aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size)
 
 ACL_EXPORT aclError aclrtFreeBuf(aclrtMbuf buf)
 {
+    PROF_API();
     if (buf == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
     return mbuf_free(__func__, buf);
@@ -22,6 +24,7 @@ ACL_EXPORT aclError aclrtFreeBuf(aclrtMbuf buf)
 
 ACL_EXPORT aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *size)
 {
+    PROF_API();
     if (buf == NULL || dataPtr == NULL || size == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          buf == NULL       ? "buf"
@@ -32,6 +35,7 @@ ACL_EXPORT aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t 
 
 ACL_EXPORT aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len)
 {
+    PROF_API();
     if (buf == NULL || len == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "len");
     return mbuf_data_len(__func__, buf, len, NULL);
@@ -39,6 +43,7 @@ ACL_EXPORT aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len)
 
 ACL_EXPORT aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len)
 {
+    PROF_API();
     if (buf == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
     return mbuf_data_len(__func__, buf, NULL, &len);
@@ -56,6 +61,7 @@ static aclError user_data_bounds(const char *func, size_t size, size_t offset)
 ACL_EXPORT aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_t size,
                                         size_t offset)
 {
+    PROF_API();
     aclError ret = user_data_bounds(__func__, size, offset);
     if (ret != ACL_SUCCESS)
         return ret;
@@ -67,6 +73,7 @@ ACL_EXPORT aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size
 ACL_EXPORT aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_t size,
                                         size_t offset)
 {
+    PROF_API();
     aclError ret = user_data_bounds(__func__, size, offset);
     if (ret != ACL_SUCCESS)
         return ret;
@@ -77,6 +84,7 @@ ACL_EXPORT aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size
 
 ACL_EXPORT aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf)
 {
+    PROF_API();
     if (buf == NULL || newBuf == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "newBuf");
     return mbuf_copy_ref(__func__, buf, newBuf);
@@ -84,6 +92,7 @@ ACL_EXPORT aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf)
 
 ACL_EXPORT aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf)
 {
+    PROF_API();
     if (headBuf == NULL || buf == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          headBuf == NULL ? "headBuf" : "buf");
@@ -92,6 +101,7 @@ ACL_EXPORT aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf)
 
 ACL_EXPORT aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num)
 {
+    PROF_API();
     if (headBuf == NULL || num == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          headBuf == NULL ? "headBuf" : "num");
@@ -100,6 +110,7 @@ ACL_EXPORT aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num)
 
 ACL_EXPORT aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf)
 {
+    PROF_API();
     if (headBuf == NULL || buf == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          headBuf == NULL ? "headBuf" : "buf");

@@ -83,17 +83,20 @@ static aclError malloc_current(const char *func, void **dev_ptr, size_t size,
 
 ACL_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
+    PROF_API();
     return malloc_current(__func__, devPtr, size, policy, false, ORIGIN_MALLOC);
 }
 
 ACL_EXPORT aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
+    PROF_API();
     return malloc_current(__func__, devPtr, size, policy, true, ORIGIN_MALLOC);
 }
 
 /* Cached and uncached device memory are the same thing on both backends. */
 ACL_EXPORT aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
+    PROF_API();
     return malloc_current(__func__, devPtr, size, policy, false, ORIGIN_MALLOC);
 }
 
@@ -164,6 +167,7 @@ aclError api_malloc_with_cfg(const char *func, void **devPtr, size_t size,
 ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
                                        aclrtMallocConfig *cfg)
 {
+    PROF_API();
     return api_malloc_with_cfg(__func__, devPtr, size, policy, cfg, ORIGIN_MALLOC);
 }
 
@@ -183,11 +187,13 @@ static aclError device_free(const char *func, void *dev_ptr)
 
 ACL_EXPORT aclError aclrtFree(void *devPtr)
 {
+    PROF_API();
     return device_free(__func__, devPtr);
 }
 
 ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
 {
+    PROF_API();
     aclError unsafe = capture_check_unsafe(__func__, "freeing device memory");
     if (unsafe != ACL_SUCCESS)
         return unsafe;
@@ -220,11 +226,13 @@ static aclError cache_maintenance(const char *func, const void *dev_ptr, size_t 
 
 ACL_EXPORT aclError aclrtMemFlush(void *devPtr, size_t size)
 {
+    PROF_API();
     return cache_maintenance(__func__, devPtr, size);
 }
 
 ACL_EXPORT aclError aclrtMemInvalidate(void *devPtr, size_t size)
 {
+    PROF_API();
     return cache_maintenance(__func__, devPtr, size);
 }
 
@@ -234,6 +242,7 @@ ACL_EXPORT aclError aclrtMemInvalidate(void *devPtr, size_t size)
  * memory, so each of those splits reports the same free and total bytes. */
 ACL_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeBytes, size_t *totalBytes)
 {
+    PROF_API();
     if (freeBytes == NULL || totalBytes == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          freeBytes == NULL ? "free" : "total");
@@ -259,6 +268,7 @@ ACL_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeBytes, size_t
 
 ACL_EXPORT aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     if (attributes == NULL)
@@ -306,6 +316,7 @@ static aclError host_alloc_args(const char *func, void **host_ptr, uint64_t size
 
 ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
+    PROF_API();
     aclError ret = host_alloc_args(__func__, hostPtr, size);
     if (ret != ACL_SUCCESS)
         return ret;
@@ -314,6 +325,7 @@ ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
 
 ACL_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
 {
+    PROF_API();
     aclError ret = host_alloc_args(__func__, ptr, size);
     if (ret != ACL_SUCCESS)
         return ret;
@@ -332,6 +344,7 @@ ACL_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallo
 
 ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
 {
+    PROF_API();
     return memory_free(__func__, hostPtr, ORIGIN_BIT(ORIGIN_MALLOC_HOST));
 }
 
@@ -339,6 +352,7 @@ ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
  * is synchronised before it goes. */
 ACL_EXPORT aclError aclrtFreeHostWithDevSync(void *hostPtr)
 {
+    PROF_API();
     mem_block b;
     if (hostPtr != NULL && registry_find(hostPtr, &b) && b.origin == ORIGIN_MALLOC_HOST &&
         b.base == (uintptr_t)hostPtr) {
@@ -386,6 +400,7 @@ static aclError copy_args(const char *func, void *dst, size_t dest_max, const vo
 ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                 aclrtMemcpyKind kind)
 {
+    PROF_API();
     bool nothing_to_do;
     aclError ret = copy_args(__func__, dst, destMax, src, count, kind, &nothing_to_do);
     if (ret != ACL_SUCCESS || nothing_to_do)
@@ -421,6 +436,7 @@ static aclError queue_copy(const char *api, const void *site, void *dst, size_t 
 ACL_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                      aclrtMemcpyKind kind, aclrtStream stream)
 {
+    PROF_API();
     return queue_copy(__func__, CALL_SITE(), dst, destMax, src, count, kind, stream);
 }
 
@@ -429,6 +445,7 @@ ACL_EXPORT aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, con
                                                   size_t count, aclrtMemcpyKind kind,
                                                   aclrtStream stream)
 {
+    PROF_API();
     return queue_copy(__func__, CALL_SITE(), dst, destMax, src, count, kind, stream);
 }
 
@@ -471,6 +488,7 @@ static aclError copy2d_args(const char *func, const void *dst, size_t dpitch, co
 ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
                                   size_t width, size_t height, aclrtMemcpyKind kind)
 {
+    PROF_API();
     bool nothing_to_do;
     aclError ret =
         copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, false, &nothing_to_do);
@@ -489,6 +507,7 @@ ACL_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src
                                        size_t width, size_t height, aclrtMemcpyKind kind,
                                        aclrtStream stream)
 {
+    PROF_API();
     bool nothing_to_do;
     aclError ret =
         copy2d_args(__func__, dst, dpitch, src, spitch, width, height, kind, true, &nothing_to_do);
@@ -525,6 +544,7 @@ static aclError set_args(const char *func, const void *dev_ptr, size_t max_count
 
 ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
+    PROF_API();
     bool nothing_to_do;
     aclError ret = set_args(__func__, devPtr, maxCount, count, &nothing_to_do);
     if (ret != ACL_SUCCESS || nothing_to_do)
@@ -541,6 +561,7 @@ ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, si
 ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                                      aclrtStream stream)
 {
+    PROF_API();
     bool nothing_to_do;
     aclError ret = set_args(__func__, devPtr, maxCount, count, &nothing_to_do);
     if (ret != ACL_SUCCESS)
@@ -576,6 +597,7 @@ static aclError set32_args(const char *func, const void *ptr, size_t mem_size, s
 
 ACL_EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N)
 {
+    PROF_API();
     bool nothing_to_do;
     aclError ret = set32_args(__func__, ptr, memSize, N, &nothing_to_do);
     if (ret != ACL_SUCCESS || nothing_to_do)
@@ -592,6 +614,7 @@ ACL_EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, si
 ACL_EXPORT aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
                                         aclrtStream stream)
 {
+    PROF_API();
     bool nothing_to_do;
     aclError ret = set32_args(__func__, ptr, memSize, N, &nothing_to_do);
     if (ret != ACL_SUCCESS || nothing_to_do)
@@ -717,6 +740,7 @@ ACL_EXPORT aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs,
                                      size_t numBatches, aclrtMemcpyBatchAttr *attrs,
                                      size_t *attrsIndexes, size_t numAttrs, size_t *failIndex)
 {
+    PROF_API();
     if (failIndex == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "failIndex is NULL");
     return batch(__func__, dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs,
@@ -727,6 +751,7 @@ ACL_EXPORT aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **src
                                        size_t numBatches, aclrtMemcpyBatchAttr *attrs,
                                        size_t *attrsIndexes, size_t numAttrs)
 {
+    PROF_API();
     return batch(__func__, dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs,
                  NULL, false, NULL);
 }
@@ -736,6 +761,7 @@ ACL_EXPORT aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **
                                           size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
                                           aclrtStream stream)
 {
+    PROF_API();
     if (failIndex == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "failIndex is NULL");
     return batch(__func__, dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs,
@@ -747,6 +773,7 @@ ACL_EXPORT aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void 
                                             aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
                                             size_t numAttrs, aclrtStream stream)
 {
+    PROF_API();
     return batch(__func__, dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs,
                  NULL, true, stream);
 }
@@ -774,6 +801,7 @@ static aclError desc_kind(const char *func, aclrtMemcpyKind kind)
 
 ACL_EXPORT aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize)
 {
+    PROF_API();
     if (descSize == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "descSize is NULL");
     aclError ret = desc_kind(__func__, kind);
@@ -785,6 +813,7 @@ ACL_EXPORT aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSiz
 ACL_EXPORT aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr,
                                        void *dstAddr, size_t count, void *config)
 {
+    PROF_API();
     if (desc == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "desc is NULL");
     if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
@@ -814,6 +843,7 @@ ACL_EXPORT aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *s
 
 ACL_EXPORT aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream)
 {
+    PROF_API();
     if (desc == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "desc is NULL");
     if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
@@ -838,6 +868,7 @@ ACL_EXPORT aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_
                                                const void **src, size_t count, size_t srcDataOffset,
                                                aclrtMemcpyKind kind, aclrtStream stream)
 {
+    PROF_API();
     if (count == 0)
         return ACL_SUCCESS;
     if (kind != ACL_MEMCPY_INNER_DEVICE_TO_DEVICE)
@@ -897,6 +928,7 @@ static aclError cmo_queue(const char *func, void *src, size_t size, aclrtCmoType
 
 ACL_EXPORT aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream)
 {
+    PROF_API();
     if (src == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "src is NULL");
     if (size == 0)
@@ -911,6 +943,7 @@ ACL_EXPORT aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, 
 ACL_EXPORT aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoType cmoType,
                                              uint32_t barrierId, aclrtStream stream)
 {
+    PROF_API();
     if (src == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "src is NULL");
     aclError ret = cmo_type_valid(__func__, cmoType);
@@ -931,6 +964,7 @@ ACL_EXPORT aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoTyp
 ACL_EXPORT aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStream stream,
                                         uint32_t flag)
 {
+    PROF_API();
     if (taskInfo == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "taskInfo is NULL");
     if (flag != 0)
@@ -957,6 +991,7 @@ ACL_EXPORT aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStr
 
 ACL_EXPORT aclError aclrtCmoGetDescSize(size_t *size)
 {
+    PROF_API();
     if (size == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "size is NULL");
     *size = CMO_DESC_SIZE;
@@ -965,6 +1000,7 @@ ACL_EXPORT aclError aclrtCmoGetDescSize(size_t *size)
 
 ACL_EXPORT aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size)
 {
+    PROF_API();
     if (cmoDesc == NULL || src == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          cmoDesc == NULL ? "cmoDesc" : "src");
@@ -978,6 +1014,7 @@ ACL_EXPORT aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size)
 ACL_EXPORT aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream,
                                           const void *reserve)
 {
+    PROF_API();
     if (cmoDesc == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "cmoDesc is NULL");
     if (reserve != NULL)
@@ -1003,6 +1040,7 @@ ACL_EXPORT aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, a
  * nothing to flush; the call checks its argument and the current device. */
 ACL_EXPORT aclError aclrtDeviceL2CacheFlush(void *rsv)
 {
+    PROF_API();
     if (rsv != NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "rsv is reserved and must be NULL");
     acl_context *ctx;
@@ -1027,6 +1065,7 @@ static int usage_by_size(const void *a, const void *b)
 ACL_EXPORT aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo,
                                          size_t inputNum, size_t *outputNum)
 {
+    PROF_API();
     if (memUsageInfo == NULL || outputNum == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          memUsageInfo == NULL ? "memUsageInfo" : "outputNum");
@@ -1058,6 +1097,7 @@ ACL_EXPORT aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *me
 ACL_EXPORT aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size,
                                                 aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg)
 {
+    PROF_API();
     const size_t huge = (size_t)2 << 20;
     uint32_t p = (uint32_t)policy;
     if (!policy_valid(p))
@@ -1106,6 +1146,7 @@ static uint32_t mem_types_of(const void *addr)
 ACL_EXPORT aclError aclrtCheckMemType(void **addrList, uint32_t size, uint32_t memType,
                                       uint32_t *checkResult, uint32_t reserve)
 {
+    PROF_API();
     if (addrList == NULL || checkResult == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          addrList == NULL ? "addrList" : "checkResult");

@@ -45,6 +45,7 @@ static void put_pair(acl_notify *n, acl_stream *s)
  * flavours are the same. */
 ACL_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
 {
+    PROF_API();
     if (flag != ACL_NOTIFY_DEFAULT && flag != ACL_NOTIFY_DEVICE_USE_ONLY)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
                          "flag 0x%llx is not ACL_NOTIFY_DEFAULT or ACL_NOTIFY_DEVICE_USE_ONLY",
@@ -54,11 +55,13 @@ ACL_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
 
 ACL_EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
 {
+    PROF_API();
     return notify_destroy(__func__, notify, false);
 }
 
 ACL_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 {
+    PROF_API();
     acl_notify *n;
     acl_stream *s;
     aclError err = get_pair(__func__, notify, false, stream, &n, &s);
@@ -74,6 +77,7 @@ ACL_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 ACL_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream,
                                             uint32_t timeout)
 {
+    PROF_API();
     acl_notify *n;
     acl_stream *s;
     aclError err = get_pair(__func__, notify, false, stream, &n, &s);
@@ -86,6 +90,7 @@ ACL_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stre
 
 ACL_EXPORT aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
 {
+    PROF_API();
     acl_notify *n;
     aclError err = notify_get(__func__, notify, false, &n);
     if (err)
@@ -101,6 +106,7 @@ ACL_EXPORT aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
 /* All handles are checked before any notify is reset. */
 ACL_EXPORT aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)
 {
+    PROF_API();
     if (!notifies)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "notifies is NULL");
     if (num == 0)
@@ -130,6 +136,7 @@ ACL_EXPORT aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)
 ACL_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len,
                                             uint64_t flags)
 {
+    PROF_API();
     if (flags != ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT &&
         flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
@@ -151,6 +158,7 @@ ACL_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_
 
 ACL_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
 {
+    PROF_API();
     acl_notify *n;
     aclError err = notify_get(__func__, notify, false, &n);
     if (err)
@@ -168,6 +176,7 @@ ACL_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, si
 /* The notify is opened on the current context's device. */
 ACL_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
 {
+    PROF_API();
     if (!notify)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "notify is NULL");
     if (!key)
@@ -194,6 +203,7 @@ ACL_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key,
 ACL_EXPORT aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify,
                                                        aclrtServerPid *serverPids, size_t num)
 {
+    PROF_API();
     (void)notify;
     (void)serverPids;
     (void)num;
@@ -207,6 +217,7 @@ ACL_EXPORT aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify,
 
 ACL_EXPORT aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag)
 {
+    PROF_API();
     if (flag != 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flag 0x%llx is reserved and must be 0",
                          (unsigned long long)flag);
@@ -215,12 +226,14 @@ ACL_EXPORT aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t fla
 
 ACL_EXPORT aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify)
 {
+    PROF_API();
     return notify_destroy(__func__, cntNotify, true);
 }
 
 ACL_EXPORT aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream,
                                          aclrtCntNotifyRecordInfo *info)
 {
+    PROF_API();
     if (!info)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "info is NULL");
     switch (info->mode) {
@@ -246,6 +259,7 @@ ACL_EXPORT aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream s
 ACL_EXPORT aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrtStream stream,
                                                   aclrtCntNotifyWaitInfo *info)
 {
+    PROF_API();
     if (!info)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "info is NULL");
     if ((unsigned)info->mode > ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE)
@@ -267,6 +281,7 @@ ACL_EXPORT aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclr
 /* In stream order, as a record of 0. */
 ACL_EXPORT aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream)
 {
+    PROF_API();
     acl_notify *n;
     acl_stream *s;
     aclError err = get_pair(__func__, cntNotify, true, stream, &n, &s);
@@ -279,6 +294,7 @@ ACL_EXPORT aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream st
 
 ACL_EXPORT aclError aclrtCntNotifyGetId(aclrtCntNotify cntNotify, uint32_t *notifyId)
 {
+    PROF_API();
     acl_notify *n;
     aclError err = notify_get(__func__, cntNotify, true, &n);
     if (err)

@@ -10,6 +10,7 @@
 
 ACL_EXPORT aclError aclrtMemPoolCreate(aclrtMemPool *memPool, const aclrtMemPoolProps *poolProps)
 {
+    PROF_API();
     if (memPool == NULL || poolProps == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          memPool == NULL ? "memPool" : "poolProps");
@@ -35,6 +36,7 @@ ACL_EXPORT aclError aclrtMemPoolCreate(aclrtMemPool *memPool, const aclrtMemPool
 
 ACL_EXPORT aclError aclrtMemPoolDestroy(const aclrtMemPool memPool)
 {
+    PROF_API();
     if (memPool == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memPool is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, pool);
@@ -43,6 +45,7 @@ ACL_EXPORT aclError aclrtMemPoolDestroy(const aclrtMemPool memPool)
 
 ACL_EXPORT aclError aclrtMemPoolSetAttr(aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value)
 {
+    PROF_API();
     if (memPool == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memPool is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, pool);
@@ -51,6 +54,7 @@ ACL_EXPORT aclError aclrtMemPoolSetAttr(aclrtMemPool memPool, aclrtMemPoolAttr a
 
 ACL_EXPORT aclError aclrtMemPoolGetAttr(aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value)
 {
+    PROF_API();
     if (memPool == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memPool is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, pool);
@@ -64,6 +68,7 @@ ACL_EXPORT aclError aclrtMemPoolGetAttr(aclrtMemPool memPool, aclrtMemPoolAttr a
 ACL_EXPORT aclError aclrtMemPoolMallocAsync(void **ptr, size_t size, aclrtMemPool memPool,
                                             aclrtStream stream)
 {
+    PROF_API();
     if (ptr == NULL || memPool == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", ptr == NULL ? "ptr" : "memPool");
     if (size == 0) {
@@ -84,6 +89,7 @@ ACL_EXPORT aclError aclrtMemPoolMallocAsync(void **ptr, size_t size, aclrtMemPoo
 
 ACL_EXPORT aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, pool);
@@ -100,6 +106,7 @@ ACL_EXPORT aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream)
 
 ACL_EXPORT aclError aclrtMemPoolTrimTo(aclrtMemPool memPool, size_t minBytesToKeep)
 {
+    PROF_API();
     if (memPool == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "memPool is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, pool);

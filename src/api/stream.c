@@ -56,12 +56,14 @@ static aclError create(const char *api, aclrtStream *stream, uint32_t priority, 
 
 ACL_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
 {
+    PROF_API();
     return create(__func__, stream, 0, 0);
 }
 
 ACL_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
                                                 uint32_t flag)
 {
+    PROF_API();
     return create(__func__, stream, priority, flag);
 }
 
@@ -90,12 +92,14 @@ static aclError destroy(const char *api, aclrtStream stream, bool wait)
 /* Waits for the stream's queued work, as ACL's newest documentation says. */
 ACL_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
 {
+    PROF_API();
     return destroy(__func__, stream, true);
 }
 
 /* Returns at once; queued work still completes. */
 ACL_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
+    PROF_API();
     return destroy(__func__, stream, false);
 }
 
@@ -129,11 +133,13 @@ static aclError synchronize(const char *api, aclrtStream stream, int32_t timeout
 
 ACL_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 {
+    PROF_API();
     return synchronize(__func__, stream, -1);
 }
 
 ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
+    PROF_API();
     if (timeout < -1)
         return ACL_RAISE(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms: must be -1 or >= 0",
                          (int)timeout);
@@ -142,6 +148,7 @@ ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_
 
 ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
+    PROF_API();
     if (!status)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "status is NULL");
     acl_stream *s;
@@ -163,6 +170,7 @@ ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *stat
 
 ACL_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 {
+    PROF_API();
     if (!streamId)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "streamId is NULL");
     acl_stream *s;
@@ -176,6 +184,7 @@ ACL_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 
 ACL_EXPORT aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
 {
+    PROF_API();
     if (!streamCount)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "streamCount is NULL");
     acl_context *ctx;
@@ -246,12 +255,14 @@ static aclError set_attribute(const char *api, aclrtStream stream, aclrtStreamAt
 
 ACL_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
+    PROF_API();
     return set_attribute(__func__, stream, ACL_STREAM_ATTR_FAILURE_MODE,
                          &(aclrtStreamAttrValue){.failureMode = mode});
 }
 
 ACL_EXPORT aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag)
 {
+    PROF_API();
     return set_attribute(__func__, stream, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK,
                          &(aclrtStreamAttrValue){.overflowSwitch = flag});
 }
@@ -259,6 +270,7 @@ ACL_EXPORT aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t fl
 ACL_EXPORT aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
                                             aclrtStreamAttrValue *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     return set_attribute(__func__, stream, stmAttrType, value);
@@ -266,6 +278,7 @@ ACL_EXPORT aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr 
 
 ACL_EXPORT aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag)
 {
+    PROF_API();
     if (!flag)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flag is NULL");
     acl_stream *s;
@@ -280,6 +293,7 @@ ACL_EXPORT aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *f
 ACL_EXPORT aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
                                             aclrtStreamAttrValue *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     acl_stream *s;
@@ -314,6 +328,7 @@ ACL_EXPORT aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr 
  * created with; the default stream has 0 and 0. */
 ACL_EXPORT aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
 {
+    PROF_API();
     if (!priority)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "priority is NULL");
     acl_stream *s;
@@ -327,6 +342,7 @@ ACL_EXPORT aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priorit
 
 ACL_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 {
+    PROF_API();
     if (!flags)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "flags is NULL");
     acl_stream *s;
@@ -342,6 +358,7 @@ ACL_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 
 ACL_EXPORT aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
 {
+    PROF_API();
     stream_config *c = stream_config_create();
     if (!c) {
         ACL_RAISE(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -352,6 +369,7 @@ ACL_EXPORT aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
 
 ACL_EXPORT aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)
 {
+    PROF_API();
     if (!handle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     if (!stream_config_destroy(handle))
@@ -381,6 +399,7 @@ ACL_EXPORT aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle,
                                             aclrtStreamConfigAttr attr, const void *attrValue,
                                             size_t valueSize)
 {
+    PROF_API();
     if (!handle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     if (!attrValue)
@@ -440,6 +459,7 @@ ACL_EXPORT aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle,
  * needs no workspace, so they are accepted and unused. */
 ACL_EXPORT aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle)
 {
+    PROF_API();
     if (!stream)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stream is NULL");
     if (!handle)
@@ -462,6 +482,7 @@ ACL_EXPORT aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamCo
  * the stream owes nothing queued before the call and takes new work. */
 ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -485,6 +506,7 @@ ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 
 ACL_EXPORT aclError aclrtStreamStop(aclrtStream stream)
 {
+    PROF_API();
     (void)stream;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      "a CUDA device cannot stop a running kernel or hold a stream's queued work "
@@ -494,6 +516,7 @@ ACL_EXPORT aclError aclrtStreamStop(aclrtStream stream)
 /* Ascend's stream control flow inside a built model, refused. */
 ACL_EXPORT aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)
 {
+    PROF_API();
     (void)activeStream;
     (void)stream;
     return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -508,6 +531,7 @@ ACL_EXPORT aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void
                                       aclrtCompareDataType dataType, aclrtStream trueStream,
                                       aclrtStream falseStream, aclrtStream stream)
 {
+    PROF_API();
     (void)leftValue;
     (void)cond;
     (void)rightValue;
@@ -526,6 +550,7 @@ ACL_EXPORT aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void
  * so there is never a task to clean. */
 ACL_EXPORT aclError aclrtPersistentTaskClean(aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -540,11 +565,13 @@ ACL_EXPORT aclError aclrtPersistentTaskClean(aclrtStream stream)
 ACL_EXPORT aclError aclrtRegStreamStateCallback(const char *regName,
                                                 aclrtStreamStateCallback callback, void *args)
 {
+    PROF_API();
     return statecb_register(__func__, STATECB_STREAM, regName, (void (*)(void))callback, args);
 }
 
 ACL_EXPORT aclError aclrtGetThreadLastTaskId(uint32_t *taskId)
 {
+    PROF_API();
     if (!taskId)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "taskId is NULL");
     *taskId = stream_thread_last_task();
@@ -565,6 +592,7 @@ static aclError check_res_type(const char *api, aclrtDevResLimitType type)
 ACL_EXPORT aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type,
                                            uint32_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     aclError err = check_res_type(__func__, type);
@@ -584,6 +612,7 @@ ACL_EXPORT aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitT
 ACL_EXPORT aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type,
                                            uint32_t value)
 {
+    PROF_API();
     aclError err = check_res_type(__func__, type);
     if (err)
         return err;
@@ -606,6 +635,7 @@ ACL_EXPORT aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitT
 
 ACL_EXPORT aclError aclrtResetStreamResLimit(aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -618,6 +648,7 @@ ACL_EXPORT aclError aclrtResetStreamResLimit(aclrtStream stream)
 
 ACL_EXPORT aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -629,6 +660,7 @@ ACL_EXPORT aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
 
 ACL_EXPORT aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
 {
+    PROF_API();
     acl_stream *s;
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
@@ -643,6 +675,7 @@ ACL_EXPORT aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
  * context's device, else the current device's process-level limit. */
 ACL_EXPORT aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
 {
+    PROF_API();
     if (!value)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "value is NULL");
     aclError err = check_res_type(__func__, type);

@@ -17,6 +17,11 @@
 #include "acl/acl_platform.h"
 #include "acl/acl_rt_memory_soma.h"
 #include "acl/ops/acl_dvpp.h"
+/* ---- profiling, logging, dumps (issue 29) ---- */
+#include "acl/acl_dump.h"
+#include "acl/acl_prof.h"
+#include "base/acl_log.h"
+#include "mstx/ms_tools_ext.h"
 
 /* A stub ignores its arguments by design. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"

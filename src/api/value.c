@@ -6,6 +6,7 @@
 ACL_EXPORT aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
                                     aclrtStream stream)
 {
+    PROF_API();
     if (!devAddr)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "devAddr is NULL");
     if (flag != 0)
@@ -21,6 +22,7 @@ ACL_EXPORT aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag
 
 ACL_EXPORT aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
 {
+    PROF_API();
     if (!devAddr)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "devAddr is NULL");
     if (flag != ACL_STREAM_WAIT_VALUE_GEQ && flag != ACL_STREAM_WAIT_VALUE_EQ &&

@@ -14,6 +14,7 @@ ACL_EXPORT aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
                                                      aclrtMemGranularityOptions option,
                                                      size_t *granularity)
 {
+    PROF_API();
     if (prop == NULL || granularity == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          prop == NULL ? "prop" : "granularity");
@@ -40,6 +41,7 @@ static aclError reserve(const char *func, void **vir_ptr, size_t size, size_t al
 ACL_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment,
                                            void *expectPtr, uint64_t flags)
 {
+    PROF_API();
     return reserve(__func__, virPtr, size, alignment, expectPtr, flags, false);
 }
 
@@ -48,11 +50,13 @@ ACL_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t al
 ACL_EXPORT aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment,
                                                      void *expectPtr, uint64_t flags)
 {
+    PROF_API();
     return reserve(__func__, virPtr, size, alignment, expectPtr, flags, true);
 }
 
 ACL_EXPORT aclError aclrtReleaseMemAddress(void *virPtr)
 {
+    PROF_API();
     if (virPtr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "virPtr is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, vmm);
@@ -62,6 +66,7 @@ ACL_EXPORT aclError aclrtReleaseMemAddress(void *virPtr)
 ACL_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
                                         const aclrtPhysicalMemProp *prop, uint64_t flags)
 {
+    PROF_API();
     if (handle == NULL || prop == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", handle == NULL ? "handle" : "prop");
     if (size == 0)
@@ -83,6 +88,7 @@ ACL_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
 
 ACL_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
 {
+    PROF_API();
     if (handle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, vmm);
@@ -107,17 +113,20 @@ static aclError map(const char *func, void *vir_ptr, size_t size, size_t offset,
 ACL_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
                                 uint64_t flags)
 {
+    PROF_API();
     return map(__func__, virPtr, size, offset, handle, flags, true);
 }
 
 ACL_EXPORT aclError aclrtMemMapNoAccess(void *virPtr, size_t size, size_t offset,
                                         aclrtDrvMemHandle handle, uint64_t flags)
 {
+    PROF_API();
     return map(__func__, virPtr, size, offset, handle, flags, false);
 }
 
 ACL_EXPORT aclError aclrtUnmapMem(void *virPtr)
 {
+    PROF_API();
     if (virPtr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "virPtr is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, vmm);
@@ -127,6 +136,7 @@ ACL_EXPORT aclError aclrtUnmapMem(void *virPtr)
 ACL_EXPORT aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc,
                                       size_t count)
 {
+    PROF_API();
     if (virPtr == NULL || desc == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", virPtr == NULL ? "virPtr" : "desc");
     if (size == 0)
@@ -137,6 +147,7 @@ ACL_EXPORT aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessD
 
 ACL_EXPORT aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)
 {
+    PROF_API();
     if (virPtr == NULL || location == NULL || flag == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          virPtr == NULL     ? "virPtr"
@@ -148,6 +159,7 @@ ACL_EXPORT aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, 
 
 ACL_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)
 {
+    PROF_API();
     if (virPtr == NULL || handle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          virPtr == NULL ? "virPtr" : "handle");
@@ -158,6 +170,7 @@ ACL_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHand
 ACL_EXPORT aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle,
                                                               aclrtPhysicalMemProp *prop)
 {
+    PROF_API();
     if (handle == NULL || prop == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", handle == NULL ? "handle" : "prop");
     aclError ret = BACKEND_REQUIRE(__func__, vmm);
@@ -167,6 +180,7 @@ ACL_EXPORT aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle 
 /* The allocation (or mapping) holding ptr: any memory ACL recorded. */
 ACL_EXPORT aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)
 {
+    PROF_API();
     if (ptr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
     if (pbase == NULL && psize == NULL)
@@ -184,6 +198,7 @@ ACL_EXPORT aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psi
 
 ACL_EXPORT aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags)
 {
+    PROF_API();
     if (devPtr == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
     if (size == 0)
@@ -204,6 +219,7 @@ ACL_EXPORT aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, 
 ACL_EXPORT aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc,
                                             uint32_t linkIdx)
 {
+    PROF_API();
     if (virPtrDst == NULL || virPtrSrc == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          virPtrDst == NULL ? "virPtrDst" : "virPtrSrc");
@@ -219,6 +235,7 @@ ACL_EXPORT aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *
 /* The advice is kept with the handle; a GPU picks its own path. */
 ACL_EXPORT aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink)
 {
+    PROF_API();
     if (handle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, vmm);
@@ -297,6 +314,7 @@ ACL_EXPORT aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle,
                                                     aclrtMemHandleType handleType, uint64_t flags,
                                                     uint64_t *shareableHandle)
 {
+    PROF_API();
     if (handle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     if (handleType != ACL_MEM_HANDLE_TYPE_NONE)
@@ -321,6 +339,7 @@ ACL_EXPORT aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, 
                                                       aclrtMemSharedHandleType shareType,
                                                       void *shareableHandle)
 {
+    PROF_API();
     if (handle == NULL || shareableHandle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          handle == NULL ? "handle" : "shareableHandle");
@@ -347,6 +366,7 @@ ACL_EXPORT aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, 
 ACL_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid,
                                                     size_t pidNum)
 {
+    PROF_API();
     if (pid == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pid is NULL");
     if (pidNum == 0)
@@ -362,6 +382,7 @@ ACL_EXPORT aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
                                                       aclrtMemSharedHandleType shareType,
                                                       int32_t *pid, size_t pidNum)
 {
+    PROF_API();
     if (shareableHandle == NULL || pid == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          shareableHandle == NULL ? "shareableHandle" : "pid");
@@ -381,6 +402,7 @@ ACL_EXPORT aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
 ACL_EXPORT aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
                                                       aclrtDrvMemHandle *handle)
 {
+    PROF_API();
     if (handle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     aclError ret = BACKEND_REQUIRE(__func__, vmm);
@@ -393,6 +415,7 @@ ACL_EXPORT aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
                                                         aclrtMemSharedHandleType shareType,
                                                         uint64_t flags, aclrtDrvMemHandle *handle)
 {
+    PROF_API();
     if (shareableHandle == NULL || handle == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          shareableHandle == NULL ? "shareableHandle" : "handle");

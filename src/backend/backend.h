@@ -425,6 +425,13 @@ typedef struct backend_diag_ops {
     /* A mark on the profiler's timeline (NVTX on cuda); NULL where no
      * profiler can see one. */
     void (*mark)(const char *text, uint64_t payload);
+    /* Ranges on the same timeline, NULL where there is none: push and pop
+     * nest on the calling thread; start gives an id that end takes, on any
+     * thread. */
+    void (*range_push)(const char *text);
+    void (*range_pop)(void);
+    uint64_t (*range_start)(const char *text);
+    void (*range_end)(uint64_t id);
     /* Process snapshots of pid (the calling process): stop device work
      * and API calls, save device state to the host, restore it, resume.
      * NULL: the backend cannot. */

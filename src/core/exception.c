@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/dump.h"
 #include "core/exception.h"
 #include "util/fork.h"
 #include "util/log.h"
@@ -57,6 +58,7 @@ void exception_report(int32_t phys, int32_t device, int32_t stream_id, uint32_t 
         return; /* reported already */
     ACL_LOG(LOG_ERROR, "device %d failed a task on stream %d (task %u): error %d", (int)device,
             (int)stream_id, task_id, (int)code);
+    dump_device_fault(device, stream_id, task_id, code);
     struct rtExceptionInfo info = {
         .task_id = task_id,
         .stream_id = (uint32_t)stream_id,

@@ -16,6 +16,7 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/init.h"
+#include "core/prof.h"
 #include "core/undefined.h"
 #include "util/fork.h"
 #include "util/log.h"
@@ -293,6 +294,7 @@ aclError init_acquire(const char *api, const char *configPath)
                          "aclInit was already called (harmless: the reference count is now %llu)",
                          (unsigned long long)count);
     ACL_LOG(LOG_INFO, "initialised; backend %s", backend()->name);
+    prof_environment_start();
     return ACL_SUCCESS;
 }
 

@@ -186,6 +186,8 @@ aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
                   "being built)"
                 : "");
     }
+    if (prof_on())
+        return prof_submit(api, s, t);
     return stream_count(api, s, t, stream_task_dispatch(s, t->kind, t));
 }
 

@@ -17,6 +17,7 @@
 #include "acl/acl.h"
 #include "backend/backend.h"
 #include "core/handle.h"
+#include "core/prof.h"
 #include "util/list.h"
 
 typedef struct acl_context acl_context;
@@ -316,7 +317,8 @@ static inline __attribute__((always_inline)) aclError stream_count(const char *a
     return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
 }
 
-/* stream_submit on a stream being captured or only the device feeds. */
+/* stream_submit on a stream being captured or only the device feeds, or
+ * while profiling (core/prof.h). */
 aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t);
 
 /* Queues t on s. Raises every failure, naming api, unless api is NULL:
@@ -333,7 +335,8 @@ static inline __attribute__((always_inline)) aclError stream_submit(const char *
     /* Read before the atomic load of the capture, after which the compiler
      * would read it back from memory: the switch on it then folds away. */
     task_kind kind = t->kind;
-    if (__builtin_expect(stream_capture(s) != NULL || (s->flags & STREAM_DEVICE_FED_FLAGS), 0))
+    if (__builtin_expect(
+            stream_capture(s) != NULL || (s->flags & STREAM_DEVICE_FED_FLAGS) || prof_on(), 0))
         return stream_submit_diverted(api, s, t);
     return stream_count(api, s, t, stream_task_dispatch(s, kind, t));
 }

@@ -19,6 +19,11 @@
 
 #include "acltest.h"
 #include "acl/acl_cuda.h"
+/* ---- profiling, logging, dumps (issue 29) ---- */
+#include "acl/acl_dump.h"
+#include "acl/acl_prof.h"
+#include "base/acl_log.h"
+#include "mstx/ms_tools_ext.h"
 
 /* Only the rows: the area files' own test cases are theirs. */
 #define COMPAT_BAD_ARGS_NO_CASES

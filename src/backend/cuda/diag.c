@@ -20,6 +20,26 @@ static void cuda_mark(const char *text, uint64_t payload)
     nvtxMarkEx(&attributes);
 }
 
+static void cuda_range_push(const char *text)
+{
+    nvtxRangePushA(text);
+}
+
+static void cuda_range_pop(void)
+{
+    nvtxRangePop();
+}
+
+static uint64_t cuda_range_start(const char *text)
+{
+    return nvtxRangeStartA(text);
+}
+
+static void cuda_range_end(uint64_t id)
+{
+    nvtxRangeEnd(id);
+}
+
 /* A lock that is not granted within this long fails with
  * ACL_ERROR_SNAPSHOT_LOCK_TIMEOUT. */
 enum { SNAPSHOT_LOCK_TIMEOUT_MS = 60 * 1000 };
@@ -75,6 +95,10 @@ static aclError cuda_snapshot_unlock(int pid)
 
 const backend_diag_ops cuda_diag_ops = {
     .mark = cuda_mark,
+    .range_push = cuda_range_push,
+    .range_pop = cuda_range_pop,
+    .range_start = cuda_range_start,
+    .range_end = cuda_range_end,
     .snapshot_lock = cuda_snapshot_lock,
     .snapshot_backup = cuda_snapshot_backup,
     .snapshot_restore = cuda_snapshot_restore,
