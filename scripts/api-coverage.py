@@ -46,6 +46,9 @@ HEADERS = {
     "acl_rt_memory_soma": "acl/acl_rt_memory_soma.h",
     "acl_platform": "acl/acl_platform.h",
     "acl_dvpp": "acl/ops/acl_dvpp.h",
+    # ---- tensor data transfer (issue #30) ----
+    "acl_tdt": "acl/acl_tdt.h",
+    "acl_tdt_queue": "acl/acl_tdt_queue.h",
     "acl_cuda": "acl/acl_cuda.h",
 }
 
@@ -183,7 +186,7 @@ ARGS = ("ARGS_NONE", "ARGS_PTR", "ARGS_HANDLE", "ARGS_HANDLE_PTR")
 ROW = re.compile(r"^ACL_API\((\w+), (\w+), (\w+), (\w+), (\w+), ([^(),]+?), (\(.*\)), ([^(),]+)\)$")
 DECL = re.compile(r"ACL_FUNC_VISIBILITY\s+[^;{}()]*?\b(acl\w+)\s*\(")
 # A C function name as the Python package spells it: acl, an optional prefix, a capital.
-C_NAME = re.compile(r"acl(?:rt|sys|mdl|cuda|dvpp|op)?[A-Z]\w*")
+C_NAME = re.compile(r"acl(?:rt|sys|mdl|cuda|dvpp|op|tdt)?[A-Z]\w*")
 
 
 class Row:
