@@ -54,6 +54,9 @@ HEADERS = {
     "acl_log": "base/acl_log.h",
     "acl_dump": "acl/acl_dump.h",
     # ---- end of profiling, logging, dumps ----
+    # ---- tensor data transfer (issue #30) ----
+    "acl_tdt": "acl/acl_tdt.h",
+    "acl_tdt_queue": "acl/acl_tdt_queue.h",
     "acl_cuda": "acl/acl_cuda.h",
 }
 
@@ -216,7 +219,7 @@ ROW = re.compile(r"^ACL_API\((\w+), (\w+), (\w+), (\w+), (\w+), ([^(),]+?), (\(.
 DECL = re.compile(r"(?:ACL_FUNC_VISIBILITY|MSVP_PROF_API|ACL_DUMP_API|LOG_FUNC_VISIBILITY|MSTX_API)"
                   r"\s+[^;{}()]*?\b((?:acl|mstx)\w+)\s*\(")
 # A C function name as the Python package spells it: acl, an optional prefix, a capital.
-C_NAME = re.compile(r"acl(?:rt|sys|mdl|cuda|dvpp|op|prof|log|dump)?[A-Z]\w*")
+C_NAME = re.compile(r"acl(?:rt|sys|mdl|cuda|dvpp|op|prof|log|dump|tdt)?[A-Z]\w*")
 
 
 class Row:

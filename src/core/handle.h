@@ -52,18 +52,25 @@ typedef enum handle_kind {
     HANDLE_CNT_NOTIFY,
     HANDLE_STREAM_CONFIG,
     HANDLE_GROUP_INFO,
-    HANDLE_BINARY,         /* aclrtBinary: bytes of a binary, not loaded */
-    HANDLE_MODULE,         /* aclrtBinHandle: a loaded binary */
-    HANDLE_FUNCTION,       /* aclrtFuncHandle */
-    HANDLE_ARGS,           /* aclrtArgsHandle */
-    HANDLE_MODEL,          /* aclmdlRI */
-    HANDLE_TASK_GROUP,     /* aclrtTaskGrp */
-    HANDLE_PHYS_MEM,       /* aclrtDrvMemHandle */
-    HANDLE_MEM_POOL,       /* aclrtMemPool */
-    HANDLE_MBUF,           /* aclrtMbuf */
-    HANDLE_ALLOCATOR_DESC, /* aclrtAllocatorDesc */
-    HANDLE_MODEL_TASK,     /* aclmdlRITask */
-    HANDLE_COND,           /* aclmdlRICondHandle */
+    HANDLE_BINARY,          /* aclrtBinary: bytes of a binary, not loaded */
+    HANDLE_MODULE,          /* aclrtBinHandle: a loaded binary */
+    HANDLE_FUNCTION,        /* aclrtFuncHandle */
+    HANDLE_ARGS,            /* aclrtArgsHandle */
+    HANDLE_MODEL,           /* aclmdlRI */
+    HANDLE_TASK_GROUP,      /* aclrtTaskGrp */
+    HANDLE_PHYS_MEM,        /* aclrtDrvMemHandle */
+    HANDLE_MEM_POOL,        /* aclrtMemPool */
+    HANDLE_MBUF,            /* aclrtMbuf */
+    HANDLE_ALLOCATOR_DESC,  /* aclrtAllocatorDesc */
+    HANDLE_MODEL_TASK,      /* aclmdlRITask */
+    HANDLE_COND,            /* aclmdlRICondHandle */
+    HANDLE_TDT_ITEM,        /* acltdtDataItem * */
+    HANDLE_TDT_DATASET,     /* acltdtDataset * */
+    HANDLE_TDT_CHANNEL,     /* acltdtChannelHandle * */
+    HANDLE_TDT_QUEUE_ATTR,  /* acltdtQueueAttr * */
+    HANDLE_TDT_ROUTE,       /* acltdtQueueRoute * */
+    HANDLE_TDT_ROUTE_LIST,  /* acltdtQueueRouteList * */
+    HANDLE_TDT_ROUTE_QUERY, /* acltdtQueueRouteQueryInfo * */
     HANDLE_KIND_COUNT
 } handle_kind;
 

@@ -8,6 +8,8 @@
 #include "acl/acl_cuda.h"
 #include "acl/acl_platform.h"
 #include "acl/acl_rt_memory_soma.h"
+#include "acl/acl_tdt.h"
+#include "acl/acl_tdt_queue.h"
 #include "acl/ops/acl_dvpp.h"
 /* ---- profiling, logging, dumps (issue 29) ---- */
 #include "acl/acl_dump.h"

@@ -9,7 +9,7 @@
 #   make clean
 
 AREAS = headers base init errors device context stream event memory callback notify vmm ipc host_mem \
-	managed pool dvpp mbuf allocator kernel graph
+	managed pool dvpp mbuf allocator kernel graph tdt tdt_queue
 PROGRAMS = $(AREAS:%=test_%)
 ifeq ($(EXTENSIONS),yes)
 PROGRAMS += ext/test_cuda

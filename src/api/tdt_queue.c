@@ -1,0 +1,269 @@
+/* Shared queues (acl_tdt_queue.h): buffers, queue attributes, routes and
+ * their lists and queries. Buffers are the shared buffers of acl_rt.h
+ * (core/mbuf.h): an acltdtBuf is an aclrtMbuf. The rest of the rules are
+ * in core/tdt_objects.h. */
+#include "acl/acl_tdt_queue.h"
+#include "api/api.h"
+#include "core/prof.h"
+#include "core/mbuf.h"
+#include "core/tdt_objects.h"
+
+/* ---- buffers --------------------------------------------------------------------- */
+
+ACL_EXPORT aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf)
+{
+    PROF_API();
+    if (buf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
+    if (size == 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (type != ACL_TDT_NORMAL_MEM && type != ACL_TDT_DVPP_MEM)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "type %u is not an acltdtAllocBufType", type);
+    return mbuf_alloc(__func__, buf, size);
+}
+
+ACL_EXPORT aclError acltdtFreeBuf(acltdtBuf buf)
+{
+    PROF_API();
+    if (buf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
+    return mbuf_free(__func__, buf);
+}
+
+ACL_EXPORT aclError acltdtGetBufData(const acltdtBuf buf, void **dataPtr, size_t *size)
+{
+    PROF_API();
+    if (buf == NULL || dataPtr == NULL || size == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         buf == NULL       ? "buf"
+                         : dataPtr == NULL ? "dataPtr"
+                                           : "size");
+    return mbuf_data(__func__, buf, dataPtr, size);
+}
+
+ACL_EXPORT aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len)
+{
+    PROF_API();
+    if (buf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
+    return mbuf_data_len(__func__, buf, NULL, &len);
+}
+
+ACL_EXPORT aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len)
+{
+    PROF_API();
+    if (buf == NULL || len == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "len");
+    return mbuf_data_len(__func__, buf, len, NULL);
+}
+
+ACL_EXPORT aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf buf)
+{
+    PROF_API();
+    if (headBuf == NULL || buf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         headBuf == NULL ? "headBuf" : "buf");
+    return mbuf_chain_append(__func__, headBuf, buf);
+}
+
+ACL_EXPORT aclError acltdtGetBufChainNum(acltdtBuf headBuf, uint32_t *num)
+{
+    PROF_API();
+    if (headBuf == NULL || num == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         headBuf == NULL ? "headBuf" : "num");
+    return mbuf_chain_count(__func__, headBuf, num);
+}
+
+ACL_EXPORT aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t index, acltdtBuf *buf)
+{
+    PROF_API();
+    if (headBuf == NULL || buf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         headBuf == NULL ? "headBuf" : "buf");
+    return mbuf_chain_get(__func__, headBuf, index, buf);
+}
+
+static aclError user_data_bounds(const char *func, size_t size, size_t offset)
+{
+    if (size > MBUF_USER_DATA || offset > MBUF_USER_DATA - size)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "size %zu + offset %zu exceed the %d bytes of user data", size, offset,
+                         MBUF_USER_DATA);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError acltdtGetBufUserData(const acltdtBuf buf, void *dataPtr, size_t size,
+                                         size_t offset)
+{
+    PROF_API();
+    if (buf == NULL || dataPtr == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "dataPtr");
+    aclError ret = user_data_bounds(__func__, size, offset);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return mbuf_user_data(__func__, buf, dataPtr, NULL, size, offset);
+}
+
+ACL_EXPORT aclError acltdtSetBufUserData(acltdtBuf buf, const void *dataPtr, size_t size,
+                                         size_t offset)
+{
+    PROF_API();
+    if (buf == NULL || dataPtr == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "dataPtr");
+    aclError ret = user_data_bounds(__func__, size, offset);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return mbuf_user_data(__func__, buf, NULL, dataPtr, size, offset);
+}
+
+ACL_EXPORT aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *newBuf)
+{
+    PROF_API();
+    if (buf == NULL || newBuf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "newBuf");
+    return mbuf_copy_ref(__func__, buf, newBuf);
+}
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+ACL_EXPORT acltdtQueueAttr *acltdtCreateQueueAttr(void)
+{
+    PROF_API();
+    acltdtQueueAttr *a = NULL;
+    (void)tdt_attr_create(__func__, &a);
+    return a;
+}
+
+ACL_EXPORT aclError acltdtDestroyQueueAttr(const acltdtQueueAttr *attr)
+{
+    PROF_API();
+    if (attr == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "attr is NULL");
+    return tdt_attr_destroy(__func__, attr);
+}
+
+ACL_EXPORT aclError acltdtSetQueueAttr(acltdtQueueAttr *attr, acltdtQueueAttrType type, size_t len,
+                                       const void *param)
+{
+    PROF_API();
+    if (attr == NULL || param == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", attr == NULL ? "attr" : "param");
+    return tdt_attr_set(__func__, attr, type, len, param);
+}
+
+ACL_EXPORT aclError acltdtGetQueueAttr(const acltdtQueueAttr *attr, acltdtQueueAttrType type,
+                                       size_t len, size_t *paramRetSize, void *param)
+{
+    PROF_API();
+    if (attr == NULL || param == NULL || paramRetSize == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         attr == NULL    ? "attr"
+                         : param == NULL ? "param"
+                                         : "paramRetSize");
+    return tdt_attr_get(__func__, attr, type, len, paramRetSize, param);
+}
+
+/* ---- routes, lists, queries ------------------------------------------------------ */
+
+ACL_EXPORT acltdtQueueRoute *acltdtCreateQueueRoute(uint32_t srcId, uint32_t dstId)
+{
+    PROF_API();
+    acltdtQueueRoute *r = NULL;
+    (void)tdt_route_create(__func__, srcId, dstId, &r);
+    return r;
+}
+
+ACL_EXPORT aclError acltdtDestroyQueueRoute(const acltdtQueueRoute *route)
+{
+    PROF_API();
+    if (route == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "route is NULL");
+    return tdt_route_destroy(__func__, route);
+}
+
+ACL_EXPORT aclError acltdtGetQueueRouteParam(const acltdtQueueRoute *route,
+                                             acltdtQueueRouteParamType type, size_t len,
+                                             size_t *paramRetSize, void *param)
+{
+    PROF_API();
+    if (route == NULL || param == NULL || paramRetSize == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         route == NULL   ? "route"
+                         : param == NULL ? "param"
+                                         : "paramRetSize");
+    return tdt_route_param(__func__, route, type, len, paramRetSize, param);
+}
+
+ACL_EXPORT acltdtQueueRouteList *acltdtCreateQueueRouteList(void)
+{
+    PROF_API();
+    acltdtQueueRouteList *l = NULL;
+    (void)tdt_route_list_create(__func__, &l);
+    return l;
+}
+
+ACL_EXPORT aclError acltdtDestroyQueueRouteList(const acltdtQueueRouteList *routeList)
+{
+    PROF_API();
+    if (routeList == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "routeList is NULL");
+    return tdt_route_list_destroy(__func__, routeList);
+}
+
+ACL_EXPORT aclError acltdtAddQueueRoute(acltdtQueueRouteList *routeList,
+                                        const acltdtQueueRoute *route)
+{
+    PROF_API();
+    if (routeList == NULL || route == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         routeList == NULL ? "routeList" : "route");
+    return tdt_route_list_add(__func__, routeList, route);
+}
+
+ACL_EXPORT aclError acltdtGetQueueRoute(const acltdtQueueRouteList *routeList, size_t index,
+                                        acltdtQueueRoute *route)
+{
+    PROF_API();
+    if (routeList == NULL || route == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         routeList == NULL ? "routeList" : "route");
+    return tdt_route_list_get(__func__, routeList, index, route);
+}
+
+ACL_EXPORT size_t acltdtGetQueueRouteNum(const acltdtQueueRouteList *routeList)
+{
+    PROF_API();
+    size_t n = 0;
+    if (routeList == NULL)
+        (void)ACL_RAISE(ACL_ERROR_INVALID_PARAM, "routeList is NULL");
+    else
+        (void)tdt_route_list_count(__func__, routeList, &n);
+    return n;
+}
+
+ACL_EXPORT acltdtQueueRouteQueryInfo *acltdtCreateQueueRouteQueryInfo(void)
+{
+    PROF_API();
+    acltdtQueueRouteQueryInfo *q = NULL;
+    (void)tdt_query_create(__func__, &q);
+    return q;
+}
+
+ACL_EXPORT aclError acltdtDestroyQueueRouteQueryInfo(const acltdtQueueRouteQueryInfo *info)
+{
+    PROF_API();
+    if (info == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "info is NULL");
+    return tdt_query_destroy(__func__, info);
+}
+
+ACL_EXPORT aclError acltdtSetQueueRouteQueryInfo(acltdtQueueRouteQueryInfo *param,
+                                                 acltdtQueueRouteQueryInfoParamType type,
+                                                 size_t len, const void *value)
+{
+    PROF_API();
+    if (param == NULL || value == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", param == NULL ? "param" : "value");
+    return tdt_query_set(__func__, param, type, len, value);
+}
