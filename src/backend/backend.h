@@ -420,7 +420,35 @@ typedef struct backend_notify_ops {
                      bool peer_access);
 } backend_notify_ops;
 
-/* Diagnostics: profiling marks and process snapshots. */
+/* Work of the device as a device profiler saw it (CUPTI on cuda): what
+ * backend_diag_ops.activity_flush hands over. */
+typedef enum backend_activity_kind {
+    ACTIVITY_KERNEL,
+    ACTIVITY_COPY,
+    ACTIVITY_FILL,
+    ACTIVITY_SYNC,  /* a stream waiting for an event (device side of a wait) */
+    ACTIVITY_EVENT, /* an event recorded: begin == end, when the device reached it */
+    ACTIVITY_API,   /* a call into the native runtime or driver, on a host thread */
+} backend_activity_kind;
+
+enum { ACTIVITY_STREAM_ANY_DEVICE = 0xffffffffu };
+
+typedef struct backend_activity {
+    backend_activity_kind kind;
+    uint64_t call; /* the id activity_push gave the calling thread then, 0: none */
+    /* As activity_stream names the stream: the device in the high half
+     * (ACTIVITY_STREAM_ANY_DEVICE where the profiler did not say); API
+     * calls: 0. */
+    uint64_t stream;
+    uint32_t thread;          /* API calls: the native runtime's thread id */
+    bool in_graph;            /* part of a graph launch */
+    int64_t begin_ns, end_ns; /* CLOCK_MONOTONIC (util/clock.h) */
+    const char *name; /* a kernel's or an API function's name, NULL: none; valid during the sink */
+} backend_activity;
+
+typedef void (*backend_activity_sink)(void *arg, const backend_activity *a);
+
+/* Diagnostics: profiling marks, device activity and process snapshots. */
 typedef struct backend_diag_ops {
     /* A mark on the profiler's timeline (NVTX on cuda); NULL where no
      * profiler can see one. */
@@ -439,6 +467,21 @@ typedef struct backend_diag_ops {
     aclError (*snapshot_backup)(int pid);
     aclError (*snapshot_restore)(int pid);
     aclError (*snapshot_unlock)(int pid);
+    /* Device activity, NULL where the backend has no device profiler: the
+     * device's own times of the work queued while it runs, so that the
+     * core's profiler need not stamp each task on its stream. start: false
+     * (a one-line note logged once) when the profiler cannot run; the core
+     * then stamps. While it runs, push tags the work the calling thread
+     * queues until the matching pop with call (pushes nest). stream: the
+     * name activities give a stream's work. flush: hands every activity
+     * complete so far to sink, on the calling thread, and answers how many.
+     * stop: collects no more and forgets the tags. */
+    bool (*activity_start)(void);
+    void (*activity_push)(uint64_t call);
+    void (*activity_pop)(void);
+    uint64_t (*activity_stream)(backend_stream *s);
+    size_t (*activity_flush)(backend_activity_sink sink, void *arg);
+    void (*activity_stop)(void);
 } backend_diag_ops;
 /* Binaries and their kernels. A binary is what the backend runs: cubin,
  * fatbin or PTX (cuda), an ELF shared object (host). Modules are loaded on

@@ -2,12 +2,16 @@
  * Chrome trace (timeline.json), CSV summaries and an SVG picture of the
  * same timeline when it stops (docs/profiling.md).
  *
- * Tasks are timed on their streams: while task time is collected, every
- * task goes between two host functions of the backend's stream that stamp
- * the clock, so its start and end are when its stream reached it and left
- * it (exact on the host backend, where a stream runs its tasks one after
- * another; on cuda the stamps order the stream and cost a round trip each,
- * which a CUPTI-based collector avoids). */
+ * Tasks are timed by the backend's device activity where it has one
+ * (CUPTI on cuda, backend/cuda/cupti.c): each ACL call is tagged with its
+ * id, the backend reports the device's own times of the work queued inside
+ * it, and they are matched to the call's tasks by stream when profiling
+ * stops. Otherwise (the host backend, CUPTI missing, kinds of work it does
+ * not time) a task goes between two host functions of the backend's
+ * stream that stamp the clock, so its start and end are when its stream
+ * reached it and left it: exact on the host backend, where a stream runs
+ * its tasks one after another; on cuda the stamps order the stream and
+ * cost a round trip each. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -34,8 +38,12 @@ _Atomic uint64_t prof_collecting;
 #define TX_BITS ACL_PROF_MSPROFTX
 /* A stop waits this long at most for stamps still queued on streams. */
 enum { STAMP_WAIT_MS = 5000, PUSH_DEPTH = 64, PATH_MAX_LEN = 4096 };
+/* Device activity still missing for some task after this long without any
+ * arriving is taken as never coming (work the profiler does not time). */
+enum { DEVICE_QUIET_MS = 1000 };
 
-typedef enum rec_type { REC_API, REC_TASK, REC_MARK, REC_RANGE } rec_type;
+/* REC_NATIVE: a call into the native runtime or driver (device activity). */
+typedef enum rec_type { REC_API, REC_TASK, REC_MARK, REC_RANGE, REC_NATIVE } rec_type;
 
 typedef struct prof_rec {
     rec_type type;
@@ -47,6 +55,13 @@ typedef struct prof_rec {
     char *text;                 /* marks and ranges: their message, owned */
     uintptr_t key;              /* records and waits: the event or notify */
     uint64_t seq;               /* order of submission */
+    uint64_t call;              /* the ACL call (prof_call.id) made in or queued from, 0: none */
+    /* Tasks timed by device activity: the backend's name of the stream,
+     * how many activities made the times, the next task of the same call. */
+    uint64_t native;
+    uint32_t parts;
+    bool device_timed;
+    struct prof_rec *next_in_call;
 } prof_rec;
 
 enum { CHUNK_RECS = 1024 };
@@ -74,6 +89,12 @@ static open_range *ranges;
 static size_t range_count, range_cap;
 static uint64_t next_range_id = 1;
 static atomic_int stamps_pending;
+/* The backend's device activity times tasks (started with the profile). */
+static atomic_bool device_timed;
+static size_t device_pending; /* tasks still waiting for device activity, under prof_lock */
+static _Atomic uint64_t next_call_id;
+static _Thread_local uint64_t current_call;
+static _Thread_local bool current_call_tagged;
 
 static _Thread_local uint32_t thread_tid;
 static _Thread_local struct {
@@ -89,10 +110,18 @@ static uint32_t current_tid(void)
     return thread_tid;
 }
 
-int64_t prof_call_clock(void)
+void prof_call_enter(prof_call *call)
 {
     int64_t now = monotonic_ns();
-    return now ? now : 1;
+    call->begin_ns = now ? now : 1;
+    call->id = atomic_fetch_add_explicit(&next_call_id, 1, memory_order_relaxed) + 1;
+    call->outer = current_call;
+    call->outer_tagged = current_call_tagged;
+    call->tagged = atomic_load_explicit(&device_timed, memory_order_acquire);
+    current_call = call->id;
+    current_call_tagged = call->tagged;
+    if (call->tagged)
+        backend()->diag->activity_push(call->id);
 }
 
 /* A new record, under prof_lock; NULL when memory ran out. */
@@ -130,6 +159,10 @@ static void recs_free(void)
 
 void prof_call_end(const prof_call *call)
 {
+    if (call->tagged)
+        backend()->diag->activity_pop();
+    current_call = call->outer;
+    current_call_tagged = call->outer_tagged;
     if (!(atomic_load_explicit(&prof_collecting, memory_order_relaxed) & API_BITS))
         return;
     int64_t end = monotonic_ns();
@@ -140,6 +173,7 @@ void prof_call_end(const prof_call *call)
         r->tid = current_tid();
         r->begin = call->begin_ns;
         r->end = end;
+        r->call = call->id;
     }
     pthread_mutex_unlock(&prof_lock);
 }
@@ -247,9 +281,37 @@ static bool stamp(acl_stream *s, host_fn fn, prof_rec *r)
     return false;
 }
 
+/* Work the device activity times: kernels, copies, fills, graph replays,
+ * waits (the stream's wait) and records (when the device reached it). */
+static bool device_times(task_kind kind)
+{
+    switch (kind) {
+    case TASK_COPY:
+    case TASK_COPY_2D:
+    case TASK_COPY_BATCH:
+    case TASK_COPY_INDIRECT:
+    case TASK_FILL:
+    case TASK_FILL32:
+    case TASK_LAUNCH:
+    case TASK_REDUCE:
+    case TASK_RANDOM:
+    case TASK_GRAPH:
+    case TASK_WAIT:
+    case TASK_RECORD:
+        return true;
+    default:
+        return false;
+    }
+}
+
 aclError prof_submit(const char *api, acl_stream *s, const task *t)
 {
     prof_rec *r = NULL;
+    /* Only work queued inside a tagged call can be matched to its activity. */
+    bool on_device = current_call_tagged && device_times(t->kind) &&
+                     atomic_load_explicit(&device_timed, memory_order_relaxed);
+    uint64_t native = on_device ? backend()->diag->activity_stream(stream_backend(s)) : 0;
+    on_device = on_device && native != 0;
     if (atomic_load_explicit(&prof_collecting, memory_order_relaxed) & TASK_BITS) {
         pthread_mutex_lock(&prof_lock);
         r = rec_new(REC_TASK);
@@ -260,8 +322,22 @@ aclError prof_submit(const char *api, acl_stream *s, const task *t)
             r->stream = s->id;
             r->tid = current_tid();
             r->key = task_key(t);
+            r->call = current_call;
+            r->native = native;
+            r->device_timed = on_device;
+            device_pending += on_device;
         }
         pthread_mutex_unlock(&prof_lock);
+    }
+    if (r && r->device_timed) {
+        aclError err = stream_task_dispatch(s, t->kind, t);
+        if (err != ACL_SUCCESS) {
+            pthread_mutex_lock(&prof_lock);
+            r->device_timed = false; /* never drawn: begin stays 0 */
+            device_pending--;
+            pthread_mutex_unlock(&prof_lock);
+        }
+        return stream_count(api, s, t, err);
     }
     if (r && !stamp(s, stamp_begin, r))
         r = NULL;
@@ -269,6 +345,239 @@ aclError prof_submit(const char *api, acl_stream *s, const task *t)
     if (r && err == ACL_SUCCESS)
         (void)stamp(s, stamp_end, r);
     return stream_count(api, s, t, err);
+}
+
+/* ---- device activity --------------------------------------------------------------------------- */
+
+/* The calls of the profile by id, with their record and their device-timed
+ * tasks; and the streams the backend named, for work it did on its own. */
+typedef struct call_slot {
+    uint64_t call;
+    prof_rec *api, *tasks;
+} call_slot;
+
+typedef struct known_stream {
+    uint64_t native;
+    int32_t device, stream;
+} known_stream;
+
+typedef struct activity_index {
+    call_slot *slots;
+    size_t mask;
+    known_stream *streams;
+    size_t stream_count, stream_cap;
+} activity_index;
+
+static call_slot *slot_of(activity_index *x, uint64_t call)
+{
+    if (!call || !x->slots)
+        return NULL;
+    for (size_t i = (size_t)(call * 0x9e3779b97f4a7c15ull) & x->mask;; i = (i + 1) & x->mask) {
+        if (x->slots[i].call == call || x->slots[i].call == 0)
+            return &x->slots[i];
+    }
+}
+
+static void index_free(activity_index *x)
+{
+    free(x->slots);
+    free(x->streams);
+    *x = (activity_index){0};
+}
+
+/* (Re)builds the index over every record; under prof_lock. */
+static void index_build(activity_index *x)
+{
+    index_free(x);
+    size_t n = 0;
+    for (rec_chunk *c = chunks; c; c = c->next)
+        n += c->used;
+    size_t size = 64;
+    while (size < 2 * n)
+        size *= 2;
+    x->slots = calloc(size, sizeof *x->slots);
+    if (!x->slots)
+        return;
+    x->mask = size - 1;
+    for (rec_chunk *c = chunks; c; c = c->next) {
+        for (size_t i = 0; i < c->used; i++) {
+            prof_rec *r = &c->recs[i];
+            if (!r->call || !(r->type == REC_API || (r->type == REC_TASK && r->device_timed)))
+                continue;
+            call_slot *slot = slot_of(x, r->call);
+            slot->call = r->call;
+            if (r->type == REC_API) {
+                slot->api = r;
+                continue;
+            }
+            /* Tasks chained in submission order. */
+            r->next_in_call = NULL;
+            prof_rec **tail = &slot->tasks;
+            while (*tail)
+                tail = &(*tail)->next_in_call;
+            *tail = r;
+            size_t k = 0;
+            while (k < x->stream_count && x->streams[k].native != r->native)
+                k++;
+            if (k == x->stream_count) {
+                if (x->stream_count == x->stream_cap) {
+                    size_t cap = x->stream_cap ? 2 * x->stream_cap : 16;
+                    known_stream *grown = realloc(x->streams, cap * sizeof *grown);
+                    if (!grown)
+                        continue;
+                    x->streams = grown;
+                    x->stream_cap = cap;
+                }
+                x->streams[x->stream_count++] = (known_stream){r->native, r->device, r->stream};
+            }
+        }
+    }
+}
+
+static bool same_stream(uint64_t native, uint64_t activity)
+{
+    return (uint32_t)native == (uint32_t)activity &&
+           ((activity >> 32) == ACTIVITY_STREAM_ANY_DEVICE || (native >> 32) == (activity >> 32));
+}
+
+/* Whether an activity can be (part of) a task of this kind. */
+static bool activity_fits(task_kind kind, backend_activity_kind a)
+{
+    switch (a) {
+    case ACTIVITY_SYNC:
+        return kind == TASK_WAIT;
+    case ACTIVITY_EVENT:
+        return kind == TASK_RECORD;
+    case ACTIVITY_KERNEL:
+    case ACTIVITY_COPY:
+    case ACTIVITY_FILL:
+        return kind != TASK_WAIT && kind != TASK_RECORD;
+    case ACTIVITY_API:
+        return false;
+    }
+    return false;
+}
+
+static task_kind task_kind_of(backend_activity_kind a)
+{
+    return a == ACTIVITY_COPY ? TASK_COPY : a == ACTIVITY_FILL ? TASK_FILL : TASK_LAUNCH;
+}
+
+/* Takes one activity of the backend; under prof_lock. */
+static void activity_sink(void *arg, const backend_activity *a)
+{
+    activity_index *x = arg;
+    call_slot *slot = slot_of(x, a->call);
+    if (slot && slot->call != a->call)
+        slot = NULL;
+    if (a->kind == ACTIVITY_API) {
+        prof_rec *r = rec_new(REC_NATIVE);
+        if (!r)
+            return;
+        r->name = "cuda_api";
+        r->text = strdup(a->name ? a->name : "native call");
+        r->tid = slot && slot->api ? slot->api->tid : a->thread;
+        r->call = a->call;
+        r->begin = a->begin_ns;
+        r->end = a->end_ns;
+        return;
+    }
+    prof_rec *match = NULL;
+    for (prof_rec *r = slot ? slot->tasks : NULL; r; r = r->next_in_call) {
+        if (!activity_fits(r->kind, a->kind) || !same_stream(r->native, a->stream))
+            continue;
+        match = r;
+        if (r->parts == 0)
+            break; /* the first task still without times takes it */
+    }
+    if (match) {
+        if (match->parts++ == 0) {
+            device_pending--;
+            match->end = a->end_ns;
+            atomic_store_explicit(&match->begin, a->begin_ns, memory_order_release);
+        } else {
+            if (a->begin_ns < match->begin)
+                match->begin = a->begin_ns;
+            if (a->end_ns > match->end)
+                match->end = a->end_ns;
+        }
+        if (a->name && !match->text && match->kind == TASK_LAUNCH)
+            match->text = strdup(a->name);
+        return;
+    }
+    if (a->kind == ACTIVITY_SYNC || a->kind == ACTIVITY_EVENT)
+        return;
+    /* Device work no task of ours queued (a synchronous copy's, work on a
+     * stream ACL does not know): on its stream's track if known, else on
+     * the device's track -1. */
+    prof_rec *r = rec_new(REC_TASK);
+    if (!r)
+        return;
+    r->kind = task_kind_of(a->kind);
+    r->name = slot && slot->api ? slot->api->name : "native";
+    r->device = (int32_t)(a->stream >> 32);
+    r->stream = -1;
+    for (size_t k = 0; k < x->stream_count; k++) {
+        if (same_stream(x->streams[k].native, a->stream)) {
+            r->device = x->streams[k].device;
+            r->stream = x->streams[k].stream;
+            break;
+        }
+    }
+    r->call = a->call;
+    r->native = a->stream;
+    r->parts = 1;
+    r->text = a->name ? strdup(a->name) : NULL;
+    r->end = a->end_ns;
+    r->begin = a->begin_ns;
+}
+
+/* Collects the device activity of the profile into its records: waits up
+ * to STAMP_WAIT_MS for every device-timed task to get its times, or until
+ * none came for DEVICE_QUIET_MS; then stops the backend's collection.
+ * Under prof_lock (released while it sleeps). */
+static void device_collect(void)
+{
+    if (!atomic_load(&device_timed))
+        return;
+    const backend_diag_ops *diag = backend()->diag;
+    activity_index x = {0};
+    int64_t now = monotonic_ns(), deadline = now + (int64_t)STAMP_WAIT_MS * 1000000, last = now;
+    index_build(&x);
+    for (;;) {
+        if (diag->activity_flush(activity_sink, &x) > 0)
+            last = monotonic_ns();
+        now = monotonic_ns();
+        if (device_pending == 0 || now >= deadline ||
+            now - last >= (int64_t)DEVICE_QUIET_MS * 1000000)
+            break;
+        /* Calls still in flight may add tasks meanwhile (the sink's own
+         * records need no index). */
+        uint64_t seen = rec_seq;
+        pthread_mutex_unlock(&prof_lock);
+        sleep_ns(2000000);
+        pthread_mutex_lock(&prof_lock);
+        if (rec_seq != seen)
+            index_build(&x);
+    }
+    if (device_pending)
+        ACL_LOG(LOG_WARNING, "profiling: %zu tasks got no device activity and are left out",
+                device_pending);
+    index_free(&x);
+    atomic_store(&device_timed, false);
+    diag->activity_stop();
+    device_pending = 0;
+}
+
+/* At the start of a profile with task times: the backend's device activity
+ * if it has one (ACLCUDA_PROF_CUPTI=off: stamps always). Under prof_lock. */
+static void device_start(uint64_t types)
+{
+    const backend_diag_ops *diag = backend()->diag;
+    const char *cupti = getenv("ACLCUDA_PROF_CUPTI");
+    bool wanted = (types & TASK_BITS) && diag && diag->activity_start &&
+                  !(cupti && strcmp(cupti, "off") == 0);
+    atomic_store(&device_timed, wanted && diag->activity_start());
 }
 
 /* ---- marks and ranges ------------------------------------------------------------------------ */
@@ -526,11 +835,17 @@ static void write_json(FILE *f)
         switch (r->type) {
         case REC_API:
         case REC_RANGE:
+        case REC_NATIVE:
             fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":",
-                    r->type == REC_API ? "acl_api" : "range");
+                    r->type == REC_API      ? "acl_api"
+                    : r->type == REC_NATIVE ? "cuda_api"
+                                            : "range");
             json_string(f, r->type == REC_API ? r->name : r->text);
-            fprintf(f, ",\"pid\":0,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f}", track_tid(r),
+            fprintf(f, ",\"pid\":0,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f", track_tid(r),
                     us(r->begin), (double)(r->end - r->begin) / 1000.0);
+            if (r->type != REC_RANGE)
+                fprintf(f, ",\"args\":{\"call\":%llu}", (unsigned long long)r->call);
+            fputc('}', f);
             break;
         case REC_MARK:
             fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"mark\",\"name\":", f);
@@ -544,7 +859,16 @@ static void write_json(FILE *f)
             fprintf(f, ",\"pid\":%d,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"api\":",
                     track_pid(r), track_tid(r), us(r->begin), (double)(r->end - r->begin) / 1000.0);
             json_string(f, r->name);
-            fprintf(f, ",\"seq\":%llu,\"thread\":%u}}", (unsigned long long)r->seq, r->tid);
+            fprintf(f, ",\"seq\":%llu,\"thread\":%u,\"call\":%llu,\"timing\":\"%s\"",
+                    (unsigned long long)r->seq, r->tid, (unsigned long long)r->call,
+                    r->parts ? "device" : "stream");
+            if (r->parts)
+                fprintf(f, ",\"records\":%u", r->parts);
+            if (r->text) {
+                fputs(",\"kernel\":", f);
+                json_string(f, r->text);
+            }
+            fputs("}}", f);
             if (task_is_wait(r->kind) && r->key) {
                 const prof_rec *rec = released_by(r);
                 if (rec) {
@@ -781,6 +1105,7 @@ static void write_task_summary(FILE *f)
 /* Waits for queued stamps, then writes every file; under prof_lock. */
 static aclError write_all(void)
 {
+    device_collect();
     int64_t deadline = monotonic_ns() + (int64_t)STAMP_WAIT_MS * 1000000;
     while (atomic_load(&stamps_pending) > 0 && monotonic_ns() < deadline) {
         pthread_mutex_unlock(&prof_lock);
@@ -848,6 +1173,7 @@ aclError prof_start(uint64_t types)
         if (!chunks)
             origin_ns = monotonic_ns();
         started = types;
+        device_start(types);
         atomic_store(&prof_collecting, types);
     }
     pthread_mutex_unlock(&prof_lock);
@@ -923,6 +1249,7 @@ void prof_environment_start(void)
         initialised = from_env = true;
         origin_ns = monotonic_ns();
         started = types;
+        device_start(types);
         atomic_store(&prof_collecting, types);
     } else if (!initialised) {
         ACL_LOG(LOG_ERROR, "ACLCUDA_PROF_OUTPUT=%s: cannot make that directory; not profiling",

@@ -27,20 +27,28 @@ static inline bool prof_on(void)
     return __builtin_expect(atomic_load_explicit(&prof_collecting, memory_order_relaxed) != 0, 0);
 }
 
-/* One public function's call: its name and when it began (0: not timed). */
+/* One public function's call: its name, when it began (0: not timed, and
+ * the other fields unset), its id (the order of entry, from 1), the id of
+ * the call it is made inside of on this thread (0: none), and whether the
+ * backend's device activity was told of it (backend_diag_ops.activity_push). */
 typedef struct prof_call {
     const char *name;
     int64_t begin_ns;
+    uint64_t id, outer;
+    bool tagged, outer_tagged;
 } prof_call;
 
-int64_t prof_call_clock(void);
+void prof_call_enter(prof_call *call);
 void prof_call_end(const prof_call *call);
 
+/* Only the two fields the exit tests are written when profiling is off. */
 static inline prof_call prof_call_begin(const char *name)
 {
-    prof_call call = {name, 0};
+    prof_call call;
+    call.name = name;
+    call.begin_ns = 0;
     if (prof_on())
-        call.begin_ns = prof_call_clock();
+        prof_call_enter(&call);
     return call;
 }
 
@@ -50,12 +58,16 @@ static inline void prof_call_finish(prof_call *call)
         prof_call_end(call);
 }
 
-/* First statement of a public function: times the call while profiling. */
+/* First statement of a public function: times the call while profiling.
+ * The exit tests the call's own begin_ns, never the global flag again:
+ * a call that began unprofiled costs nothing more at its end. */
 #define PROF_API()                                                                                 \
     prof_call prof_call_ __attribute__((cleanup(prof_call_finish))) = prof_call_begin(__func__)
 
 /* stream_submit while profiling: queues t on s (counted, raised as
- * stream_submit does) between two timestamps taken on the stream itself. */
+ * stream_submit does), timed by the backend's device activity (CUPTI on
+ * cuda) where it runs and the work is of a kind it times, else between two
+ * timestamps taken on the stream itself. */
 aclError prof_submit(const char *api, acl_stream *s, const task *t);
 
 /* ---- the API's operations (bare codes; api/prof.c raises) ---------------------------------------- */

@@ -203,6 +203,15 @@ aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64
  * ptr stays the caller's. */
 aclError cuda_capture_keep(cudaStream_t s, void *ptr, void (*release)(void *));
 
+/* ---- device activity for the profiler (cupti.c; backend_diag_ops says what) ---- */
+
+bool cuda_activity_start(void);
+void cuda_activity_push(uint64_t call);
+void cuda_activity_pop(void);
+uint64_t cuda_activity_stream(backend_stream *s);
+size_t cuda_activity_flush(backend_activity_sink sink, void *arg);
+void cuda_activity_stop(void);
+
 /* ---- the groups of operations, one per file ---- */
 
 extern const backend_device_ops cuda_device_ops;

@@ -103,4 +103,10 @@ const backend_diag_ops cuda_diag_ops = {
     .snapshot_backup = cuda_snapshot_backup,
     .snapshot_restore = cuda_snapshot_restore,
     .snapshot_unlock = cuda_snapshot_unlock,
+    .activity_start = cuda_activity_start,
+    .activity_push = cuda_activity_push,
+    .activity_pop = cuda_activity_pop,
+    .activity_stream = cuda_activity_stream,
+    .activity_flush = cuda_activity_flush,
+    .activity_stop = cuda_activity_stop,
 };
