@@ -60,7 +60,7 @@ typedef struct prof_rec {
      * how many activities made the times, the next task of the same call. */
     uint64_t native;
     uint32_t parts;
-    bool device_timed;
+    bool device_timed, inferred; /* inferred: a record's time from the work before it */
     struct prof_rec *next_in_call;
 } prof_rec;
 
@@ -532,6 +532,37 @@ static void activity_sink(void *arg, const backend_activity *a)
     r->begin = a->begin_ns;
 }
 
+/* An event record the device profiler did not time (CUPTI gives event
+ * records device times only from 12.8, and maybe not for every event)
+ * happened when its stream finished the work queued before it: the end of
+ * the latest earlier task of the stream that has device times. Under
+ * prof_lock. */
+static void infer_records(void)
+{
+    for (rec_chunk *c = chunks; c && device_pending; c = c->next) {
+        for (size_t i = 0; i < c->used; i++) {
+            prof_rec *r = &c->recs[i];
+            if (r->type != REC_TASK || !r->device_timed || r->parts || r->kind != TASK_RECORD)
+                continue;
+            const prof_rec *before = NULL;
+            for (rec_chunk *d = chunks; d; d = d->next)
+                for (size_t k = 0; k < d->used; k++) {
+                    const prof_rec *o = &d->recs[k];
+                    if (o->type == REC_TASK && o->parts && o->device_timed &&
+                        o->native == r->native && o->seq < r->seq &&
+                        (!before || o->seq > before->seq))
+                        before = o;
+                }
+            if (!before)
+                continue;
+            r->inferred = true;
+            device_pending--;
+            r->end = before->end;
+            atomic_store_explicit(&r->begin, (int64_t)before->end, memory_order_release);
+        }
+    }
+}
+
 /* Collects the device activity of the profile into its records: waits up
  * to STAMP_WAIT_MS for every device-timed task to get its times, or until
  * none came for DEVICE_QUIET_MS; then stops the backend's collection.
@@ -560,6 +591,7 @@ static void device_collect(void)
         if (rec_seq != seen)
             index_build(&x);
     }
+    infer_records();
     if (device_pending)
         ACL_LOG(LOG_WARNING, "profiling: %zu tasks got no device activity and are left out",
                 device_pending);
@@ -861,7 +893,9 @@ static void write_json(FILE *f)
             json_string(f, r->name);
             fprintf(f, ",\"seq\":%llu,\"thread\":%u,\"call\":%llu,\"timing\":\"%s\"",
                     (unsigned long long)r->seq, r->tid, (unsigned long long)r->call,
-                    r->parts ? "device" : "stream");
+                    r->parts      ? "device"
+                    : r->inferred ? "inferred"
+                                  : "stream");
             if (r->parts)
                 fprintf(f, ",\"records\":%u", r->parts);
             if (r->text) {

@@ -1,8 +1,8 @@
 /* The profile acl-cuda writes (docs/profiling.md) on the host backend: the
  * Chrome trace parses and holds a track per stream and per host thread,
  * every ACL call the program made, its tasks in stream order, the flow
- * from a record to the wait it released, marks and ranges; the CSV
- * summaries add up to the trace. */
+ * from a record to the wait it released, marks and ranges, each task tied
+ * to the call that queued it; the CSV summaries add up to the trace. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,8 +97,9 @@ START_TEST(profile_of_two_streams)
 
     ACL_OK(aclprofInit(dir, strlen(dir)));
     uint32_t devices[] = {0};
-    aclprofConfig *config = aclprofCreateConfig(
-        devices, 1, ACL_AICORE_NONE, NULL, ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX);
+    aclprofConfig *config =
+        aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, NULL,
+                            ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX);
     ck_assert_ptr_nonnull(config);
     ACL_OK(aclprofStart(config));
     for (int i = 0; i < 3; i++)
@@ -119,10 +120,9 @@ START_TEST(profile_of_two_streams)
     aclprofDestroyStamp(stamp);
 
     json_t *events = events_of(dir);
-    static const char *const calls[] = {"aclrtMemcpyAsync", "aclrtRecordEvent",
-                                        "aclrtStreamWaitEvent", "aclrtMemsetAsync",
-                                        "aclprofMarkEx", "aclprofPush", "aclrtSynchronizeStream",
-                                        "aclprofPop"};
+    static const char *const calls[] = {
+        "aclrtMemcpyAsync", "aclrtRecordEvent", "aclrtStreamWaitEvent",   "aclrtMemsetAsync",
+        "aclprofMarkEx",    "aclprofPush",      "aclrtSynchronizeStream", "aclprofPop"};
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
         ck_assert_msg(has_event(events, "X", "acl_api", calls[i]), "no call of %s", calls[i]);
     static const char *const tasks[] = {"MemcpyAsync", "EventRecord", "StreamWaitEvent",
@@ -168,6 +168,33 @@ START_TEST(profile_of_two_streams)
             !strcmp(json_string_value(json_object_get(e, "name")), "MemcpyAsync") ? 1 : 0;
     }
     ck_assert_int_eq(memcpy_on_a, 3);
+
+    /* Every task names the ACL call that queued it (args.call is that
+     * call's args.call), and a call's id is its own. */
+    json_array_foreach(events, i, e)
+    {
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        if (!cat || strcmp(cat, "task"))
+            continue;
+        json_t *args = json_object_get(e, "args");
+        long long call = (long long)json_integer_value(json_object_get(args, "call"));
+        ck_assert_int_gt(call, 0);
+        ck_assert_str_eq(json_string_value(json_object_get(args, "timing")), "stream");
+        int callers = 0;
+        size_t k;
+        json_t *c;
+        json_array_foreach(events, k, c)
+        {
+            const char *ccat = json_string_value(json_object_get(c, "cat"));
+            if (!ccat || strcmp(ccat, "acl_api") ||
+                json_integer_value(json_object_get(json_object_get(c, "args"), "call")) != call)
+                continue;
+            callers++;
+            ck_assert_str_eq(json_string_value(json_object_get(c, "name")),
+                             json_string_value(json_object_get(args, "api")));
+        }
+        ck_assert_int_eq(callers, 1);
+    }
     json_decref(events);
 
     double count = 0, total = 0;
