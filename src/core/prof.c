@@ -110,9 +110,10 @@ static uint32_t current_tid(void)
     return thread_tid;
 }
 
-void prof_call_enter(prof_call *call)
+void prof_call_enter(prof_call *call, const char *name)
 {
     int64_t now = monotonic_ns();
+    call->name = name;
     call->begin_ns = now ? now : 1;
     call->id = atomic_fetch_add_explicit(&next_call_id, 1, memory_order_relaxed) + 1;
     call->outer = current_call;

@@ -38,18 +38,17 @@ typedef struct prof_call {
     bool tagged, outer_tagged;
 } prof_call;
 
-void prof_call_enter(prof_call *call);
+/* Sets every field (the slow path: profiling is on). */
+void prof_call_enter(prof_call *call, const char *name);
 void prof_call_end(const prof_call *call);
 
-/* Only the two fields the exit tests are written when profiling is off. */
-static inline prof_call prof_call_begin(const char *name)
+/* In place, so that a call made while profiling is off writes one field
+ * (begin_ns, the one its exit reads) and loads one flag. */
+static inline void prof_call_begin(prof_call *call, const char *name)
 {
-    prof_call call;
-    call.name = name;
-    call.begin_ns = 0;
+    call->begin_ns = 0;
     if (prof_on())
-        prof_call_enter(&call);
-    return call;
+        prof_call_enter(call, name);
 }
 
 static inline void prof_call_finish(prof_call *call)
@@ -62,7 +61,8 @@ static inline void prof_call_finish(prof_call *call)
  * The exit tests the call's own begin_ns, never the global flag again:
  * a call that began unprofiled costs nothing more at its end. */
 #define PROF_API()                                                                                 \
-    prof_call prof_call_ __attribute__((cleanup(prof_call_finish))) = prof_call_begin(__func__)
+    prof_call prof_call_ __attribute__((cleanup(prof_call_finish)));                               \
+    prof_call_begin(&prof_call_, __func__)
 
 /* stream_submit while profiling: queues t on s (counted, raised as
  * stream_submit does), timed by the backend's device activity (CUPTI on

@@ -335,8 +335,11 @@ static inline __attribute__((always_inline)) aclError stream_submit(const char *
     /* Read before the atomic load of the capture, after which the compiler
      * would read it back from memory: the switch on it then folds away. */
     task_kind kind = t->kind;
-    if (__builtin_expect(
-            stream_capture(s) != NULL || (s->flags & STREAM_DEVICE_FED_FLAGS) || prof_on(), 0))
+    /* The three reasons to leave the inline path in one test: a capture,
+     * a stream only the device feeds, profiling (core/prof.h). */
+    uintptr_t diverted = (uintptr_t)stream_capture(s) | (s->flags & STREAM_DEVICE_FED_FLAGS) |
+                         (uintptr_t)atomic_load_explicit(&prof_collecting, memory_order_relaxed);
+    if (__builtin_expect(diverted != 0, 0))
         return stream_submit_diverted(api, s, t);
     return stream_count(api, s, t, stream_task_dispatch(s, kind, t));
 }
