@@ -148,8 +148,8 @@ mode_valgrind() {
       LOG_COMPILER="$build/libtool --mode=execute $vg"
 }
 
-# libFuzzer targets link the library's sources directly (no CUDA), with the
-# config.h of a plain configure run.
+# libFuzzer targets link libascendcl's sources directly (no CUDA, not
+# libhccl's), with the config.h of a plain configure run.
 mode_fuzz() {
   local build=$top/_build-fuzz seconds=${FUZZ_SECONDS:-60} src
   command -v clang >/dev/null || { echo "clang is not installed" >&2; return 1; }
@@ -162,7 +162,7 @@ mode_fuzz() {
   local lib_sources=()
   while IFS= read -r f; do
     lib_sources+=("$f")
-  done < <(find "$src/src" -name '*.c' -not -path '*/backend/cuda/*' | sort)
+  done < <(find "$src/src" -name '*.c' -not -path '*/backend/cuda/*' -not -path '*/hccl/*' | sort)
   # shellcheck disable=SC2054 # the commas belong to -fsanitize
   local flags=(-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
