@@ -200,3 +200,4 @@ from . import rt  # noqa: E402  (submodules use the loaded library above)
 from . import mdl  # noqa: E402
 from . import util  # noqa: E402
 from . import media  # noqa: E402
+from . import tdt  # noqa: E402
