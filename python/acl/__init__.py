@@ -201,3 +201,4 @@ from . import mdl  # noqa: E402
 from . import util  # noqa: E402
 from . import media  # noqa: E402
 from . import prof  # noqa: E402
+from . import tdt  # noqa: E402

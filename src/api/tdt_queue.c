@@ -1,12 +1,157 @@
-/* Shared queues (acl_tdt_queue.h): buffers, queue attributes, routes and
- * their lists and queries. Buffers are the shared buffers of acl_rt.h
- * (core/mbuf.h): an acltdtBuf is an aclrtMbuf. The rest of the rules are
- * in core/tdt_objects.h. */
+/* Shared queues (acl_tdt_queue.h): queues, buffers, queue attributes,
+ * routes and their lists and queries. Buffers are the shared buffers of
+ * acl_rt.h (core/mbuf.h): an acltdtBuf is an aclrtMbuf. The rest of the
+ * rules are in core/tdt_queue.h and core/tdt_objects.h. */
 #include "acl/acl_tdt_queue.h"
 #include "api/api.h"
 #include "core/prof.h"
 #include "core/mbuf.h"
 #include "core/tdt_objects.h"
+#include "core/tdt_queue.h"
+#include "core/undefined.h"
+
+/* ---- queues -------------------------------------------------------------------- */
+
+static aclError timeout_check(const char *func, int32_t timeout)
+{
+    if (timeout < -1)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
+                         "timeout %d is not -1 (for ever), 0 (no wait) or a number of ms",
+                         (int)timeout);
+    return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError acltdtCreateQueue(const acltdtQueueAttr *attr, uint32_t *qid)
+{
+    PROF_API();
+    if (qid == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "qid is NULL");
+    return tdt_queue_create(__func__, attr, qid);
+}
+
+ACL_EXPORT aclError acltdtDestroyQueue(uint32_t qid)
+{
+    PROF_API();
+    return tdt_queue_destroy(__func__, qid);
+}
+
+ACL_EXPORT aclError acltdtEnqueue(uint32_t qid, acltdtBuf buf, int32_t timeout)
+{
+    PROF_API();
+    if (buf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
+    aclError ret = timeout_check(__func__, timeout);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return tdt_queue_enqueue_buf(__func__, qid, buf, timeout);
+}
+
+ACL_EXPORT aclError acltdtDequeue(uint32_t qid, acltdtBuf *buf, int32_t timeout)
+{
+    PROF_API();
+    if (buf == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
+    aclError ret = timeout_check(__func__, timeout);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return tdt_queue_dequeue_buf(__func__, qid, buf, timeout);
+}
+
+ACL_EXPORT aclError acltdtEnqueueData(uint32_t qid, const void *data, size_t dataSize,
+                                      const void *userData, size_t userDataSize, int32_t timeout,
+                                      uint32_t rsv)
+{
+    PROF_API();
+    if (data == NULL && dataSize > 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "data is NULL");
+    if (userData == NULL && userDataSize > 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userData is NULL");
+    if (userDataSize > MBUF_USER_DATA)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userDataSize %zu exceeds %d", userDataSize,
+                         MBUF_USER_DATA);
+    if (rsv != 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "rsv is reserved and must be 0");
+    aclError ret = timeout_check(__func__, timeout);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return tdt_queue_enqueue_data(__func__, CALL_SITE(), qid, data, dataSize, userData,
+                                  userDataSize, timeout);
+}
+
+ACL_EXPORT aclError acltdtDequeueData(uint32_t qid, void *data, size_t dataSize,
+                                      size_t *retDataSize, void *userData, size_t userDataSize,
+                                      int32_t timeout)
+{
+    PROF_API();
+    if ((data == NULL && dataSize > 0) || retDataSize == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         retDataSize == NULL ? "retDataSize" : "data");
+    if (userData == NULL && userDataSize > 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userData is NULL");
+    if (userDataSize > MBUF_USER_DATA)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userDataSize %zu exceeds %d", userDataSize,
+                         MBUF_USER_DATA);
+    aclError ret = timeout_check(__func__, timeout);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return tdt_queue_dequeue_data(__func__, CALL_SITE(), qid, data, dataSize, retDataSize, userData,
+                                  userDataSize, timeout);
+}
+
+ACL_EXPORT aclError acltdtGrantQueue(uint32_t qid, int32_t pid, uint32_t permission,
+                                     int32_t timeout)
+{
+    PROF_API();
+    const uint32_t all = ACL_TDT_QUEUE_PERMISSION_MANAGE | ACL_TDT_QUEUE_PERMISSION_DEQUEUE |
+                         ACL_TDT_QUEUE_PERMISSION_ENQUEUE;
+    if (pid <= 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pid %d is not a process id", (int)pid);
+    if (permission == 0 || (permission & ~all) != 0)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "permission 0x%x is not a set of ACL_TDT_QUEUE_PERMISSION_* bits",
+                         permission);
+    aclError ret = timeout_check(__func__, timeout);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return tdt_queue_grant(__func__, qid, pid, permission);
+}
+
+ACL_EXPORT aclError acltdtAttachQueue(uint32_t qid, int32_t timeout, uint32_t *permission)
+{
+    PROF_API();
+    if (permission == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "permission is NULL");
+    aclError ret = timeout_check(__func__, timeout);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    return tdt_queue_attach(__func__, qid, timeout, permission);
+}
+
+ACL_EXPORT aclError acltdtBindQueueRoutes(acltdtQueueRouteList *qRouteList)
+{
+    PROF_API();
+    if (qRouteList == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "qRouteList is NULL");
+    return tdt_queue_bind(__func__, qRouteList);
+}
+
+ACL_EXPORT aclError acltdtUnbindQueueRoutes(acltdtQueueRouteList *qRouteList)
+{
+    PROF_API();
+    if (qRouteList == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "qRouteList is NULL");
+    return tdt_queue_unbind(__func__, qRouteList);
+}
+
+ACL_EXPORT aclError acltdtQueryQueueRoutes(const acltdtQueueRouteQueryInfo *queryInfo,
+                                           acltdtQueueRouteList *qRouteList)
+{
+    PROF_API();
+    if (queryInfo == NULL || qRouteList == NULL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
+                         queryInfo == NULL ? "queryInfo" : "qRouteList");
+    return tdt_queue_query(__func__, queryInfo, qRouteList);
+}
 
 /* ---- buffers --------------------------------------------------------------------- */
 

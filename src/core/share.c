@@ -106,7 +106,7 @@ static void set_timeouts(int fd)
 static bool valid_kind(uint32_t kind)
 {
     return kind == SHARE_IPC_MEMORY || kind == SHARE_PHYSICAL || kind == SHARE_EVENT ||
-           kind == SHARE_NOTIFY;
+           kind == SHARE_NOTIFY || kind == SHARE_QUEUE;
 }
 
 /* Whether the process behind cred may fetch e: this process always; one
@@ -326,6 +326,35 @@ aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bo
         e->next = entries;
         entries = e;
         *name = (share_name){.pid = (int32_t)getpid(), .id = e->id, .nonce = e->nonce};
+    }
+    pthread_mutex_unlock(&share_lock);
+    if (ret != ACL_SUCCESS)
+        free(e); /* fd stays the caller's */
+    return ret;
+}
+
+aclError share_publish_at(share_kind kind, int fd, const void *blob, size_t len, uint64_t id,
+                          share_name *name)
+{
+    if (len > SHARE_BLOB_MAX || id == 0)
+        return ACL_ERROR_RT_INTERNAL_ERROR;
+    entry *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    e->kind = kind;
+    e->fd = fd;
+    memcpy(e->blob, blob, len);
+    e->len = len;
+    e->check_pids = true;
+    e->id = id;
+    pthread_mutex_lock(&share_lock);
+    aclError ret = broker_start();
+    if (ret == ACL_SUCCESS && find(id) != NULL)
+        ret = ACL_ERROR_INVALID_PARAM;
+    if (ret == ACL_SUCCESS) {
+        e->next = entries;
+        entries = e;
+        *name = (share_name){.pid = (int32_t)getpid(), .id = id, .nonce = 0};
     }
     pthread_mutex_unlock(&share_lock);
     if (ret != ACL_SUCCESS)

@@ -36,6 +36,7 @@ typedef enum share_kind {
     SHARE_PHYSICAL = 2,   /* aclrtMemExportToShareableHandle(V2) */
     SHARE_EVENT = 3,      /* aclrtIpcGetEventHandle */
     SHARE_NOTIFY = 4,     /* aclrtNotifyGetExportKey */
+    SHARE_QUEUE = 5,      /* acltdtCreateQueue (granted with acltdtGrantQueue) */
 } share_kind;
 
 /* Linux pids fit 22 bits (PID_MAX_LIMIT): a 64-bit name holds the pid and
@@ -73,6 +74,12 @@ typedef struct share_reply {
  * and nonce. */
 aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bool check_pids,
                        bool short_name, share_name *name);
+/* Publishes like share_publish with check_pids, under an id the caller
+ * chose (not 0) and nonce 0: for names the API fixes, such as a queue's
+ * 32-bit id, which are guessable, so only the allow-list guards them.
+ * ACL_ERROR_INVALID_PARAM when the id is taken. */
+aclError share_publish_at(share_kind kind, int fd, const void *blob, size_t len, uint64_t id,
+                          share_name *name);
 /* Adds processes allowed to fetch an entry of ours. */
 aclError share_allow(const share_name *name, const int32_t *pids, size_t count);
 /* Withdraws an entry of ours; later fetches fail. */

@@ -249,15 +249,14 @@ bool tdt_dataset_live(const acltdtDataset *h)
     return o != NULL;
 }
 
-/* Copies size bytes at src (host memory, or device memory of ACL's or of a
- * CUDA allocator the backend knows) to host memory at dst. */
-static aclError copy_out(const char *api, const void *site, void *dst, const void *src, size_t size)
+aclError tdt_copy(const char *api, const void *site, void *dst, const void *src, size_t size)
 {
     if (size == 0)
         return ACL_SUCCESS;
-    mem_block b;
-    memory_locate(src, &b);
-    if (b.kind != MEM_DEVICE) {
+    mem_block from, to;
+    memory_locate(src, &from);
+    memory_locate(dst, &to);
+    if (from.kind != MEM_DEVICE && to.kind != MEM_DEVICE) {
         memcpy(dst, src, size);
         return ACL_SUCCESS;
     }
@@ -265,9 +264,17 @@ static aclError copy_out(const char *api, const void *site, void *dst, const voi
     aclError ret = current_context_get(api, &ctx);
     if (ret != ACL_SUCCESS)
         return ret;
-    ret = copy_sync(api, site, ctx, dst, src, size, ACL_MEMCPY_DEVICE_TO_HOST);
+    aclrtMemcpyKind kind = from.kind != MEM_DEVICE ? ACL_MEMCPY_HOST_TO_DEVICE
+                           : to.kind != MEM_DEVICE ? ACL_MEMCPY_DEVICE_TO_HOST
+                                                   : ACL_MEMCPY_DEVICE_TO_DEVICE;
+    ret = copy_sync(api, site, ctx, dst, src, size, kind);
     context_put(ctx);
     return ret;
+}
+
+static aclError copy_out(const char *api, const void *site, void *dst, const void *src, size_t size)
+{
+    return tdt_copy(api, site, dst, src, size);
 }
 
 aclError tdt_dataset_pack(const char *api, const void *site, const acltdtDataset *set,

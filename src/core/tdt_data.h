@@ -51,6 +51,12 @@ bool tdt_dataset_size(const acltdtDataset *h, size_t *out);
 const char *tdt_dataset_name(const acltdtDataset *h);
 bool tdt_dataset_live(const acltdtDataset *h);
 
+/* Copies size bytes from src to dst, either of them host memory or device
+ * memory (of ACL's or of a CUDA allocator the backend knows): device
+ * memory goes through the copy path. site: the public function's call
+ * site. Raises. */
+aclError tdt_copy(const char *api, const void *site, void *dst, const void *src, size_t size);
+
 /* Packs a dataset's items into a new record (malloc'd; free). site: the
  * public function's call site, for copies out of device memory. Raises. */
 aclError tdt_dataset_pack(const char *api, const void *site, const acltdtDataset *set,

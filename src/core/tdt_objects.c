@@ -26,10 +26,7 @@ typedef struct route {
 typedef struct route_list {
     object obj;
     pthread_mutex_t lock;
-    struct route_fields {
-        uint32_t src, dst;
-        int32_t status;
-    } * routes;
+    tdt_route_fields *routes;
     size_t count, cap;
 } route_list;
 
@@ -254,14 +251,14 @@ aclError tdt_route_list_add(const char *api, acltdtQueueRouteList *h, const aclt
         return ACL_ERROR_INVALID_PARAM;
     }
     pthread_mutex_lock(&r->lock);
-    struct route_fields f = {r->src, r->dst, r->status};
+    tdt_route_fields f = {r->src, r->dst, r->status};
     pthread_mutex_unlock(&r->lock);
     object_put(&r->obj);
     aclError ret = ACL_SUCCESS;
     pthread_mutex_lock(&l->lock);
     if (l->count == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
-        struct route_fields *grown = realloc(l->routes, cap * sizeof *grown);
+        tdt_route_fields *grown = realloc(l->routes, cap * sizeof *grown);
         if (grown == NULL) {
             ret = acl_raise(api, ACL_ERROR_BAD_ALLOC, "out of memory");
         } else {
@@ -293,7 +290,7 @@ aclError tdt_route_list_get(const char *api, const acltdtQueueRouteList *h, size
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "index %zu is not below the list's %zu routes", index, l->count);
     } else {
-        struct route_fields f = l->routes[index];
+        tdt_route_fields f = l->routes[index];
         pthread_mutex_lock(&r->lock);
         r->src = f.src;
         r->dst = f.dst;
@@ -363,4 +360,91 @@ aclError tdt_query_set(const char *api, acltdtQueueRouteQueryInfo *h,
     pthread_mutex_unlock(&q->lock);
     object_put(&q->obj);
     return ret;
+}
+
+/* ---- for the queues -------------------------------------------------------------- */
+
+aclError tdt_attr_read(const char *api, const acltdtQueueAttr *h, char *name_out, uint32_t *depth)
+{
+    attr *a = (attr *)lookup(api, h, HANDLE_TDT_QUEUE_ATTR, "attr");
+    if (a == NULL)
+        return ACL_ERROR_INVALID_PARAM;
+    pthread_mutex_lock(&a->lock);
+    memcpy(name_out, a->name, TDT_QUEUE_NAME_MAX);
+    *depth = a->depth;
+    pthread_mutex_unlock(&a->lock);
+    object_put(&a->obj);
+    return ACL_SUCCESS;
+}
+
+aclError tdt_route_list_read(const char *api, const acltdtQueueRouteList *h, tdt_route_fields **out,
+                             size_t *count)
+{
+    route_list *l = (route_list *)lookup(api, h, HANDLE_TDT_ROUTE_LIST, "qRouteList");
+    if (l == NULL)
+        return ACL_ERROR_INVALID_PARAM;
+    aclError ret = ACL_SUCCESS;
+    *out = NULL;
+    pthread_mutex_lock(&l->lock);
+    *count = l->count;
+    if (l->count > 0) {
+        *out = malloc(l->count * sizeof **out);
+        if (*out == NULL)
+            ret = acl_raise(api, ACL_ERROR_BAD_ALLOC, "out of memory");
+        else
+            memcpy(*out, l->routes, l->count * sizeof **out);
+    }
+    pthread_mutex_unlock(&l->lock);
+    object_put(&l->obj);
+    return ret;
+}
+
+void tdt_route_list_set_status(const acltdtQueueRouteList *h, size_t index, int32_t status)
+{
+    route_list *l = (route_list *)handle_get(h, HANDLE_TDT_ROUTE_LIST);
+    if (l == NULL)
+        return;
+    pthread_mutex_lock(&l->lock);
+    if (index < l->count)
+        l->routes[index].status = status;
+    pthread_mutex_unlock(&l->lock);
+    object_put(&l->obj);
+}
+
+aclError tdt_route_list_replace(const char *api, acltdtQueueRouteList *h,
+                                const tdt_route_fields *routes, size_t count)
+{
+    route_list *l = (route_list *)lookup(api, h, HANDLE_TDT_ROUTE_LIST, "qRouteList");
+    if (l == NULL)
+        return ACL_ERROR_INVALID_PARAM;
+    aclError ret = ACL_SUCCESS;
+    tdt_route_fields *copy = NULL;
+    if (count > 0) {
+        copy = malloc(count * sizeof *copy);
+        if (copy == NULL)
+            ret = acl_raise(api, ACL_ERROR_BAD_ALLOC, "out of memory");
+        else
+            memcpy(copy, routes, count * sizeof *copy);
+    }
+    if (ret == ACL_SUCCESS) {
+        pthread_mutex_lock(&l->lock);
+        free(l->routes);
+        l->routes = copy;
+        l->count = l->cap = count;
+        pthread_mutex_unlock(&l->lock);
+    }
+    object_put(&l->obj);
+    return ret;
+}
+
+aclError tdt_query_read(const char *api, const acltdtQueueRouteQueryInfo *h, tdt_query_fields *out)
+{
+    query *q = (query *)lookup(api, h, HANDLE_TDT_ROUTE_QUERY, "queryInfo");
+    if (q == NULL)
+        return ACL_ERROR_INVALID_PARAM;
+    pthread_mutex_lock(&q->lock);
+    *out = (tdt_query_fields){q->mode, q->src, q->dst, q->has_mode, q->has_src, q->has_dst};
+    pthread_mutex_unlock(&q->lock);
+    object_put(&q->obj);
+    return ACL_SUCCESS;
 }

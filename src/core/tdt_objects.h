@@ -6,6 +6,7 @@
 #ifndef ACLCUDA_CORE_TDT_OBJECTS_H
 #define ACLCUDA_CORE_TDT_OBJECTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,5 +38,33 @@ aclError tdt_query_create(const char *api, acltdtQueueRouteQueryInfo **out);
 aclError tdt_query_destroy(const char *api, const acltdtQueueRouteQueryInfo *h);
 aclError tdt_query_set(const char *api, acltdtQueueRouteQueryInfo *h,
                        acltdtQueueRouteQueryInfoParamType type, size_t len, const void *value);
+
+/* ---- for the queues (core/tdt_queue.c) ---- */
+
+/* A route's fields, as lists hold them. */
+typedef struct tdt_route_fields {
+    uint32_t src, dst;
+    int32_t status;
+} tdt_route_fields;
+
+/* The name (name_out: TDT_QUEUE_NAME_MAX bytes) and depth of an attribute. */
+aclError tdt_attr_read(const char *api, const acltdtQueueAttr *h, char *name_out, uint32_t *depth);
+/* A copy of a list's routes (*out malloc'd, the caller frees; NULL when
+ * there are none). */
+aclError tdt_route_list_read(const char *api, const acltdtQueueRouteList *h, tdt_route_fields **out,
+                             size_t *count);
+/* Sets the status of the index-th route (a list that changed meanwhile is
+ * left alone). */
+void tdt_route_list_set_status(const acltdtQueueRouteList *h, size_t index, int32_t status);
+/* Replaces a list's routes by count routes at routes. */
+aclError tdt_route_list_replace(const char *api, acltdtQueueRouteList *h,
+                                const tdt_route_fields *routes, size_t count);
+/* A query's fields; has_* tell which were set. */
+typedef struct tdt_query_fields {
+    int32_t mode;
+    uint32_t src, dst;
+    bool has_mode, has_src, has_dst;
+} tdt_query_fields;
+aclError tdt_query_read(const char *api, const acltdtQueueRouteQueryInfo *h, tdt_query_fields *out);
 
 #endif

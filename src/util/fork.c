@@ -6,7 +6,7 @@
 
 #include "util/fork.h"
 
-enum { MAX_HANDLERS = 32 };
+enum { MAX_HANDLERS = 48 };
 
 typedef struct handler {
     int rank;

@@ -14,6 +14,7 @@ enum fork_rank {
     FORK_RANK_INIT = 10,      /* aclInit's state */
     FORK_RANK_DEVICES = 20,   /* device table, then each context's lock */
     FORK_RANK_CALLBACKS = 30, /* report threads, subscription stripes, each report thread */
+    FORK_RANK_QUEUES = 34,    /* tdt queues and routes of this process */
     FORK_RANK_KERNELS = 35,   /* kernel symbols and argument lists, then captures */
     FORK_RANK_VMM = 36,       /* mappings, pools, IPC keys, host registrations */
     FORK_RANK_SHARE = 37,     /* what this process shares with others */

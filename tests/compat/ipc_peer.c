@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "acl/acl_tdt_queue.h"
 
 static void reply_ret(aclError ret)
 {
@@ -99,6 +100,72 @@ static void copy_then_close(const char *key, void *p, size_t n, int value)
     if (s)
         (void)aclrtDestroyStream(s);
     free(host);
+}
+
+/* ---- queues (test_tdt_queue.c) ---- */
+
+/* The bytes of message `seed`: byte i is seed + 7 i. */
+static void queue_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(seed + 7 * i);
+}
+
+/* qattach QID TIMEOUT -> ok PERM; qput QID SIZE SEED; qget QID TIMEOUT ->
+ * ok SIZE SEED (err corrupt when the bytes are not the seed's pattern);
+ * qflood QID SIZE: answers ok, then enqueues messages until killed;
+ * qdestroy QID. False when op is none of these. */
+static bool queue_command(const char *op, const char *a, const char *b, const char *c)
+{
+    uint32_t qid = (uint32_t)strtoul(a, NULL, 10);
+    if (strcmp(op, "qattach") == 0) {
+        uint32_t perm = 0;
+        aclError ret = acltdtAttachQueue(qid, (int32_t)strtol(b, NULL, 10), &perm);
+        if (ret == ACL_SUCCESS)
+            printf("ok %u\n", perm);
+        else
+            reply_ret(ret);
+    } else if (strcmp(op, "qput") == 0 || strcmp(op, "qflood") == 0) {
+        size_t size = strtoul(b, NULL, 10);
+        unsigned seed = (unsigned)strtoul(c, NULL, 10);
+        unsigned char *data = malloc(size ? size : 1);
+        bool flood = strcmp(op, "qflood") == 0;
+        if (flood) {
+            printf("ok\n");
+            fflush(stdout);
+        }
+        aclError ret = ACL_SUCCESS;
+        do {
+            queue_pattern(data, size, seed);
+            ret = acltdtEnqueueData(qid, data, size, &seed, sizeof seed, -1, 0);
+            seed++;
+        } while (flood && ret == ACL_SUCCESS);
+        free(data);
+        if (!flood)
+            reply_ret(ret);
+    } else if (strcmp(op, "qget") == 0) {
+        size_t cap = (size_t)64 << 20, len = 0;
+        unsigned char *data = malloc(cap), *want = malloc(cap);
+        unsigned seed = 0;
+        aclError ret = acltdtDequeueData(qid, data, cap, &len, &seed, sizeof seed,
+                                         (int32_t)strtol(b, NULL, 10));
+        if (ret == ACL_SUCCESS) {
+            queue_pattern(want, len, seed);
+            if (memcmp(data, want, len) == 0)
+                printf("ok %zu %u\n", len, seed);
+            else
+                printf("err corrupt\n");
+        } else {
+            reply_ret(ret);
+        }
+        free(data);
+        free(want);
+    } else if (strcmp(op, "qdestroy") == 0) {
+        reply_ret(acltdtDestroyQueue(qid));
+    } else {
+        return false;
+    }
+    return true;
 }
 
 static void command(char *line)
@@ -229,7 +296,7 @@ static void command(char *line)
         reply_ret(ret);
     } else if (strcmp(op, "edestroy") == 0) {
         reply_ret(aclrtDestroyEvent((aclrtEvent)(uintptr_t)strtoull(a, NULL, 16)));
-    } else {
+    } else if (!queue_command(op, a, b, c)) {
         printf("err unknown-command\n");
     }
 }

@@ -1,4 +1,4 @@
-"""The public names of acl, acl.rt, acl.util, acl.mdl, acl.prof and acl.cuda (acl-cuda's own),
+"""The public names of acl, acl.rt, acl.util, acl.mdl, acl.prof, acl.tdt and acl.cuda (acl-cuda's own),
 with their signatures, are the ones recorded in public-api.txt: nothing private leaks out of the
 private area modules behind acl.rt, and nothing public gets lost when the
 areas move. A name added on purpose is added to public-api.txt (the
@@ -15,7 +15,7 @@ import acl.cuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "public-api.txt")
-MODULES = (acl, acl.mdl, acl.rt, acl.util, acl.cuda, acl.media, acl.prof)
+MODULES = (acl, acl.mdl, acl.rt, acl.util, acl.cuda, acl.media, acl.prof, acl.tdt)
 
 
 def _describe(module, name):

@@ -34,7 +34,7 @@ def test_import_acl_rt_statement_works():
 
 
 # pyACL's submodules (py_init_acl.cpp); a package may have fewer.
-SUBMODULES = ("rt", "mdl", "media", "op", "blas", "util", "prof", "himpi", "fv")
+SUBMODULES = ("rt", "mdl", "media", "op", "blas", "util", "prof", "himpi", "fv", "tdt")
 
 
 @pytest.mark.pins('acl, acl.rt, acl.util and acl.mdl hold functions only: no constants (samples define their own)',

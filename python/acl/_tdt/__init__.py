@@ -1,0 +1,1 @@
+"""The private areas behind acl.tdt (channels and queues)."""
