@@ -147,29 +147,48 @@ static HcclResult check_counts(const char *api, const char *what, const uint64_t
     return HCCL_SUCCESS;
 }
 
+/* The checks after the communicator's lookup that most collectives make in
+ * this order: the count, then the data type (reduce: also the op). */
+static HcclResult check_count_type(const char *api, const hccl_comm *c, const char *count_name,
+                                   uint64_t count, HcclDataType dtype, bool reduce, HcclReduceOp op)
+{
+    HcclResult err = check_count(api, count_name, count);
+    if (!err)
+        err = check_type(api, c, "dataType", dtype, reduce, op);
+    return err;
+}
+
+/* HcclAllReduce, HcclAllGather and HcclReduceScatter: one count of one type
+ * from sendBuf to recvBuf on every rank; reduce: with op. */
+static HcclResult every_rank(const char *api, hccl_op_kind kind, void *sendBuf, void *recvBuf,
+                             const char *count_name, uint64_t count, HcclDataType dataType,
+                             bool reduce, HcclReduceOp op, HcclComm comm, aclrtStream stream)
+{
+    if (count == 0)
+        return HCCL_SUCCESS;
+    HCCL_REQUIRE_PTR_IN(api, stream);
+    HCCL_REQUIRE_PTR_IN(api, comm);
+    HCCL_REQUIRE_PTR_IN(api, sendBuf);
+    HCCL_REQUIRE_PTR_IN(api, recvBuf);
+    hccl_comm *c;
+    HcclResult err = hccl_comm_get(api, comm, &c);
+    if (err)
+        return err;
+    err = check_count_type(api, c, count_name, count, dataType, reduce, op);
+    if (err)
+        return give_back(c, err);
+    hccl_op *o = new_op(kind, dataType, sendBuf, recvBuf, count);
+    if (o && reduce)
+        o->reduce = op;
+    return hccl_submit(api, c, o, stream);
+}
+
 HCCL_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count,
                                      HcclDataType dataType, HcclReduceOp op, HcclComm comm,
                                      aclrtStream stream)
 {
-    if (count == 0)
-        return HCCL_SUCCESS;
-    HCCL_REQUIRE_PTR(stream);
-    HCCL_REQUIRE_PTR(comm);
-    HCCL_REQUIRE_PTR(sendBuf);
-    HCCL_REQUIRE_PTR(recvBuf);
-    hccl_comm *c;
-    HcclResult err = hccl_comm_get(__func__, comm, &c);
-    if (err)
-        return err;
-    err = check_count(__func__, "count", count);
-    if (!err)
-        err = check_type(__func__, c, "dataType", dataType, true, op);
-    if (err)
-        return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_ALLREDUCE, dataType, sendBuf, recvBuf, count);
-    if (o)
-        o->reduce = op;
-    return hccl_submit(__func__, c, o, stream);
+    return every_rank(__func__, HCCL_OP_ALLREDUCE, sendBuf, recvBuf, "count", count, dataType, true,
+                      op, comm, stream);
 }
 
 HCCL_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType,
@@ -186,9 +205,7 @@ HCCL_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dat
         return err;
     err = check_rank(__func__, c, "root", root);
     if (!err)
-        err = check_count(__func__, "count", count);
-    if (!err)
-        err = check_type(__func__, c, "dataType", dataType, false, HCCL_REDUCE_RESERVED);
+        err = check_count_type(__func__, c, "count", count, dataType, false, HCCL_REDUCE_RESERVED);
     if (err)
         return give_back(c, err);
     hccl_op *o = new_op(HCCL_OP_BROADCAST, dataType, buf, buf, count);
@@ -211,9 +228,7 @@ HCCL_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
     HcclResult err = hccl_comm_get(__func__, comm, &c);
     if (err)
         return err;
-    err = check_count(__func__, "count", count);
-    if (!err)
-        err = check_type(__func__, c, "dataType", dataType, true, op);
+    err = check_count_type(__func__, c, "count", count, dataType, true, op);
     if (!err)
         err = check_rank(__func__, c, "root", root);
     if (err)
@@ -229,90 +244,89 @@ HCCL_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
 HCCL_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount,
                                      HcclDataType dataType, HcclComm comm, aclrtStream stream)
 {
-    if (sendCount == 0)
-        return HCCL_SUCCESS;
-    HCCL_REQUIRE_PTR(stream);
-    HCCL_REQUIRE_PTR(comm);
-    HCCL_REQUIRE_PTR(sendBuf);
-    HCCL_REQUIRE_PTR(recvBuf);
+    return every_rank(__func__, HCCL_OP_ALLGATHER, sendBuf, recvBuf, "sendCount", sendCount,
+                      dataType, false, HCCL_REDUCE_RESERVED, comm, stream);
+}
+
+/* The names of a v-collective's arguments, for messages: its vector side
+ * (counts and displacements per rank, and a buffer) and its one-count side,
+ * which moves counts[rank]. */
+typedef struct vector_names {
+    const char *buf;    /* the vector side's buffer */
+    const char *count;  /* the one count */
+    const char *counts; /* the vector of counts */
+    const char *moves;  /* what this rank does with count */
+} vector_names;
+
+/* HcclAllGatherV and HcclReduceScatterV after their pointer checks: nothing
+ * to do when every count is 0; else vector_buf, the counts, counts[rank] ==
+ * count and the type (reduce: with op), then one op for kind with the
+ * counts and displacements copied. */
+static HcclResult vector_collective(const char *api, hccl_op_kind kind, const vector_names *names,
+                                    void *vector_buf, void *one_buf, uint64_t count,
+                                    const uint64_t *counts, const void *displs,
+                                    HcclDataType dataType, bool reduce, HcclReduceOp op,
+                                    HcclComm comm, aclrtStream stream)
+{
     hccl_comm *c;
-    HcclResult err = hccl_comm_get(__func__, comm, &c);
+    HcclResult err = hccl_comm_get(api, comm, &c);
     if (err)
         return err;
-    err = check_count(__func__, "sendCount", sendCount);
+    if (all_zero(counts, c->nranks) && count == 0)
+        return give_back(c, HCCL_SUCCESS);
+    if (!vector_buf)
+        return give_back(c, hccl_raise(api, HCCL_E_PTR, "%s is NULL", names->buf));
+    err = check_count(api, names->count, count);
     if (!err)
-        err = check_type(__func__, c, "dataType", dataType, false, HCCL_REDUCE_RESERVED);
+        err = check_counts(api, names->counts, counts, c->nranks);
+    if (!err && counts[c->rank] != count)
+        err = hccl_raise(api, HCCL_E_PARA, "%s[%u] is %llu but this rank (%u) %s %s %llu",
+                         names->counts, c->rank, (unsigned long long)counts[c->rank], c->rank,
+                         names->moves, names->count, (unsigned long long)count);
+    if (!err)
+        err = check_type(api, c, "dataType", dataType, reduce, op);
     if (err)
         return give_back(c, err);
-    return hccl_submit(__func__, c,
-                       new_op(HCCL_OP_ALLGATHER, dataType, sendBuf, recvBuf, sendCount), stream);
+    bool gathers = kind == HCCL_OP_ALLGATHERV;
+    hccl_op *o = new_op(kind, dataType, gathers ? one_buf : vector_buf,
+                        gathers ? vector_buf : one_buf, count);
+    if (o) {
+        if (reduce)
+            o->reduce = op;
+        uint64_t **op_counts = gathers ? &o->recv_counts : &o->send_counts;
+        uint64_t **op_displs = gathers ? &o->recv_displs : &o->send_displs;
+        *op_counts = copy_counts(counts, c->nranks);
+        *op_displs = copy_counts(displs, c->nranks);
+        if (!*op_counts || !*op_displs) {
+            hccl_op_free(o);
+            o = NULL;
+        }
+    }
+    return hccl_submit(api, c, o, stream);
 }
 
 HCCL_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *recvBuf,
                                       const void *recvCounts, const void *recvDispls,
                                       HcclDataType dataType, HcclComm comm, aclrtStream stream)
 {
+    static const vector_names names = {"recvBuf", "sendCount", "recvCounts", "sends"};
     HCCL_REQUIRE_PTR(comm);
     HCCL_REQUIRE_PTR(recvCounts);
     HCCL_REQUIRE_PTR(recvDispls);
     HCCL_REQUIRE_PTR(stream);
     if (sendCount > 0)
         HCCL_REQUIRE_PTR(sendBuf);
-    hccl_comm *c;
-    HcclResult err = hccl_comm_get(__func__, comm, &c);
-    if (err)
-        return err;
-    const uint64_t *counts = recvCounts;
-    if (all_zero(counts, c->nranks) && sendCount == 0)
-        return give_back(c, HCCL_SUCCESS);
-    if (!recvBuf)
-        return give_back(c, HCCL_RAISE(HCCL_E_PTR, "recvBuf is NULL"));
-    err = check_count(__func__, "sendCount", sendCount);
-    if (!err)
-        err = check_counts(__func__, "recvCounts", counts, c->nranks);
-    if (!err && counts[c->rank] != sendCount)
-        err = HCCL_RAISE(
-            HCCL_E_PARA, "recvCounts[%u] is %llu but this rank (%u) sends sendCount %llu", c->rank,
-            (unsigned long long)counts[c->rank], c->rank, (unsigned long long)sendCount);
-    if (!err)
-        err = check_type(__func__, c, "dataType", dataType, false, HCCL_REDUCE_RESERVED);
-    if (err)
-        return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_ALLGATHERV, dataType, sendBuf, recvBuf, sendCount);
-    if (o) {
-        o->recv_counts = copy_counts(recvCounts, c->nranks);
-        o->recv_displs = copy_counts(recvDispls, c->nranks);
-        if (!o->recv_counts || !o->recv_displs) {
-            hccl_op_free(o);
-            o = NULL;
-        }
-    }
-    return hccl_submit(__func__, c, o, stream);
+    return vector_collective(__func__, HCCL_OP_ALLGATHERV, &names, recvBuf, sendBuf, sendCount,
+                             recvCounts, recvDispls, dataType, false, HCCL_REDUCE_RESERVED, comm,
+                             stream);
 }
 
 HCCL_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
                                          HcclDataType dataType, HcclReduceOp op, HcclComm comm,
                                          aclrtStream stream)
 {
-    if (recvCount == 0)
-        return HCCL_SUCCESS;
-    HCCL_REQUIRE_PTR(stream);
-    HCCL_REQUIRE_PTR(comm);
-    HCCL_REQUIRE_PTR(sendBuf);
-    HCCL_REQUIRE_PTR(recvBuf);
-    hccl_comm *c;
-    HcclResult err = hccl_comm_get(__func__, comm, &c);
-    if (err)
-        return err;
-    err = check_count(__func__, "recvCount", recvCount);
-    if (!err)
-        err = check_type(__func__, c, "dataType", dataType, true, op);
-    if (err)
-        return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_REDUCE_SCATTER, dataType, sendBuf, recvBuf, recvCount);
-    if (o)
-        o->reduce = op;
-    return hccl_submit(__func__, c, o, stream);
+    return every_rank(__func__, HCCL_OP_REDUCE_SCATTER, sendBuf, recvBuf, "recvCount", recvCount,
+                      dataType, true, op, comm, stream);
 }
 
 HCCL_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts,
@@ -320,43 +334,15 @@ HCCL_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts,
                                           HcclDataType dataType, HcclReduceOp op, HcclComm comm,
                                           aclrtStream stream)
 {
+    static const vector_names names = {"sendBuf", "recvCount", "sendCounts", "receives"};
     HCCL_REQUIRE_PTR(stream);
     HCCL_REQUIRE_PTR(comm);
     HCCL_REQUIRE_PTR(sendCounts);
     HCCL_REQUIRE_PTR(sendDispls);
     if (recvCount > 0)
         HCCL_REQUIRE_PTR(recvBuf);
-    hccl_comm *c;
-    HcclResult err = hccl_comm_get(__func__, comm, &c);
-    if (err)
-        return err;
-    const uint64_t *counts = sendCounts;
-    if (all_zero(counts, c->nranks) && recvCount == 0)
-        return give_back(c, HCCL_SUCCESS);
-    if (!sendBuf)
-        return give_back(c, HCCL_RAISE(HCCL_E_PTR, "sendBuf is NULL"));
-    err = check_count(__func__, "recvCount", recvCount);
-    if (!err)
-        err = check_counts(__func__, "sendCounts", counts, c->nranks);
-    if (!err && counts[c->rank] != recvCount)
-        err = HCCL_RAISE(
-            HCCL_E_PARA, "sendCounts[%u] is %llu but this rank (%u) receives recvCount %llu",
-            c->rank, (unsigned long long)counts[c->rank], c->rank, (unsigned long long)recvCount);
-    if (!err)
-        err = check_type(__func__, c, "dataType", dataType, true, op);
-    if (err)
-        return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_REDUCE_SCATTERV, dataType, sendBuf, recvBuf, recvCount);
-    if (o) {
-        o->reduce = op;
-        o->send_counts = copy_counts(sendCounts, c->nranks);
-        o->send_displs = copy_counts(sendDispls, c->nranks);
-        if (!o->send_counts || !o->send_displs) {
-            hccl_op_free(o);
-            o = NULL;
-        }
-    }
-    return hccl_submit(__func__, c, o, stream);
+    return vector_collective(__func__, HCCL_OP_REDUCE_SCATTERV, &names, sendBuf, recvBuf, recvCount,
+                             sendCounts, sendDispls, dataType, true, op, comm, stream);
 }
 
 HCCL_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
@@ -376,9 +362,8 @@ HCCL_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCo
         return give_back(c, HCCL_RAISE(HCCL_E_PTR, "sendBuf is NULL on the root"));
     err = check_rank(__func__, c, "root", root);
     if (!err)
-        err = check_count(__func__, "recvCount", recvCount);
-    if (!err)
-        err = check_type(__func__, c, "dataType", dataType, false, HCCL_REDUCE_RESERVED);
+        err = check_count_type(__func__, c, "recvCount", recvCount, dataType, false,
+                               HCCL_REDUCE_RESERVED);
     if (err)
         return give_back(c, err);
     hccl_op *o = new_op(HCCL_OP_SCATTER, dataType, sendBuf, recvBuf, recvCount);
@@ -395,9 +380,7 @@ static HcclResult point_to_point(const char *api, hccl_op_kind kind, void *buf, 
     HcclResult err = hccl_comm_get(api, comm, &c);
     if (err)
         return err;
-    err = check_count(api, "count", count);
-    if (!err)
-        err = check_type(api, c, "dataType", dataType, false, HCCL_REDUCE_RESERVED);
+    err = check_count_type(api, c, "count", count, dataType, false, HCCL_REDUCE_RESERVED);
     if (!err)
         err = check_rank(api, c, kind == HCCL_OP_SEND ? "destRank" : "srcRank", peer);
     if (!err && !stream)
@@ -442,6 +425,17 @@ static HcclResult check_alltoall_types(const char *api, const hccl_comm *c, Hccl
         err = hccl_raise(api, HCCL_E_PARA, "sendType %s and recvType %s differ",
                          dtype_name(sendType), dtype_name(recvType));
     return err;
+}
+
+/* A side that moves anything needs its buffer. */
+static HcclResult check_alltoall_bufs(const char *api, const void *sendBuf, bool sends,
+                                      const void *recvBuf, bool receives)
+{
+    if (sends && !sendBuf)
+        return hccl_raise(api, HCCL_E_PTR, "sendBuf is NULL");
+    if (receives && !recvBuf)
+        return hccl_raise(api, HCCL_E_PTR, "recvBuf is NULL");
+    return HCCL_SUCCESS;
 }
 
 /* displs[i] = the sum of counts before i. */
@@ -535,12 +529,10 @@ HCCL_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts
     if (err)
         return err;
     uint32_t n = c->nranks;
-    bool sends = !all_zero(sendCounts, n), receives = !all_zero(recvCounts, n);
-    if (sends && !sendBuf)
-        return give_back(c, HCCL_RAISE(HCCL_E_PTR, "sendBuf is NULL"));
-    if (receives && !recvBuf)
-        return give_back(c, HCCL_RAISE(HCCL_E_PTR, "recvBuf is NULL"));
-    err = check_counts(__func__, "sendCounts", sendCounts, n);
+    err = check_alltoall_bufs(__func__, sendBuf, !all_zero(sendCounts, n), recvBuf,
+                              !all_zero(recvCounts, n));
+    if (!err)
+        err = check_counts(__func__, "sendCounts", sendCounts, n);
     if (!err)
         err = check_counts(__func__, "recvCounts", recvCounts, n);
     if (!err)
@@ -579,10 +571,8 @@ HCCL_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCount
         send_counts[j] = matrix[(size_t)me * n + j];
         recv_counts[j] = matrix[(size_t)j * n + me];
     }
-    if (!all_zero(send_counts, n) && !sendBuf)
-        err = HCCL_RAISE(HCCL_E_PTR, "sendBuf is NULL");
-    if (!err && !all_zero(recv_counts, n) && !recvBuf)
-        err = HCCL_RAISE(HCCL_E_PTR, "recvBuf is NULL");
+    err = check_alltoall_bufs(__func__, sendBuf, !all_zero(send_counts, n), recvBuf,
+                              !all_zero(recv_counts, n));
     if (!err)
         err = check_counts(__func__, "sendCountMatrix", matrix, n * n);
     if (!err)

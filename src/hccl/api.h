@@ -9,11 +9,13 @@
 #include "hccl/engine.h"
 #include "hccl/errors.h"
 
-#define HCCL_REQUIRE_PTR(p)                                                                        \
+/* Returns HCCL_E_PTR, raised in api's name, when p is NULL. */
+#define HCCL_REQUIRE_PTR_IN(api, p)                                                                \
     do {                                                                                           \
         if (!(p))                                                                                  \
-            return HCCL_RAISE(HCCL_E_PTR, "%s is NULL", #p);                                       \
+            return hccl_raise((api), HCCL_E_PTR, "%s is NULL", #p);                                \
     } while (0)
+#define HCCL_REQUIRE_PTR(p) HCCL_REQUIRE_PTR_IN(__func__, p)
 
 /* Queues op (calloc'ed by the caller, NULL when that failed) on stream and
  * gives comm back; the engine owns op from here, as engine.h says. */
