@@ -1,9 +1,11 @@
 /* Shared queues (acl_tdt_queue.h): queues, buffers, queue attributes,
  * routes and their lists and queries. Buffers are the shared buffers of
- * acl_rt.h (core/mbuf.h): an acltdtBuf is an aclrtMbuf. The rest of the
- * rules are in core/tdt_queue.h and core/tdt_objects.h. */
+ * acl_rt.h (core/mbuf.h): an acltdtBuf is an aclrtMbuf, its arguments
+ * checked where aclrt*Buf*'s are (api/mbuf.h). The rest of the rules are in
+ * core/tdt_queue.h and core/tdt_objects.h. */
 #include "acl/acl_tdt_queue.h"
 #include "api/api.h"
+#include "api/mbuf.h"
 #include "core/prof.h"
 #include "core/mbuf.h"
 #include "core/tdt_objects.h"
@@ -18,6 +20,18 @@ static aclError timeout_check(const char *func, int32_t timeout)
         return acl_raise(func, ACL_ERROR_INVALID_PARAM,
                          "timeout %d is not -1 (for ever), 0 (no wait) or a number of ms",
                          (int)timeout);
+    return ACL_SUCCESS;
+}
+
+/* The user data of acltdtEnqueueData and acltdtDequeueData: at most the
+ * buffer's, from or to a pointer when there is any. */
+static aclError user_data_check(const char *func, const void *userData, size_t userDataSize)
+{
+    if (userData == NULL && userDataSize > 0)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "userData is NULL");
+    if (userDataSize > MBUF_USER_DATA)
+        return acl_raise(func, ACL_ERROR_INVALID_PARAM, "userDataSize %zu exceeds %d", userDataSize,
+                         MBUF_USER_DATA);
     return ACL_SUCCESS;
 }
 
@@ -64,14 +78,12 @@ ACL_EXPORT aclError acltdtEnqueueData(uint32_t qid, const void *data, size_t dat
     PROF_API();
     if (data == NULL && dataSize > 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "data is NULL");
-    if (userData == NULL && userDataSize > 0)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userData is NULL");
-    if (userDataSize > MBUF_USER_DATA)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userDataSize %zu exceeds %d", userDataSize,
-                         MBUF_USER_DATA);
+    aclError ret = user_data_check(__func__, userData, userDataSize);
+    if (ret != ACL_SUCCESS)
+        return ret;
     if (rsv != 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "rsv is reserved and must be 0");
-    aclError ret = timeout_check(__func__, timeout);
+    ret = timeout_check(__func__, timeout);
     if (ret != ACL_SUCCESS)
         return ret;
     return tdt_queue_enqueue_data(__func__, CALL_SITE(), qid, data, dataSize, userData,
@@ -86,12 +98,10 @@ ACL_EXPORT aclError acltdtDequeueData(uint32_t qid, void *data, size_t dataSize,
     if ((data == NULL && dataSize > 0) || retDataSize == NULL)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
                          retDataSize == NULL ? "retDataSize" : "data");
-    if (userData == NULL && userDataSize > 0)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userData is NULL");
-    if (userDataSize > MBUF_USER_DATA)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "userDataSize %zu exceeds %d", userDataSize,
-                         MBUF_USER_DATA);
-    aclError ret = timeout_check(__func__, timeout);
+    aclError ret = user_data_check(__func__, userData, userDataSize);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    ret = timeout_check(__func__, timeout);
     if (ret != ACL_SUCCESS)
         return ret;
     return tdt_queue_dequeue_data(__func__, CALL_SITE(), qid, data, dataSize, retDataSize, userData,
@@ -158,10 +168,9 @@ ACL_EXPORT aclError acltdtQueryQueueRoutes(const acltdtQueueRouteQueryInfo *quer
 ACL_EXPORT aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf)
 {
     PROF_API();
-    if (buf == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
-    if (size == 0)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "size is 0");
+    aclError ret = api_buf_alloc_check(__func__, buf, size);
+    if (ret != ACL_SUCCESS)
+        return ret;
     if (type != ACL_TDT_NORMAL_MEM && type != ACL_TDT_DVPP_MEM)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "type %u is not an acltdtAllocBufType", type);
     return mbuf_alloc(__func__, buf, size);
@@ -170,104 +179,63 @@ ACL_EXPORT aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf)
 ACL_EXPORT aclError acltdtFreeBuf(acltdtBuf buf)
 {
     PROF_API();
-    if (buf == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
-    return mbuf_free(__func__, buf);
+    return api_buf_free(__func__, buf);
 }
 
 ACL_EXPORT aclError acltdtGetBufData(const acltdtBuf buf, void **dataPtr, size_t *size)
 {
     PROF_API();
-    if (buf == NULL || dataPtr == NULL || size == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
-                         buf == NULL       ? "buf"
-                         : dataPtr == NULL ? "dataPtr"
-                                           : "size");
-    return mbuf_data(__func__, buf, dataPtr, size);
+    return api_buf_data(__func__, buf, dataPtr, size);
 }
 
 ACL_EXPORT aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len)
 {
     PROF_API();
-    if (buf == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "buf is NULL");
-    return mbuf_data_len(__func__, buf, NULL, &len);
+    return api_buf_set_data_len(__func__, buf, len);
 }
 
 ACL_EXPORT aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len)
 {
     PROF_API();
-    if (buf == NULL || len == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "len");
-    return mbuf_data_len(__func__, buf, len, NULL);
+    return api_buf_get_data_len(__func__, buf, len);
 }
 
 ACL_EXPORT aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf buf)
 {
     PROF_API();
-    if (headBuf == NULL || buf == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
-                         headBuf == NULL ? "headBuf" : "buf");
-    return mbuf_chain_append(__func__, headBuf, buf);
+    return api_buf_chain_append(__func__, headBuf, buf);
 }
 
 ACL_EXPORT aclError acltdtGetBufChainNum(acltdtBuf headBuf, uint32_t *num)
 {
     PROF_API();
-    if (headBuf == NULL || num == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
-                         headBuf == NULL ? "headBuf" : "num");
-    return mbuf_chain_count(__func__, headBuf, num);
+    return api_buf_chain_count(__func__, headBuf, num);
 }
 
 ACL_EXPORT aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t index, acltdtBuf *buf)
 {
     PROF_API();
-    if (headBuf == NULL || buf == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL",
-                         headBuf == NULL ? "headBuf" : "buf");
-    return mbuf_chain_get(__func__, headBuf, index, buf);
-}
-
-static aclError user_data_bounds(const char *func, size_t size, size_t offset)
-{
-    if (size > MBUF_USER_DATA || offset > MBUF_USER_DATA - size)
-        return acl_raise(func, ACL_ERROR_INVALID_PARAM,
-                         "size %zu + offset %zu exceed the %d bytes of user data", size, offset,
-                         MBUF_USER_DATA);
-    return ACL_SUCCESS;
+    return api_buf_chain_get(__func__, headBuf, index, buf);
 }
 
 ACL_EXPORT aclError acltdtGetBufUserData(const acltdtBuf buf, void *dataPtr, size_t size,
                                          size_t offset)
 {
     PROF_API();
-    if (buf == NULL || dataPtr == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "dataPtr");
-    aclError ret = user_data_bounds(__func__, size, offset);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    return mbuf_user_data(__func__, buf, dataPtr, NULL, size, offset);
+    return api_buf_user_data(__func__, false, buf, dataPtr, NULL, size, offset);
 }
 
 ACL_EXPORT aclError acltdtSetBufUserData(acltdtBuf buf, const void *dataPtr, size_t size,
                                          size_t offset)
 {
     PROF_API();
-    if (buf == NULL || dataPtr == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "dataPtr");
-    aclError ret = user_data_bounds(__func__, size, offset);
-    if (ret != ACL_SUCCESS)
-        return ret;
-    return mbuf_user_data(__func__, buf, NULL, dataPtr, size, offset);
+    return api_buf_user_data(__func__, false, buf, NULL, dataPtr, size, offset);
 }
 
 ACL_EXPORT aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *newBuf)
 {
     PROF_API();
-    if (buf == NULL || newBuf == NULL)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", buf == NULL ? "buf" : "newBuf");
-    return mbuf_copy_ref(__func__, buf, newBuf);
+    return api_buf_copy_ref(__func__, buf, newBuf);
 }
 
 /* ---- attributes ------------------------------------------------------------------ */
