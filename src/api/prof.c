@@ -40,6 +40,58 @@ struct mstxDomainRegistration_st {
     char name[STAMP_MESSAGE_MAX + 1];
 };
 
+/* A new object of kind, zeroed; NULL, raised, when out of memory. */
+static void *object_new(const char *api, prof_object_kind kind, size_t size)
+{
+    void *obj = prof_object_new(kind, size);
+    if (!obj)
+        acl_raise(api, ACL_ERROR_BAD_ALLOC, "out of memory");
+    return obj;
+}
+
+/* Raises what is wrong with obj, one of creator's objects that is NULL or
+ * not live (destroyed, or never made by creator). */
+static aclError object_refused(const char *api, const void *obj, const char *name,
+                               const char *creator)
+{
+    if (!obj)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s is NULL", name);
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s %p is not a live %s result", name, obj,
+                     creator);
+}
+
+/* A message of 1 to STAMP_MESSAGE_MAX bytes. */
+static aclError message_check(const char *api, const char *msg, size_t msgLen)
+{
+    if (!msg)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "msg is NULL");
+    if (msgLen == 0 || msgLen > STAMP_MESSAGE_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "msgLen %zu: 1 to %d bytes", msgLen,
+                         STAMP_MESSAGE_MAX);
+    return ACL_SUCCESS;
+}
+
+/* The first msgLen bytes of msg, up to its NUL, as a string in text (of
+ * STAMP_MESSAGE_MAX + 1 bytes). */
+static void message_copy(char *text, const char *msg, size_t msgLen)
+{
+    size_t n = strnlen(msg, msgLen);
+    memcpy(text, msg, n);
+    text[n] = '\0';
+}
+
+/* The id of stream (NULL: the current context's default stream). */
+static aclError stream_id(const char *api, aclrtStream stream, int32_t *id)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(api, stream, &s);
+    if (err)
+        return err;
+    *id = s->id;
+    stream_put(s);
+    return ACL_SUCCESS;
+}
+
 static aclError prof_raise(const char *api, aclError err)
 {
     switch (err) {
@@ -129,11 +181,9 @@ ACL_EXPORT aclprofConfig *aclprofCreateConfig(uint32_t *deviceIdList, uint32_t d
         }
     }
     aclprofConfig *c =
-        prof_object_new(PROF_CONFIG, sizeof *c + (size_t)deviceNums * sizeof c->devices[0]);
-    if (!c) {
-        ACL_RAISE(ACL_ERROR_BAD_ALLOC, "out of memory");
+        object_new(__func__, PROF_CONFIG, sizeof *c + (size_t)deviceNums * sizeof c->devices[0]);
+    if (!c)
         return NULL;
-    }
     c->types = dataTypeConfig;
     c->metrics = aicoreMetrics;
     c->device_count = deviceNums;
@@ -145,23 +195,15 @@ ACL_EXPORT aclprofConfig *aclprofCreateConfig(uint32_t *deviceIdList, uint32_t d
 ACL_EXPORT aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig)
 {
     PROF_API();
-    if (!profilerConfig)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "profilerConfig is NULL");
-    if (!prof_object_free(PROF_CONFIG, profilerConfig))
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                         "profilerConfig %p is not a live aclprofCreateConfig result",
-                         (const void *)profilerConfig);
+    if (!profilerConfig || !prof_object_free(PROF_CONFIG, profilerConfig))
+        return object_refused(__func__, profilerConfig, "profilerConfig", "aclprofCreateConfig");
     return ACL_SUCCESS;
 }
 
 static aclError config_check(const char *api, const aclprofConfig *c)
 {
-    if (!c)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "profilerConfig is NULL");
-    if (!prof_object_live(PROF_CONFIG, c))
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "profilerConfig %p is not a live aclprofCreateConfig result",
-                         (const void *)c);
+    if (!c || !prof_object_live(PROF_CONFIG, c))
+        return object_refused(api, c, "profilerConfig", "aclprofCreateConfig");
     return ACL_SUCCESS;
 }
 
@@ -210,6 +252,17 @@ ACL_EXPORT aclError aclprofSetConfig(aclprofConfigType configType, const char *c
     "subscriptions deliver the operator records of offline models (aclmdlLoad*), which run on "    \
     "Ascend's AI cores and which acl-cuda cannot load; the timeline of aclprofStart covers "       \
     "acl-cuda's streams and tasks"
+
+/* The readers of a subscription's operator records: refused whatever record
+ * they are given. */
+static aclError op_info_refused(const char *api, const void *opInfo, size_t opInfoLen,
+                                uint32_t index)
+{
+    (void)opInfo;
+    (void)opInfoLen;
+    (void)index;
+    return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+}
 
 ACL_EXPORT aclError aclprofModelSubscribe(uint32_t modelId,
                                           const aclprofSubscribeConfig *profSubscribeConfig)
@@ -266,85 +319,61 @@ ACL_EXPORT aclError aclprofGetOpTypeLen(const void *opInfo, size_t opInfoLen, ui
                                         size_t *opTypeLen)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
     (void)opTypeLen;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    return op_info_refused(__func__, opInfo, opInfoLen, index);
 }
 
 ACL_EXPORT aclError aclprofGetOpType(const void *opInfo, size_t opInfoLen, uint32_t index,
                                      char *opType, size_t opTypeLen)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
     (void)opType;
     (void)opTypeLen;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    return op_info_refused(__func__, opInfo, opInfoLen, index);
 }
 
 ACL_EXPORT aclError aclprofGetOpNameLen(const void *opInfo, size_t opInfoLen, uint32_t index,
                                         size_t *opNameLen)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
     (void)opNameLen;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    return op_info_refused(__func__, opInfo, opInfoLen, index);
 }
 
 ACL_EXPORT aclError aclprofGetOpName(const void *opInfo, size_t opInfoLen, uint32_t index,
                                      char *opName, size_t opNameLen)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
     (void)opName;
     (void)opNameLen;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    return op_info_refused(__func__, opInfo, opInfoLen, index);
 }
 
 ACL_EXPORT uint64_t aclprofGetOpStart(const void *opInfo, size_t opInfoLen, uint32_t index)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
-    ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    op_info_refused(__func__, opInfo, opInfoLen, index);
     return 0;
 }
 
 ACL_EXPORT uint64_t aclprofGetOpEnd(const void *opInfo, size_t opInfoLen, uint32_t index)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
-    ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    op_info_refused(__func__, opInfo, opInfoLen, index);
     return 0;
 }
 
 ACL_EXPORT uint64_t aclprofGetOpDuration(const void *opInfo, size_t opInfoLen, uint32_t index)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
-    ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    op_info_refused(__func__, opInfo, opInfoLen, index);
     return 0;
 }
 
 ACL_EXPORT size_t aclprofGetModelId(const void *opInfo, size_t opInfoLen, uint32_t index)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
-    ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    op_info_refused(__func__, opInfo, opInfoLen, index);
     return 0;
 }
 
@@ -352,10 +381,7 @@ ACL_EXPORT aclprofSubscribeOpFlag aclprofGetOpFlag(const void *opInfo, size_t op
                                                    uint32_t index)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
-    ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    op_info_refused(__func__, opInfo, opInfoLen, index);
     return ACL_SUBSCRIBE_NONE;
 }
 
@@ -363,11 +389,8 @@ ACL_EXPORT const char *aclprofGetOpAttriValue(const void *opInfo, size_t opInfoL
                                               aclprofSubscribeOpAttri attri)
 {
     PROF_API();
-    (void)opInfo;
-    (void)opInfoLen;
-    (void)index;
     (void)attri;
-    ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, SUBSCRIBE_REFUSED);
+    op_info_refused(__func__, opInfo, opInfoLen, index);
     return NULL;
 }
 
@@ -376,42 +399,28 @@ ACL_EXPORT const char *aclprofGetOpAttriValue(const void *opInfo, size_t opInfoL
 ACL_EXPORT aclprofStepInfo *aclprofCreateStepInfo(void)
 {
     PROF_API();
-    aclprofStepInfo *step = prof_object_new(PROF_STEP, sizeof *step);
-    if (!step)
-        ACL_RAISE(ACL_ERROR_BAD_ALLOC, "out of memory");
-    return step;
+    return object_new(__func__, PROF_STEP, sizeof(aclprofStepInfo));
 }
 
 ACL_EXPORT void aclprofDestroyStepInfo(aclprofStepInfo *stepinfo)
 {
     PROF_API();
-    if (!stepinfo) {
-        ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stepinfo is NULL");
-        return;
-    }
-    if (!prof_object_free(PROF_STEP, stepinfo))
-        ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stepinfo %p is not a live aclprofCreateStepInfo result",
-                  (void *)stepinfo);
+    if (!stepinfo || !prof_object_free(PROF_STEP, stepinfo))
+        object_refused(__func__, stepinfo, "stepinfo", "aclprofCreateStepInfo");
 }
 
 ACL_EXPORT aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo, aclprofStepTag tag,
                                             aclrtStream stream)
 {
     PROF_API();
-    if (!stepInfo)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stepInfo is NULL");
-    if (!prof_object_live(PROF_STEP, stepInfo))
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
-                         "stepInfo %p is not a live aclprofCreateStepInfo result",
-                         (void *)stepInfo);
+    if (!stepInfo || !prof_object_live(PROF_STEP, stepInfo))
+        return object_refused(__func__, stepInfo, "stepInfo", "aclprofCreateStepInfo");
     if (tag != ACL_STEP_START && tag != ACL_STEP_END)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "tag %d is not an aclprofStepTag", (int)tag);
-    acl_stream *s;
-    aclError err = current_stream_get(__func__, stream, &s);
+    int32_t id;
+    aclError err = stream_id(__func__, stream, &id);
     if (err)
         return err;
-    int32_t id = s->id;
-    stream_put(s);
     if (tag == ACL_STEP_START)
         stepInfo->steps++;
     char text[64];
@@ -426,31 +435,20 @@ ACL_EXPORT aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo, aclprofSt
 ACL_EXPORT void *aclprofCreateStamp(void)
 {
     PROF_API();
-    prof_stamp *stamp = prof_object_new(PROF_STAMP, sizeof *stamp);
-    if (!stamp)
-        ACL_RAISE(ACL_ERROR_BAD_ALLOC, "out of memory");
-    return stamp;
+    return object_new(__func__, PROF_STAMP, sizeof(prof_stamp));
 }
 
 ACL_EXPORT void aclprofDestroyStamp(void *stamp)
 {
     PROF_API();
-    if (!stamp) {
-        ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stamp is NULL");
-        return;
-    }
-    if (!prof_object_free(PROF_STAMP, stamp))
-        ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stamp %p is not a live aclprofCreateStamp result",
-                  stamp);
+    if (!stamp || !prof_object_free(PROF_STAMP, stamp))
+        object_refused(__func__, stamp, "stamp", "aclprofCreateStamp");
 }
 
 static aclError stamp_check(const char *api, const void *stamp)
 {
-    if (!stamp)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "stamp is NULL");
-    if (!prof_object_live(PROF_STAMP, stamp))
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "stamp %p is not a live aclprofCreateStamp result", stamp);
+    if (!stamp || !prof_object_live(PROF_STAMP, stamp))
+        return object_refused(api, stamp, "stamp", "aclprofCreateStamp");
     return ACL_SUCCESS;
 }
 
@@ -460,15 +458,10 @@ ACL_EXPORT aclError aclprofSetStampTraceMessage(void *stamp, const char *msg, ui
     aclError err = stamp_check(__func__, stamp);
     if (err)
         return err;
-    if (!msg)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "msg is NULL");
-    if (msgLen == 0 || msgLen > STAMP_MESSAGE_MAX)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "msgLen %u: 1 to %d bytes", msgLen,
-                         STAMP_MESSAGE_MAX);
-    prof_stamp *st = stamp;
-    size_t n = strnlen(msg, msgLen);
-    memcpy(st->message, msg, n);
-    st->message[n] = '\0';
+    err = message_check(__func__, msg, msgLen);
+    if (err)
+        return err;
+    message_copy(((prof_stamp *)stamp)->message, msg, msgLen);
     return ACL_SUCCESS;
 }
 
@@ -485,21 +478,14 @@ ACL_EXPORT aclError aclprofMark(void *stamp)
 ACL_EXPORT aclError aclprofMarkEx(const char *msg, size_t msgLen, aclrtStream stream)
 {
     PROF_API();
-    if (!msg)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "msg is NULL");
-    if (msgLen == 0 || msgLen > STAMP_MESSAGE_MAX)
-        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "msgLen %zu: 1 to %d bytes", msgLen,
-                         STAMP_MESSAGE_MAX);
-    acl_stream *s;
-    aclError err = current_stream_get(__func__, stream, &s);
+    aclError err = message_check(__func__, msg, msgLen);
+    int32_t id;
+    if (!err)
+        err = stream_id(__func__, stream, &id);
     if (err)
         return err;
-    int32_t id = s->id;
-    stream_put(s);
     char text[STAMP_MESSAGE_MAX + 1];
-    size_t n = strnlen(msg, msgLen);
-    memcpy(text, msg, n);
-    text[n] = '\0';
+    message_copy(text, msg, msgLen);
     prof_mark(NULL, text, id);
     return ACL_SUCCESS;
 }
@@ -641,11 +627,9 @@ ACL_EXPORT mstxDomainHandle_t mstxDomainCreateA(const char *name)
         ACL_RAISE(ACL_ERROR_INVALID_PARAM, "name is NULL");
         return NULL;
     }
-    mstxDomainHandle_t domain = prof_object_new(PROF_DOMAIN, sizeof *domain);
-    if (!domain) {
-        ACL_RAISE(ACL_ERROR_BAD_ALLOC, "out of memory");
+    mstxDomainHandle_t domain = object_new(__func__, PROF_DOMAIN, sizeof *domain);
+    if (!domain)
         return NULL;
-    }
     snprintf(domain->name, sizeof domain->name, "%s", name);
     return domain;
 }
