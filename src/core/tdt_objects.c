@@ -116,6 +116,34 @@ static aclError check_len_in(const char *api, size_t len, size_t size)
     return ACL_SUCCESS;
 }
 
+/* Copies a field of `size` bytes in from value (len bytes, which must be
+ * size) and marks it set in *has (NULL: a field always set). */
+static aclError copy_field_in(const char *api, void *field, size_t size, const void *value,
+                              size_t len, bool *has)
+{
+    aclError ret = check_len_in(api, len, size);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    memcpy(field, value, size);
+    if (has)
+        *has = true;
+    return ACL_SUCCESS;
+}
+
+/* A fresh copy of count routes (NULL for none) in *out. */
+static aclError copy_routes(const char *api, const tdt_route_fields *routes, size_t count,
+                            tdt_route_fields **out)
+{
+    *out = NULL;
+    if (count == 0)
+        return ACL_SUCCESS;
+    *out = malloc(count * sizeof **out);
+    if (*out == NULL)
+        return acl_raise(api, ACL_ERROR_BAD_ALLOC, "out of memory");
+    memcpy(*out, routes, count * sizeof **out);
+    return ACL_SUCCESS;
+}
+
 /* ---- attributes ------------------------------------------------------------------ */
 
 aclError tdt_attr_create(const char *api, acltdtQueueAttr **out)
@@ -153,9 +181,7 @@ aclError tdt_attr_set(const char *api, acltdtQueueAttr *h, acltdtQueueAttrType t
         if (ret == ACL_SUCCESS)
             strcpy(a->name, name);
     } else if (type == ACL_TDT_QUEUE_DEPTH_UINT32) {
-        ret = check_len_in(api, len, sizeof a->depth);
-        if (ret == ACL_SUCCESS)
-            memcpy(&a->depth, param, sizeof a->depth);
+        ret = copy_field_in(api, &a->depth, sizeof a->depth, param, len, NULL);
     } else {
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM, "type %d is not an acltdtQueueAttrType",
                         (int)type);
@@ -240,16 +266,27 @@ aclError tdt_route_list_destroy(const char *api, const acltdtQueueRouteList *h)
     return destroy(api, h, HANDLE_TDT_ROUTE_LIST, "routeList");
 }
 
-aclError tdt_route_list_add(const char *api, acltdtQueueRouteList *h, const acltdtQueueRoute *rh)
+/* Borrows both, or neither. */
+static aclError lookup_list_and_route(const char *api, const acltdtQueueRouteList *h,
+                                      const acltdtQueueRoute *rh, route_list **l, route **r)
 {
-    route_list *l = (route_list *)lookup(api, h, HANDLE_TDT_ROUTE_LIST, "routeList");
-    if (l == NULL)
+    *l = (route_list *)lookup(api, h, HANDLE_TDT_ROUTE_LIST, "routeList");
+    if (*l == NULL)
         return ACL_ERROR_INVALID_PARAM;
-    route *r = (route *)lookup(api, rh, HANDLE_TDT_ROUTE, "route");
-    if (r == NULL) {
-        object_put(&l->obj);
+    *r = (route *)lookup(api, rh, HANDLE_TDT_ROUTE, "route");
+    if (*r == NULL) {
+        object_put(&(*l)->obj);
         return ACL_ERROR_INVALID_PARAM;
     }
+    return ACL_SUCCESS;
+}
+
+aclError tdt_route_list_add(const char *api, acltdtQueueRouteList *h, const acltdtQueueRoute *rh)
+{
+    route_list *l;
+    route *r;
+    if (lookup_list_and_route(api, h, rh, &l, &r) != ACL_SUCCESS)
+        return ACL_ERROR_INVALID_PARAM;
     pthread_mutex_lock(&r->lock);
     tdt_route_fields f = {r->src, r->dst, r->status};
     pthread_mutex_unlock(&r->lock);
@@ -276,14 +313,10 @@ aclError tdt_route_list_add(const char *api, acltdtQueueRouteList *h, const aclt
 aclError tdt_route_list_get(const char *api, const acltdtQueueRouteList *h, size_t index,
                             acltdtQueueRoute *rh)
 {
-    route_list *l = (route_list *)lookup(api, h, HANDLE_TDT_ROUTE_LIST, "routeList");
-    if (l == NULL)
+    route_list *l;
+    route *r;
+    if (lookup_list_and_route(api, h, rh, &l, &r) != ACL_SUCCESS)
         return ACL_ERROR_INVALID_PARAM;
-    route *r = (route *)lookup(api, rh, HANDLE_TDT_ROUTE, "route");
-    if (r == NULL) {
-        object_put(&l->obj);
-        return ACL_ERROR_INVALID_PARAM;
-    }
     aclError ret = ACL_SUCCESS;
     pthread_mutex_lock(&l->lock);
     if (index >= l->count) {
@@ -335,28 +368,15 @@ aclError tdt_query_set(const char *api, acltdtQueueRouteQueryInfo *h,
         return ACL_ERROR_INVALID_PARAM;
     aclError ret;
     pthread_mutex_lock(&q->lock);
-    if (type == ACL_TDT_QUEUE_ROUTE_QUERY_MODE_ENUM) {
-        ret = check_len_in(api, len, sizeof q->mode);
-        if (ret == ACL_SUCCESS) {
-            memcpy(&q->mode, value, sizeof q->mode);
-            q->has_mode = true;
-        }
-    } else if (type == ACL_TDT_QUEUE_ROUTE_QUERY_SRC_ID_UINT32) {
-        ret = check_len_in(api, len, sizeof q->src);
-        if (ret == ACL_SUCCESS) {
-            memcpy(&q->src, value, sizeof q->src);
-            q->has_src = true;
-        }
-    } else if (type == ACL_TDT_QUEUE_ROUTE_QUERY_DST_ID_UINT32) {
-        ret = check_len_in(api, len, sizeof q->dst);
-        if (ret == ACL_SUCCESS) {
-            memcpy(&q->dst, value, sizeof q->dst);
-            q->has_dst = true;
-        }
-    } else {
+    if (type == ACL_TDT_QUEUE_ROUTE_QUERY_MODE_ENUM)
+        ret = copy_field_in(api, &q->mode, sizeof q->mode, value, len, &q->has_mode);
+    else if (type == ACL_TDT_QUEUE_ROUTE_QUERY_SRC_ID_UINT32)
+        ret = copy_field_in(api, &q->src, sizeof q->src, value, len, &q->has_src);
+    else if (type == ACL_TDT_QUEUE_ROUTE_QUERY_DST_ID_UINT32)
+        ret = copy_field_in(api, &q->dst, sizeof q->dst, value, len, &q->has_dst);
+    else
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "type %d is not an acltdtQueueRouteQueryInfoParamType", (int)type);
-    }
     pthread_mutex_unlock(&q->lock);
     object_put(&q->obj);
     return ret;
@@ -383,17 +403,9 @@ aclError tdt_route_list_read(const char *api, const acltdtQueueRouteList *h, tdt
     route_list *l = (route_list *)lookup(api, h, HANDLE_TDT_ROUTE_LIST, "qRouteList");
     if (l == NULL)
         return ACL_ERROR_INVALID_PARAM;
-    aclError ret = ACL_SUCCESS;
-    *out = NULL;
     pthread_mutex_lock(&l->lock);
     *count = l->count;
-    if (l->count > 0) {
-        *out = malloc(l->count * sizeof **out);
-        if (*out == NULL)
-            ret = acl_raise(api, ACL_ERROR_BAD_ALLOC, "out of memory");
-        else
-            memcpy(*out, l->routes, l->count * sizeof **out);
-    }
+    aclError ret = copy_routes(api, l->routes, l->count, out);
     pthread_mutex_unlock(&l->lock);
     object_put(&l->obj);
     return ret;
@@ -417,15 +429,8 @@ aclError tdt_route_list_replace(const char *api, acltdtQueueRouteList *h,
     route_list *l = (route_list *)lookup(api, h, HANDLE_TDT_ROUTE_LIST, "qRouteList");
     if (l == NULL)
         return ACL_ERROR_INVALID_PARAM;
-    aclError ret = ACL_SUCCESS;
-    tdt_route_fields *copy = NULL;
-    if (count > 0) {
-        copy = malloc(count * sizeof *copy);
-        if (copy == NULL)
-            ret = acl_raise(api, ACL_ERROR_BAD_ALLOC, "out of memory");
-        else
-            memcpy(copy, routes, count * sizeof *copy);
-    }
+    tdt_route_fields *copy;
+    aclError ret = copy_routes(api, routes, count, &copy);
     if (ret == ACL_SUCCESS) {
         pthread_mutex_lock(&l->lock);
         free(l->routes);
