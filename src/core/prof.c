@@ -1175,6 +1175,30 @@ static bool make_dirs(const char *path)
     return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) && access(buf, W_OK) == 0;
 }
 
+/* A collection of types begins or ends (prof_lock held); the end writes
+ * the profile. */
+static void collection_start(uint64_t types)
+{
+    started = types;
+    device_start(types);
+    atomic_store(&prof_collecting, types);
+}
+
+static aclError collection_stop(void)
+{
+    atomic_store(&prof_collecting, 0);
+    started = 0;
+    return write_all();
+}
+
+/* At the end of profiling (prof_lock held): stamps still queued (past the
+ * stop's wait) keep their records. */
+static void records_release(void)
+{
+    if (atomic_load(&stamps_pending) == 0)
+        recs_free();
+}
+
 aclError prof_init(const char *path, size_t length)
 {
     pthread_mutex_lock(&prof_lock);
@@ -1207,9 +1231,7 @@ aclError prof_start(uint64_t types)
     else {
         if (!chunks)
             origin_ns = monotonic_ns();
-        started = types;
-        device_start(types);
-        atomic_store(&prof_collecting, types);
+        collection_start(types);
     }
     pthread_mutex_unlock(&prof_lock);
     return err;
@@ -1225,11 +1247,8 @@ aclError prof_stop(uint64_t types)
         err = ACL_ERROR_PROF_NOT_RUN;
     else if (types != started)
         err = ACL_ERROR_INVALID_PROFILING_CONFIG;
-    else {
-        atomic_store(&prof_collecting, 0);
-        started = 0;
-        err = write_all();
-    }
+    else
+        err = collection_stop();
     pthread_mutex_unlock(&prof_lock);
     return err;
 }
@@ -1243,14 +1262,9 @@ aclError prof_finalize(void)
     else if (!initialised)
         err = ACL_ERROR_PROF_NOT_RUN;
     else {
-        if (started) {
-            atomic_store(&prof_collecting, 0);
-            started = 0;
-            err = write_all();
-        }
-        /* Stamps still queued (past the stop's wait) keep their records. */
-        if (atomic_load(&stamps_pending) == 0)
-            recs_free();
+        if (started)
+            err = collection_stop();
+        records_release();
         initialised = false;
     }
     pthread_mutex_unlock(&prof_lock);
@@ -1283,9 +1297,7 @@ void prof_environment_start(void)
             types |= ACL_PROF_TASK_TIME;
         initialised = from_env = true;
         origin_ns = monotonic_ns();
-        started = types;
-        device_start(types);
-        atomic_store(&prof_collecting, types);
+        collection_start(types);
     } else if (!initialised) {
         ACL_LOG(LOG_ERROR, "ACLCUDA_PROF_OUTPUT=%s: cannot make that directory; not profiling",
                 dir);
@@ -1298,12 +1310,9 @@ static void environment_finish(void *subject)
     (void)subject;
     pthread_mutex_lock(&prof_lock);
     if (from_env) {
-        atomic_store(&prof_collecting, 0);
-        started = 0;
-        if (write_all() == ACL_SUCCESS)
+        if (collection_stop() == ACL_SUCCESS)
             ACL_LOG(LOG_INFO, "profile written to %s", out_dir);
-        if (atomic_load(&stamps_pending) == 0)
-            recs_free();
+        records_release();
         initialised = from_env = false;
     }
     pthread_mutex_unlock(&prof_lock);
