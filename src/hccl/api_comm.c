@@ -393,30 +393,31 @@ HCCL_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 
 /* ---- describing communicators -------------------------------------------- */
 
-HCCL_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
+/* HcclGetRankSize (rank false) and HcclGetRankId: comm is checked before
+ * out, named out_name, as CANN checks them. */
+static HcclResult comm_number(const char *api, HcclComm comm, bool rank, uint32_t *out,
+                              const char *out_name)
 {
     hccl_comm *c;
-    HcclResult err = hccl_comm_get(__func__, comm, &c);
+    HcclResult err = hccl_comm_get(api, comm, &c);
     if (err)
         return err;
-    if (rankSize)
-        *rankSize = c->nranks;
+    uint32_t value = rank ? c->rank : c->nranks;
     hccl_comm_put(c);
-    HCCL_REQUIRE_PTR(rankSize);
+    if (!out)
+        return hccl_raise(api, HCCL_E_PTR, "%s is NULL", out_name);
+    *out = value;
     return HCCL_SUCCESS;
+}
+
+HCCL_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
+{
+    return comm_number(__func__, comm, false, rankSize, "rankSize");
 }
 
 HCCL_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
 {
-    hccl_comm *c;
-    HcclResult err = hccl_comm_get(__func__, comm, &c);
-    if (err)
-        return err;
-    if (rank)
-        *rank = c->rank;
-    hccl_comm_put(c);
-    HCCL_REQUIRE_PTR(rank);
-    return HCCL_SUCCESS;
+    return comm_number(__func__, comm, true, rank, "rank");
 }
 
 HCCL_EXPORT HcclResult HcclGetCommName(HcclComm comm, char *commName)
