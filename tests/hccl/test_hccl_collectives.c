@@ -218,6 +218,7 @@ struct world {
     HcclRootInfo root;
     pthread_barrier_t barrier;
     rank_body body;
+    int kind; /* which of its collectives body runs, for bodies that run several */
     rank_ctx ranks[MAX_RANKS];
 };
 
@@ -292,14 +293,15 @@ static bool ranks_fit(uint32_t n)
     return false;
 }
 
-/* Runs body on n ranks, rank r on device r, and fails the test with the
+/* Runs body (of kind) on n ranks, rank r on device r, and fails the test with the
  * first rank's failure. */
-static void run_world(uint32_t n, rank_body body)
+static void run_world(uint32_t n, rank_body body, int kind)
 {
     static world w; /* large: not on the stack */
     memset(&w, 0, sizeof w);
     w.nranks = n;
     w.body = body;
+    w.kind = kind;
     ACL_OK(aclrtSetDevice(0));
     HcclResult hr = HcclGetRootInfo(&w.root);
     ck_assert_msg(hr == HCCL_SUCCESS, "HcclGetRootInfo returned %d", (int)hr);
@@ -364,9 +366,10 @@ static bool to_host(rank_ctx *r, void *host, const void *dev, size_t bytes)
 /* A reduction over every type and op; refusals checked where the engine
  * has no such reduction. kind: 0 allreduce, 1 reduce (root n-1), 2
  * reduce-scatter, 3 reduce-scatterv, 4 allreduce in place. */
-static void reductions(rank_ctx *r, int kind)
+static void reductions(rank_ctx *r)
 {
     uint32_t n = r->w->nranks;
+    int kind = r->w->kind;
     static const char *names[] = {"allreduce", "reduce", "reduce-scatter", "reduce-scatterv",
                                   "allreduce in place"};
     for (size_t ti = 0; ti < NTYPES; ti++) {
@@ -436,27 +439,6 @@ static void reductions(rank_ctx *r, int kind)
     }
 }
 
-static void allreduce_body(rank_ctx *r)
-{
-    reductions(r, 0);
-}
-static void reduce_body(rank_ctx *r)
-{
-    reductions(r, 1);
-}
-static void reduce_scatter_body(rank_ctx *r)
-{
-    reductions(r, 2);
-}
-static void reduce_scatterv_body(rank_ctx *r)
-{
-    reductions(r, 3);
-}
-static void allreduce_in_place_body(rank_ctx *r)
-{
-    reductions(r, 4);
-}
-
 /* ---- data movement: every type, as bytes ------------------------------------------ */
 
 static double moved(uint32_t from, size_t i)
@@ -466,9 +448,10 @@ static double moved(uint32_t from, size_t i)
 
 /* kind: 0 broadcast (root n-1), 1 allgather, 2 allgatherv, 3 scatter (root
  * 0), 4 alltoall, 5 alltoallv, 6 alltoallvc. */
-static void movement(rank_ctx *r, int kind)
+static void movement(rank_ctx *r)
 {
     uint32_t n = r->w->nranks, me = r->rank;
+    int kind = r->w->kind;
     static const char *names[] = {"broadcast", "allgather", "allgatherv", "scatter",
                                   "alltoall",  "alltoallv", "alltoallvc"};
     for (size_t ti = 0; ti < NTYPES; ti++) {
@@ -596,42 +579,16 @@ static void movement(rank_ctx *r, int kind)
     }
 }
 
-static void broadcast_body(rank_ctx *r)
-{
-    movement(r, 0);
-}
-static void allgather_body(rank_ctx *r)
-{
-    movement(r, 1);
-}
-static void allgatherv_body(rank_ctx *r)
-{
-    movement(r, 2);
-}
-static void scatter_body(rank_ctx *r)
-{
-    movement(r, 3);
-}
-static void alltoall_body(rank_ctx *r)
-{
-    movement(r, 4);
-}
-static void alltoallv_body(rank_ctx *r)
-{
-    movement(r, 5);
-}
-static void alltoallvc_body(rank_ctx *r)
-{
-    movement(r, 6);
-}
-
 /* ---- point to point ------------------------------------------------------------------ */
 
 /* kind: 0 send/recv in a group, 1 batch send/recv. Each rank sends to the
  * next and receives from the previous: without grouping, a ring deadlocks. */
-static void ring(rank_ctx *r, int kind)
+static void ring(rank_ctx *r)
 {
     uint32_t n = r->w->nranks, me = r->rank;
+    int kind = r->w->kind;
+    if (n < 2)
+        return;
     uint32_t next = (me + 1) % n, prev = (me + n - 1) % n;
     const HcclDataType t = HCCL_DATA_TYPE_INT32;
     int32_t host[COUNT];
@@ -666,17 +623,6 @@ static void ring(rank_ctx *r, int kind)
                       (double)(prev * 1000 + i));
     (void)aclrtFree(send);
     (void)aclrtFree(recv);
-}
-
-static void group_ring_body(rank_ctx *r)
-{
-    if (r->w->nranks > 1)
-        ring(r, 0);
-}
-static void batch_ring_body(rank_ctx *r)
-{
-    if (r->w->nranks > 1)
-        ring(r, 1);
 }
 
 /* Pairs exchange with plain sends and receives, ordered so that nothing
@@ -851,29 +797,30 @@ static void destroy_with_work_queued_body(rank_ctx *r)
 /* Each collective on 1, 2, 4 and 8 ranks (_i is the loop index). */
 static const uint32_t RANK_COUNTS[] = {1, 2, 4, 8};
 
-#define WORLD_TEST(name, body)                                                                     \
+#define WORLD_TEST_OF(name, body, kind)                                                            \
     START_TEST(name)                                                                               \
     {                                                                                              \
         uint32_t n = RANK_COUNTS[_i];                                                              \
         if (ranks_fit(n))                                                                          \
-            run_world(n, body);                                                                    \
+            run_world(n, body, kind);                                                              \
     }                                                                                              \
     END_TEST
+#define WORLD_TEST(name, body) WORLD_TEST_OF(name, body, 0)
 
-WORLD_TEST(allreduce_every_type_and_op, allreduce_body)
-WORLD_TEST(allreduce_in_place, allreduce_in_place_body)
-WORLD_TEST(reduce_every_type_and_op, reduce_body)
-WORLD_TEST(reduce_scatter_every_type_and_op, reduce_scatter_body)
-WORLD_TEST(reduce_scatterv_every_type_and_op, reduce_scatterv_body)
-WORLD_TEST(broadcast_every_type, broadcast_body)
-WORLD_TEST(allgather_every_type, allgather_body)
-WORLD_TEST(allgatherv_every_type, allgatherv_body)
-WORLD_TEST(scatter_every_type, scatter_body)
-WORLD_TEST(alltoall_every_type, alltoall_body)
-WORLD_TEST(alltoallv_every_type, alltoallv_body)
-WORLD_TEST(alltoallvc_every_type, alltoallvc_body)
-WORLD_TEST(grouped_send_recv_ring, group_ring_body)
-WORLD_TEST(batch_send_recv_ring, batch_ring_body)
+WORLD_TEST_OF(allreduce_every_type_and_op, reductions, 0)
+WORLD_TEST_OF(allreduce_in_place, reductions, 4)
+WORLD_TEST_OF(reduce_every_type_and_op, reductions, 1)
+WORLD_TEST_OF(reduce_scatter_every_type_and_op, reductions, 2)
+WORLD_TEST_OF(reduce_scatterv_every_type_and_op, reductions, 3)
+WORLD_TEST_OF(broadcast_every_type, movement, 0)
+WORLD_TEST_OF(allgather_every_type, movement, 1)
+WORLD_TEST_OF(allgatherv_every_type, movement, 2)
+WORLD_TEST_OF(scatter_every_type, movement, 3)
+WORLD_TEST_OF(alltoall_every_type, movement, 4)
+WORLD_TEST_OF(alltoallv_every_type, movement, 5)
+WORLD_TEST_OF(alltoallvc_every_type, movement, 6)
+WORLD_TEST_OF(grouped_send_recv_ring, ring, 0)
+WORLD_TEST_OF(batch_send_recv_ring, ring, 1)
 WORLD_TEST(send_recv_pairs, pairs_body)
 WORLD_TEST(barrier, barrier_body)
 WORLD_TEST(rank_and_size, identity_body)
