@@ -369,37 +369,19 @@ static acltdtChannelHandle *dead_channel(void)
     return c;
 }
 
-ROW(acltdtGetTensorTypeFromItem)
-{
-    REJECTS_VALUE(acltdtGetTensorTypeFromItem(NULL), ACL_TENSOR_DATA_UNDEFINED, "a NULL item");
-    REJECTS_VALUE_HOSTILE(acltdtGetTensorTypeFromItem(dead_item()), ACL_TENSOR_DATA_UNDEFINED,
-                          "a destroyed item");
-}
+/* A getter of an item's field: failed for a NULL or a destroyed item. */
+#define ITEM_GETTER_ROW(getter, failed)                                                            \
+    ROW(getter)                                                                                    \
+    {                                                                                              \
+        REJECTS_VALUE(getter(NULL), failed, "a NULL item");                                        \
+        REJECTS_VALUE_HOSTILE(getter(dead_item()), failed, "a destroyed item");                    \
+    }
 
-ROW(acltdtGetDataTypeFromItem)
-{
-    REJECTS_VALUE(acltdtGetDataTypeFromItem(NULL), ACL_DT_UNDEFINED, "a NULL item");
-    REJECTS_VALUE_HOSTILE(acltdtGetDataTypeFromItem(dead_item()), ACL_DT_UNDEFINED,
-                          "a destroyed item");
-}
-
-ROW(acltdtGetDataAddrFromItem)
-{
-    REJECTS_VALUE(acltdtGetDataAddrFromItem(NULL), NULL, "a NULL item");
-    REJECTS_VALUE_HOSTILE(acltdtGetDataAddrFromItem(dead_item()), NULL, "a destroyed item");
-}
-
-ROW(acltdtGetDataSizeFromItem)
-{
-    REJECTS_VALUE(acltdtGetDataSizeFromItem(NULL), 0, "a NULL item");
-    REJECTS_VALUE_HOSTILE(acltdtGetDataSizeFromItem(dead_item()), 0, "a destroyed item");
-}
-
-ROW(acltdtGetDimNumFromItem)
-{
-    REJECTS_VALUE(acltdtGetDimNumFromItem(NULL), 0, "a NULL item");
-    REJECTS_VALUE_HOSTILE(acltdtGetDimNumFromItem(dead_item()), 0, "a destroyed item");
-}
+ITEM_GETTER_ROW(acltdtGetTensorTypeFromItem, ACL_TENSOR_DATA_UNDEFINED)
+ITEM_GETTER_ROW(acltdtGetDataTypeFromItem, ACL_DT_UNDEFINED)
+ITEM_GETTER_ROW(acltdtGetDataAddrFromItem, NULL)
+ITEM_GETTER_ROW(acltdtGetDataSizeFromItem, 0)
+ITEM_GETTER_ROW(acltdtGetDimNumFromItem, 0)
 
 ROW(acltdtGetSliceInfoFromItem)
 {
