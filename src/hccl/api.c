@@ -105,21 +105,6 @@ static HcclResult give_back(hccl_comm *comm, HcclResult err)
     return err;
 }
 
-static hccl_op *new_op(hccl_op_kind kind, HcclDataType dtype, const void *send, void *recv,
-                       uint64_t count)
-{
-    hccl_op *op = calloc(1, sizeof *op);
-    if (op) {
-        op->kind = kind;
-        op->dtype = dtype;
-        op->reduce = HCCL_REDUCE_RESERVED;
-        op->send = send;
-        op->recv = recv;
-        op->count = count;
-    }
-    return op;
-}
-
 /* A copy of an array of n counts; NULL when out of memory. */
 static uint64_t *copy_counts(const void *counts, uint32_t n)
 {
@@ -177,7 +162,7 @@ static HcclResult every_rank(const char *api, hccl_op_kind kind, void *sendBuf, 
     err = check_count_type(api, c, count_name, count, dataType, reduce, op);
     if (err)
         return give_back(c, err);
-    hccl_op *o = new_op(kind, dataType, sendBuf, recvBuf, count);
+    hccl_op *o = hccl_op_new(kind, dataType, sendBuf, recvBuf, count);
     if (o && reduce)
         o->reduce = op;
     return hccl_submit(api, c, o, stream);
@@ -208,7 +193,7 @@ HCCL_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dat
         err = check_count_type(__func__, c, "count", count, dataType, false, HCCL_REDUCE_RESERVED);
     if (err)
         return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_BROADCAST, dataType, buf, buf, count);
+    hccl_op *o = hccl_op_new(HCCL_OP_BROADCAST, dataType, buf, buf, count);
     if (o)
         o->root = root;
     return hccl_submit(__func__, c, o, stream);
@@ -233,7 +218,7 @@ HCCL_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
         err = check_rank(__func__, c, "root", root);
     if (err)
         return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_REDUCE, dataType, sendBuf, recvBuf, count);
+    hccl_op *o = hccl_op_new(HCCL_OP_REDUCE, dataType, sendBuf, recvBuf, count);
     if (o) {
         o->reduce = op;
         o->root = root;
@@ -288,8 +273,8 @@ static HcclResult vector_collective(const char *api, hccl_op_kind kind, const ve
     if (err)
         return give_back(c, err);
     bool gathers = kind == HCCL_OP_ALLGATHERV;
-    hccl_op *o = new_op(kind, dataType, gathers ? one_buf : vector_buf,
-                        gathers ? vector_buf : one_buf, count);
+    hccl_op *o = hccl_op_new(kind, dataType, gathers ? one_buf : vector_buf,
+                             gathers ? vector_buf : one_buf, count);
     if (o) {
         if (reduce)
             o->reduce = op;
@@ -366,7 +351,7 @@ HCCL_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCo
                                HCCL_REDUCE_RESERVED);
     if (err)
         return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_SCATTER, dataType, sendBuf, recvBuf, recvCount);
+    hccl_op *o = hccl_op_new(HCCL_OP_SCATTER, dataType, sendBuf, recvBuf, recvCount);
     if (o)
         o->root = root;
     return hccl_submit(__func__, c, o, stream);
@@ -387,8 +372,8 @@ static HcclResult point_to_point(const char *api, hccl_op_kind kind, void *buf, 
         err = hccl_raise(api, HCCL_E_PTR, "stream is NULL");
     if (err)
         return give_back(c, err);
-    hccl_op *o = new_op(kind, dataType, kind == HCCL_OP_SEND ? buf : NULL,
-                        kind == HCCL_OP_RECV ? buf : NULL, count);
+    hccl_op *o = hccl_op_new(kind, dataType, kind == HCCL_OP_SEND ? buf : NULL,
+                             kind == HCCL_OP_RECV ? buf : NULL, count);
     if (o)
         o->peer = peer;
     return hccl_submit(api, c, o, stream);
@@ -454,7 +439,7 @@ static hccl_op *alltoall_op(HcclDataType dtype, const void *send, const void *re
                             uint64_t *send_counts, uint64_t *send_displs, uint64_t *recv_counts,
                             uint64_t *recv_displs)
 {
-    hccl_op *o = new_op(HCCL_OP_ALLTOALLV, dtype, send, (void *)recv, 0);
+    hccl_op *o = hccl_op_new(HCCL_OP_ALLTOALLV, dtype, send, (void *)recv, 0);
     if (o) {
         o->send_counts = send_counts;
         o->send_displs = send_displs;
@@ -622,7 +607,7 @@ HCCL_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *sendRecvInfo, uint32_
     }
     if (err)
         return give_back(c, err);
-    hccl_op *o = new_op(HCCL_OP_BATCH_SEND_RECV, HCCL_DATA_TYPE_RESERVED, NULL, NULL, 0);
+    hccl_op *o = hccl_op_new(HCCL_OP_BATCH_SEND_RECV, HCCL_DATA_TYPE_RESERVED, NULL, NULL, 0);
     if (o) {
         o->items = malloc((size_t)itemNum * sizeof *o->items);
         o->item_count = itemNum;
@@ -644,6 +629,6 @@ HCCL_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
     HcclResult err = hccl_comm_get(__func__, comm, &c);
     if (err)
         return err;
-    return hccl_submit(__func__, c, new_op(HCCL_OP_BARRIER, HCCL_DATA_TYPE_RESERVED, NULL, NULL, 0),
-                       stream);
+    return hccl_submit(
+        __func__, c, hccl_op_new(HCCL_OP_BARRIER, HCCL_DATA_TYPE_RESERVED, NULL, NULL, 0), stream);
 }

@@ -17,7 +17,7 @@
     } while (0)
 #define HCCL_REQUIRE_PTR(p) HCCL_REQUIRE_PTR_IN(__func__, p)
 
-/* Queues op (calloc'ed by the caller, NULL when that failed) on stream and
+/* Queues op (from hccl_op_new, NULL when that failed) on stream and
  * gives comm back; the engine owns op from here, as engine.h says. */
 HcclResult hccl_submit(const char *api, hccl_comm *comm, hccl_op *op, aclrtStream stream);
 

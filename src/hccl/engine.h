@@ -42,7 +42,7 @@ typedef enum {
 
 /* One collective, as the caller gave it, checked. Counts are in elements of
  * dtype; the arrays are copies owned by the op (the caller's may change once
- * the call returned). The API layer allocates the op (calloc) and hands it
+ * the call returned). The API layer allocates the op (hccl_op_new) and hands it
  * to submit, which owns it from then on, whether it succeeds or fails;
  * hccl_op_free frees the arrays and the op. What each kind uses:
  *   ALLREDUCE, REDUCE     send, recv, count, reduce (REDUCE: root)
@@ -116,6 +116,10 @@ typedef struct hccl_engine {
 extern const hccl_engine hccl_engine_nccl;
 extern const hccl_engine hccl_engine_gloo;
 
+/* An op of kind on count elements of dtype from send to recv, the rest
+ * zero (reduce: HCCL_REDUCE_RESERVED); NULL when out of memory. */
+hccl_op *hccl_op_new(hccl_op_kind kind, HcclDataType dtype, const void *send, void *recv,
+                     uint64_t count);
 void hccl_op_free(hccl_op *op);
 
 /* Bytes per element of dtype; 0 for a type HCCL does not define. */

@@ -3,6 +3,21 @@
 
 #include "hccl/engine.h"
 
+hccl_op *hccl_op_new(hccl_op_kind kind, HcclDataType dtype, const void *send, void *recv,
+                     uint64_t count)
+{
+    hccl_op *op = calloc(1, sizeof *op);
+    if (op) {
+        op->kind = kind;
+        op->dtype = dtype;
+        op->reduce = HCCL_REDUCE_RESERVED;
+        op->send = send;
+        op->recv = recv;
+        op->count = count;
+    }
+    return op;
+}
+
 void hccl_op_free(hccl_op *op)
 {
     if (!op)

@@ -172,17 +172,14 @@ static void run_processes(uint32_t nranks, rank_body body)
 
 /* ---- ops ------------------------------------------------------------------------------- */
 
+/* An op as the frame builds it (heap-allocated, its arrays its own),
+ * reducing with SUM unless a test says otherwise. */
 static hccl_op *op_new(hccl_op_kind kind, HcclDataType dtype, const void *send, void *recv,
                        uint64_t count)
 {
-    hccl_op *op = calloc(1, sizeof *op);
+    hccl_op *op = hccl_op_new(kind, dtype, send, recv, count);
     ck_assert_ptr_nonnull(op);
-    op->kind = kind;
-    op->dtype = dtype;
     op->reduce = HCCL_REDUCE_SUM;
-    op->send = send;
-    op->recv = recv;
-    op->count = count;
     return op;
 }
 

@@ -28,7 +28,7 @@ static const hccl_engine *const engine = &hccl_engine_nccl;
     do {                                                                                           \
         HcclResult hccl_ret_ = (expr);                                                             \
         ck_assert_msg(hccl_ret_ == HCCL_SUCCESS, "%s returned %d: %s", #expr, (int)hccl_ret_,      \
-                      hccl_last_error());                                                    \
+                      hccl_last_error());                                                          \
     } while (0)
 
 /* An exact code and a message. */
@@ -37,8 +37,8 @@ static const hccl_engine *const engine = &hccl_engine_nccl;
         hccl_set_error("%s", "");                                                                  \
         HcclResult hccl_ret_ = (expr);                                                             \
         ck_assert_msg(hccl_ret_ == (code), "%s returned %d, expected %s (%d): %s", #expr,          \
-                      (int)hccl_ret_, #code, (int)(code), hccl_last_error());                \
-        ck_assert_msg(hccl_last_error()[0] != '\0', "%s left no message", #expr);            \
+                      (int)hccl_ret_, #code, (int)(code), hccl_last_error());                      \
+        ck_assert_msg(hccl_last_error()[0] != '\0', "%s left no message", #expr);                  \
     } while (0)
 
 /* The types NCCL reduces, and those it only moves. */
@@ -198,18 +198,14 @@ static void expect_poisoned(const void *dev, size_t bytes, const char *what)
 
 /* ---- ops ---------------------------------------------------------------------------------- */
 
-/* An op as the frame builds it: heap-allocated, its arrays its own. */
+/* An op as the frame builds it (heap-allocated, its arrays its own),
+ * reducing with SUM unless a test says otherwise. */
 static hccl_op *op_new(hccl_op_kind kind, HcclDataType dtype, const void *send, void *recv,
                        uint64_t count)
 {
-    hccl_op *op = calloc(1, sizeof *op);
+    hccl_op *op = hccl_op_new(kind, dtype, send, recv, count);
     ck_assert_ptr_nonnull(op);
-    op->kind = kind;
-    op->dtype = dtype;
     op->reduce = HCCL_REDUCE_SUM;
-    op->send = send;
-    op->recv = recv;
-    op->count = count;
     return op;
 }
 
@@ -256,6 +252,20 @@ static void check_copying_op(hccl_op_kind kind, HcclDataType type, HcclReduceOp 
     ACL_OK(aclrtFree(dst));
 }
 
+/* Broadcasts a pattern of type from rank 0, in place, and checks that the
+ * buffer keeps it. */
+static void check_broadcast(HcclDataType type, unsigned seed)
+{
+    uint8_t host[BYTES];
+    pattern(host, BYTES, type, seed);
+    void *buf = device_buffer(BYTES);
+    put(buf, host, BYTES);
+    submit(op_new(HCCL_OP_BROADCAST, type, buf, buf, BYTES / hccl_dtype_size(type)));
+    drain();
+    expect_device(buf, host, BYTES, "broadcast");
+    ACL_OK(aclrtFree(buf));
+}
+
 /* ---- every op kind ------------------------------------------------------------------------ */
 
 START_TEST(allreduce_of_one_rank_is_its_input)
@@ -274,16 +284,7 @@ END_TEST
 
 START_TEST(broadcast_leaves_the_roots_data)
 {
-    uint8_t host[BYTES];
-    pattern(host, BYTES, HCCL_DATA_TYPE_FP32, 9);
-    void *buf = device_buffer(BYTES);
-    put(buf, host, BYTES);
-    hccl_op *op = op_new(HCCL_OP_BROADCAST, HCCL_DATA_TYPE_FP32, buf, buf, BYTES / 4);
-    op->root = 0;
-    submit(op);
-    drain();
-    expect_device(buf, host, BYTES, "broadcast");
-    ACL_OK(aclrtFree(buf));
+    check_broadcast(HCCL_DATA_TYPE_FP32, 9);
 }
 END_TEST
 
@@ -470,14 +471,7 @@ START_TEST(types_nccl_lacks_move_as_bytes)
         check_copying_op(HCCL_OP_ALLGATHER, type, HCCL_REDUCE_SUM, "all-gather");
         check_copying_op(HCCL_OP_SCATTER, type, HCCL_REDUCE_SUM, "scatter");
         check_copying_op(HCCL_OP_ALLTOALL, type, HCCL_REDUCE_SUM, "all-to-all");
-        uint8_t host[BYTES];
-        pattern(host, BYTES, type, 23);
-        void *buf = device_buffer(BYTES);
-        put(buf, host, BYTES);
-        submit(op_new(HCCL_OP_BROADCAST, type, buf, buf, BYTES / hccl_dtype_size(type)));
-        drain();
-        expect_device(buf, host, BYTES, "broadcast");
-        ACL_OK(aclrtFree(buf));
+        check_broadcast(type, 23);
     }
 }
 END_TEST
