@@ -11,20 +11,7 @@
 #include "acltest.h"
 #include "acl/acl_cuda.h"
 #include "acl/acl_prof.h"
-
-static json_t *events_of(const char *dir)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/timeline.json", dir);
-    json_error_t error;
-    json_t *root = json_load_file(path, 0, &error);
-    ck_assert_msg(root != NULL, "%s: %s (line %d)", path, error.text, error.line);
-    json_t *events = json_object_get(root, "traceEvents");
-    ck_assert(json_is_array(events));
-    json_incref(events);
-    json_decref(root);
-    return events;
-}
+#include "proftest.h"
 
 static bool has_event(json_t *events, const char *ph, const char *cat, const char *name)
 {

@@ -15,6 +15,7 @@
 
 #include "acl/acl_prof.h"
 #include "kerneltest.h"
+#include "proftest.h"
 
 enum { N = 1 << 20 };
 
@@ -31,20 +32,6 @@ static bool cupti_present(void)
         }
     }
     return false;
-}
-
-static json_t *events_of(const char *dir)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/timeline.json", dir);
-    json_error_t error;
-    json_t *root = json_load_file(path, 0, &error);
-    ck_assert_msg(root != NULL, "%s: %s (line %d)", path, error.text, error.line);
-    json_t *events = json_object_get(root, "traceEvents");
-    ck_assert(json_is_array(events));
-    json_incref(events);
-    json_decref(root);
-    return events;
 }
 
 static const char *str(json_t *e, const char *key)
