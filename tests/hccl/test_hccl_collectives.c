@@ -852,6 +852,39 @@ START_TEST(rank_that_never_arrives)
 }
 END_TEST
 
+/* Rank 1 never joins rank 0's allreduce (it waits at the end instead):
+ * after HCCL_EXEC_TIMEOUT the collective gives up, the stream goes on and
+ * the communicator reports HCCL_E_TIMEOUT. */
+static void peer_never_joins_body(rank_ctx *r)
+{
+    if (r->rank != 0)
+        return;
+    int32_t host[COUNT] = {0};
+    void *buf = dev_alloc(r, sizeof host);
+    if (!buf)
+        return;
+    RANK_HCCL(r, HcclAllReduce(buf, buf, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, r->comm,
+                               r->stream));
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    HcclResult async = HCCL_SUCCESS;
+    RANK_HCCL(r, HcclGetCommAsyncError(r->comm, &async));
+    if (async != HCCL_E_TIMEOUT)
+        rank_fail(r, "the abandoned allreduce left async error %d, not HCCL_E_TIMEOUT",
+                  (int)async);
+    (void)aclrtFree(buf);
+}
+
+START_TEST(exec_timeout_when_a_peer_never_joins)
+{
+    if (strcmp(aclcudaGetBackendName(), "cuda") == 0)
+        COMPAT_SKIP("NCCL: a collective already running on the GPU waits for its peers; "
+                    "HCCL_EXEC_TIMEOUT bounds queuing and teardown there");
+    setenv("HCCL_EXEC_TIMEOUT", "2", 1);
+    if (ranks_fit(2))
+        run_world(2, peer_never_joins_body, 0);
+}
+END_TEST
+
 /* HcclCommInitAll: one communicator per listed device, in this process. */
 START_TEST(init_all)
 {
@@ -910,6 +943,7 @@ static Suite *hccl_collectives_suite(void)
     tcase_add_checked_fixture(life, compat_init, compat_finalize);
     tcase_set_timeout(life, 120);
     tcase_add_test(life, rank_that_never_arrives);
+    tcase_add_test(life, exec_timeout_when_a_peer_never_joins);
     tcase_add_test(life, init_all);
     suite_add_tcase(s, life);
     return s;
