@@ -869,8 +869,7 @@ static void peer_never_joins_body(rank_ctx *r)
     HcclResult async = HCCL_SUCCESS;
     RANK_HCCL(r, HcclGetCommAsyncError(r->comm, &async));
     if (async != HCCL_E_TIMEOUT)
-        rank_fail(r, "the abandoned allreduce left async error %d, not HCCL_E_TIMEOUT",
-                  (int)async);
+        rank_fail(r, "the abandoned allreduce left async error %d, not HCCL_E_TIMEOUT", (int)async);
     (void)aclrtFree(buf);
 }
 
