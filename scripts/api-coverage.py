@@ -15,8 +15,10 @@ With --check it writes nothing and fails (exit 1) when:
   - a note below is about a function that is not implemented;
   - a REFUSED function has no reason in REFUSALS, or a reason is about a
     function that is not REFUSED;
-  - an IMPLEMENTED or REFUSED function is not defined in src/api/<its
-    area>.c, or an UNSUPPORTED one is defined there.
+  - an ACCEPTED function has no reason in ACCEPTANCES, or one is about a
+    function that is not ACCEPTED;
+  - an IMPLEMENTED, ACCEPTED or REFUSED function is not defined in
+    src/api/<its area>.c, or an UNSUPPORTED one is defined there.
 libhccl (HCCL) has no table: its functions are read from include/hccl/*.h
 and their definitions from src/hccl/*.c, where a refused function returns
 HCCL_REFUSE(reason) and one not written yet HCCL_NOT_YET(reason); the script
@@ -80,14 +82,10 @@ NOTES = {
     "aclrtEventGetTimestamp": "microseconds of the host's CLOCK_MONOTONIC; cuda: from anchor events, so within microseconds",
     "aclrtGetDevicesTopo": "NVLink reads as ACL_RT_DEVS_TOPOLOGY_HCCS; PCIe paths as PIX, PHB or SYS",
     "aclrtDeviceSetLimit": "the SIMT stack and printf FIFO only; the SIMD and divergence-stack limits are refused",
-    "aclrtSetDeviceResLimit": "kept and reported, in multiprocessors; confines no work",
-    "aclrtSetStreamResLimit": "kept and reported, in multiprocessors; confines no work",
-    "aclrtUseStreamResInCurrentThread": "kept and reported; confines no work",
     "aclrtSetStreamConfigOpt": "the workspace is accepted and unused (CUDA streams need none)",
+    "aclrtSetStreamAttribute": "CACHE_OP_INFO turns aclrtCacheLastTaskOpInfo on; FAILURE_MODE, USER_CUSTOM_TAG and FLOAT_OVERFLOW_CHECK (0 only) are kept for aclrtGetStreamAttribute and change nothing (see accepted functions); PRIORITY is fixed at creation (refused)",
     "aclrtSetGroup": "one group, 0, holding the whole device",
     "aclrtGetGroupCount": "1: one group holding the whole device",
-    "aclrtSetStreamOverflowSwitch": "0 only: a GPU keeps no overflow status (1 is refused)",
-    "aclrtSetDeviceSatMode": "ACL_RT_OVERFLOW_MODE_INFNAN only (SATURATION is refused)",
     "aclrtProfTrace": "an NVTX mark on cuda (Nsight Systems); nothing on host",
     "aclrtSnapShotProcessLock": "the calling process only; cuda: the driver's checkpoint API (CUDA 12.8 drivers on)",
     "aclrtSnapShotProcessBackup": "cuda: cuCheckpointProcessCheckpoint moves the device state to the host",
@@ -96,9 +94,6 @@ NOTES = {
     "aclGetCannAttribute": "INF_NAN 1; BF16 1 when every device has compute capability 8.0 or more; JIT 0",
     "aclrtGetDeviceUtilizationRate": "every figure is -1 (not supported)",
     "aclrtGetDeviceCapability": "both Ascend scheduler features report ACL_DEV_FEATURE_NOT_SUPPORT",
-    "aclrtSetOpExecuteTimeOut": "stored and reported back; kernels are not timed out",
-    "aclrtSetOpExecuteTimeOutV2": "stored and reported back; kernels are not timed out",
-    "aclrtSetOpExecuteTimeOutWithMs": "stored and reported back; kernels are not timed out",
     "aclrtBinaryLoadFromFile": "cubin, fatbin or PTX (cuda); an ELF shared object of host kernels (host)",
     "aclrtBinaryLoadFromData": "cubin, fatbin or PTX (cuda); an ELF shared object of host kernels (host)",
     "aclrtLaunchKernel": "device-memory arguments are read when the launch is queued: it waits for the stream",
@@ -115,7 +110,6 @@ NOTES = {
     "aclsysGetVersionNum": "acl-cuda's own version, major*1000000 + minor*10000 + patch*100",
     "aclsysGetVersionStr": "acl-cuda's own version for \"runtime\"/\"cann\"",
     "aclsysGetCANNVersion": "acl-cuda's own version for CANN and RUNTIME",
-    "aclrtSetStreamFailureMode": "stored; a failed task (a notify wait that timed out) never stops its stream",
     "aclrtMemFlush": "validates; memory is coherent on both backends",
     "aclrtMemInvalidate": "validates; memory is coherent on both backends",
     "aclrtMemcpy": "cuda: device memory of any CUDA allocator of the process too (acl/acl_cuda.h)",
@@ -133,14 +127,12 @@ NOTES = {
     "aclrtMemGetAllocationGranularity": "the driver's granularity (CUDA's on GPUs)",
     "aclrtReserveMemAddressNoUCMemory": "as aclrtReserveMemAddress (every GPU access is cached)",
     "aclrtMemMapSelectedLink": "SIO/HCCS are Ascend's; maps as aclrtMapMem",
-    "aclrtMemMapSetLink": "SIO/HCCS are Ascend's; the link is checked",
     "aclrtIpcMemImportPidInterServer": "one machine: the pid lists are added as local pids",
     "aclrtHostRegister": "ACL_HOST_REGISTER_MAPPED only (the others are reserved)",
     "aclrtHostRegisterV2": "MAPPED, PINNED and READONLY; IOMEMORY is reserved",
     "aclrtMemManagedGetAttr": "answers from the advice and prefetches acl-cuda recorded",
     "aclrtMemManagedGetAttrs": "answers from the advice and prefetches acl-cuda recorded",
     "aclrtMemPoolCreate": "device pools; handleType other than NONE is not supported",
-    "aclrtAllocatorRegister": "kept per stream; acl-cuda runs no operators or models that would call it",
     "aclrtAllocBuf": "the data area is page-locked host memory",
     "aclmdlRIAbort": "host: runs not begun are skipped and the running one stops between tasks; cuda: refused at run time, a launched CUDA graph always runs to its end",
     "aclmdlRIGetTasksByStream": "the tasks of the newest live captured or built model the stream took part in",
@@ -152,12 +144,10 @@ NOTES = {
     "aclmdlRIAddCondTask": "IF (1 or 2 branches), WHILE, SWITCH; cuda: CUDA conditional nodes (CUDA 12.8 drivers on)",
     "aclrtBinarySetExceptionCallback": "CUDA does not say which kernel faulted: the callbacks of every binary of the faulting device are called",
     "aclrtTaskUpdateAsync": "reads its device memory at the call, after waiting for execStream; launches of the model queued afterwards see the update",
-    "aclrtCacheLastTaskOpInfo": "kept on the task, given back by aclmdlRITaskGetParams (no profiler reads it)",
     "aclrtCacheLastTaskExtendInfo": "written to aclmdlRIDebugJsonPrint's file as text",
     # ---- profiling, logging, dumps (issue 29) ----
     "aclprofInit": "the directory is made if missing; the timeline, CSV summaries and SVG are written there (docs/profiling.md)",
     "aclprofStop": "writes timeline.json, api_summary.csv, task_summary.csv, stream_summary.csv and timeline.svg",
-    "aclprofSetConfig": "accepted; the settings tune Ascend's collectors, none of which exist here",
     "aclprofGetStepTimestamp": "a mark on the timeline, \"step N start/end\"",
     "aclprofRangePushEx": "a range named by the operator's ids and tensor count",
     "mstxRangeStartA": "the range is on the calling thread's track; stream is not used",
@@ -212,8 +202,64 @@ REFUSALS = {
     # ---- end of profiling, logging, dumps ----
 }
 
-STATUSES = ("IMPLEMENTED", "REFUSED", "UNSUPPORTED")
-DEFINED_IN_AREA = ("IMPLEMENTED", "REFUSED")
+# What an ACCEPTED function keeps, and why it changes nothing on a GPU or
+# CPU: it checks its arguments and succeeds, and its getter (named here)
+# gives back what was kept.
+RES_LIMIT = ("every stream's kernels run on the whole device: nothing confines work to a share of "
+             "its cores")
+SYS_PARAM = ("kept per {} for {}; the options (deterministic computing, debug kernels, strong "
+             "consistency, early kernel start) tune CANN's operators and Ascend's task scheduler, "
+             "which acl-cuda does not run")
+OP_TIMEOUT = ("kept, in steps of aclrtGetOpTimeOutInterval (254 at most), for "
+              "aclrtGetOpExecuteTimeout; kernels are not timed out: neither backend can stop a "
+              "running kernel (aclrtSynchronizeStreamWithTimeout bounds a wait for one)")
+LINK = ("checked and kept with the {}, never read: SIO, HCCS and UB are Ascend's interconnects; "
+        "the CUDA driver takes NVLink or PCIe as the devices are connected")
+ACCEPTANCES = {
+    "aclrtSetTsDevice": "checked, nothing kept: a GPU has one task scheduler for all its work, "
+                        "with no AI Core and vector schedulers to choose between",
+    "aclrtSetDeviceSatMode": "ACL_RT_OVERFLOW_MODE_INFNAN only, kept for aclrtGetDeviceSatMode: a "
+                             "GPU's arithmetic always gives inf or NaN on overflow "
+                             "(SATURATION is refused)",
+    "aclrtSetSysParamOpt": SYS_PARAM.format("process", "aclrtGetSysParamOpt"),
+    "aclrtCtxSetSysParamOpt": SYS_PARAM.format("context", "aclrtCtxGetSysParamOpt"),
+    "aclrtSetDeviceResLimit": "kept per device, in multiprocessors, for aclrtGetDeviceResLimit; "
+                              + RES_LIMIT,
+    "aclrtResetDeviceResLimit": "clears what aclrtSetDeviceResLimit kept; " + RES_LIMIT,
+    "aclrtSetStreamResLimit": "kept per stream, in multiprocessors, for aclrtGetStreamResLimit; "
+                              + RES_LIMIT,
+    "aclrtResetStreamResLimit": "clears what aclrtSetStreamResLimit kept; " + RES_LIMIT,
+    "aclrtUseStreamResInCurrentThread": "the stream kept per thread, for aclrtGetResInCurrentThread; "
+                                        + RES_LIMIT,
+    "aclrtUnuseStreamResInCurrentThread": "clears what aclrtUseStreamResInCurrentThread kept; "
+                                          + RES_LIMIT,
+    "aclrtSetStreamFailureMode": "kept per stream for aclrtGetStreamAttribute; in either mode a "
+                                 "stream goes on after a task that failed (a wait that timed out)",
+    "aclrtSetStreamOverflowSwitch": "0 only, kept for aclrtGetStreamOverflowSwitch: a GPU keeps no "
+                                    "overflow status to check (1 is refused)",
+    "aclrtSetOpExecuteTimeOut": OP_TIMEOUT,
+    "aclrtSetOpExecuteTimeOutV2": OP_TIMEOUT,
+    "aclrtSetOpExecuteTimeOutWithMs": OP_TIMEOUT,
+    "aclrtMemMapSetLink": LINK.format("physical memory handle"),
+    "aclrtIpcMemSetAttr": LINK.format("key"),
+    "aclrtAllocatorRegister": "kept per stream for aclrtAllocatorGetByStream; CANN calls a stream's "
+                              "allocator for the workspace of single operators and dynamic-shape "
+                              "models, which acl-cuda does not run",
+    "aclrtAllocatorUnregister": "clears what aclrtAllocatorRegister kept; CANN calls a stream's "
+                                "allocator for the workspace of single operators and dynamic-shape "
+                                "models, which acl-cuda does not run",
+    "aclprofSetConfig": "checked, nothing kept: the settings tune Ascend's collectors (system "
+                        "sampling, storage limits, operator filters, their own output path); "
+                        "aclprofInit's directory and aclprofStart's timeline need none of them",
+    "aclrtCacheLastTaskOpInfo": "kept on the calling thread's last captured task, given back by "
+                                "aclmdlRITaskGetParams; no profiler reads it: acl-cuda's timeline "
+                                "records no operator information",
+}
+
+STATUSES = ("IMPLEMENTED", "ACCEPTED", "REFUSED", "UNSUPPORTED")
+DEFINED_IN_AREA = ("IMPLEMENTED", "ACCEPTED", "REFUSED")
+# The statuses of functions that succeed: callers may rely on them.
+SUCCEEDS = ("IMPLEMENTED", "ACCEPTED")
 ARGS = ("ARGS_NONE", "ARGS_PTR", "ARGS_HANDLE", "ARGS_HANDLE_PTR")
 ROW = re.compile(r"^ACL_API\((\w+), (\w+), (\w+), (\w+), (\w+), ([^(),]+?), (\(.*\)), ([^(),]+)\)$")
 DECL = re.compile(r"(?:ACL_FUNC_VISIBILITY|MSVP_PROF_API|ACL_DUMP_API|LOG_FUNC_VISIBILITY|MSTX_API)"
@@ -294,30 +340,40 @@ def versions_listed():
 
 def render(rows):
     done = sum(1 for r in rows if r.status == "IMPLEMENTED")
+    accepted = [r for r in rows if r.status == "ACCEPTED"]
     refused = [r for r in rows if r.status == "REFUSED"]
     lines = [
         "# API coverage",
         "",
         "Generated by `scripts/api-coverage.py` from the API table `src/api/api.def`;",
         "the test suite fails when this file is out of date. **implemented** functions follow",
-        "ACL's documented behaviour on every backend; **refused** ones have no meaning on",
-        "acl-cuda and always fail with `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (207000) and a message",
-        "saying why (the reasons are listed below); **not supported** ones exist so that programs",
-        "link, and fail with `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and a message naming the function",
-        "in `aclGetRecentErrMsg`, until they are implemented.",
+        "ACL's documented behaviour on every backend; **accepted** ones check their arguments and",
+        "succeed (a getter gives back what they keep), but what they set has no effect on a GPU",
+        "or CPU (what each keeps and why is listed below); **refused** ones have no",
+        "meaning on acl-cuda and always fail with `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (207000) and",
+        "a message saying why (the reasons are listed below); **not supported** ones exist so that",
+        "programs link, and fail with `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and a message naming the",
+        "function in `aclGetRecentErrMsg`, until they are implemented.",
         "",
-        f"{done} of {len(rows)} declared functions are implemented, {len(refused)} refused.",
+        f"{done} of {len(rows)} declared functions are implemented, {len(accepted)} accepted "
+        f"with no effect, {len(refused)} refused.",
         "",
-        "| header | declared | implemented | refused |",
-        "|---|---|---|---|",
+        "| header | declared | implemented | accepted | refused |",
+        "|---|---|---|---|---|",
     ]
     for header, path in HEADERS.items():
         mine = [r for r in rows if r.header == header]
         if mine:
-            impl = sum(1 for r in mine if r.status == "IMPLEMENTED")
-            ref = sum(1 for r in mine if r.status == "REFUSED")
-            lines.append(f"| `{path}` | {len(mine)} | {impl} | {ref} |")
+            counts = [sum(1 for r in mine if r.status == s)
+                      for s in ("IMPLEMENTED", "ACCEPTED", "REFUSED")]
+            lines.append(f"| `{path}` | {len(mine)} | " + " | ".join(map(str, counts)) + " |")
     lines.append("")
+    if accepted:
+        lines += ["## Accepted, with no effect here", "",
+                  "They succeed and change nothing else; a program may call them as on CANN.", ""]
+        for r in accepted:
+            lines.append(f"- `{r.name}`: {ACCEPTANCES.get(r.name, '')}")
+        lines.append("")
     if refused:
         lines += ["## Refused, and why", ""]
         for r in refused:
@@ -329,9 +385,9 @@ def render(rows):
             continue
         lines += [f"## `{path}`", "", "| function | status | notes |", "|---|---|---|"]
         for r in mine:
-            status = {"IMPLEMENTED": "implemented", "REFUSED": "refused"}.get(r.status,
-                                                                          "not supported")
-            note = REFUSALS.get(r.name, '') if r.status == "REFUSED" else NOTES.get(r.name, '')
+            status = {"IMPLEMENTED": "implemented", "ACCEPTED": "accepted",
+                      "REFUSED": "refused"}.get(r.status, "not supported")
+            note = {"REFUSED": REFUSALS, "ACCEPTED": ACCEPTANCES}.get(r.status, NOTES).get(r.name, '')
             lines.append(f"| `{r.name}` | {status} | {note} |")
         lines.append("")
     return "\n".join(lines)
@@ -378,7 +434,7 @@ def check_consistency(rows, problems, notes):
         row = by_name.get(name)
         if row is None:
             problems.append(f"{where} names {name}, which is not in api.def")
-        elif row.status != "IMPLEMENTED":
+        elif row.status not in SUCCEEDS:
             not_implemented.append(name)
     if not_implemented:
         notes.append(f"the Python package also wraps {len(not_implemented)} functions not implemented "
@@ -395,6 +451,8 @@ def check_consistency(rows, problems, notes):
             problems.append(f"{row.name} is defined in src/api/{where}.c but its row says {row.status}")
         if row.status == "REFUSED" and not REFUSALS.get(row.name):
             problems.append(f"{row.name} is REFUSED without a reason in REFUSALS")
+        if row.status == "ACCEPTED" and not ACCEPTANCES.get(row.name):
+            problems.append(f"{row.name} is ACCEPTED without a reason in ACCEPTANCES")
 
     for name in NOTES:
         if by_name.get(name) is None or by_name[name].status != "IMPLEMENTED":
@@ -402,6 +460,9 @@ def check_consistency(rows, problems, notes):
     for name in REFUSALS:
         if by_name.get(name) is None or by_name[name].status != "REFUSED":
             problems.append(f"a reason in REFUSALS is about {name}, which is not REFUSED")
+    for name in ACCEPTANCES:
+        if by_name.get(name) is None or by_name[name].status != "ACCEPTED":
+            problems.append(f"a reason in ACCEPTANCES is about {name}, which is not ACCEPTED")
 
 
 def api_definitions():
@@ -549,10 +610,10 @@ def main():
         return 1
     for path, text in generated.items():
         path.write_text(text)
-    unsupported = sum(1 for r in rows if r.status == "UNSUPPORTED")
-    refused = sum(1 for r in rows if r.status == "REFUSED")
+    count = {s: sum(1 for r in rows if r.status == s) for s in STATUSES}
     print(f"wrote {DOC.relative_to(ROOT)}, {EXPORTS.relative_to(ROOT)} and {HCCL_EXPORTS.relative_to(ROOT)}: "
-          f"{len(rows)} functions, {refused} refused, {unsupported} not supported")
+          f"{len(rows)} functions, {count['ACCEPTED']} accepted, {count['REFUSED']} refused, "
+          f"{count['UNSUPPORTED']} not supported")
     return 0
 
 

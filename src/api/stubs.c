@@ -8,8 +8,9 @@
  *   fail value) and leaves a message naming itself for aclGetRecentErrMsg.
  *   Programs using such a function link and run, and learn at run time.
  *
- * IMPLEMENTED and REFUSED functions are defined where their area lives. To
- * implement a function, define it there and flip its row to IMPLEMENTED.
+ * IMPLEMENTED, ACCEPTED and REFUSED functions are defined where their area
+ * lives. To implement a function, define it there and flip its row to
+ * IMPLEMENTED.
  */
 #include "api/api.h"
 
@@ -32,6 +33,7 @@
 #define VOID
 
 #define ACL_API_IMPLEMENTED(name, ret, params, fail) ret name params;
+#define ACL_API_ACCEPTED(name, ret, params, fail) ret name params;
 #define ACL_API_REFUSED(name, ret, params, fail) ret name params;
 
 #define ACL_API_UNSUPPORTED(name, ret, params, fail)                                               \

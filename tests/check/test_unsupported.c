@@ -3,7 +3,8 @@
  * the function, and every function it refuses (REFUSED in src/api/api.def,
  * with its reason in docs/api-coverage.md) fails with the same code and a
  * message saying why. The functions are found in the API table, so the
- * tests follow it as functions get implemented. */
+ * tests follow it as functions get implemented. Functions it accepts with
+ * no effect (ACCEPTED) succeed and their getters give back what was set. */
 #include "acltest.h"
 #include "acl/acl_cuda.h"
 #include "acl/acl_platform.h"
@@ -118,6 +119,44 @@ START_TEST(refused_functions_say_why)
 }
 END_TEST
 
+/* Accepted settings change nothing on the device, but a program reads back
+ * what it set, as on CANN; a few of them (the others with their areas). */
+START_TEST(accepted_functions_keep_what_they_are_given)
+{
+    ACL_OK(aclrtSetDevice(0));
+    for (int ts = ACL_TS_ID_AICORE; ts <= ACL_TS_ID_RESERVED; ts++)
+        ACL_OK(aclrtSetTsDevice((aclrtTsId)ts));
+    ck_assert_int_eq(aclrtSetTsDevice((aclrtTsId)(ACL_TS_ID_RESERVED + 1)),
+                     ACL_ERROR_INVALID_PARAM);
+
+    int64_t value = -1;
+    ACL_OK(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1));
+    ACL_OK(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &value));
+    ck_assert_int_eq(value, 1);
+    ACL_OK(aclrtSetSysParamOpt(ACL_OPT_ENABLE_DEBUG_KERNEL, 1));
+    ACL_OK(aclrtGetSysParamOpt(ACL_OPT_ENABLE_DEBUG_KERNEL, &value));
+    ck_assert_int_eq(value, 1);
+    ACL_OK(aclrtSetSysParamOpt(ACL_OPT_ENABLE_DEBUG_KERNEL, 0));
+
+    aclrtStream stream = NULL;
+    ACL_OK(aclrtCreateStream(&stream));
+    ACL_OK(aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE));
+    aclrtStreamAttrValue attr = {.failureMode = ACL_CONTINUE_ON_FAILURE};
+    ACL_OK(aclrtGetStreamAttribute(stream, ACL_STREAM_ATTR_FAILURE_MODE, &attr));
+    ck_assert_uint_eq(attr.failureMode, ACL_STOP_ON_FAILURE);
+    ACL_OK(aclrtDestroyStream(stream));
+
+    uint64_t actual = 0;
+    ACL_OK(aclrtSetOpExecuteTimeOutV2(2500, &actual));
+    ck_assert_uint_eq(actual, 3000); /* rounded up to the 1 ms interval */
+    uint32_t timeout_ms = 0;
+    ACL_OK(aclrtGetOpExecuteTimeout(&timeout_ms));
+    ck_assert_uint_eq(timeout_ms, 3);
+    ACL_OK(aclrtSetOpExecuteTimeOut(0)); /* the longest, the default */
+    ACL_OK(aclrtResetDevice(0));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("unsupported");
@@ -126,6 +165,7 @@ static Suite *suite(void)
     tcase_add_test(unsupported, unsupported_functions_say_so);
     tcase_add_test(unsupported, unsupported_pointer_function_says_so);
     tcase_add_test(unsupported, refused_functions_say_why);
+    tcase_add_test(unsupported, accepted_functions_keep_what_they_are_given);
     suite_add_tcase(s, unsupported);
     return s;
 }

@@ -20,7 +20,7 @@ skip() {
 
 cd "$srcdir/tests/compat/python" || exit 1
 PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
-# What the library implements: the API table's IMPLEMENTED rows.
+# What the library implements: the API table's IMPLEMENTED and ACCEPTED rows.
 COMPAT_IMPLEMENTED="$srcdir/src/api/api.def"
 [ -f "$COMPAT_IMPLEMENTED" ] || { echo "no API table at $COMPAT_IMPLEMENTED"; exit 1; }
 # The source tree may be read-only (make distcheck): no bytecode.

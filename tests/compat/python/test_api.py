@@ -41,8 +41,8 @@ def _implemented():
     with open(path) as listing:
         lines = listing.readlines()
     rows = [row for row in map(_API_ROW.match, lines) if row]
-    if rows:  # an API table: its IMPLEMENTED rows
-        return {row.group(1) for row in rows if row.group(2) == "IMPLEMENTED"}
+    if rows:  # an API table: the rows of functions that succeed (ACCEPTED ones with no effect)
+        return {row.group(1) for row in rows if row.group(2) in ("IMPLEMENTED", "ACCEPTED")}
     return {line.strip() for line in lines if re.match(r"^\s*acl\w+\s*$", line)}
 
 
