@@ -3,7 +3,8 @@
 
 src/api/api.def has one row per public function (see its head comment).
 Without arguments this script writes, from the table:
-  docs/api-coverage.md   every declared function and whether it is implemented
+  docs/api-coverage.md   every declared function and its status (implemented,
+                         accepted with no effect, refused), with reasons
   tests/abi/exports.txt  the names libascendcl.so must export (sorted)
 With --check it writes nothing and fails (exit 1) when:
   - either generated file differs from what the table gives;
