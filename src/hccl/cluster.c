@@ -1,4 +1,5 @@
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,23 +104,21 @@ HcclResult hccl_cluster_rendezvous(const char *api, const hccl_engine *engine,
         return err ? hccl_raise_engine(api, err) : HCCL_SUCCESS;
     }
     unsigned char probe[sizeof(struct in6_addr)];
+    bool addressed = inet_pton(AF_INET, root->server_address, probe) == 1 ||
+                     inet_pton(AF_INET6, root->server_address, probe) == 1;
     /* One server named by something else than an address ("server_id":
      * "0", as in CANN's examples): its ranks meet on this machine. */
-    if (table->nservers == 1 && inet_pton(AF_INET, root->server_address, probe) != 1 &&
-        inet_pton(AF_INET6, root->server_address, probe) != 1) {
-        hccl_rank_entry local = *root;
+    hccl_rank_entry local;
+    if (!addressed && table->nservers == 1) {
+        local = *root;
         snprintf(local.server_address, sizeof local.server_address, "127.0.0.1");
-        unsigned char token[HCCL_RV_TOKEN_BYTES];
-        memcpy(token, table->digest, sizeof token);
-        return rank == 0 ? serve_root(api, engine, table, &local, env, token, root_bytes)
-                         : fetch_root(api, &local, rank, env, token, root_bytes);
-    }
-    if (inet_pton(AF_INET, root->server_address, probe) != 1 &&
-        inet_pton(AF_INET6, root->server_address, probe) != 1)
+        root = &local;
+    } else if (!addressed) {
         return hccl_raise(api, HCCL_E_PARA,
                           "rank table: %s of rank 0 is \"%s\", not an IP address; rank 0's "
                           "server is reached at container_ip, else server_ip, else server_id",
                           root->address_path, root->server_address);
+    }
     unsigned char token[HCCL_RV_TOKEN_BYTES];
     memcpy(token, table->digest, sizeof token);
     return rank == 0 ? serve_root(api, engine, table, root, env, token, root_bytes)
