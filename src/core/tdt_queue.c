@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -12,7 +11,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include "core/tdt_queue.h"
 #include "util/clock.h"
 #include "util/fork.h"
+#include "util/futex.h"
 #include "util/log.h"
 
 enum {
@@ -181,17 +180,6 @@ static void tq_put(tq *q)
 
 /* ---- futexes and the lock -------------------------------------------------------- */
 
-static void futex_wait(_Atomic uint32_t *word, uint32_t seen, int32_t ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
-    (void)syscall(SYS_futex, word, FUTEX_WAIT, seen, &ts, NULL, 0);
-}
-
-static void futex_wake(_Atomic uint32_t *word)
-{
-    (void)syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
 /* Whether slot s describes a record inside the arena. */
 static bool slot_ok(const tq *q, const qslot *s)
 {
@@ -268,7 +256,8 @@ static bool wait_slice(_Atomic uint32_t *word, uint32_t seen, int32_t timeout, i
         if (left < ms)
             ms = left;
     }
-    futex_wait(word, seen, ms);
+    struct timespec slice = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+    futex_wait(word, seen, &slice);
     return true;
 }
 
@@ -316,7 +305,7 @@ static void publish(tq *q, uint64_t off, uint64_t size, uint32_t nseg)
         h->arena_head = q->arena_size;
     h->count++;
     atomic_fetch_add(&h->put_seq, 1);
-    futex_wake(&h->put_seq);
+    futex_wake_all(&h->put_seq);
 }
 
 /* Drops the oldest record (its big pages go back to the system). */
@@ -337,7 +326,7 @@ static void consume(tq *q)
     if (h->count == 0)
         h->arena_head = 0; /* an empty queue starts over: a ping-pong stays in a few pages */
     atomic_fetch_add(&h->take_seq, 1);
-    futex_wake(&h->take_seq);
+    futex_wake_all(&h->take_seq);
 }
 
 /* The oldest record's segment heads, copied out and checked: lengths that
@@ -621,8 +610,8 @@ aclError tdt_queue_destroy(const char *api, uint32_t qid)
         atomic_store(&q->h->destroyed, 1);
         atomic_fetch_add(&q->h->put_seq, 1);
         atomic_fetch_add(&q->h->take_seq, 1);
-        futex_wake(&q->h->put_seq);
-        futex_wake(&q->h->take_seq);
+        futex_wake_all(&q->h->put_seq);
+        futex_wake_all(&q->h->take_seq);
         share_withdraw(&q->name);
     }
     if (last)
@@ -1024,7 +1013,7 @@ static void move_one(fwd *f)
     q_unlock(src);
     q_unlock(dst);
     if (wait_on)
-        futex_wait(word, seen, SLICE_MS);
+        futex_wait(word, seen, &(struct timespec){.tv_nsec = SLICE_MS * 1000000L});
 }
 
 static void *forward(void *arg)

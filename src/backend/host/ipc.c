@@ -16,18 +16,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend/host/host.h"
 #include "util/clock.h"
 #include "util/fork.h"
+#include "util/futex.h"
 #include "util/log.h"
 
 struct ipc_page {
@@ -153,11 +152,6 @@ static void host_mem_close(backend_import *imp)
 
 /* ---- events --------------------------------------------------------------------------- */
 
-static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout)
-{
-    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
-}
-
 static aclError map_page(backend_event *e, int fd)
 {
     size_t page = host_config_get()->page_size;
@@ -269,7 +263,7 @@ void host_ipc_signal(ipc_page *page, uint64_t seq)
                                                   memory_order_release, memory_order_relaxed))
         ;
     atomic_fetch_add_explicit(&page->wake, 1, memory_order_release);
-    (void)futex(&page->wake, FUTEX_WAKE, INT_MAX, NULL);
+    futex_wake_all(&page->wake);
 }
 
 bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms)
@@ -288,8 +282,7 @@ bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms)
             ts.tv_nsec = left % 1000000000;
             timeout = &ts;
         }
-        /* Not private: the page is shared between processes. */
-        (void)futex(&page->wake, FUTEX_WAIT, word, timeout);
+        futex_wait(&page->wake, word, timeout);
     }
 }
 
