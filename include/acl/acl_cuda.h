@@ -87,6 +87,18 @@ ACL_FUNC_VISIBILITY aclError aclcudaGetNativeDevice(int32_t deviceId, int32_t *n
  * default stream) belongs to. */
 ACL_FUNC_VISIBILITY aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t *deviceId);
 
+/* On a stream being captured (aclmdlRICaptureBegin, or joined to a
+ * capture), keeps ptr alive with what the capture makes: release(ptr) runs
+ * once, after the model and every replay of it are gone, or when the
+ * capture is discarded. For libraries that queue work (say a host function
+ * with an argument) into a capture: the model may replay it after the
+ * library's own object went. release runs on a thread of the runtime (a
+ * CUDA driver thread on the cuda backend) and must not call ACL or CUDA.
+ * ACL_ERROR_RT_STREAM_NOT_CAPTURED when the stream is not being captured
+ * (ptr stays the caller's). */
+ACL_FUNC_VISIBILITY aclError aclcudaCaptureKeep(aclrtStream stream, void *ptr,
+                                                void (*release)(void *ptr));
+
 /* Waits at most sliceMs milliseconds (>= 0) for the work of a stream (NULL:
  * the current context's default stream), an event, or the current device,
  * like the aclrtSynchronize*WithTimeout functions, except that an expiry is

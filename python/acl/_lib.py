@@ -501,6 +501,7 @@ _PROTOTYPES = (
     ("aclcudaEventFromNative", aclError, (_vp, _P(_vp))),
     ("aclcudaGetNativeDevice", aclError, (c_int32, _P(c_int32))),
     ("aclcudaStreamGetDevice", aclError, (_vp, _P(c_int32))),
+    ("aclcudaCaptureKeep", aclError, (_vp, _vp, _vp)),
     # ... waits in slices
     ("aclcudaSynchronizeStreamSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeEventSlice", aclError, (_vp, c_int32)),

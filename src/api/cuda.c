@@ -4,6 +4,7 @@
 #include "core/current.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "core/graph.h"
 #include "core/kernel.h"
 
 ACL_EXPORT const char *aclcudaGetBackendName(void)
@@ -130,6 +131,25 @@ ACL_EXPORT aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t *deviceId
     *deviceId = s->ctx->device;
     stream_put(s);
     return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclcudaCaptureKeep(aclrtStream stream, void *ptr, void (*release)(void *ptr))
+{
+    PROF_API();
+    if (!release)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "release is NULL");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    if (!stream_capture(s))
+        err = ACL_RAISE(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
+                        (int)s->id);
+    else if ((err = capture_keep(s, ptr, release)))
+        err = ACL_RAISE(err, "keeping %p with the capture of stream %d failed: %s", ptr, (int)s->id,
+                        acl_error_text(err));
+    stream_put(s);
+    return err;
 }
 
 /* ---- waits in slices -------------------------------------------------------------- */

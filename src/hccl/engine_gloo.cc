@@ -11,18 +11,19 @@
  *
  * Running: an op becomes a task, run in stream order by a host function
  * (aclrtLaunchHostFunc) on the stream's own thread. A task of a stream being
- * captured (aclmdlRI) is kept with the communicator, since the model runs it
- * again at each replay, and freed when the communicator is destroyed (so a
- * model must not be replayed after its communicators are gone); any other
- * task frees itself once run. The ops of one communicator run one at a
+ * captured (aclmdlRI) runs again at each replay: it is kept with the model
+ * (aclcudaCaptureKeep) and holds the communicator, freed once the model and
+ * its replays are gone; a replay after the communicator was destroyed skips
+ * its ops. Any other task frees itself once run. The ops of one communicator run one at a
  * time, in the order their tasks start. A failure inside a task is caught,
  * becomes the communicator's async error, and the stream goes on.
  *
- * Lifetime: a communicator is counted by its handle and by each task queued
- * and not yet run; comm_destroy waits for those (at most the exec timeout),
+ * Lifetime: a communicator is counted by its handle, by each task queued
+ * and not yet run and by each captured task; comm_destroy waits for those (at most the exec timeout),
  * marks it destroyed so that tasks still queued skip their ops, and the
  * last count frees it. */
 extern "C" {
+#include "acl/acl_cuda.h"
 #include "hccl/engine.h"
 #include "hccl/rendezvous.h"
 }
@@ -460,11 +461,10 @@ struct hccl_engine_comm {
     std::mutex lock; /* what follows */
     std::condition_variable idle;
     unsigned queued = 0; /* tasks queued and not run */
-    unsigned refs = 1;   /* the handle and the queued tasks */
+    unsigned refs = 1;   /* the handle, the queued tasks and the captured ones */
     bool destroyed = false;
     HcclResult error = HCCL_SUCCESS; /* the first failure inside a task */
     std::string error_msg;
-    std::vector<Task *> kept; /* captured tasks, run at each replay */
 
     ~hccl_engine_comm();
 };
@@ -491,8 +491,6 @@ struct Task {
 
 hccl_engine_comm::~hccl_engine_comm()
 {
-    for (Task *t : kept)
-        delete t;
     ctx.reset();
     if (server)
         hccl_rv_server_stop(server);
@@ -1015,7 +1013,17 @@ void run_task(void *arg)
     }
 }
 
-/* Queues t on stream; on failure t is freed. */
+/* A captured task goes with its model (aclcudaCaptureKeep). */
+void release_kept(void *arg)
+{
+    auto *t = static_cast<Task *>(arg);
+    hccl_engine_comm *c = t->comm;
+    delete t;
+    release(c, false);
+}
+
+/* Queues t on stream; on failure t is freed (a captured one with its
+ * capture, once kept). */
 HcclResult launch(hccl_engine_comm *c, Task *t, aclrtStream stream)
 {
     aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
@@ -1025,30 +1033,26 @@ HcclResult launch(hccl_engine_comm *c, Task *t, aclrtStream stream)
     t->kept = status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
     {
         std::lock_guard<std::mutex> guard(c->lock);
-        try {
-            if (t->kept)
-                c->kept.push_back(t);
-        } catch (const std::bad_alloc &) {
-            delete t;
-            hccl_set_error("gloo: out of memory");
-            return HCCL_E_MEMORY;
-        }
-        if (!t->kept) {
+        c->refs++;
+        if (!t->kept)
             c->queued++;
-            c->refs++;
-        }
     }
-    aclError err = aclrtLaunchHostFunc(stream, run_task, t);
+    aclError err;
+    if (t->kept && (err = aclcudaCaptureKeep(stream, t, release_kept)) != ACL_SUCCESS) {
+        const char *why = aclGetRecentErrMsg();
+        hccl_set_error("gloo: keeping the op with the capture failed (%d): %s",
+                       static_cast<int>(err), why ? why : "no message");
+        delete t;
+        release(c, false);
+        return HCCL_E_RUNTIME;
+    }
+    err = aclrtLaunchHostFunc(stream, run_task, t);
     if (err == ACL_SUCCESS)
         return HCCL_SUCCESS;
     const char *why = aclGetRecentErrMsg();
     hccl_set_error("gloo: aclrtLaunchHostFunc failed (%d): %s", static_cast<int>(err),
                    why ? why : "no message");
-    if (t->kept) {
-        std::lock_guard<std::mutex> guard(c->lock);
-        c->kept.erase(std::find(c->kept.begin(), c->kept.end(), t));
-        delete t;
-    } else {
+    if (!t->kept) {
         delete t;
         release(c, true);
     }

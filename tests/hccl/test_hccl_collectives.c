@@ -765,6 +765,40 @@ static void capture_body(rank_ctx *r)
     (void)aclrtFree(out);
 }
 
+/* A model holding a captured allreduce outlives its communicator: the
+ * replays after HcclCommDestroy skip the collective (the output stays as
+ * it was), nothing crashes, and the model goes later. */
+static void replay_after_destroy_body(rank_ctx *r)
+{
+    int32_t host[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = 7;
+    void *in = dev_alloc(r, sizeof host), *out = dev_alloc(r, sizeof host);
+    if (!in || !out || !to_dev(r, in, host, sizeof host))
+        return;
+    RANK_ACL(r, aclrtMemset(out, sizeof host, 0, sizeof host));
+    aclmdlRI model = NULL;
+    RANK_ACL(r, aclmdlRICaptureBegin(r->stream, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    RANK_HCCL(r, HcclAllReduce(in, out, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, r->comm,
+                               r->stream));
+    RANK_ACL(r, aclmdlRICaptureEnd(r->stream, &model));
+    /* Every rank destroys its communicator before any replays. */
+    pthread_barrier_wait(&r->w->barrier);
+    HcclComm comm = r->comm;
+    r->comm = NULL;
+    RANK_HCCL(r, HcclCommDestroy(comm));
+    pthread_barrier_wait(&r->w->barrier);
+    RANK_ACL(r, aclmdlRIExecuteAsync(model, r->stream));
+    RANK_ACL(r, aclmdlRIExecuteAsync(model, r->stream));
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    if (to_host(r, host, out, sizeof host))
+        EXPECT_VALUES(r, "output of replays after the destroy", HCCL_DATA_TYPE_INT32, host,
+                      (size_t)COUNT, 0.0);
+    RANK_ACL(r, aclmdlRIDestroy(model));
+    (void)aclrtFree(in);
+    (void)aclrtFree(out);
+}
+
 /* HcclCommDestroy while the communicator's collective waits behind a gate
  * on its stream: the destroy waits for it, and the collective completes. */
 static void destroy_with_work_queued_body(rank_ctx *r)
@@ -884,6 +918,15 @@ START_TEST(exec_timeout_when_a_peer_never_joins)
 }
 END_TEST
 
+START_TEST(captured_collective_outlives_its_communicator)
+{
+    if (strcmp(aclcudaGetBackendName(), "cuda") == 0)
+        COMPAT_SKIP("NCCL requires a captured graph to go before its communicator");
+    if (ranks_fit(2))
+        run_world(2, replay_after_destroy_body, 0);
+}
+END_TEST
+
 /* HcclCommInitAll: one communicator per listed device, in this process. */
 START_TEST(init_all)
 {
@@ -943,6 +986,7 @@ static Suite *hccl_collectives_suite(void)
     tcase_set_timeout(life, 120);
     tcase_add_test(life, rank_that_never_arrives);
     tcase_add_test(life, exec_timeout_when_a_peer_never_joins);
+    tcase_add_test(life, captured_collective_outlives_its_communicator);
     tcase_add_test(life, init_all);
     suite_add_tcase(s, life);
     return s;

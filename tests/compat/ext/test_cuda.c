@@ -2,6 +2,9 @@
  * optional "ext" group of the compatibility suite, built only when asked
  * for (./configure --enable-extensions, and always in acl-cuda's own make
  * check). Pinned against acl/acl_cuda.h's comments and docs/backends.md. */
+#include <stdatomic.h>
+#include <unistd.h>
+
 #include "acl/acl_cuda.h"
 #include "bad_args.h"
 
@@ -70,6 +73,45 @@ COMPAT_TEST(native_device,
     ACL_FAILS_WITH(aclcudaGetNativeDevice(4096, &native), ACL_ERROR_RT_INVALID_DEVICEID);
     ACL_FAILS_WITH(aclcudaGetNativeDevice(-1, &native), ACL_ERROR_RT_INVALID_DEVICEID);
     ACL_OK(aclrtDestroyStream(stream));
+}
+
+static atomic_int kept_released;
+
+static void count_release(void *ptr)
+{
+    atomic_fetch_add((atomic_int *)ptr, 1);
+}
+
+static void host_noop(void *arg)
+{
+    (void)arg;
+}
+
+COMPAT_TEST(capture_keep,
+            "aclcudaCaptureKeep keeps a pointer with a capture's model: release runs once, after "
+            "the model and its replays are gone (or at once when the capture is discarded), and "
+            "is refused on a stream not being captured",
+            "acl/acl_cuda.h aclcudaCaptureKeep")
+{
+    aclrtStream s = compat_new_stream();
+    atomic_store(&kept_released, 0);
+    ACL_FAILS_WITH(aclcudaCaptureKeep(s, &kept_released, count_release),
+                   ACL_ERROR_RT_STREAM_NOT_CAPTURED);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchHostFunc(s, host_noop, NULL));
+    ACL_OK(aclcudaCaptureKeep(s, &kept_released, count_release));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_int_eq(atomic_load(&kept_released), 0);
+    ACL_OK(aclmdlRIDestroy(model));
+    /* The release may come from a runtime thread once the graph is gone. */
+    for (int i = 0; i < 2000 && atomic_load(&kept_released) == 0; i++)
+        usleep(1000);
+    ck_assert_int_eq(atomic_load(&kept_released), 1);
+    ACL_OK(aclrtDestroyStream(s));
 }
 
 COMPAT_TEST(wrap_native_stream,
@@ -229,6 +271,14 @@ ROW(aclcudaStreamGetDevice)
     REJECTS(aclcudaStreamGetDevice(NULL, NULL), ACL_ERROR_INVALID_PARAM, "a NULL deviceId");
 }
 
+ROW(aclcudaCaptureKeep)
+{
+    int kept = 0;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclcudaCaptureKeep(h, &kept, count_release));
+    REJECTS(aclcudaCaptureKeep(NULL, &kept, NULL), ACL_ERROR_INVALID_PARAM, "a NULL release");
+}
+
 ROW(aclcudaGetNativeEvent)
 {
     void *native;
@@ -292,6 +342,7 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclcudaGetNativeStream),
     COMPAT_ROW(aclcudaStreamFromNative),
     COMPAT_ROW(aclcudaStreamGetDevice),
+    COMPAT_ROW(aclcudaCaptureKeep),
     COMPAT_ROW(aclcudaSynchronizeEventSlice),
     COMPAT_ROW(aclcudaSynchronizeStreamSlice),
 };
@@ -307,6 +358,7 @@ Suite *compat_suite_cuda(void)
     tcase_add_test(handles, native_handles);
     tcase_add_test(handles, waits_in_slices);
     tcase_add_test(handles, native_device);
+    tcase_add_test(handles, capture_keep);
     tcase_add_test(handles, wrap_native_stream);
     tcase_add_test(handles, wrap_native_event);
     suite_add_tcase(s, handles);
