@@ -561,3 +561,105 @@ HCCL_EXPORT HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
     *isGroupEnabled = group_depth > 0;
     return HCCL_SUCCESS;
 }
+
+/* ---- sub-communicators ---------------------------------------------------- */
+
+/* CANN's subCommId for a rank that joins no sub-communicator (with rankIds NULL). */
+#define NO_SUB_COMM_ID 0xFFFFFFFFULL
+
+/* rankIds names rankNum distinct ranks of parent, this rank at subCommRankId. */
+static HcclResult check_sub_ranks(const hccl_comm *parent, uint32_t rankNum,
+                                  const uint32_t *rankIds, uint32_t subCommRankId)
+{
+    if (rankNum > parent->nranks)
+        return HCCL_RAISE(HCCL_E_PARA, "rankNum %u is more than the %u ranks of comm", rankNum,
+                          parent->nranks);
+    for (uint32_t i = 0; i < rankNum; i++) {
+        if (rankIds[i] >= parent->nranks)
+            return HCCL_RAISE(HCCL_E_PARA, "rankIds[%u] is %u, not a rank of comm (%u ranks)", i,
+                              rankIds[i], parent->nranks);
+        for (uint32_t j = 0; j < i; j++)
+            if (rankIds[j] == rankIds[i])
+                return HCCL_RAISE(HCCL_E_PARA, "rankIds[%u] and rankIds[%u] are both rank %u", j, i,
+                                  rankIds[i]);
+    }
+    if (rankIds[subCommRankId] != parent->rank)
+        return HCCL_RAISE(HCCL_E_PARA,
+                          "rankIds[subCommRankId = %u] is %u, but this rank is rank %u of comm: "
+                          "subCommRankId is this rank's index in rankIds",
+                          subCommRankId, rankIds[subCommRankId], parent->rank);
+    return HCCL_SUCCESS;
+}
+
+/* Made by its ranks alone (the engine hands what they need over the parent);
+ * the parent's other ranks take no part, and pass rankIds NULL and subCommId
+ * 0xFFFFFFFF if they call at all. */
+HCCL_EXPORT HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum, uint32_t *rankIds,
+                                               uint64_t subCommId, uint32_t subCommRankId,
+                                               HcclCommConfig *config, HcclComm *subComm)
+{
+    HCCL_REQUIRE_PTR(subComm);
+    if (!rankIds && subCommId == NO_SUB_COMM_ID)
+        return HCCL_SUCCESS; /* this rank joins none */
+    if (!rankIds || subCommId == NO_SUB_COMM_ID)
+        return HCCL_RAISE(HCCL_E_PARA,
+                          "rankIds is %s and subCommId is %llu: a rank of the sub-communicator "
+                          "gives both, a rank outside gives rankIds NULL and subCommId 0xFFFFFFFF",
+                          rankIds ? "set" : "NULL", (unsigned long long)subCommId);
+    if (rankNum == 0)
+        return HCCL_RAISE(HCCL_E_PARA, "rankNum is 0");
+    if (subCommRankId >= rankNum)
+        return HCCL_RAISE(HCCL_E_PARA, "subCommRankId %u is not below rankNum %u", subCommRankId,
+                          rankNum);
+    HCCL_REQUIRE_PTR(config);
+    HCCL_REQUIRE_PTR(comm);
+    if (group_depth > 0)
+        return HCCL_RAISE(HCCL_E_PARA, "called between HcclGroupStart and HcclGroupEnd");
+    comm_settings settings;
+    HcclResult err = read_config(__func__, config, &settings);
+    if (err)
+        return err;
+    hccl_comm *parent;
+    if ((err = hccl_comm_get(__func__, *comm, &parent)))
+        return err;
+    char name[COMM_NAME_MAX_LENGTH];
+    err = check_sub_ranks(parent, rankNum, rankIds, subCommRankId);
+    if (!err && settings.name[0]) {
+        memcpy(name, settings.name, sizeof name);
+    } else if (!err && snprintf(name, sizeof name, "%s_sub_%llu", parent->name,
+                                (unsigned long long)subCommId) >= (int)sizeof name) {
+        err = HCCL_RAISE(HCCL_E_PARA,
+                         "the name %s_sub_%llu is longer than %d characters: give one in "
+                         "config->hcclCommName",
+                         parent->name, (unsigned long long)subCommId, COMM_NAME_MAX_LENGTH - 1);
+    }
+    if (!err && hccl_comm_named_on(name, parent->device))
+        err = HCCL_RAISE(HCCL_E_PARA,
+                         "a communicator on device %d is named %s already: each subCommId of a "
+                         "communicator, or each config->hcclCommName, makes one",
+                         (int)parent->device, name);
+    hccl_split split = {
+        .nranks = rankNum,
+        .ranks = rankIds,
+        .rank = subCommRankId,
+        .id = subCommId,
+        .connect_timeout_s = hccl_env()->connect_timeout_s,
+        .exec_timeout_s = settings.exec_timeout_s,
+    };
+    hccl_engine_comm *engine_comm = NULL;
+    if (!err) {
+        hccl_clear_error();
+        if ((err = parent->engine->comm_split(parent->engine_comm, &split, &engine_comm)))
+            err = hccl_raise_engine(__func__, err);
+    }
+    hccl_comm *made = NULL;
+    if (!err && !(made = hccl_comm_register(parent->engine, engine_comm, subCommRankId, rankNum,
+                                            parent->device, settings.exec_timeout_s, name))) {
+        parent->engine->comm_destroy(engine_comm);
+        err = HCCL_RAISE(HCCL_E_MEMORY, "out of memory for a communicator");
+    }
+    hccl_comm_put(parent);
+    if (!err)
+        *subComm = hccl_comm_handle(made);
+    return err;
+}

@@ -23,17 +23,6 @@
     "Ascend's AIV and CCU kernels; NCCL and Gloo collectives take ordinary "                       \
     "buffers, so there is nothing to register a window for"
 
-HCCL_EXPORT HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum, uint32_t *rankIds,
-                                               uint64_t subCommId, uint32_t subCommRankId,
-                                               HcclCommConfig *config, HcclComm *subComm)
-{
-    (void)comm, (void)rankNum, (void)rankIds, (void)subCommId, (void)subCommRankId;
-    (void)config, (void)subComm;
-    return HCCL_NOT_YET("sub-communicators need a split operation in the collective engines "
-                        "(ncclCommSplit on NCCL); make the sub-communicator with "
-                        "HcclCommInitRootInfo among its ranks instead");
-}
-
 HCCL_EXPORT HcclResult HcclCommSuspend(HcclComm comm)
 {
     (void)comm;

@@ -143,3 +143,13 @@ HcclResult hccl_comm_find(const char *name, int32_t device, HcclComm *handle)
     pthread_mutex_unlock(&registry_lock);
     return found ? HCCL_SUCCESS : HCCL_E_NOT_FOUND;
 }
+
+bool hccl_comm_named_on(const char *name, int32_t device)
+{
+    bool found = false;
+    pthread_mutex_lock(&registry_lock);
+    for (hccl_comm *c = registry; c && !found; c = c->next)
+        found = c->device == device && strcmp(c->name, name) == 0;
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}

@@ -43,6 +43,9 @@ void hccl_comm_put(hccl_comm *comm);
 HcclResult hccl_comm_withdraw(const char *api, HcclComm handle, hccl_comm **comm);
 void hccl_comm_free(hccl_comm *comm);
 
+/* Whether a live communicator on device is named name. */
+bool hccl_comm_named_on(const char *name, int32_t device);
+
 /* The live communicator named name, preferring one on device; HCCL_E_NOT_FOUND. */
 HcclResult hccl_comm_find(const char *name, int32_t device, HcclComm *handle);
 

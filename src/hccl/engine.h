@@ -92,6 +92,18 @@ typedef struct hccl_join {
                                         0 (no limit) arrives as INT32_MAX s */
 } hccl_join;
 
+/* How one rank joins a communicator of some of its parent's ranks
+ * (HcclCreateSubCommConfig). Only those ranks take part: the parent's
+ * others need not call at all, as with CANN. */
+typedef struct hccl_split {
+    uint32_t nranks;          /* the sub-communicator's */
+    const uint32_t *ranks;    /* [nranks]: each sub-rank's rank in the parent */
+    uint32_t rank;            /* this rank's in the sub-communicator */
+    uint64_t id;              /* the caller's subCommId */
+    double connect_timeout_s; /* HCCL_CONNECT_TIMEOUT */
+    double exec_timeout_s;    /* as in hccl_join */
+} hccl_split;
+
 typedef struct hccl_engine {
     const char *name; /* "nccl", "gloo" */
     /* Fills HCCL_ENGINE_ROOT_BYTES bytes with what ranks need to join. */
@@ -99,6 +111,10 @@ typedef struct hccl_engine {
     HcclResult (*comm_init)(const hccl_join *join, hccl_engine_comm **comm);
     /* One communicator per listed device, in this process. */
     HcclResult (*comm_init_all)(uint32_t ndev, const int32_t *devices, hccl_engine_comm **comms);
+    /* A communicator of split->ranks of parent, on parent's device; parent
+     * stays usable. */
+    HcclResult (*comm_split)(hccl_engine_comm *parent, const hccl_split *split,
+                             hccl_engine_comm **comm);
     /* Waits for the ops queued on the communicator, then frees it; never hangs
      * past the exec timeout (the engine aborts instead). */
     HcclResult (*comm_destroy)(hccl_engine_comm *comm);

@@ -82,6 +82,11 @@ constexpr double kDefaultExecS = 1836;
  * order on it, apart from the collectives' traffic. */
 constexpr uint8_t kPointToPointSlotPrefix = 0x48;
 
+/* Another, on which a sub-communicator's rank 0 hands its root bytes to the
+ * other ranks over the parent, apart from the parent's own traffic (which
+ * the streams' threads may be running meanwhile). */
+constexpr uint8_t kSplitSlotPrefix = 0x53;
+
 Millis to_millis(double seconds, double fallback)
 {
     if (!(seconds > 0))
@@ -454,7 +459,8 @@ struct hccl_engine_comm {
     std::shared_ptr<gloo::rendezvous::Context> ctx;
     uint32_t rank = 0, nranks = 0;
     Millis exec_timeout{0};
-    hccl_rv_server *server = nullptr; /* rank 0's, adopted from root_info */
+    hccl_rv_server *server = nullptr;    /* rank 0's, adopted from root_info */
+    char address[INET6_ADDRSTRLEN] = {}; /* this rank's, which sub-communicators reuse */
 
     std::mutex run_lock; /* one op of this communicator at a time */
 
@@ -1101,6 +1107,7 @@ HcclResult init_rank(const hccl_join *join, const char *local_address, hccl_engi
     c->rank = join->rank;
     c->nranks = join->nranks;
     c->exec_timeout = to_millis(join->exec_timeout_s, kDefaultExecS);
+    std::memcpy(c->address, address, sizeof c->address);
     try {
         SigpipeBlocked quiet; /* here and in the loop thread the device starts */
         gloo::transport::tcp::attr attr(address);
@@ -1195,6 +1202,80 @@ HcclResult gloo_comm_init_all(uint32_t ndev, const int32_t *devices, hccl_engine
             }
         hccl_rv_server_stop(root_servers().take(reinterpret_cast<RootBytes *>(root)->token));
     }
+    return ret;
+}
+
+/* Hands root from the sub-communicator's rank 0 to its other ranks, over
+ * the parent: point-to-point transfers among its ranks alone. */
+void share_root(hccl_engine_comm *parent, const hccl_split *split, RootBytes *root, Millis timeout)
+{
+    const uint64_t slot = gloo::Slot::build(kSplitSlotPrefix, static_cast<uint32_t>(split->id));
+    const auto deadline = Clock::now() + timeout;
+    if (split->rank != 0) {
+        Buffer b = parent->ctx->createUnboundBuffer(root, sizeof *root);
+        b->recv(static_cast<int>(split->ranks[0]), slot);
+        if (!b->waitRecv(timeout))
+            throw gloo::IoException("gloo: receiving the sub-communicator's root was aborted");
+        return;
+    }
+    std::vector<Buffer> sends;
+    for (uint32_t i = 1; i < split->nranks; i++) {
+        sends.push_back(parent->ctx->createUnboundBuffer(root, sizeof *root));
+        sends.back()->send(static_cast<int>(split->ranks[i]), slot);
+    }
+    for (auto &b : sends) {
+        auto left =
+            std::max(std::chrono::duration_cast<Millis>(deadline - Clock::now()), Millis(1));
+        if (!b->waitSend(left))
+            throw gloo::IoException("gloo: sending the sub-communicator's root was aborted");
+    }
+}
+
+/* The sub-communicator's rank 0 starts a root, as root_info does, on the
+ * parent's address and hands it to the others over the parent; then each
+ * joins it like any communicator. */
+HcclResult gloo_comm_split(hccl_engine_comm *parent, const hccl_split *split,
+                           hccl_engine_comm **comm)
+{
+    if (!parent || !split || !split->ranks || !comm) {
+        hccl_set_error("gloo: parent, split, its ranks or comm is NULL");
+        return HCCL_E_PTR;
+    }
+    if (split->nranks == 0 || split->rank >= split->nranks || split->nranks > parent->nranks) {
+        hccl_set_error("gloo: rank %u of %u ranks is not a rank of a sub-communicator of %u",
+                       split->rank, split->nranks, parent->nranks);
+        return HCCL_E_PARA;
+    }
+    for (uint32_t i = 0; i < split->nranks; i++)
+        if (split->ranks[i] >= parent->nranks) {
+            hccl_set_error("gloo: sub-rank %u is rank %u of the parent, which has %u", i,
+                           split->ranks[i], parent->nranks);
+            return HCCL_E_PARA;
+        }
+    unsigned char root[HCCL_ENGINE_ROOT_BYTES] = {};
+    if (split->rank == 0)
+        if (HcclResult ret = start_root(parent->address, root); ret != HCCL_SUCCESS)
+            return ret;
+    const Millis connect_timeout = to_millis(split->connect_timeout_s, kDefaultConnectS);
+    HcclResult ret = HCCL_SUCCESS;
+    try {
+        SigpipeBlocked quiet;
+        share_root(parent, split, reinterpret_cast<RootBytes *>(root), connect_timeout);
+    } catch (const std::exception &e) {
+        ret = classify(e);
+        hccl_set_error("gloo: sub-communicator %llu, rank %u of %u: its root did not reach %s "
+                       "rank%s: %s",
+                       static_cast<unsigned long long>(split->id), split->rank, split->nranks,
+                       split->rank == 0 ? "every" : "this", split->rank == 0 ? "" : " from rank 0",
+                       e.what());
+    }
+    if (ret == HCCL_SUCCESS) {
+        hccl_join join = {split->nranks,        split->rank, 0, root, split->connect_timeout_s,
+                          split->exec_timeout_s};
+        ret = init_rank(&join, parent->address, comm);
+    }
+    if (ret != HCCL_SUCCESS && split->rank == 0)
+        hccl_rv_server_stop(root_servers().take(reinterpret_cast<RootBytes *>(root)->token));
     return ret;
 }
 
@@ -1377,6 +1458,7 @@ const char *gloo_unsupported(HcclDataType dtype, HcclReduceOp op)
 } // namespace
 
 extern "C" const hccl_engine hccl_engine_gloo = {
-    "gloo",      gloo_root_info,   gloo_comm_init, gloo_comm_init_all, gloo_comm_destroy,
-    gloo_submit, gloo_group_start, gloo_group_end, gloo_async_error,   gloo_unsupported,
+    "gloo",          gloo_root_info,    gloo_comm_init,   gloo_comm_init_all,
+    gloo_comm_split, gloo_comm_destroy, gloo_submit,      gloo_group_start,
+    gloo_group_end,  gloo_async_error,  gloo_unsupported,
 };

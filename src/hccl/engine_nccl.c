@@ -1060,11 +1060,153 @@ static HcclResult nccl_submit(hccl_engine_comm *c, hccl_op *op, aclrtStream stre
     return rc;
 }
 
+/* ---- sub-communicators ------------------------------------------------------------------- */
+
+/* Waits up to timeout_s for what was queued on stream. */
+static aclError stream_wait(aclrtStream stream, double timeout_s)
+{
+    double ms = timeout_s * 1000;
+    return aclrtSynchronizeStreamWithTimeout(stream, ms < INT32_MAX ? (int32_t)ms : INT32_MAX);
+}
+
+/* Hands the sub-communicator's unique id from its rank 0 to its other ranks
+ * over the parent: NCCL sends and receives between those ranks alone, on a
+ * stream of the engine's own, waited for up to timeout_s. The device
+ * current is the parent's. A transfer that cannot finish (a rank that never
+ * comes) leaves the parent aborted: its kernel would wait on the GPU for
+ * ever otherwise. */
+static HcclResult share_unique_id(hccl_engine_comm *parent, const hccl_split *split,
+                                  ncclUniqueId *id, double timeout_s)
+{
+    void *buf = NULL;
+    aclrtStream stream = NULL;
+    cudaStream_t native = NULL;
+    HcclResult rc = HCCL_SUCCESS;
+    if (aclrtMalloc(&buf, sizeof *id, ACL_MEM_MALLOC_NORMAL_ONLY) != ACL_SUCCESS) {
+        buf = NULL;
+        hccl_set_error("no device memory to share a sub-communicator's id on device %d: %s",
+                       (int)parent->device, aclGetRecentErrMsg());
+        rc = HCCL_E_MEMORY;
+    } else if (aclrtCreateStream(&stream) != ACL_SUCCESS) {
+        stream = NULL;
+        hccl_set_error("no stream to share a sub-communicator's id on device %d: %s",
+                       (int)parent->device, aclGetRecentErrMsg());
+        rc = HCCL_E_RUNTIME;
+    } else if (!(rc = native_stream(parent, stream, &native)) && split->rank == 0 &&
+               aclrtMemcpy(buf, sizeof *id, id, sizeof *id, ACL_MEMCPY_HOST_TO_DEVICE) !=
+                   ACL_SUCCESS) {
+        hccl_set_error("copying a sub-communicator's id to device %d failed: %s",
+                       (int)parent->device, aclGetRecentErrMsg());
+        rc = HCCL_E_RUNTIME;
+    }
+    if (!rc) {
+        ncclResult_t n = nccl.ncclGroupStart();
+        if (n == ncclSuccess) {
+            ncclResult_t calls = ncclSuccess;
+            if (split->rank != 0)
+                calls = nccl.ncclRecv(buf, sizeof *id, ncclUint8, (int)split->ranks[0],
+                                      parent->nccl, native);
+            for (uint32_t i = 1; split->rank == 0 && i < split->nranks && calls == ncclSuccess; i++)
+                calls = nccl.ncclSend(buf, sizeof *id, ncclUint8, (int)split->ranks[i],
+                                      parent->nccl, native);
+            n = nccl.ncclGroupEnd();
+            if (calls != ncclSuccess)
+                n = calls;
+        }
+        if (n != ncclSuccess && n != ncclInProgress)
+            rc = nccl_failure(n, "sharing a sub-communicator's id over its parent");
+        else
+            rc = comm_settle(parent, "sharing a sub-communicator's id over its parent");
+    }
+    aclError waited = rc ? ACL_SUCCESS : stream_wait(stream, timeout_s);
+    if (waited == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) {
+        comm_abort(parent, HCCL_E_TIMEOUT);
+        hccl_set_error("rank %u of sub-communicator %llu: its id did not %s within %.0f s "
+                       "(HCCL_CONNECT_TIMEOUT): a rank of it did not take part; the parent "
+                       "communicator is aborted",
+                       split->rank, (unsigned long long)split->id,
+                       split->rank == 0 ? "reach every rank" : "arrive from its rank 0", timeout_s);
+        rc = HCCL_E_TIMEOUT;
+    } else if (waited != ACL_SUCCESS) {
+        comm_abort(parent, HCCL_E_RUNTIME);
+        hccl_set_error("rank %u of sub-communicator %llu: sharing its id failed on the stream "
+                       "(%d: %s); the parent communicator is aborted",
+                       split->rank, (unsigned long long)split->id, (int)waited,
+                       aclGetRecentErrMsg());
+        rc = HCCL_E_RUNTIME;
+    }
+    if (!rc && split->rank != 0 &&
+        aclrtMemcpy(id, sizeof *id, buf, sizeof *id, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS) {
+        hccl_set_error("copying a sub-communicator's id from device %d failed: %s",
+                       (int)parent->device, aclGetRecentErrMsg());
+        rc = HCCL_E_RUNTIME;
+    }
+    if (stream)
+        (void)aclrtDestroyStream(stream);
+    if (buf)
+        (void)aclrtFree(buf);
+    return rc;
+}
+
+/* Not ncclCommSplit, which every rank of the parent must call: CANN's ranks
+ * outside a sub-communicator need not. Its rank 0 makes a unique id, hands
+ * it over the parent, and the ranks join with it as any communicator's. */
+static HcclResult nccl_comm_split(hccl_engine_comm *parent, const hccl_split *split,
+                                  hccl_engine_comm **out)
+{
+    HcclResult rc = nccl_require();
+    if (rc)
+        return rc;
+    if (split->nranks == 0 || split->rank >= split->nranks || split->nranks > parent->nranks) {
+        hccl_set_error("rank %u of %u ranks is not a rank of a sub-communicator of %u", split->rank,
+                       split->nranks, parent->nranks);
+        return HCCL_E_PARA;
+    }
+    for (uint32_t i = 0; i < split->nranks; i++)
+        if (split->ranks[i] >= parent->nranks) {
+            hccl_set_error("sub-rank %u is rank %u of the parent, which has %u", i, split->ranks[i],
+                           parent->nranks);
+            return HCCL_E_PARA;
+        }
+    if ((rc = atomic_load(&parent->broken)) || !parent->nccl) {
+        hccl_set_error("rank %u: the parent communicator was aborted after an earlier failure",
+                       parent->rank);
+        return rc ? rc : HCCL_E_INTERNAL;
+    }
+    hccl_engine_comm *c =
+        comm_new(split->nranks, split->rank, parent->device, split->exec_timeout_s);
+    if (!c)
+        return HCCL_E_MEMORY;
+    double connect_s = timeout_or(split->connect_timeout_s, DEFAULT_CONNECT_TIMEOUT_S);
+    aclrtContext previous;
+    rc = comm_attach(c, &previous);
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    ncclResult_t n;
+    if (!rc && split->rank == 0 && (n = nccl.ncclGetUniqueId(&id)) != ncclSuccess)
+        rc = nccl_failure(n, "ncclGetUniqueId");
+    if (!rc && split->nranks > 1)
+        rc = share_unique_id(parent, split, &id, connect_s);
+    ncclResult_t started = ncclSuccess;
+    if (!rc)
+        started = init_rank(c, &id);
+    context_restore(previous);
+    if (!rc)
+        rc = init_settle(c, started, connect_s);
+    if (rc) {
+        comm_free(c);
+        return rc;
+    }
+    *out = c;
+    return HCCL_SUCCESS;
+}
+
 const hccl_engine hccl_engine_nccl = {
     .name = "nccl",
     .root_info = nccl_root_info,
     .comm_init = nccl_comm_init,
     .comm_init_all = nccl_comm_init_all,
+    .comm_split = nccl_comm_split,
     .comm_destroy = nccl_comm_destroy,
     .submit = nccl_submit,
     .group_start = nccl_group_start,

@@ -33,6 +33,14 @@
         (void)comms;                                                                               \
         return var##_refuse();                                                                     \
     }                                                                                              \
+    static HcclResult var##_comm_split(hccl_engine_comm *parent, const hccl_split *split,          \
+                                       hccl_engine_comm **comm)                                    \
+    {                                                                                              \
+        (void)parent;                                                                              \
+        (void)split;                                                                               \
+        (void)comm;                                                                                \
+        return var##_refuse();                                                                     \
+    }                                                                                              \
     static HcclResult var##_comm_destroy(hccl_engine_comm *comm)                                   \
     {                                                                                              \
         (void)comm;                                                                                \
@@ -62,6 +70,7 @@
         .root_info = var##_root_info,                                                              \
         .comm_init = var##_comm_init,                                                              \
         .comm_init_all = var##_comm_init_all,                                                      \
+        .comm_split = var##_comm_split,                                                            \
         .comm_destroy = var##_comm_destroy,                                                        \
         .submit = var##_submit,                                                                    \
         .group_start = var##_refuse,                                                               \

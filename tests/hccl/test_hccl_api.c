@@ -43,6 +43,9 @@
 
 static hccl_op *last_op;
 static hccl_join last_join;
+static hccl_split last_split;
+static uint32_t last_split_ranks[8];
+static int splits;
 static int group_starts, group_ends, destroyed;
 
 static HcclResult fake_root_info(unsigned char *out)
@@ -66,6 +69,19 @@ static HcclResult fake_comm_init_all(uint32_t ndev, const int32_t *devices,
     (void)devices;
     for (uint32_t i = 0; i < ndev; i++)
         comms[i] = malloc(1);
+    return HCCL_SUCCESS;
+}
+
+static HcclResult fake_comm_split(hccl_engine_comm *parent, const hccl_split *split,
+                                  hccl_engine_comm **comm)
+{
+    ck_assert_ptr_nonnull(parent);
+    ck_assert_uint_le(split->nranks, 8);
+    last_split = *split;
+    memcpy(last_split_ranks, split->ranks, split->nranks * sizeof *split->ranks);
+    last_split.ranks = last_split_ranks;
+    splits++;
+    *comm = malloc(1);
     return HCCL_SUCCESS;
 }
 
@@ -114,6 +130,7 @@ static const hccl_engine fake_a = {
     .root_info = fake_root_info,
     .comm_init = fake_comm_init,
     .comm_init_all = fake_comm_init_all,
+    .comm_split = fake_comm_split,
     .comm_destroy = fake_comm_destroy,
     .submit = fake_submit,
     .group_start = fake_group_start,
@@ -772,9 +789,127 @@ START_TEST(refused_functions_say_why)
     HCCL_FAILS(HcclCommSymWinDeregister(window), HCCL_E_NOT_SUPPORT, "refused");
     HCCL_FAILS(HcclCommSymWinGet(comm, BUF, 64, &window, &offset), HCCL_E_NOT_SUPPORT,
                "refused");
-    uint32_t ids[1] = {0};
-    HCCL_FAILS(HcclCreateSubCommConfig(&comm, 1, ids, 1, 0, NULL, &comm), HCCL_E_NOT_SUPPORT,
-               "not supported yet: sub-communicators");
+}
+END_TEST
+
+/* ---- sub-communicators ----------------------------------------------------- */
+
+/* Rank 1 of 4 joins sub-communicators: the engine is given the parent ranks
+ * by sub-rank and the caller's ids and settings; the sub-communicator is
+ * named after its parent and lives on its own. */
+START_TEST(sub_communicators_reach_the_engine_as_described)
+{
+    use_fake_engine();
+    setenv("HCCL_CONNECT_TIMEOUT", "200", 1);
+    HcclComm parent = fake_comm(4, 1);
+    char parent_name[COMM_NAME_MAX_LENGTH], name[COMM_NAME_MAX_LENGTH];
+    HCCL_OK(HcclGetCommName(parent, parent_name));
+    HcclCommConfig config;
+    HcclCommConfigInit(&config);
+    config.hcclExecTimeOut = 40;
+    uint32_t ids[3] = {3, 1, 0};
+    HcclComm sub = NULL;
+    HCCL_OK(HcclCreateSubCommConfig(&parent, 3, ids, 7, 1, &config, &sub));
+    ck_assert_ptr_nonnull(sub);
+    ck_assert_ptr_ne(sub, parent);
+    ck_assert_uint_eq(last_split.nranks, 3);
+    ck_assert_uint_eq(last_split.rank, 1);
+    ck_assert_uint_eq(last_split.ranks[0], 3);
+    ck_assert_uint_eq(last_split.ranks[1], 1);
+    ck_assert_uint_eq(last_split.ranks[2], 0);
+    ck_assert_uint_eq(last_split.id, 7);
+    ck_assert(last_split.connect_timeout_s == 200);
+    ck_assert(last_split.exec_timeout_s == 40);
+    uint32_t value = 0;
+    HCCL_OK(HcclGetRankId(sub, &value));
+    ck_assert_uint_eq(value, 1);
+    HCCL_OK(HcclGetRankSize(sub, &value));
+    ck_assert_uint_eq(value, 3);
+    HCCL_OK(HcclGetCommName(sub, name));
+    char want[COMM_NAME_MAX_LENGTH + 16];
+    snprintf(want, sizeof want, "%s_sub_7", parent_name);
+    ck_assert_str_eq(name, want);
+
+    /* The same id again makes the same name: refused while the first lives. */
+    HcclComm again = NULL;
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 3, ids, 7, 1, &config, &again), HCCL_E_PARA,
+               "named hccl_root_");
+    ck_assert_ptr_null(again);
+    /* A name of the config's own wins over the id. */
+    snprintf(config.hcclCommName, sizeof config.hcclCommName, "%s", "tp_group");
+    HCCL_OK(HcclCreateSubCommConfig(&parent, 3, ids, 7, 1, &config, &again));
+    HCCL_OK(HcclGetCommName(again, name));
+    ck_assert_str_eq(name, "tp_group");
+    ck_assert_int_eq(splits, 2);
+
+    /* The parent goes first; its sub-communicators stay. */
+    HCCL_OK(HcclCommDestroy(parent));
+    HCCL_OK(HcclGetRankSize(sub, &value));
+    ck_assert_uint_eq(value, 3);
+    HCCL_OK(HcclCommDestroy(sub));
+    HCCL_OK(HcclCommDestroy(again));
+    ck_assert_int_eq(destroyed, 3);
+}
+END_TEST
+
+/* A rank outside passes rankIds NULL and subCommId 0xFFFFFFFF: nothing is
+ * made and the engine is not called. Every bad argument is refused before
+ * the engine is. */
+START_TEST(sub_communicator_arguments_are_checked)
+{
+    use_fake_engine();
+    HcclComm parent = fake_comm(4, 1);
+    HcclCommConfig config;
+    HcclCommConfigInit(&config);
+    HcclComm sub = BUF;
+    HCCL_OK(HcclCreateSubCommConfig(&parent, 0, NULL, 0xFFFFFFFFULL, 0, &config, &sub));
+    ck_assert_ptr_eq(sub, BUF);
+    HCCL_OK(HcclCreateSubCommConfig(NULL, 0, NULL, 0xFFFFFFFFULL, 0, NULL, &sub));
+    sub = NULL;
+
+    uint32_t ids[4] = {0, 1, 2, 3};
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, ids, 1, 1, &config, NULL), HCCL_E_PTR,
+               "subComm is NULL");
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, NULL, 1, 1, &config, &sub), HCCL_E_PARA,
+               "rankIds is NULL and subCommId is 1");
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, ids, 0xFFFFFFFFULL, 1, &config, &sub),
+               HCCL_E_PARA, "rankIds is set and subCommId is 4294967295");
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 0, ids, 1, 0, &config, &sub), HCCL_E_PARA,
+               "rankNum is 0");
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, ids, 1, 2, &config, &sub), HCCL_E_PARA,
+               "subCommRankId 2 is not below rankNum 2");
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, ids, 1, 1, NULL, &sub), HCCL_E_PTR,
+               "config is NULL");
+    HCCL_FAILS(HcclCreateSubCommConfig(NULL, 2, ids, 1, 1, &config, &sub), HCCL_E_PTR,
+               "comm is NULL");
+    HcclComm foreign = (HcclComm)(uintptr_t)0x1239;
+    HCCL_FAILS(HcclCreateSubCommConfig(&foreign, 2, ids, 1, 1, &config, &sub), HCCL_E_PARA,
+               "not a communicator");
+    uint32_t too_many[5] = {0, 1, 2, 3, 4};
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 5, too_many, 1, 1, &config, &sub), HCCL_E_PARA,
+               "rankNum 5 is more than the 4 ranks of comm");
+    uint32_t outside[2] = {1, 4};
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, outside, 1, 0, &config, &sub), HCCL_E_PARA,
+               "rankIds[1] is 4, not a rank of comm (4 ranks)");
+    uint32_t twice[3] = {1, 2, 1};
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 3, twice, 1, 0, &config, &sub), HCCL_E_PARA,
+               "rankIds[0] and rankIds[2] are both rank 1");
+    uint32_t not_mine[2] = {0, 2};
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, not_mine, 1, 1, &config, &sub), HCCL_E_PARA,
+               "rankIds[subCommRankId = 1] is 2, but this rank is rank 1 of comm");
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, ids, 1, 0, &config, &sub), HCCL_E_PARA,
+               "rankIds[subCommRankId = 0] is 0");
+    HcclCommConfig bad = config;
+    bad.hcclExecTimeOut = -5;
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, ids, 1, 1, &bad, &sub), HCCL_E_PARA,
+               "hcclExecTimeOut is -5");
+    HCCL_OK(HcclGroupStart());
+    HCCL_FAILS(HcclCreateSubCommConfig(&parent, 2, ids, 1, 1, &config, &sub), HCCL_E_PARA,
+               "between HcclGroupStart and HcclGroupEnd");
+    HCCL_OK(HcclGroupEnd());
+    ck_assert_int_eq(splits, 0);
+    ck_assert_ptr_null(sub);
+    HCCL_OK(HcclCommDestroy(parent));
 }
 END_TEST
 
@@ -987,6 +1122,8 @@ static Suite *suite(void)
     tcase_add_test(comms, init_checks_ranks_and_root_info);
     tcase_add_test(comms, configs_are_read_and_checked);
     tcase_add_test(comms, init_all_makes_one_comm_per_device);
+    tcase_add_test(comms, sub_communicators_reach_the_engine_as_described);
+    tcase_add_test(comms, sub_communicator_arguments_are_checked);
     tcase_add_test(comms, groups_nest_per_thread);
     tcase_add_test(comms, environment_values_out_of_range_fall_back);
     tcase_add_test(comms, missing_engine_refuses_every_call_saying_why);

@@ -825,6 +825,125 @@ static void destroy_with_work_queued_body(rank_ctx *r)
     (void)aclrtFree(buf);
 }
 
+/* ---- sub-communicators ------------------------------------------------------------- */
+
+/* An all-reduce (sum) and a broadcast from its rank 1 in the two-rank
+ * sub-communicator sub of parent ranks pair, checked by value: rank p
+ * gives (p + 1) * 100 + i. */
+static void pair_collectives(rank_ctx *r, HcclComm sub, const uint32_t pair[2])
+{
+    int32_t host[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = (int32_t)((r->rank + 1) * 100 + i);
+    void *buf = dev_alloc(r, sizeof host);
+    if (!buf || !to_dev(r, buf, host, sizeof host))
+        return;
+    RANK_HCCL(
+        r, HcclAllReduce(buf, buf, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, sub, r->stream));
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    if (!to_host(r, host, buf, sizeof host))
+        return;
+    EXPECT_VALUES(r, "allreduce in a sub-communicator", HCCL_DATA_TYPE_INT32, host, (size_t)COUNT,
+                  (double)((pair[0] + pair[1] + 2) * 100 + 2 * i));
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = r->rank == pair[1] ? (int32_t)moved(r->rank, i) : -1;
+    if (!to_dev(r, buf, host, sizeof host))
+        return;
+    RANK_HCCL(r, HcclBroadcast(buf, COUNT, HCCL_DATA_TYPE_INT32, 1, sub, r->stream));
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    if (to_host(r, host, buf, sizeof host))
+        EXPECT_VALUES(r, "broadcast in a sub-communicator", HCCL_DATA_TYPE_INT32, host,
+                      (size_t)COUNT, moved(pair[1], i));
+    (void)aclrtFree(buf);
+}
+
+/* Joins the sub-communicator id of parent ranks pair, checks what it says
+ * of itself and runs pair_collectives in it. */
+static void join_pair(rank_ctx *r, const uint32_t pair[2], uint64_t id)
+{
+    HcclCommConfig config;
+    HcclCommConfigInit(&config);
+    uint32_t sub_rank = r->rank == pair[0] ? 0 : 1;
+    HcclComm sub = NULL;
+    RANK_HCCL(r,
+              HcclCreateSubCommConfig(&r->comm, 2, (uint32_t *)pair, id, sub_rank, &config, &sub));
+    uint32_t rank = 99, size = 0;
+    char parent_name[COMM_NAME_MAX_LENGTH], name[COMM_NAME_MAX_LENGTH], want[COMM_NAME_MAX_LENGTH];
+    if (HcclGetRankId(sub, &rank) != HCCL_SUCCESS || HcclGetRankSize(sub, &size) != HCCL_SUCCESS ||
+        rank != sub_rank || size != 2)
+        rank_fail(r, "the sub-communicator says rank %u of %u, not %u of 2", rank, size, sub_rank);
+    else if (HcclGetCommName(r->comm, parent_name) != HCCL_SUCCESS ||
+             HcclGetCommName(sub, name) != HCCL_SUCCESS)
+        rank_fail(r, "HcclGetCommName failed");
+    else if (snprintf(want, sizeof want, "%.100s_sub_%llu", parent_name, (unsigned long long)id) >
+                 0 &&
+             strcmp(name, want) != 0)
+        rank_fail(r, "the sub-communicator is named %s, not %s", name, want);
+    else
+        pair_collectives(r, sub, pair);
+    RANK_HCCL(r, HcclCommDestroy(sub));
+}
+
+/* kind 0: ranks 1 and 3 of 4 make a sub-communicator; rank 0 calls as a
+ * rank outside it does (rankIds NULL, subCommId 0xFFFFFFFF) and rank 2 not
+ * at all. kind 1: ranks {0, 1} and {2, 3} make two at once, each with its
+ * own values; then the parent still all-reduces over all four. kind 2:
+ * both ranks of two make one, in the order {1, 0}. */
+static void sub_comm_body(rank_ctx *r)
+{
+    uint32_t me = r->rank;
+    if (r->w->kind == 2) {
+        join_pair(r, (const uint32_t[2]){1, 0}, 9);
+        return;
+    }
+    if (r->w->kind == 0) {
+        if (me == 0) {
+            HcclCommConfig config;
+            HcclCommConfigInit(&config);
+            HcclComm untouched = NULL;
+            RANK_HCCL(r, HcclCreateSubCommConfig(&r->comm, 0, NULL, 0xFFFFFFFFULL, 0, &config,
+                                                 &untouched));
+            if (untouched)
+                rank_fail(r, "a rank outside the sub-communicator was given one");
+        }
+        if (me == 1 || me == 3)
+            join_pair(r, (const uint32_t[2]){1, 3}, 7);
+        return;
+    }
+    join_pair(r, me < 2 ? (const uint32_t[2]){0, 1} : (const uint32_t[2]){2, 3}, me < 2 ? 1 : 2);
+    if (r->failure[0])
+        return;
+    int32_t host[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        host[i] = (int32_t)(me + i);
+    void *buf = dev_alloc(r, sizeof host);
+    if (!buf || !to_dev(r, buf, host, sizeof host))
+        return;
+    RANK_HCCL(r, HcclAllReduce(buf, buf, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, r->comm,
+                               r->stream));
+    RANK_ACL(r, aclrtSynchronizeStream(r->stream));
+    if (to_host(r, host, buf, sizeof host))
+        EXPECT_VALUES(r, "allreduce in the parent after its sub-communicators",
+                      HCCL_DATA_TYPE_INT32, host, (size_t)COUNT, (double)(6 + 4 * i));
+    (void)aclrtFree(buf);
+}
+
+/* Rank 0 makes a sub-communicator with rank 1, which never calls: the call
+ * gives up with HCCL_E_TIMEOUT after the connect timeout, not a hang. */
+static void sub_comm_member_missing_body(rank_ctx *r)
+{
+    if (r->rank != 0)
+        return;
+    HcclCommConfig config;
+    HcclCommConfigInit(&config);
+    uint32_t pair[2] = {0, 1};
+    HcclComm sub = NULL;
+    HcclResult hr = HcclCreateSubCommConfig(&r->comm, 2, pair, 5, 0, &config, &sub);
+    if (hr != HCCL_E_TIMEOUT || sub)
+        rank_fail(r, "a sub-communicator whose other rank never came returned %d (%s), sub %p",
+                  (int)hr, HcclGetErrorString(hr), (void *)sub);
+}
+
 /* ---- the tests ---------------------------------------------------------------------- */
 
 /* Each collective on 1, 2, 4 and 8 ranks (_i is the loop index). */
@@ -920,6 +1039,35 @@ START_TEST(captured_collective_outlives_its_communicator)
 }
 END_TEST
 
+START_TEST(sub_communicator_of_two_of_four)
+{
+    if (ranks_fit(4))
+        run_world(4, sub_comm_body, 0);
+}
+END_TEST
+
+START_TEST(two_disjoint_sub_communicators_at_once)
+{
+    if (ranks_fit(4))
+        run_world(4, sub_comm_body, 1);
+}
+END_TEST
+
+START_TEST(sub_communicator_of_both_of_two)
+{
+    if (ranks_fit(2))
+        run_world(2, sub_comm_body, 2);
+}
+END_TEST
+
+START_TEST(sub_communicator_member_that_never_comes)
+{
+    setenv("ACLCUDA_HCCL_CONNECT_TIMEOUT", "2", 1);
+    if (ranks_fit(2))
+        run_world(2, sub_comm_member_missing_body, 0);
+}
+END_TEST
+
 /* HcclCommInitAll: one communicator per listed device, in this process. */
 START_TEST(init_all)
 {
@@ -982,6 +1130,15 @@ static Suite *hccl_collectives_suite(void)
     tcase_add_test(life, captured_collective_outlives_its_communicator);
     tcase_add_test(life, init_all);
     suite_add_tcase(s, life);
+
+    TCase *sub = tcase_create("sub-communicators");
+    tcase_add_checked_fixture(sub, compat_init, compat_finalize);
+    tcase_set_timeout(sub, 120);
+    tcase_add_test(sub, sub_communicator_of_two_of_four);
+    tcase_add_test(sub, sub_communicator_of_both_of_two);
+    tcase_add_test(sub, two_disjoint_sub_communicators_at_once);
+    tcase_add_test(sub, sub_communicator_member_that_never_comes);
+    suite_add_tcase(s, sub);
     return s;
 }
 

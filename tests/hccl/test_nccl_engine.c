@@ -690,6 +690,36 @@ START_TEST(init_all_of_one_device)
 }
 END_TEST
 
+/* A sub-communicator of the one rank: its own NCCL communicator, which
+ * works on its own and leaves the parent working; a rank outside the
+ * parent is refused. */
+START_TEST(split_of_the_one_rank)
+{
+    const uint32_t ranks[1] = {0};
+    hccl_split split = {.nranks = 1,
+                        .ranks = ranks,
+                        .rank = 0,
+                        .id = 3,
+                        .connect_timeout_s = 60,
+                        .exec_timeout_s = 60};
+    hccl_engine_comm *sub = NULL;
+    HCCL_OK(engine->comm_split(comm, &split, &sub));
+    ck_assert_ptr_nonnull(sub);
+    hccl_engine_comm *parent = comm;
+    comm = sub;
+    check_copying_op(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, "sub-communicator");
+    comm = parent;
+    HCCL_OK(engine->comm_destroy(sub));
+    check_copying_op(HCCL_OP_ALLREDUCE, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, "parent after");
+
+    const uint32_t outside[1] = {1};
+    split.ranks = outside;
+    sub = NULL;
+    HCCL_FAILS_WITH(engine->comm_split(comm, &split, &sub), HCCL_E_PARA);
+    ck_assert_ptr_null(sub);
+}
+END_TEST
+
 /* Rank 1 of 2 never comes: rank 0's init gives up after its connect
  * timeout instead of waiting forever. */
 START_TEST(a_rank_that_never_comes_times_out)
@@ -724,6 +754,9 @@ START_TEST(missing_nccl_is_not_supported_with_the_reason)
     HCCL_FAILS_WITH(engine->comm_init(&join, &c), HCCL_E_NOT_SUPPORT);
     const int32_t devices[1] = {0};
     HCCL_FAILS_WITH(engine->comm_init_all(1, devices, &c), HCCL_E_NOT_SUPPORT);
+    const uint32_t ranks[1] = {0};
+    hccl_split split = {.nranks = 1, .ranks = ranks};
+    HCCL_FAILS_WITH(engine->comm_split(NULL, &split, &c), HCCL_E_NOT_SUPPORT);
     HCCL_FAILS_WITH(engine->group_start(), HCCL_E_NOT_SUPPORT);
     HCCL_FAILS_WITH(engine->group_end(), HCCL_E_NOT_SUPPORT);
     const char *why = engine->unsupported(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM);
@@ -823,6 +856,7 @@ int main(void)
     tcase_add_test(ops, captured_allreduce_replays_with_current_values);
     tcase_add_test(ops, destroy_with_work_queued);
     tcase_add_test(ops, init_all_of_one_device);
+    tcase_add_test(ops, split_of_the_one_rank);
     suite_add_tcase(s, ops);
 
     TCase *joining = tcase_create("joining");
