@@ -2,16 +2,23 @@
  * process (one per device), with every value checked: each collective ×
  * data type × reduce op on 1, 2, 4 and 8 ranks, in place, grouped
  * point-to-point, stream order with ACL events, capture and replay,
- * destroy with work queued, and a rank that never arrives. The host
- * backend runs it on Gloo with eight host devices; the cuda backend on
- * NCCL runs the rank counts the GPUs allow (one NCCL rank per GPU) and
- * reports the others skipped. */
+ * destroy with work queued, sub-communicators, and a rank that never
+ * arrives; and every collective × data type × reduce op again with the
+ * ranks as 2 and 4 forked processes. The host backend runs it on Gloo
+ * with eight host devices; the cuda backend on NCCL runs the rank counts
+ * the GPUs allow (one NCCL rank per GPU) and reports the others skipped. */
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "acltest.h"
 #include "acl/acl_cuda.h"
@@ -204,6 +211,7 @@ typedef struct world world;
 typedef struct rank_ctx {
     world *w;
     uint32_t rank;
+    int kind; /* which of its collectives the body runs, for bodies that run several */
     int32_t device;
     HcclComm comm;
     aclrtStream stream;
@@ -212,14 +220,18 @@ typedef struct rank_ctx {
 
 typedef void (*rank_body)(rank_ctx *r);
 
+/* In memory shared with forked ranks (run_processes), so that they meet
+ * at its barrier and leave their failures in it. */
 struct world {
     uint32_t nranks;
     HcclRootInfo root;
+    atomic_int root_ready; /* rank 0's process wrote root */
     pthread_barrier_t barrier;
     rank_body body;
-    int kind; /* which of its collectives body runs, for bodies that run several */
     rank_ctx ranks[MAX_RANKS];
 };
+
+static world *shared_world;
 
 static void rank_fail(rank_ctx *r, const char *fmt, ...) CK_ATTRIBUTE_FORMAT(printf, 2, 3);
 static void rank_fail(rank_ctx *r, const char *fmt, ...)
@@ -281,10 +293,9 @@ static void *rank_main(void *arg)
     return NULL;
 }
 
-/* Whether n ranks fit this machine (one per device); skips otherwise. */
-static bool ranks_fit(uint32_t n)
+/* Whether n ranks fit the devices (one per device); skips otherwise. */
+static bool ranks_fit_in(uint32_t n, uint32_t devices)
 {
-    uint32_t devices = compat_device_count();
     if (n <= devices)
         return true;
     compat_skip("%u ranks need %u devices, %u here (one rank per device%s)", n, n, devices,
@@ -292,30 +303,133 @@ static bool ranks_fit(uint32_t n)
     return false;
 }
 
-/* Runs body (of kind) on n ranks, rank r on device r, and fails the test with the
+static bool ranks_fit(uint32_t n)
+{
+    return ranks_fit_in(n, compat_device_count());
+}
+
+/* The shared world, set for n ranks running body (of kind), rank r on
+ * device r; its barrier works across processes too. */
+static world *world_of(uint32_t n, rank_body body, int kind)
+{
+    world *w = shared_world;
+    memset(w, 0, sizeof *w);
+    w->nranks = n;
+    w->body = body;
+    pthread_barrierattr_t attr;
+    ck_assert_int_eq(pthread_barrierattr_init(&attr), 0);
+    ck_assert_int_eq(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), 0);
+    ck_assert_int_eq(pthread_barrier_init(&w->barrier, &attr, n), 0);
+    pthread_barrierattr_destroy(&attr);
+    for (uint32_t r = 0; r < n; r++)
+        w->ranks[r] = (rank_ctx){.w = w, .rank = r, .kind = kind, .device = (int32_t)r};
+    return w;
+}
+
+static void world_check(world *w)
+{
+    pthread_barrier_destroy(&w->barrier);
+    for (uint32_t r = 0; r < w->nranks; r++)
+        ck_assert_msg(!w->ranks[r].failure[0], "%s", w->ranks[r].failure);
+}
+
+/* Runs body (of kind) on n ranks as threads, and fails the test with the
  * first rank's failure. */
 static void run_world(uint32_t n, rank_body body, int kind)
 {
-    static world w; /* large: not on the stack */
-    memset(&w, 0, sizeof w);
-    w.nranks = n;
-    w.body = body;
-    w.kind = kind;
+    world *w = world_of(n, body, kind);
     ACL_OK(aclrtSetDevice(0));
-    HcclResult hr = HcclGetRootInfo(&w.root);
+    HcclResult hr = HcclGetRootInfo(&w->root);
     ck_assert_msg(hr == HCCL_SUCCESS, "HcclGetRootInfo returned %d", (int)hr);
-    ck_assert_int_eq(pthread_barrier_init(&w.barrier, NULL, n), 0);
     pthread_t threads[MAX_RANKS];
-    for (uint32_t r = 0; r < n; r++) {
-        w.ranks[r] = (rank_ctx){.w = &w, .rank = r, .device = (int32_t)r};
-        ck_assert_int_eq(pthread_create(&threads[r], NULL, rank_main, &w.ranks[r]), 0);
-    }
+    for (uint32_t r = 0; r < n; r++)
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, rank_main, &w->ranks[r]), 0);
     for (uint32_t r = 0; r < n; r++)
         ck_assert_int_eq(pthread_join(threads[r], NULL), 0);
-    pthread_barrier_destroy(&w.barrier);
     ACL_OK(aclrtResetDevice(0));
-    for (uint32_t r = 0; r < n; r++)
-        ck_assert_msg(!w.ranks[r].failure[0], "%s", w.ranks[r].failure);
+    world_check(w);
+}
+
+/* ---- ranks as processes -------------------------------------------------------------- */
+
+enum { PROCESS_LIMIT_S = 110, ROOT_WAIT_MS = 60000 };
+
+/* One forked rank: ACL of its own (the test's process starts none, so
+ * that CUDA is not inherited half made), rank 0 making the root info and
+ * the others waiting for it. alarm ends a rank that hangs. */
+static void process_rank(rank_ctx *r)
+{
+    signal(SIGALRM, SIG_DFL);
+    alarm(PROCESS_LIMIT_S);
+    world *w = r->w;
+    aclError err = aclInit(NULL);
+    if (err) {
+        rank_fail(r, "aclInit returned %d", (int)err);
+        _exit(1);
+    }
+    if (r->rank == 0) {
+        HcclResult hr = HCCL_E_INTERNAL;
+        if ((err = aclrtSetDevice(0)) == ACL_SUCCESS)
+            hr = HcclGetRootInfo(&w->root);
+        if (hr != HCCL_SUCCESS) {
+            rank_fail(r, "HcclGetRootInfo returned %d (aclrtSetDevice %d)", (int)hr, (int)err);
+            atomic_store(&w->root_ready, -1);
+            _exit(1);
+        }
+        atomic_store(&w->root_ready, 1);
+    }
+    for (int ms = 0; ms < ROOT_WAIT_MS && atomic_load(&w->root_ready) == 0; ms++)
+        nanosleep(&(struct timespec){0, 1000000L}, NULL);
+    if (atomic_load(&w->root_ready) != 1) {
+        rank_fail(r, "rank 0 made no root info");
+        _exit(1);
+    }
+    rank_main(r);
+    if (r->rank == 0)
+        (void)aclrtResetDevice(0);
+    (void)aclFinalize();
+    _exit(r->failure[0] ? 1 : 0);
+}
+
+/* Runs body (of kind) on n ranks as forked processes. */
+static void run_processes(uint32_t n, rank_body body, int kind)
+{
+    world *w = world_of(n, body, kind);
+    pid_t pids[MAX_RANKS];
+    fflush(stdout);
+    fflush(stderr);
+    for (uint32_t r = 0; r < n; r++) {
+        pids[r] = fork();
+        ck_assert_int_ge(pids[r], 0);
+        if (pids[r] == 0)
+            process_rank(&w->ranks[r]);
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        int status = 0;
+        ck_assert_int_eq(waitpid(pids[r], &status, 0), pids[r]);
+        ck_assert_msg(!w->ranks[r].failure[0], "%s", w->ranks[r].failure);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "rank %u %s %d", r,
+                      WIFSIGNALED(status) ? "ended by signal" : "exited with",
+                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    }
+    world_check(w);
+}
+
+/* The devices of this machine, asked in a child: the test's process starts
+ * no ACL before it forks its ranks. */
+static uint32_t device_count_probed(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        uint32_t count = 0;
+        if (aclInit(NULL) != ACL_SUCCESS || aclrtGetDeviceCount(&count) != ACL_SUCCESS)
+            count = 0;
+        _exit((int)(count < 255 ? count : 255));
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 0;
+    return (uint32_t)WEXITSTATUS(status);
 }
 
 /* ---- device buffers ---------------------------------------------------------------- */
@@ -368,7 +482,7 @@ static bool to_host(rank_ctx *r, void *host, const void *dev, size_t bytes)
 static void reductions(rank_ctx *r)
 {
     uint32_t n = r->w->nranks;
-    int kind = r->w->kind;
+    int kind = r->kind;
     static const char *names[] = {"allreduce", "reduce", "reduce-scatter", "reduce-scatterv",
                                   "allreduce in place"};
     for (size_t ti = 0; ti < NTYPES; ti++) {
@@ -450,7 +564,7 @@ static double moved(uint32_t from, size_t i)
 static void movement(rank_ctx *r)
 {
     uint32_t n = r->w->nranks, me = r->rank;
-    int kind = r->w->kind;
+    int kind = r->kind;
     static const char *names[] = {"broadcast", "allgather", "allgatherv", "scatter",
                                   "alltoall",  "alltoallv", "alltoallvc"};
     for (size_t ti = 0; ti < NTYPES; ti++) {
@@ -585,7 +699,7 @@ static void movement(rank_ctx *r)
 static void ring(rank_ctx *r)
 {
     uint32_t n = r->w->nranks, me = r->rank;
-    int kind = r->w->kind;
+    int kind = r->kind;
     if (n < 2)
         return;
     uint32_t next = (me + 1) % n, prev = (me + n - 1) % n;
@@ -892,11 +1006,11 @@ static void join_pair(rank_ctx *r, const uint32_t pair[2], uint64_t id)
 static void sub_comm_body(rank_ctx *r)
 {
     uint32_t me = r->rank;
-    if (r->w->kind == 2) {
+    if (r->kind == 2) {
         join_pair(r, (const uint32_t[2]){1, 0}, 9);
         return;
     }
-    if (r->w->kind == 0) {
+    if (r->kind == 0) {
         if (me == 0) {
             HcclCommConfig config;
             HcclCommConfigInit(&config);
@@ -942,6 +1056,26 @@ static void sub_comm_member_missing_body(rank_ctx *r)
     if (hr != HCCL_E_TIMEOUT || sub)
         rank_fail(r, "a sub-communicator whose other rank never came returned %d (%s), sub %p",
                   (int)hr, HcclGetErrorString(hr), (void *)sub);
+}
+
+/* ---- every collective in one communicator ------------------------------------------ */
+
+/* Each collective × data type × reduce op, one after another in the same
+ * communicator, as the threaded tests run them one per test. */
+static void every_collective(rank_ctx *r)
+{
+    static const rank_body bodies[] = {reductions, movement, ring};
+    static const int kinds[] = {5, 7, 2};
+    for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++)
+        for (int k = 0; k < kinds[b]; k++) {
+            r->kind = k;
+            bodies[b](r);
+            if (r->failure[0])
+                return;
+        }
+    pairs_body(r);
+    if (!r->failure[0])
+        barrier_body(r);
 }
 
 /* ---- the tests ---------------------------------------------------------------------- */
@@ -1036,6 +1170,24 @@ START_TEST(captured_collective_outlives_its_communicator)
         COMPAT_SKIP("NCCL requires a captured graph to go before its communicator");
     if (ranks_fit(2))
         run_world(2, replay_after_destroy_body, 0);
+}
+END_TEST
+
+/* As forked processes, 2 and 4 of them: no ACL in the test's own process. */
+static const uint32_t PROCESS_COUNTS[] = {2, 4};
+
+START_TEST(every_collective_as_processes)
+{
+    uint32_t n = PROCESS_COUNTS[_i];
+    if (ranks_fit_in(n, device_count_probed()))
+        run_processes(n, every_collective, 0);
+}
+END_TEST
+
+START_TEST(sub_communicators_as_processes)
+{
+    if (ranks_fit_in(4, device_count_probed()))
+        run_processes(4, sub_comm_body, 1);
 }
 END_TEST
 
@@ -1139,6 +1291,13 @@ static Suite *hccl_collectives_suite(void)
     tcase_add_test(sub, two_disjoint_sub_communicators_at_once);
     tcase_add_test(sub, sub_communicator_member_that_never_comes);
     suite_add_tcase(s, sub);
+
+    TCase *processes = tcase_create("processes");
+    tcase_set_timeout(processes, 120);
+    tcase_add_loop_test(processes, every_collective_as_processes, 0,
+                        (int)(sizeof PROCESS_COUNTS / sizeof PROCESS_COUNTS[0]));
+    tcase_add_test(processes, sub_communicators_as_processes);
+    suite_add_tcase(s, processes);
     return s;
 }
 
@@ -1146,5 +1305,9 @@ int main(void)
 {
     /* The host backend: a device per rank. */
     setenv("ACLCUDA_HOST_DEVICE_COUNT", "8", 0);
+    shared_world =
+        mmap(NULL, sizeof *shared_world, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared_world == MAP_FAILED)
+        return EXIT_FAILURE;
     return acltest_run(hccl_collectives_suite());
 }
