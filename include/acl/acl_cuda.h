@@ -99,6 +99,20 @@ ACL_FUNC_VISIBILITY aclError aclcudaStreamGetDevice(aclrtStream stream, int32_t 
 ACL_FUNC_VISIBILITY aclError aclcudaCaptureKeep(aclrtStream stream, void *ptr,
                                                 void (*release)(void *ptr));
 
+/* As aclrtLaunchHostFunc, in the same stream order, except that fn may run
+ * on a thread that waits for the stream without a limit
+ * (aclrtSynchronizeStream) instead of on the stream's own: such a wait
+ * that finds fn next with nothing running runs it itself, rather than wake
+ * the stream's thread and wait to be woken. For libraries whose host
+ * functions are the stream's work itself (HCCL's collectives on the host
+ * backend); fn must not synchronize its stream, nor count on the thread it
+ * runs on (its current context, its thread-local state). With a thread
+ * subscribed to the stream (aclrtSubscribeHostFunc) fn runs there, as
+ * aclrtLaunchHostFunc's functions do; on the cuda backend, CUDA runs it as
+ * it runs aclrtLaunchHostFunc's. */
+ACL_FUNC_VISIBILITY aclError aclcudaLaunchHostFuncAnyThread(aclrtStream stream, aclrtHostFunc fn,
+                                                            void *args);
+
 /* Waits at most sliceMs milliseconds (>= 0) for the work of a stream (NULL:
  * the current context's default stream), an event, or the current device,
  * like the aclrtSynchronize*WithTimeout functions, except that an expiry is

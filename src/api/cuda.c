@@ -1,6 +1,7 @@
 /* acl-cuda's own extensions (acl/acl_cuda.h). */
 #include "acl/acl_cuda.h"
 #include "api/api.h"
+#include "core/callback.h"
 #include "core/current.h"
 #include "core/device.h"
 #include "core/event.h"
@@ -150,6 +151,25 @@ ACL_EXPORT aclError aclcudaCaptureKeep(aclrtStream stream, void *ptr, void (*rel
                         acl_error_text(err));
     stream_put(s);
     return err;
+}
+
+/* As aclrtLaunchHostFunc (api/callback.c), the task marked for any thread. */
+ACL_EXPORT aclError aclcudaLaunchHostFuncAnyThread(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    PROF_API();
+    acl_stream *s;
+    aclError ret = current_stream_get(__func__, stream, &s);
+    if (ret != ACL_SUCCESS)
+        return ret;
+    if (!fn)
+        ret = ACL_RAISE(ACL_ERROR_INVALID_PARAM, "fn is NULL");
+    else if (callback_has_subscriber(s, CHANNEL_HOST_FUNC))
+        ret = callback_launch(__func__, CHANNEL_HOST_FUNC, s, fn, args, true);
+    else
+        ret = stream_submit(__func__, s,
+                            &(task){.kind = TASK_HOST_FUNC, .u.host_func = {fn, args, true}});
+    stream_put(s);
+    return ret;
 }
 
 /* ---- waits in slices -------------------------------------------------------------- */

@@ -314,6 +314,10 @@ typedef struct backend_stream_ops {
     aclError (*record_external)(backend_stream *s, backend_event *e);
     aclError (*wait_external)(backend_stream *s, backend_event *e);
     aclError (*host_func)(backend_stream *s, host_fn fn, void *arg);
+    /* Optional (NULL: host_func): as host_func, except that fn may also run
+     * on a thread that synchronizes s without a limit, when fn is next and
+     * nothing of s runs (aclcudaLaunchHostFuncAnyThread). */
+    aclError (*host_func_any_thread)(backend_stream *s, host_fn fn, void *arg);
     /* Stream memory operations on a 64-bit word: a write (ordered after
      * earlier work), and a wait until the word compares true with value
      * (cmp: ACL_STREAM_WAIT_VALUE_GEQ, EQ, AND or NOR). */

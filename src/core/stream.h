@@ -129,6 +129,7 @@ typedef struct task {
         struct {
             host_fn fn;
             void *arg;
+            bool any_thread; /* aclcudaLaunchHostFuncAnyThread's */
         } host_func;
         struct {
             void *addr;
@@ -236,6 +237,8 @@ static inline __attribute__((always_inline)) aclError stream_task_dispatch(acl_s
         return s->ops->wait_external ? s->ops->wait_external(bs, t->u.event)
                                      : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_HOST_FUNC:
+        if (t->u.host_func.any_thread && s->ops->host_func_any_thread)
+            return s->ops->host_func_any_thread(bs, t->u.host_func.fn, t->u.host_func.arg);
         return s->ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
     case TASK_LAUNCH:
         return s->ops->launch ? s->ops->launch(bs, t->u.launch) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;

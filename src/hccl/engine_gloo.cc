@@ -10,7 +10,11 @@
  * process exits.
  *
  * Running: an op becomes a task, run in stream order by a host function
- * (aclrtLaunchHostFunc) on the stream's own thread. A task of a stream being
+ * (aclcudaLaunchHostFuncAnyThread) on the stream's own thread, or on the
+ * thread that synchronizes the stream when that thread finds it next: the
+ * usual collective followed by aclrtSynchronizeStream then runs on the
+ * caller's thread, as a raw Gloo call does, without two thread wake-ups.
+ * A task of a stream being
  * captured (aclmdlRI) runs again at each replay: it is kept with the model
  * (aclcudaCaptureKeep) and holds the communicator, freed once the model and
  * its replays are gone; a replay after the communicator was destroyed skips
@@ -962,7 +966,9 @@ struct Runner {
  * lives, SIGPIPE is blocked in the calling thread, so a write to a dead
  * peer fails with EPIPE; a SIGPIPE raised meanwhile is taken back before
  * the mask is restored. Gloo's loop thread, started when a device is
- * made, inherits the mask and keeps SIGPIPE blocked. */
+ * made, inherits the mask and keeps SIGPIPE blocked. A thread that blocks
+ * it already (a stream's thread blocks every signal) is left as it is:
+ * one system call instead of four. */
 class SigpipeBlocked
 {
   public:
@@ -971,11 +977,15 @@ class SigpipeBlocked
         sigemptyset(&pipe_);
         sigaddset(&pipe_, SIGPIPE);
         pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+        was_blocked_ = sigismember(&old_, SIGPIPE) == 1;
         sigset_t pending;
-        was_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+        was_pending_ =
+            was_blocked_ || (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1);
     }
     ~SigpipeBlocked()
     {
+        if (was_blocked_)
+            return;
         sigset_t pending;
         if (!was_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
             const struct timespec now = {0, 0};
@@ -989,7 +999,7 @@ class SigpipeBlocked
 
   private:
     sigset_t pipe_, old_;
-    bool was_pending_;
+    bool was_blocked_, was_pending_;
 };
 
 /* The host function: never lets an exception out into the stream's thread. */
@@ -1052,11 +1062,11 @@ HcclResult launch(hccl_engine_comm *c, Task *t, aclrtStream stream)
         release(c, false);
         return HCCL_E_RUNTIME;
     }
-    err = aclrtLaunchHostFunc(stream, run_task, t);
+    err = aclcudaLaunchHostFuncAnyThread(stream, run_task, t);
     if (err == ACL_SUCCESS)
         return HCCL_SUCCESS;
     const char *why = aclGetRecentErrMsg();
-    hccl_set_error("gloo: aclrtLaunchHostFunc failed (%d): %s", static_cast<int>(err),
+    hccl_set_error("gloo: aclcudaLaunchHostFuncAnyThread failed (%d): %s", static_cast<int>(err),
                    why ? why : "no message");
     if (!t->kept) {
         delete t;

@@ -31,7 +31,8 @@ enum {
 struct task {
     struct task *next;
     task_kind kind;
-    bool cancelled; /* by an abort: skipped when its turn comes */
+    bool cancelled;  /* by an abort: skipped when its turn comes */
+    bool any_thread; /* a host function a synchronizing thread may run (sync_seq) */
     union {
         struct {
             void *dst;
@@ -611,11 +612,16 @@ static void *stream_worker(void *arg)
                 rc = pthread_cond_timedwait(&s->work_cv, &s->lock, &idle_until);
             s->worker_idle = false;
         }
-        /* Paused (host_streams_pause): start nothing until resumed. */
-        while (s->head && atomic_load_explicit(&workers_paused, memory_order_relaxed))
+        /* Paused (host_streams_pause): start nothing until resumed; and
+         * nothing while a synchronizing thread runs a task (sync_seq). */
+        bool idled = !s->head;
+        while (s->running ||
+               (s->head && atomic_load_explicit(&workers_paused, memory_order_relaxed)))
             pthread_cond_wait(&s->work_cv, &s->lock);
-        if (!s->head)
+        if (!s->head && (idled || s->destroyed))
             break; /* idle for a while, or destroyed and drained */
+        if (!s->head)
+            continue; /* taken by a synchronizing thread: idle again */
         task *t = s->head;
         s->head = t->next;
         if (!s->head)
@@ -741,6 +747,7 @@ task *task_new(task_kind kind)
     if (t) {
         t->kind = kind;
         t->cancelled = false;
+        t->any_thread = false;
     }
     return t;
 }
@@ -994,6 +1001,19 @@ static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
     return submit(bs->impl, t);
 }
 
+static aclError host_host_func_any_thread(backend_stream *bs, host_fn fn, void *arg)
+{
+    if (!fn)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    task *t = task_new(TASK_HOST_FN);
+    if (!t)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    t->u.call.fn = fn;
+    t->u.call.arg = arg;
+    t->any_thread = true;
+    return submit(bs->impl, t);
+}
+
 static aclError host_value_write(backend_stream *bs, void *addr, uint64_t value)
 {
     task *t = task_new(TASK_VALUE_WRITE);
@@ -1115,6 +1135,62 @@ static void host_stream_destroy(backend_stream *bs, bool idle)
     stream_release(s);
 }
 
+/* Runs t, the head of s, on this thread instead of the worker, which waits
+ * meanwhile (stream_worker): called with s's lock held and nothing of s
+ * running; returns with the lock held again. */
+static void run_here_locked(host_stream *s, task *t)
+{
+    s->head = t->next;
+    if (!s->head)
+        s->tail = NULL;
+    s->running = t;
+    running_seq = s->completed + 1;
+    pthread_mutex_unlock(&s->lock);
+    running_stream = s;
+    if (!t->cancelled)
+        task_run(t);
+    running_stream = NULL;
+    pthread_mutex_lock(&s->lock);
+    s->running = NULL;
+    s->completed++;
+    if (s->completed >= s->wake_at) {
+        s->wake_at = UINT64_MAX;
+        pthread_cond_broadcast(&s->done_cv);
+    }
+    pthread_cond_signal(&s->work_cv); /* the worker waits while a task runs */
+    pthread_mutex_unlock(&s->lock);
+    task_free(t);
+    pthread_mutex_lock(&s->lock);
+}
+
+/* stream_wait_seq for a thread that synchronizes s without a limit: a
+ * host function that may run on any thread (aclcudaLaunchHostFuncAnyThread),
+ * next with nothing running, it runs itself instead of handing it to the
+ * worker and waiting to be woken: two thread wake-ups fewer. A wait with a
+ * limit never does (the function may outlast it), nor a task's own wait
+ * (this thread is then a worker, of s or of another stream). */
+static bool sync_seq(host_stream *s, uint64_t seq, int32_t timeout_ms)
+{
+    if (timeout_ms >= 0 || running_stream)
+        return stream_wait_seq(s, seq, timeout_ms);
+    stream_retain(s); /* a function run here may destroy s */
+    pthread_mutex_lock(&s->lock);
+    while (s->completed < seq) {
+        task *t = s->head;
+        if (t && t->any_thread && !s->running &&
+            !atomic_load_explicit(&workers_paused, memory_order_relaxed)) {
+            run_here_locked(s, t);
+            continue;
+        }
+        if (seq < s->wake_at)
+            s->wake_at = seq;
+        pthread_cond_wait(&s->done_cv, &s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    stream_release(s);
+    return true;
+}
+
 /* A failure of a task is reported once, by the synchronize that covers it;
  * an abort during the wait ends it with ACL_ERROR_RT_STREAM_ABORT, as ACL
  * documents. */
@@ -1125,7 +1201,7 @@ static aclError host_stream_synchronize(backend_stream *bs, int32_t timeout_ms)
     pthread_mutex_lock(&s->lock);
     uint64_t target = s->enqueued;
     pthread_mutex_unlock(&s->lock);
-    if (!stream_wait_seq(s, target, timeout_ms))
+    if (!sync_seq(s, target, timeout_ms))
         return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
     host_pools_settle();
     if (atomic_load_explicit(&s->abort_gen, memory_order_acquire) != gen)
@@ -1167,6 +1243,7 @@ const backend_stream_ops host_stream_ops = {
     .record_external = host_record_external,
     .wait_external = host_wait_external,
     .host_func = host_host_func,
+    .host_func_any_thread = host_host_func_any_thread,
     .value_write = host_value_write,
     .value_wait = host_value_wait,
     .abort = host_stream_abort,

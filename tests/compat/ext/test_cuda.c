@@ -2,6 +2,7 @@
  * optional "ext" group of the compatibility suite, built only when asked
  * for (./configure --enable-extensions, and always in acl-cuda's own make
  * check). Pinned against acl/acl_cuda.h's comments and docs/backends.md. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -111,6 +112,103 @@ COMPAT_TEST(capture_keep,
     for (int i = 0; i < 2000 && atomic_load(&kept_released) == 0; i++)
         usleep(1000);
     ck_assert_int_eq(atomic_load(&kept_released), 1);
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+/* ---- host functions for any thread ---------------------------------------------- */
+
+enum { ANY_ROUNDS = 300, ANY_PER_ROUND = 3 };
+
+/* Host functions note their index as they run, and whether another of the
+ * stream's ran beside them. */
+static struct {
+    int index[ANY_ROUNDS * ANY_PER_ROUND];
+    int ran[ANY_ROUNDS * ANY_PER_ROUND];
+    atomic_int count, running, beside;
+} any_log;
+
+static void note_turn(void *arg)
+{
+    if (atomic_fetch_add(&any_log.running, 1) != 0)
+        atomic_fetch_add(&any_log.beside, 1);
+    any_log.ran[atomic_fetch_add(&any_log.count, 1)] = *(int *)arg;
+    atomic_fetch_sub(&any_log.running, 1);
+}
+
+COMPAT_TEST(launch_host_func_any_thread,
+            "aclcudaLaunchHostFuncAnyThread runs fn once, in stream order with the stream's "
+            "other work and never beside it, whether the stream's thread or a thread "
+            "synchronizing the stream runs it",
+            "acl/acl_cuda.h aclcudaLaunchHostFuncAnyThread")
+{
+    aclrtStream s = compat_new_stream();
+    aclrtEvent e = NULL;
+    ACL_OK(aclrtCreateEvent(&e));
+    memset(&any_log, 0, sizeof any_log);
+    for (int round = 0, i = 0; round < ANY_ROUNDS; round++) {
+        for (int k = 0; k < ANY_PER_ROUND; k++, i++) {
+            any_log.index[i] = i;
+            /* The first of a round an ordinary host function, the others for any thread. */
+            if (k == 0)
+                ACL_OK(aclrtLaunchHostFunc(s, note_turn, &any_log.index[i]));
+            else
+                ACL_OK(aclcudaLaunchHostFuncAnyThread(s, note_turn, &any_log.index[i]));
+        }
+        if (round % 3 == 0) {
+            ACL_OK(aclrtSynchronizeStream(s));
+            ck_assert_int_eq(atomic_load(&any_log.count), i);
+        } else if (round % 3 == 1) {
+            ACL_OK(aclrtRecordEvent(e, s));
+            ACL_OK(aclrtSynchronizeEvent(e));
+            ck_assert_int_eq(atomic_load(&any_log.count), i);
+        }
+    }
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_int_eq(atomic_load(&any_log.count), ANY_ROUNDS * ANY_PER_ROUND);
+    for (int i = 0; i < ANY_ROUNDS * ANY_PER_ROUND; i++)
+        ck_assert_msg(any_log.ran[i] == i, "function %d ran in turn %d", any_log.ran[i], i);
+    ck_assert_int_eq(atomic_load(&any_log.beside), 0);
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+typedef struct any_subscriber {
+    aclrtContext ctx;
+    aclError processed;
+    pthread_t ran_on;
+} any_subscriber;
+
+static void note_any_thread(void *arg)
+{
+    ((any_subscriber *)arg)->ran_on = pthread_self();
+}
+
+static void *process_one_host_func(void *arg)
+{
+    any_subscriber *p = arg;
+    ACL_OK(aclrtSetCurrentContext(p->ctx));
+    p->processed = aclrtProcessHostFunc(30000);
+    return NULL;
+}
+
+COMPAT_TEST(host_func_any_thread_goes_to_the_subscriber,
+            "with a thread subscribed to the stream (aclrtSubscribeHostFunc), "
+            "aclcudaLaunchHostFuncAnyThread's function runs on that thread, as "
+            "aclrtLaunchHostFunc's do",
+            "acl/acl_cuda.h aclcudaLaunchHostFuncAnyThread")
+{
+    aclrtStream s = compat_new_stream();
+    any_subscriber p = {.processed = -1};
+    ACL_OK(aclrtGetCurrentContext(&p.ctx));
+    pthread_t subscriber;
+    ck_assert_int_eq(pthread_create(&subscriber, NULL, process_one_host_func, &p), 0);
+    ACL_OK(aclrtSubscribeHostFunc((uint64_t)subscriber, s));
+    ACL_OK(aclcudaLaunchHostFuncAnyThread(s, note_any_thread, &p));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_int_eq(pthread_join(subscriber, NULL), 0);
+    ACL_OK(p.processed);
+    ck_assert(pthread_equal(p.ran_on, subscriber));
+    ACL_OK(aclrtUnSubscribeHostFunc((uint64_t)subscriber, s));
     ACL_OK(aclrtDestroyStream(s));
 }
 
@@ -279,6 +377,14 @@ ROW(aclcudaCaptureKeep)
     REJECTS(aclcudaCaptureKeep(NULL, &kept, NULL), ACL_ERROR_INVALID_PARAM, "a NULL release");
 }
 
+ROW(aclcudaLaunchHostFuncAnyThread)
+{
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclcudaLaunchHostFuncAnyThread(h, host_noop, NULL));
+    REJECTS(aclcudaLaunchHostFuncAnyThread(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL function");
+}
+
 ROW(aclcudaGetNativeEvent)
 {
     void *native;
@@ -334,17 +440,12 @@ ROW(aclcudaSynchronizeEventSlice)
 }
 
 static const compat_row rows[] = {
-    COMPAT_ROW(aclcudaEventFromNative),
-    COMPAT_ROW(aclcudaFunctionGetBlockDim),
-    COMPAT_ROW(aclcudaFunctionSetBlockDim),
-    COMPAT_ROW(aclcudaGetNativeDevice),
-    COMPAT_ROW(aclcudaGetNativeEvent),
-    COMPAT_ROW(aclcudaGetNativeStream),
-    COMPAT_ROW(aclcudaStreamFromNative),
-    COMPAT_ROW(aclcudaStreamGetDevice),
-    COMPAT_ROW(aclcudaCaptureKeep),
-    COMPAT_ROW(aclcudaSynchronizeEventSlice),
-    COMPAT_ROW(aclcudaSynchronizeStreamSlice),
+    COMPAT_ROW(aclcudaEventFromNative),       COMPAT_ROW(aclcudaFunctionGetBlockDim),
+    COMPAT_ROW(aclcudaFunctionSetBlockDim),   COMPAT_ROW(aclcudaGetNativeDevice),
+    COMPAT_ROW(aclcudaGetNativeEvent),        COMPAT_ROW(aclcudaGetNativeStream),
+    COMPAT_ROW(aclcudaStreamFromNative),      COMPAT_ROW(aclcudaStreamGetDevice),
+    COMPAT_ROW(aclcudaCaptureKeep),           COMPAT_ROW(aclcudaLaunchHostFuncAnyThread),
+    COMPAT_ROW(aclcudaSynchronizeEventSlice), COMPAT_ROW(aclcudaSynchronizeStreamSlice),
 };
 COMPAT_BAD_ARGS(cuda, rows);
 
@@ -359,6 +460,8 @@ Suite *compat_suite_cuda(void)
     tcase_add_test(handles, waits_in_slices);
     tcase_add_test(handles, native_device);
     tcase_add_test(handles, capture_keep);
+    tcase_add_test(handles, launch_host_func_any_thread);
+    tcase_add_test(handles, host_func_any_thread_goes_to_the_subscriber);
     tcase_add_test(handles, wrap_native_stream);
     tcase_add_test(handles, wrap_native_event);
     suite_add_tcase(s, handles);
