@@ -59,11 +59,12 @@ aclError context_create(const char *api, int32_t device, int32_t phys, bool is_d
  * caller raises). */
 acl_context *context_get_handle(aclrtContext handle);
 /* Tears down a context whose handle the caller took: every stream, the
- * default one included, is taken, its work waited for, and released. The
- * waits of streams destroyed without waiting are cancelled first (their
- * owner gave them up: nothing may release them), and with force those of
- * every stream too (aclrtResetDeviceForce, aclFinalize), so that the
- * teardown returns. */
+ * default one included, is taken, its work waited for, and released. It
+ * always returns: the waits of streams destroyed without waiting are
+ * cancelled first (their owner gave them up: nothing may release them);
+ * with force (aclrtResetDeviceForce, aclFinalize) those of every stream
+ * too, and without, those of every stream once its work has not finished
+ * within a grace period (aclrtResetDevice, aclrtDestroyContext). */
 void context_teardown(acl_context *ctx, bool force);
 
 /* Work a stream still had when it was destroyed without waiting
