@@ -113,9 +113,33 @@ static acl_stream **collect_streams(acl_context *ctx, bool close, bool take_out,
     return streams;
 }
 
-acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err)
+acl_stream **context_streams(acl_context *ctx, bool retired_too, size_t *count, aclError *err)
 {
-    return collect_streams(ctx, false, false, count, err);
+    acl_stream **streams = collect_streams(ctx, false, false, count, err);
+    if (!retired_too || *err)
+        return streams;
+    /* After the live ones: a stream destroyed without waiting is retired
+     * before it leaves the live list, so none is missed between the two. */
+    pthread_mutex_lock(&ctx->lock);
+    size_t n = 0;
+    list_for_each(pos, &ctx->retired) n++;
+    acl_stream **all = n ? realloc(streams, (*count + n) * sizeof *all) : streams;
+    if (all)
+        list_for_each(pos, &ctx->retired)
+        {
+            acl_stream *s = list_entry(pos, retired_work, link)->stream;
+            if (stream_hold(s)) /* held by the work: always */
+                all[(*count)++] = s;
+        }
+    pthread_mutex_unlock(&ctx->lock);
+    if (!all) {
+        for (size_t i = 0; i < *count; i++)
+            stream_release(streams[i]);
+        free(streams);
+        *count = 0;
+        *err = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    return all;
 }
 
 /* The waits of every stream whose work was retired, cancelled with no lock

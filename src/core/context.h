@@ -90,10 +90,12 @@ aclError context_wait_retired(acl_context *ctx, int32_t timeout_ms);
 bool context_link_stream(acl_context *ctx, acl_stream *s);
 void context_unlink_stream(acl_context *ctx, acl_stream *s);
 
-/* Every stream of ctx that is still live, each held for the caller
- * (stream_release); *count of them. NULL with *count 0 when there are none or
- * memory ran out (then ACL_ERROR_RT_MEMORY_ALLOCATION in *err). */
-acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err);
+/* Every stream of ctx that is still live, and with retired_too those
+ * destroyed without waiting whose work is still kept (a stream may be
+ * listed twice), each held for the caller (stream_release); *count of
+ * them. NULL with *count 0 when there are none or memory ran out (then
+ * ACL_ERROR_RT_MEMORY_ALLOCATION in *err). */
+acl_stream **context_streams(acl_context *ctx, bool retired_too, size_t *count, aclError *err);
 
 /* Per-context aclSysParamOpt values: set always works; get fails with
  * ACL_ERROR_RT_SYSPARAMOPT_NOT_SET for an option never set here. */
