@@ -404,7 +404,10 @@ typedef struct backend_event_ops {
  * stream-ordered and called by stream_submit only. Shared notifies: the
  * host backend keeps its word at `word` (memory shared between
  * processes); the cuda backend describes its device word in `blob`
- * (NOTIFY_BLOB_SIZE bytes), which open() in another process maps. */
+ * (NOTIFY_BLOB_SIZE bytes), which open() in another process maps. What
+ * another process maps holds that word and nothing else of this one's;
+ * share returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT where that takes moving
+ * the word and stream work already uses it where it is (cuda). */
 enum { NOTIFY_BLOB_SIZE = 128 };
 typedef struct backend_notify_ops {
     size_t size;

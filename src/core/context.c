@@ -113,9 +113,33 @@ static acl_stream **collect_streams(acl_context *ctx, bool close, bool take_out,
     return streams;
 }
 
-acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err)
+acl_stream **context_streams(acl_context *ctx, bool retired_too, size_t *count, aclError *err)
 {
-    return collect_streams(ctx, false, false, count, err);
+    acl_stream **streams = collect_streams(ctx, false, false, count, err);
+    if (!retired_too || *err)
+        return streams;
+    /* After the live ones: a stream destroyed without waiting is retired
+     * before it leaves the live list, so none is missed between the two. */
+    pthread_mutex_lock(&ctx->lock);
+    size_t n = 0;
+    list_for_each(pos, &ctx->retired) n++;
+    acl_stream **all = n ? realloc(streams, (*count + n) * sizeof *all) : streams;
+    if (all)
+        list_for_each(pos, &ctx->retired)
+        {
+            acl_stream *s = list_entry(pos, retired_work, link)->stream;
+            if (stream_hold(s)) /* held by the work: always */
+                all[(*count)++] = s;
+        }
+    pthread_mutex_unlock(&ctx->lock);
+    if (!all) {
+        for (size_t i = 0; i < *count; i++)
+            stream_release(streams[i]);
+        free(streams);
+        *count = 0;
+        *err = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    return all;
 }
 
 /* The waits of every stream whose work was retired, cancelled with no lock
@@ -145,12 +169,25 @@ static void cancel_retired_waits(acl_context *ctx)
     free(streams);
 }
 
+/* How long a plain teardown waits for its streams' work before it gives
+ * up their waits, as CANN's runtime bounds its wait for a stream it tears
+ * down before it recycles the stream's tasks: nothing the application can
+ * still do releases a wait once its stream is being torn down. */
+enum { TEARDOWN_GRACE_MS = 3000 };
+
+/* Whether s's work is done (or failed) by the deadline. */
+static bool settled_by(acl_stream *s, int64_t deadline)
+{
+    return stream_synchronize(s, ms_left(deadline)) != ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+}
+
 void context_teardown(acl_context *ctx, bool force)
 {
     size_t count;
     aclError err;
     acl_stream **streams = collect_streams(ctx, true, true, &count, &err);
     cancel_retired_waits(ctx);
+    int64_t deadline = monotonic_ns() + (int64_t)TEARDOWN_GRACE_MS * 1000000;
     /* Without memory for the array, take the streams one at a time. */
     if (err) {
         for (;;) {
@@ -167,7 +204,7 @@ void context_teardown(acl_context *ctx, bool force)
             if (!s)
                 break;
             if (held && object_take(&s->obj)) {
-                if (force)
+                if (force || !settled_by(s, deadline))
                     stream_cancel_waits(s);
                 stream_teardown(s, true);
             }
@@ -175,17 +212,24 @@ void context_teardown(acl_context *ctx, bool force)
                 stream_release(s);
         }
     }
-    /* Every wait is cancelled before any stream is waited for: a stream
-     * may wait for an event that another records after a wait of its own. */
     for (size_t i = 0; i < count; i++) {
         /* A stream another thread is destroying is that thread's to finish. */
         if (!object_take(&streams[i]->obj)) {
             stream_release(streams[i]);
             streams[i] = NULL;
-        } else if (force) {
-            stream_cancel_waits(streams[i]);
         }
     }
+    bool pending = false;
+    if (!force)
+        for (size_t i = 0; i < count && !pending; i++)
+            pending = streams[i] && !settled_by(streams[i], deadline);
+    /* Every wait is cancelled before any stream is waited for without a
+     * limit: a stream may wait for an event that another records after a
+     * wait of its own. */
+    if (force || pending)
+        for (size_t i = 0; i < count; i++)
+            if (streams[i])
+                stream_cancel_waits(streams[i]);
     for (size_t i = 0; i < count; i++) {
         if (streams[i]) {
             stream_teardown(streams[i], true);

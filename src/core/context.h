@@ -59,11 +59,12 @@ aclError context_create(const char *api, int32_t device, int32_t phys, bool is_d
  * caller raises). */
 acl_context *context_get_handle(aclrtContext handle);
 /* Tears down a context whose handle the caller took: every stream, the
- * default one included, is taken, its work waited for, and released. The
- * waits of streams destroyed without waiting are cancelled first (their
- * owner gave them up: nothing may release them), and with force those of
- * every stream too (aclrtResetDeviceForce, aclFinalize), so that the
- * teardown returns. */
+ * default one included, is taken, its work waited for, and released. It
+ * always returns: the waits of streams destroyed without waiting are
+ * cancelled first (their owner gave them up: nothing may release them);
+ * with force (aclrtResetDeviceForce, aclFinalize) those of every stream
+ * too, and without, those of every stream once its work has not finished
+ * within a grace period (aclrtResetDevice, aclrtDestroyContext). */
 void context_teardown(acl_context *ctx, bool force);
 
 /* Work a stream still had when it was destroyed without waiting
@@ -89,10 +90,12 @@ aclError context_wait_retired(acl_context *ctx, int32_t timeout_ms);
 bool context_link_stream(acl_context *ctx, acl_stream *s);
 void context_unlink_stream(acl_context *ctx, acl_stream *s);
 
-/* Every stream of ctx that is still live, each held for the caller
- * (stream_release); *count of them. NULL with *count 0 when there are none or
- * memory ran out (then ACL_ERROR_RT_MEMORY_ALLOCATION in *err). */
-acl_stream **context_streams(acl_context *ctx, size_t *count, aclError *err);
+/* Every stream of ctx that is still live, and with retired_too those
+ * destroyed without waiting whose work is still kept (a stream may be
+ * listed twice), each held for the caller (stream_release); *count of
+ * them. NULL with *count 0 when there are none or memory ran out (then
+ * ACL_ERROR_RT_MEMORY_ALLOCATION in *err). */
+acl_stream **context_streams(acl_context *ctx, bool retired_too, size_t *count, aclError *err);
 
 /* Per-context aclSysParamOpt values: set always works; get fails with
  * ACL_ERROR_RT_SYSPARAMOPT_NOT_SET for an option never set here. */

@@ -81,7 +81,8 @@ static bool mark_stream(deferral *d, acl_stream *s, int32_t phys)
     return true;
 }
 
-/* Marks every busy stream of every device. The thread's last task id
+/* Marks every busy stream of every device, streams destroyed without
+ * waiting included (their work still runs). The thread's last task id
  * (aclrtGetThreadLastTaskId) stays the user's. */
 static bool mark_busy_streams(deferral *d)
 {
@@ -90,7 +91,7 @@ static bool mark_busy_streams(deferral *d)
     for (int32_t phys = 0; phys < device_present_count() && ok; phys++) {
         size_t count;
         aclError err;
-        acl_stream **streams = device_streams(phys, &count, &err);
+        acl_stream **streams = device_streams(phys, true, &count, &err);
         ok = err == ACL_SUCCESS;
         for (size_t i = 0; i < count; i++) {
             if (ok)

@@ -5,7 +5,8 @@
  * changes at once (the address is no longer mapped, the handle is dead),
  * while the backend's release waits until every stream's work queued
  * before it has completed: the module marks the end of the work queued on
- * every busy stream (every device, every context) and runs the release
+ * every busy stream (every device, every context, and the streams
+ * destroyed without waiting, whose work still runs) and runs the release
  * once all the marks completed.
  *
  * Releases run in the order they were added, at the next call of

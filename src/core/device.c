@@ -309,7 +309,7 @@ void device_context_destroy(acl_context *ctx)
  * backend event, then waits for the marks with no lock held, so streams
  * may come and go (and callbacks may run ACL calls) while we wait, and work
  * queued after the call is not waited for. */
-acl_stream **device_streams(int32_t phys, size_t *count_out, aclError *err_out)
+acl_stream **device_streams(int32_t phys, bool retired_too, size_t *count_out, aclError *err_out)
 {
     size_t count = 0, cap = 0;
     acl_stream **streams = NULL;
@@ -318,7 +318,8 @@ acl_stream **device_streams(int32_t phys, size_t *count_out, aclError *err_out)
     list_for_each(pos, &devices[phys].contexts)
     {
         size_t n;
-        acl_stream **more = context_streams(list_entry(pos, acl_context, device_link), &n, &err);
+        acl_stream **more =
+            context_streams(list_entry(pos, acl_context, device_link), retired_too, &n, &err);
         if (err)
             break;
         if (count + n > cap) {
@@ -348,7 +349,7 @@ aclError device_abort(int32_t phys)
 {
     size_t count;
     aclError err;
-    acl_stream **streams = device_streams(phys, &count, &err);
+    acl_stream **streams = device_streams(phys, false, &count, &err);
     for (size_t i = 0; i < count; i++) {
         aclError one = stream_abort(streams[i]);
         if (one && !err)
@@ -394,7 +395,7 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
     const backend_event_ops *ev = backend()->event;
     size_t count, marks = 0;
     aclError err;
-    acl_stream **streams = device_streams(phys, &count, &err);
+    acl_stream **streams = device_streams(phys, false, &count, &err);
 
     /* The marks, one per busy stream, in one block. */
     unsigned char *mark_mem = !err && count ? calloc(count, ev->size) : NULL;

@@ -46,17 +46,15 @@ aclError device_peer_enable(int32_t phys, int32_t peer);
 aclError device_peer_disable(int32_t phys, int32_t peer);
 bool device_peer_enabled(int32_t phys, int32_t peer);
 
-/* Every stream of every context of the device, each held (stream_release),
- * in a block the caller frees (NULL when there are none); *err: memory ran
- * out, the streams listed being those found before. */
-acl_stream **device_streams(int32_t phys, size_t *count, aclError *err);
 /* Waits for the work queued on every stream of the device (all contexts)
  * before the call. Bare codes: ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry. */
 aclError device_synchronize(int32_t phys, int32_t timeout_ms);
-/* Every stream of every context of the device, each held (stream_release),
- * in a block the caller frees; NULL with *count 0 when there are none or
- * memory ran out (*err says which). */
-acl_stream **device_streams(int32_t phys, size_t *count, aclError *err);
+/* Every stream of every context of the device, with retired_too those
+ * destroyed without waiting whose work is kept too (context_streams), each
+ * held (stream_release), in a block the caller frees (NULL when there are
+ * none); *err: memory ran out, the streams listed being those found
+ * before. */
+acl_stream **device_streams(int32_t phys, bool retired_too, size_t *count, aclError *err);
 /* aclrtDeviceTaskAbort: stream_abort on every stream of the device (all
  * contexts). The first failure, after trying all. */
 aclError device_abort(int32_t phys);

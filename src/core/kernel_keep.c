@@ -7,7 +7,14 @@
  * (object_hold and object_release_late take no lock), so any thread may
  * come here holding whatever it holds: a stream's teardown, the reclaimer
  * freeing a module, the backend's thread running a fence. Leaves rank last
- * for fork (before the error messages, which are never raised under them). */
+ * for fork (before the error messages, which are never raised under them).
+ *
+ * Not deferred.c's marks, which wait for the same work: those are reaped
+ * at API entries and run backend releases in order, and marking takes the
+ * device and context locks. A fence only drops references, so it runs on
+ * the stream's own thread as soon as the work is done (an unloaded
+ * binary's code goes then, not at some later call), and this module is
+ * entered under any lock, hence its own list of streams. */
 #include <stdlib.h>
 #include <string.h>
 

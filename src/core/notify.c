@@ -246,8 +246,13 @@ aclError notify_export(const char *api, acl_notify *n, char *key, size_t len, bo
         munmap(page, sizeof *page);
         close(fd);
         free(share);
-        return acl_raise(api, err, "notify %u cannot be shared on the %s backend", n->id,
-                         backend()->name);
+        if (err == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+            return acl_raise(api, err,
+                             "notify %u was recorded or waited for already: the %s backend "
+                             "exports a notify before its first stream task",
+                             n->id, backend()->name);
+        return acl_raise(api, err, "notify %u cannot be shared on the %s backend: %s", n->id,
+                         backend()->name, acl_error_text(err));
     }
     page->magic = PAGE_MAGIC;
     err = share_publish(SHARE_NOTIFY, fd, &blob, sizeof blob, check_pid, false, &share->name);

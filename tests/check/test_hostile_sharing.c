@@ -549,6 +549,51 @@ COMPAT_TEST(export_hands_out_only_its_range,
     ACL_OK(aclrtFree(after));
 }
 
+COMPAT_TEST(notify_key_hands_out_only_its_page,
+            "the descriptor of a notify key is one page holding that notify's word, recorded "
+            "by its exporter, and nothing of the exporter's other notifies; on the cuda backend "
+            "the word itself is in device memory of its own (test_interop_cuda)",
+            "issue 26 items 15 and 16")
+{
+    aclrtStream s;
+    ACL_OK(aclrtCreateStream(&s));
+    aclrtNotify other, exported;
+    ACL_OK(aclrtCreateNotify(&other, 0));
+    ACL_OK(aclrtCreateNotify(&exported, 0));
+    ACL_OK(aclrtRecordNotify(other, s));
+    char key[65];
+    ACL_OK(aclrtNotifyGetExportKey(exported, key, sizeof key,
+                                   ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    ACL_OK(aclrtRecordNotify(exported, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    share_request req = {.magic = SHARE_MAGIC, .kind = SHARE_NOTIFY};
+    int32_t pid;
+    ck_assert_int_eq(
+        sscanf(key, "aclnotify-%" SCNd32 "-%" SCNx64 "-%" SCNx64, &pid, &req.id, &req.nonce), 3);
+    answer a = exchange(pid, &req, sizeof req, -1);
+    ck_assert_int_eq(a.status, ACL_SUCCESS);
+    ck_assert_int_ge(a.fd, 0);
+    struct stat st;
+    ck_assert_int_eq(fstat(a.fd, &st), 0);
+    long page = sysconf(_SC_PAGESIZE);
+    ck_assert_msg(st.st_size > 0 && st.st_size <= page, "the descriptor holds %lld bytes",
+                  (long long)st.st_size);
+    uint32_t *words = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, a.fd, 0);
+    ck_assert_ptr_ne(words, MAP_FAILED);
+    /* A magic number, then the word: set by the exporter's record where
+     * the word lives there (host backend). */
+    if (host_backend())
+        ck_assert_uint_eq(words[1], 1);
+    munmap(words, (size_t)st.st_size);
+    close(a.fd);
+    ACL_OK(aclrtWaitAndResetNotify(other, s, 0));
+    ACL_OK(aclrtWaitAndResetNotify(exported, s, 0));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtDestroyNotify(exported));
+    ACL_OK(aclrtDestroyNotify(other));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -575,6 +620,7 @@ int main(void)
     tcase_add_checked_fixture(range, compat_set_up, compat_tear_down);
     tcase_set_timeout(range, 60);
     tcase_add_test(range, export_hands_out_only_its_range);
+    tcase_add_test(range, notify_key_hands_out_only_its_page);
     suite_add_tcase(s, range);
     return acltest_run(s);
 }

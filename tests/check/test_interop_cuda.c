@@ -3,11 +3,16 @@
  * cudaMallocAsync pool, managed memory, VMM mappings, cudaHostAlloc and
  * cudaHostRegister) in ACL's copies and fills, with extent checks and
  * never freed through ACL; CUDA streams and events wrapped as ACL handles
- * (aclcudaStreamFromNative, aclcudaEventFromNative) without being owned.
+ * (aclcudaStreamFromNative, aclcudaEventFromNative) without being owned;
+ * what an exported notify hands another process, read through CUDA.
  *
  * The test links its own cudart (static), as an application using torch or
  * CuPy beside acl-cuda has two; both share the driver's primary context.
  * Elsewhere (host backend, no GPU) it reports "skipped" (exit 77). */
+#include <inttypes.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +22,7 @@
 
 #include "acl/acl_cuda.h"
 #include "acltest.h"
+#include "core/share.h"
 
 enum { SIZE = 1 << 20 };
 
@@ -536,6 +542,117 @@ START_TEST(stream_of_another_device)
 }
 END_TEST
 
+/* ---- what an exported notify hands out ---------------------------------------------- */
+
+/* The entry of a notify key as the sharing broker hands it to any process
+ * of this user (core/share.h's wire format; a descriptor passed with it is
+ * closed). */
+static share_reply fetch_notify_entry(const char *key)
+{
+    share_request req = {.magic = SHARE_MAGIC, .kind = SHARE_NOTIFY};
+    int32_t pid;
+    ck_assert_msg(
+        sscanf(key, "aclnotify-%" SCNd32 "-%" SCNx64 "-%" SCNx64, &pid, &req.id, &req.nonce) == 3,
+        "unexpected key format: %s", key);
+    int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(sock, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)pid);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    ck_assert_int_eq(connect(sock, (struct sockaddr *)&addr, len), 0);
+    ck_assert_int_eq(send(sock, &req, sizeof req, MSG_NOSIGNAL), (ssize_t)sizeof req);
+    share_reply rep;
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {&rep, sizeof rep};
+    struct msghdr in = {.msg_iov = &iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control.buf,
+                        .msg_controllen = sizeof control.buf};
+    ck_assert_int_eq(recvmsg(sock, &in, MSG_CMSG_CLOEXEC), (ssize_t)sizeof rep);
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&in); c; c = CMSG_NXTHDR(&in, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c), sizeof fd);
+            close(fd);
+        }
+    close(sock);
+    ck_assert_uint_eq(rep.magic, SHARE_MAGIC);
+    return rep;
+}
+
+/* The notify blob: the backend's name, then what the cuda backend
+ * describes (src/backend/cuda/notify.c): its allocation's IPC handle, and
+ * the word's offset in it and address in the exporting process. */
+typedef struct cuda_notify_entry {
+    char backend[16];
+    uint32_t magic;
+    int32_t pid, dev;
+    uint32_t offset;
+    uint64_t address;
+    cudaIpcMemHandle_t handle;
+} cuda_notify_entry;
+
+/* The allocation an exported notify's IPC handle maps in an importer holds
+ * that notify's word and nothing else of the exporter's: not the words of
+ * its other notifies (one of them recorded here), nor what freed memory
+ * held. CUDA maps the whole block a cudaMalloc came from, so the
+ * allocation is a block of its own (a multiple of 2 MiB). */
+START_TEST(exported_notify_hands_out_only_its_word)
+{
+    aclrtStream s = acltest_new_stream();
+    aclrtNotify recorded, exported;
+    ACL_OK(aclrtCreateNotify(&recorded, ACL_NOTIFY_DEFAULT));
+    ACL_OK(aclrtCreateNotify(&exported, ACL_NOTIFY_DEFAULT));
+    ACL_OK(aclrtRecordNotify(recorded, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    char key[65];
+    ACL_OK(aclrtNotifyGetExportKey(exported, key, sizeof key,
+                                   ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    share_reply rep = fetch_notify_entry(key);
+    ck_assert_int_eq(rep.status, ACL_SUCCESS);
+    cuda_notify_entry entry;
+    ck_assert_uint_ge(rep.len, sizeof entry);
+    memcpy(&entry, rep.blob, sizeof entry);
+    ck_assert_str_eq(entry.backend, "cuda");
+
+    PFN_cuMemGetAddressRange_v3020 range = driver_function("cuMemGetAddressRange", 3020);
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    ck_assert_int_eq(range(&base, &size, (CUdeviceptr)entry.address), CUDA_SUCCESS);
+    ck_assert_msg(size % (2u << 20) == 0, "the exported allocation has %zu bytes", size);
+    ck_assert_uint_eq(entry.address - base, entry.offset);
+    uint8_t *all = malloc(size);
+    ck_assert_ptr_nonnull(all);
+    cuda_read(all, (void *)(uintptr_t)base, size);
+    for (size_t i = 0; i < size; i++)
+        ck_assert_msg(all[i] == 0, "byte %zu of the exported allocation is %#x", i, all[i]);
+
+    /* The exported word is the notify's: a record sets it, a wait clears it. */
+    uint32_t word = 0;
+    ACL_OK(aclrtRecordNotify(exported, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    cuda_read(&word, (void *)(uintptr_t)entry.address, sizeof word);
+    ck_assert_uint_eq(word, 1);
+    ACL_OK(aclrtWaitAndResetNotify(exported, s, 0));
+    ACL_OK(aclrtSynchronizeStream(s));
+    cuda_read(&word, (void *)(uintptr_t)entry.address, sizeof word);
+    ck_assert_uint_eq(word, 0);
+
+    /* A notify stream work already used keeps its word where that work
+     * expects it: it is not exported. */
+    ACL_FAILS_WITH(aclrtNotifyGetExportKey(recorded, key, sizeof key,
+                                           ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION),
+                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    free(all);
+    ACL_OK(aclrtDestroyNotify(exported));
+    ACL_OK(aclrtDestroyNotify(recorded));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
 /* Whether the backend is cuda, asked in a child process so that this one
  * initialises no CUDA before Check forks the cases. */
 static bool backend_is_cuda(void)
@@ -576,5 +693,10 @@ int main(void)
     tcase_add_test(handles, wrapped_cuda_event);
     tcase_add_test(handles, stream_of_another_device);
     suite_add_tcase(s, handles);
+
+    TCase *sharing = tcase_create("sharing");
+    tcase_add_checked_fixture(sharing, set_up, tear_down);
+    tcase_add_test(sharing, exported_notify_hands_out_only_its_word);
+    suite_add_tcase(s, sharing);
     return acltest_run(s);
 }

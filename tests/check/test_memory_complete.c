@@ -185,6 +185,39 @@ START_TEST(vmm_release_with_work_queued)
 }
 END_TEST
 
+/* The same with the stream destroyed by aclrtDestroyStreamForce before the
+ * releases: its work still runs (porting.md), so it still keeps the
+ * memory it touches. */
+START_TEST(vmm_release_with_work_of_a_force_destroyed_stream)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va, *dev;
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, 2 * g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    ACL_OK(aclrtMapMem(va, g, 0, h, 0));
+    ACL_OK(aclrtMalloc((void **)&dev, g, ACL_MEM_MALLOC_HUGE_FIRST));
+    aclrtStream s = acltest_new_stream();
+    atomic_int open = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &open));
+    ACL_OK(aclrtMemsetAsync(va, g, 0x5A, g, s));
+    ACL_OK(aclrtMemcpyAsync(dev, g, va, g, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    ACL_OK(aclrtDestroyStreamForce(s));
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtFreePhysical(h));
+    ACL_OK(aclrtReleaseMemAddress(va));
+    atomic_store(&open, 1);
+    ACL_OK(aclrtSynchronizeDevice());
+    unsigned char out[256];
+    ACL_OK(aclrtMemcpy(out, sizeof out, dev + g - sizeof out, sizeof out,
+                       ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < sizeof out; i++)
+        ck_assert_uint_eq(out[i], 0x5A);
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
 /* Mapping again where an unmap still waits for queued work waits for it:
  * the queued fill lands in the memory that was mapped when it was queued,
  * never in the new one. */
@@ -724,6 +757,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, virtual_memory_codes);
     tcase_add_test(tc, value_ops_respect_access);
     tcase_add_test(tc, vmm_release_with_work_queued);
+    tcase_add_test(tc, vmm_release_with_work_of_a_force_destroyed_stream);
     tcase_add_test(tc, vmm_remap_after_unmap_with_work_queued);
     tcase_add_test(tc, ipc_codes);
     tcase_add_test(tc, host_fork_keeps_device_memory_private);

@@ -608,6 +608,79 @@ COMPAT_TEST(reset_releases_a_wait_of_a_force_destroyed_stream,
     device_usable_again();
 }
 
+/* Plain teardowns: CANN's runtime waits a bounded time for the streams it
+ * releases, then recycles what is left; nothing the application can still
+ * do releases a wait of a stream being torn down. */
+
+static void pause_then_set_flag(void *arg)
+{
+    usleep(50 * 1000);
+    set_flag(arg);
+}
+
+static void copy_flag(void *arg)
+{
+    volatile int *const *pair = arg;
+    *pair[1] = *pair[0];
+}
+
+COMPAT_TEST(reset_gives_up_a_value_wait_nothing_satisfies,
+            "aclrtResetDevice returns while a stream waits (aclrtValueWait) for a value nothing will write, and the work after that wait has run; a wait that another stream's work releases meanwhile is kept: the work after it sees that work done",
+            "API ref aclrtResetDevice (waits for the tasks of the streams it releases); CANN's runtime recycles what a bounded wait leaves")
+{
+    aclrtStream stuck = compat_new_stream(), waiter = compat_new_stream(),
+                writer = compat_new_stream();
+    uint64_t *w = device_words(2);
+    volatile int after_stuck = 0, written = 0, seen = 0;
+    volatile int *pair[2] = {&written, &seen};
+    ACL_OK(aclrtValueWait(&w[0], 1, ACL_STREAM_WAIT_VALUE_EQ, stuck));
+    ACL_OK(aclrtLaunchHostFunc(stuck, set_flag, (void *)&after_stuck));
+    ACL_OK(aclrtValueWait(&w[1], 1, ACL_STREAM_WAIT_VALUE_EQ, waiter));
+    ACL_OK(aclrtLaunchHostFunc(waiter, copy_flag, pair));
+    ACL_OK(aclrtLaunchHostFunc(writer, pause_then_set_flag, (void *)&written));
+    ACL_OK(aclrtValueWrite(&w[1], 1, 0, writer));
+    ACL_OK(aclrtResetDevice(0));
+    ck_assert_int_eq(after_stuck, 1);
+    ck_assert_int_eq(seen, 1);
+    device_usable_again();
+}
+
+COMPAT_TEST(destroy_context_gives_up_a_notify_wait,
+            "aclrtDestroyContext returns while a stream of the context waits (aclrtWaitAndResetNotify) for a notify nothing will record, and the work after that wait has run",
+            "API ref aclrtDestroyContext (releases the context's streams)")
+{
+    aclrtContext ctx;
+    ACL_OK(aclrtCreateContext(&ctx, 0));
+    aclrtStream s = compat_new_stream();
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    volatile int ran = 0;
+    ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, (void *)&ran));
+    ck_assert_int_eq(status_of(s), ACL_STREAM_STATUS_NOT_READY);
+    ACL_OK(aclrtDestroyContext(ctx));
+    ck_assert_int_eq(ran, 1);
+    ACL_OK(aclrtDestroyNotify(n));
+    device_usable_again();
+}
+
+COMPAT_TEST(reset_gives_up_a_wait_for_an_event_never_recorded,
+            "aclrtResetDevice returns while a stream waits (aclrtStreamWaitEvent) for an ACL_EVENT_EXTERNAL event nobody records, and the work after that wait has run",
+            "API ref aclrtResetDevice, aclrtCreateEventWithFlag (ACL_EVENT_EXTERNAL: a wait waits for the record)")
+{
+    aclrtStream s = compat_new_stream();
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_EXTERNAL));
+    volatile int ran = 0;
+    ACL_OK(aclrtStreamWaitEvent(s, e));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, (void *)&ran));
+    ck_assert_int_eq(status_of(s), ACL_STREAM_STATUS_NOT_READY);
+    ACL_OK(aclrtResetDevice(0));
+    ck_assert_int_eq(ran, 1);
+    ACL_OK(aclrtDestroyEvent(e));
+    device_usable_again();
+}
+
 /* ---- rows: notifies, counting notifies, stream memory operations ---------------------------- */
 
 /* Words a value write or wait must refuse: NULL (documented), and memory
@@ -854,6 +927,9 @@ Suite *compat_suite_notify(void)
     tcase_add_test(teardown, reset_force_releases_a_value_wait);
     tcase_add_test(teardown, finalize_releases_a_notify_wait);
     tcase_add_test(teardown, reset_releases_a_wait_of_a_force_destroyed_stream);
+    tcase_add_test(teardown, reset_gives_up_a_value_wait_nothing_satisfies);
+    tcase_add_test(teardown, destroy_context_gives_up_a_notify_wait);
+    tcase_add_test(teardown, reset_gives_up_a_wait_for_an_event_never_recorded);
     suite_add_tcase(s, teardown);
 
     /* What a wait that times out returns is not documented: recorded choice. */

@@ -17,7 +17,11 @@
  * timer, and on expiry leaves ACL_ERROR_RT_TASK_TIMEOUT in the stream's
  * fault word and ends), and counting notifies (atomic add, or, and; the
  * five comparisons); and the release of waits a teardown gives up
- * (memops.c). */
+ * (memops.c).
+ *
+ * An exported notify's word moves to a device allocation of its own, so
+ * that the importer maps that word and nothing of this process's other
+ * notifies (below, "sharing"). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +30,33 @@
 #include "backend/cuda/cuda.h"
 #include "backend/cuda/driver.h"
 #include "backend/cuda/notify_ptx.h"
+#include "util/spin.h"
 
 enum {
     MAX_DEVICES = 64,
     CHUNK_WORDS = 4096,      /* 16 KiB of words per cudaMalloc */
     MAX_CHUNKS = 256,        /* a million notifies per device */
     BLOB_MAGIC = 0x4e544659, /* "NTFY" */
+    /* CUDA may carve a smaller cudaMalloc out of a block that holds other
+     * allocations, and its IPC handle then maps the whole block; an
+     * allocation whose size is a multiple of 2 MiB is a block of its own. */
+    EXPORT_BYTES = 2 << 20,
+};
+
+/* Where a notify's word is, as stream work sees it: stream work bakes the
+ * address into what it queues, so the word may move (to be exported) only
+ * until the first task that uses it. */
+enum {
+    WORD_MOVABLE, /* no stream work has used it */
+    WORD_MOVING,  /* being exported: stream work waits for the new address */
+    WORD_FIXED,   /* used by stream work, exported or imported */
 };
 
 struct backend_notify {
     uint32_t *word; /* device address */
     int dev;
-    int32_t slot; /* in the device's slab; -1 when imported */
-    bool shared;  /* exported: the slot is never reused (importers may hold it) */
+    int32_t slot; /* in the device's slab; -1 when exported or imported */
+    _Atomic int placement;
 };
 
 /* ---- slabs of words ---------------------------------------------------------
@@ -120,6 +138,23 @@ static void slot_give(int dev, int32_t slot)
     pthread_mutex_unlock(&sl->lock);
 }
 
+/* The word as it will stay: for stream work, which bakes it in. */
+static uint32_t *word_for_work(backend_notify *n)
+{
+    int at = atomic_load_explicit(&n->placement, memory_order_acquire);
+    for (unsigned i = 0; at != WORD_FIXED; i++) {
+        if (at == WORD_MOVABLE &&
+            atomic_compare_exchange_weak_explicit(&n->placement, &at, WORD_FIXED,
+                                                  memory_order_acquire, memory_order_acquire))
+            break;
+        if (at == WORD_MOVING) {
+            spin_step(i);
+            at = atomic_load_explicit(&n->placement, memory_order_acquire);
+        }
+    }
+    return n->word;
+}
+
 /* Sets a word from the host and waits until it is set: cudaMemset runs on
  * the legacy stream, which does not order against our (non-blocking)
  * streams, so it must have landed before work queued next can rely on it. */
@@ -197,7 +232,7 @@ static aclError launch_one(backend_stream *s, CUfunction f, void **params)
     return from_cu(drv.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s->s, params, NULL));
 }
 
-static aclError launch_wait(backend_stream *s, backend_notify *n, bool counting, uint32_t cmp,
+static aclError launch_wait(backend_stream *s, uint32_t *word, bool counting, uint32_t cmp,
                             uint32_t value, uint32_t timeout_s, bool clear)
 {
     kernels *k;
@@ -210,11 +245,11 @@ static aclError launch_wait(backend_stream *s, backend_notify *n, bool counting,
     unsigned counting_arg = counting, cmp_arg = cmp, value_arg = value, clear_arg = clear;
     unsigned long long timeout_ns = (unsigned long long)timeout_s * 1000000000ULL;
     unsigned code = (unsigned)ACL_ERROR_RT_TASK_TIMEOUT;
-    void *params[] = {&n->word,   &counting_arg, &cmp_arg, &value_arg,
+    void *params[] = {&word,      &counting_arg, &cmp_arg, &value_arg,
                       &clear_arg, &timeout_ns,   &fault,   &code};
     rc = launch_one(s, k->wait, params);
     if (rc == ACL_SUCCESS)
-        cuda_wait_note(s, counting ? WAIT_COUNT32 : WAIT_FLAG32, n->word, value, cmp);
+        cuda_wait_note(s, counting ? WAIT_COUNT32 : WAIT_FLAG32, word, value, cmp);
     return rc;
 }
 
@@ -249,7 +284,7 @@ static aclError cuda_notify_create(backend_notify *n, int32_t dev)
     if (dev < 0 || dev >= MAX_DEVICES)
         return ACL_ERROR_RT_INVALID_DEVICEID;
     n->dev = dev;
-    n->shared = false;
+    atomic_init(&n->placement, WORD_MOVABLE);
     aclError rc = slot_take(dev, &n->slot, &n->word);
     if (rc != ACL_SUCCESS)
         return rc;
@@ -259,14 +294,20 @@ static aclError cuda_notify_create(backend_notify *n, int32_t dev)
     return rc;
 }
 
+/* An exported word's allocation stays until the process ends: importers
+ * may still map it, and queued work use it. */
 static void cuda_notify_destroy(backend_notify *n)
 {
-    if (n->slot >= 0 && !n->shared)
+    if (n->slot >= 0)
         slot_give(n->dev, n->slot);
 }
 
+/* A word no stream work used yet is still the 0 it was made with (an
+ * exported one starts at 0 too); a fixed one stays where it is. */
 static aclError cuda_notify_reset(backend_notify *n)
 {
+    if (atomic_load_explicit(&n->placement, memory_order_acquire) != WORD_FIXED)
+        return ACL_SUCCESS;
     return word_set_now(n->dev, n->word);
 }
 
@@ -277,7 +318,7 @@ static aclError cuda_notify_record(backend_stream *s, backend_notify *n)
         rc = cuda_memops_ready(s->dev, false, false);
     if (rc != ACL_SUCCESS)
         return rc;
-    return from_cu(drv.cuStreamWriteValue32(s->s, (CUdeviceptr)(uintptr_t)n->word, 1,
+    return from_cu(drv.cuStreamWriteValue32(s->s, (CUdeviceptr)(uintptr_t)word_for_work(n), 1,
                                             CU_STREAM_WRITE_VALUE_DEFAULT));
 }
 
@@ -286,24 +327,25 @@ static aclError cuda_notify_wait(backend_stream *s, backend_notify *n, uint32_t 
     aclError rc = use_adopted_device(s);
     if (rc != ACL_SUCCESS)
         return rc;
+    uint32_t *word = word_for_work(n);
     if (timeout_s)
-        return launch_wait(s, n, false, 0, 0, timeout_s, false);
+        return launch_wait(s, word, false, 0, 0, timeout_s, false);
     rc = cuda_memops_ready(s->dev, false, false);
     if (rc != ACL_SUCCESS)
         return rc;
     CUstreamBatchMemOpParams ops[2];
     memset(ops, 0, sizeof ops);
     ops[0].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
-    ops[0].waitValue.address = (CUdeviceptr)(uintptr_t)n->word;
+    ops[0].waitValue.address = (CUdeviceptr)(uintptr_t)word;
     ops[0].waitValue.value = 1;
     ops[0].waitValue.flags = CU_STREAM_WAIT_VALUE_EQ;
     ops[1].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-    ops[1].writeValue.address = (CUdeviceptr)(uintptr_t)n->word;
+    ops[1].writeValue.address = (CUdeviceptr)(uintptr_t)word;
     ops[1].writeValue.value = 0;
     ops[1].writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
     rc = from_cu(drv.cuStreamBatchMemOp(s->s, 2, ops, 0));
     if (rc == ACL_SUCCESS)
-        cuda_wait_note(s, WAIT_FLAG32, n->word, 1, 0);
+        cuda_wait_note(s, WAIT_FLAG32, word, 1, 0);
     return rc;
 }
 
@@ -313,16 +355,17 @@ static aclError cuda_notify_count(backend_stream *s, backend_notify *n, uint32_t
     aclError rc = use_adopted_device(s);
     if (rc != ACL_SUCCESS)
         return rc;
+    uint32_t *word = word_for_work(n);
     if (mode == ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE &&
         cuda_memops_ready(s->dev, false, false) == ACL_SUCCESS)
-        return from_cu(drv.cuStreamWriteValue32(s->s, (CUdeviceptr)(uintptr_t)n->word, value,
+        return from_cu(drv.cuStreamWriteValue32(s->s, (CUdeviceptr)(uintptr_t)word, value,
                                                 CU_STREAM_WRITE_VALUE_DEFAULT));
     kernels *k;
     rc = kernels_get(s->dev, &k);
     if (rc != ACL_SUCCESS)
         return rc;
     unsigned mode_arg = mode, value_arg = value;
-    void *params[] = {&n->word, &mode_arg, &value_arg};
+    void *params[] = {&word, &mode_arg, &value_arg};
     return launch_one(s, k->count, params);
 }
 
@@ -332,13 +375,16 @@ static aclError cuda_notify_count_wait(backend_stream *s, backend_notify *n, uin
     aclError rc = use_adopted_device(s);
     if (rc != ACL_SUCCESS)
         return rc;
-    return launch_wait(s, n, true, cmp, value, timeout_s, clear);
+    return launch_wait(s, word_for_work(n), true, cmp, value, timeout_s, clear);
 }
 
 /* ---- sharing with other processes ------------------------------------------------
- * The blob names the word's slab chunk by its CUDA IPC handle and the word
- * by its offset; the same process gets the address itself (CUDA does not
- * open its own IPC handles). */
+ * Exporting moves the word out of its slab, whose IPC handle would map
+ * every notify of the chunk, into a cleared allocation of EXPORT_BYTES of
+ * its own; its slot goes back to the slab (no stream work used it). The
+ * blob names that allocation by its CUDA IPC handle and the word by its
+ * offset; the same process gets the address itself (CUDA does not open
+ * its own IPC handles). */
 typedef struct notify_blob {
     uint32_t magic;
     int32_t pid;
@@ -350,34 +396,55 @@ typedef struct notify_blob {
 
 _Static_assert(sizeof(notify_blob) <= NOTIFY_BLOB_SIZE, "notify blob too large");
 
+/* A cleared allocation of its own for an exported word, and its handle. */
+static aclError export_word(int dev, uint32_t **word, cudaIpcMemHandle_t *handle)
+{
+    aclError rc = use_device_checked(dev);
+    void *own = NULL;
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaMalloc(&own, EXPORT_BYTES));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    /* All of it goes to the importer: nothing earlier allocations left. */
+    rc = check(cudaMemset(own, 0, EXPORT_BYTES));
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaStreamSynchronize(cudaStreamLegacy));
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaIpcGetMemHandle(handle, own));
+    if (rc != ACL_SUCCESS) {
+        (void)check(cudaFree(own));
+        return rc;
+    }
+    *word = own;
+    return ACL_SUCCESS;
+}
+
 static aclError cuda_notify_share(backend_notify *n, _Atomic uint32_t *word, void *blob)
 {
     (void)word; /* the word stays in device memory */
-    if (n->slot < 0)
-        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT; /* an imported notify is not exported again */
-    slab *sl = &slabs[n->dev];
-    pthread_mutex_lock(&sl->lock);
-    uint32_t *chunk = sl->chunks[n->slot / CHUNK_WORDS];
-    pthread_mutex_unlock(&sl->lock);
-    notify_blob b = {
-        .magic = BLOB_MAGIC,
-        .pid = (int32_t)getpid(),
-        .dev = n->dev,
-        .offset = (uint32_t)((n->slot % CHUNK_WORDS) * sizeof(uint32_t)),
-        .address = (uint64_t)(uintptr_t)n->word,
-    };
-    aclError rc = use_device_checked(n->dev);
-    if (rc == ACL_SUCCESS)
-        rc = check(cudaIpcGetMemHandle(&b.handle, chunk));
-    if (rc != ACL_SUCCESS)
+    int at = WORD_MOVABLE;
+    /* Imported notifies are fixed from the start. */
+    if (!atomic_compare_exchange_strong_explicit(&n->placement, &at, WORD_MOVING,
+                                                 memory_order_acquire, memory_order_acquire))
+        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT; /* stream work expects the word where it is */
+    notify_blob b = {.magic = BLOB_MAGIC, .pid = (int32_t)getpid(), .dev = n->dev, .offset = 0};
+    uint32_t *own;
+    aclError rc = export_word(n->dev, &own, &b.handle);
+    if (rc != ACL_SUCCESS) {
+        atomic_store_explicit(&n->placement, WORD_MOVABLE, memory_order_release);
         return rc;
-    n->shared = true;
+    }
+    slot_give(n->dev, n->slot);
+    n->slot = -1;
+    n->word = own;
+    b.address = (uint64_t)(uintptr_t)own;
+    atomic_store_explicit(&n->placement, WORD_FIXED, memory_order_release);
     memcpy(blob, &b, sizeof b);
     return ACL_SUCCESS;
 }
 
-/* Chunks of other processes this process opened: CUDA opens an IPC
- * handle once per process, and they stay open. */
+/* Exported words of other processes this process opened: CUDA opens an
+ * IPC handle once per process, and they stay open. */
 typedef struct opened_chunk {
     cudaIpcMemHandle_t handle;
     int dev;
@@ -428,7 +495,7 @@ static aclError cuda_notify_open(backend_notify *n, int32_t dev, _Atomic uint32_
         return ACL_ERROR_RT_PARAM_INVALID;
     n->dev = dev;
     n->slot = -1;
-    n->shared = true;
+    atomic_init(&n->placement, WORD_FIXED);
     if (b.pid == (int32_t)getpid()) {
         n->word = (uint32_t *)(uintptr_t)b.address;
         return ACL_SUCCESS;
