@@ -8,6 +8,7 @@
  * conditional step counts as made by that step, and the step itself
  * follows records of its scope that its bodies wait for). Steps that
  * cannot go in because they wait for each other are refused. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,35 @@ static aclError emit_step(emitter *e, const flow_scope *sc, thread_state *ts, si
     return err ? acl_raise(e->api, err, "out of host memory") : ACL_SUCCESS;
 }
 
+/* Raises that sc's threads that have not ended wait for each other. */
+static aclError stuck(const emitter *e, const flow_scope *sc, const thread_state *ts)
+{
+    char where[2][96] = {"", ""};
+    for (size_t i = 0, found = 0; i < sc->nthreads && found < 2; i++) {
+        const flow_thread *th = &sc->threads[i];
+        if (ts[i].pos == th->nsteps)
+            continue;
+        int32_t id = e->f->streams[th->stream].id;
+        if (!th->root && ts[i].started < th->starters)
+            snprintf(where[found++], sizeof where[0],
+                     "stream %d (not started: a task that "
+                     "starts it waits)",
+                     (int)id);
+        else
+            snprintf(where[found++], sizeof where[0], "stream %d (at its task %u)", (int)id,
+                     th->steps[ts[i].pos].task);
+    }
+    if (!where[1][0])
+        return acl_raise(e->api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "model %u cannot be put together as a graph: %s waits for its own "
+                         "later work, through an event wait or aclrtActiveStream",
+                         (unsigned)e->m->id, where[0]);
+    return acl_raise(e->api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "model %u cannot be put together as a graph: %s and %s wait for each "
+                     "other, through event waits or aclrtActiveStream",
+                     (unsigned)e->m->id, where[0], where[1]);
+}
+
 /* The threads of sc into g, roots after start; *root_tail: where its
  * first thread ended (a loop's round re-reads its word after it). */
 static aclError emit_scope(emitter *e, const flow_scope *sc, backend_graph *g, const deps *start,
@@ -246,23 +276,8 @@ static aclError emit_scope(emitter *e, const flow_scope *sc, backend_graph *g, c
             }
             done &= ts[i].pos == th->nsteps;
         }
-        if (!err && !done && !progress) {
-            /* Name two streams that wait. */
-            int32_t ids[2] = {-1, -1};
-            uint32_t tasks[2] = {0, 0};
-            for (size_t i = 0, found = 0; i < n && found < 2; i++) {
-                const flow_thread *th = &sc->threads[i];
-                if (ts[i].pos == th->nsteps)
-                    continue;
-                ids[found] = e->f->streams[th->stream].id;
-                tasks[found++] = ts[i].pos < th->nsteps ? th->steps[ts[i].pos].task : 0;
-            }
-            err = acl_raise(e->api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                            "model %u cannot be put together as a graph: stream %d (at its task "
-                            "%u) and stream %d (at its task %u) wait for each other, through "
-                            "event waits or aclrtActiveStream",
-                            (unsigned)e->m->id, (int)ids[0], tasks[0], (int)ids[1], tasks[1]);
-        }
+        if (!err && !done && !progress)
+            err = stuck(e, sc, ts);
     }
     if (!err && root_tail && n)
         err = deps_merge(root_tail, &ts[0].tail)

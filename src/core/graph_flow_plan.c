@@ -34,6 +34,7 @@
 
 enum {
     STEPS_MAX = 1 << 16, /* of a whole plan */
+    DEPTH_MAX = 1024,    /* scopes inside scopes (each a few frames of the walk) */
     MASK_LABELS = 64,    /* labels of a loop's jump: one bit each */
     RANGE_TAIL = 1,      /* nothing of the stream follows the range */
     RANGE_LOOP = 2,      /* the range is (part of) a round of a loop */
@@ -49,6 +50,7 @@ typedef struct planner {
      * would start again inside its own work makes no tree. */
     size_t *chain;
     size_t nchain, chain_cap;
+    size_t depth; /* scopes being planned inside each other */
 } planner;
 
 /* Raises code, prefixed with what is refused. */
@@ -221,17 +223,31 @@ static aclError plan_range(planner *p, flow_thread *t, size_t k, size_t a, size_
 static aclError scope_close(planner *p, flow_scope *sc);
 
 /* A scope whose first thread runs items [a, b) of stream k. */
+/* A new scope, one level deeper. */
+static aclError scope_new(planner *p, size_t k, flow_scope **out)
+{
+    if (p->depth == DEPTH_MAX)
+        return refuse(p, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                      "stream %d nests branches and loops more than %d deep",
+                      (int)stream_at(p, k)->id, (int)DEPTH_MAX);
+    if (!(*out = calloc(1, sizeof **out)))
+        return out_of_memory(p);
+    p->depth++;
+    return ACL_SUCCESS;
+}
+
 static aclError scope_of_range(planner *p, size_t k, size_t a, size_t b, unsigned flags,
                                flow_scope **out)
 {
-    flow_scope *sc = calloc(1, sizeof *sc);
-    if (!sc)
-        return out_of_memory(p);
-    aclError err = thread_add(p, sc, k, true);
-    if (!err)
+    flow_scope *sc;
+    aclError err = scope_new(p, k, &sc);
+    if (err)
+        return err;
+    if (!(err = thread_add(p, sc, k, true)))
         err = plan_range(p, &sc->threads[0], k, a, b, flags);
     if (!err)
         err = scope_close(p, sc);
+    p->depth--;
     if (err) {
         scope_free(sc);
         return err;
@@ -269,14 +285,15 @@ static aclError plan_start(planner *p, flow_thread *t, size_t k, size_t from, ui
  * switched to by task `by` of stream `from`. */
 static aclError scope_of_start(planner *p, size_t k, size_t from, uint32_t by, flow_scope **out)
 {
-    flow_scope *sc = calloc(1, sizeof *sc);
-    if (!sc)
-        return out_of_memory(p);
-    aclError err = ACL_SUCCESS;
+    flow_scope *sc;
+    aclError err = scope_new(p, from, &sc);
+    if (err)
+        return err;
     if (k < p->f->nstreams && !(err = thread_add(p, sc, k, true)))
         err = plan_start(p, &sc->threads[0], k, from, by);
     if (!err)
         err = scope_close(p, sc);
+    p->depth--;
     if (err) {
         scope_free(sc);
         return err;

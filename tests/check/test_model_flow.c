@@ -208,6 +208,77 @@ START_TEST(event_wait_between_started_streams)
 }
 END_TEST
 
+/* An event recorded inside a branch (the stream a switch takes) and waited
+ * for outside it: the wait follows the whole branch, taken or not. */
+START_TEST(wait_outside_a_branch_for_a_record_in_it)
+{
+    fixture f;
+    fixture_open(&f);
+    aclrtStream h = persistent(), g = persistent(), t = persistent();
+    aclrtEvent done;
+    ACL_OK(aclrtCreateEvent(&done));
+    set_word(&f, 6, 1);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, g, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, t, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    add(&f, f.w, 1, t);
+    ACL_OK(aclrtRecordEvent(done, t));
+    ACL_OK(aclrtSwitchStream(f.w + 5, ACL_RT_EQUAL, f.w + 6, ACL_RT_SWITCH_INT32, t, NULL, h));
+    ACL_OK(aclrtStreamWaitEvent(g, done));
+    ACL_OK(aclrtMemcpyAsync(f.w + 1, 4, f.w, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, g));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    set_word(&f, 5, 1);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 1), 1);
+    set_word(&f, 5, 0);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 1), 1); /* not taken: x stays, the wait does not hang */
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(done));
+    ACL_OK(aclrtDestroyStream(h));
+    ACL_OK(aclrtDestroyStream(g));
+    ACL_OK(aclrtDestroyStream(t));
+    fixture_close(&f);
+}
+END_TEST
+
+/* An event recorded outside a branch and waited for inside it: the
+ * branch follows the record. */
+START_TEST(wait_inside_a_branch_for_a_record_outside)
+{
+    fixture f;
+    fixture_open(&f);
+    aclrtStream h = persistent(), g = persistent(), t = persistent();
+    aclrtEvent done;
+    ACL_OK(aclrtCreateEvent(&done));
+    set_word(&f, 5, 1);
+    set_word(&f, 6, 1);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, g, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, t, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    add(&f, f.w, 1, h);
+    ACL_OK(aclrtRecordEvent(done, h));
+    ACL_OK(aclrtSwitchStream(f.w + 5, ACL_RT_EQUAL, f.w + 6, ACL_RT_SWITCH_INT32, t, NULL, g));
+    ACL_OK(aclrtStreamWaitEvent(t, done));
+    ACL_OK(aclrtMemcpyAsync(f.w + 1, 4, f.w, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, t));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    for (int r = 1; r <= 2; r++) {
+        run(&f, model);
+        ck_assert_int_eq(word(&f, 1), r);
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyEvent(done));
+    ACL_OK(aclrtDestroyStream(h));
+    ACL_OK(aclrtDestroyStream(g));
+    ACL_OK(aclrtDestroyStream(t));
+    fixture_close(&f);
+}
+END_TEST
+
 /* ---- switches to another stream ----------------------------------------------------- */
 
 /* w[5] is the left value; true: the target runs (w[1] += 1), the rest of
@@ -496,6 +567,48 @@ START_TEST(stream_started_in_a_loop_runs_each_round)
     ACL_OK(aclrtDestroyLabel(out));
     ACL_OK(aclrtDestroyStream(h));
     ACL_OK(aclrtDestroyStream(d));
+    fixture_close(&f);
+}
+END_TEST
+
+/* A loop of labels in a stream that a switch takes: branches nest. */
+START_TEST(loop_inside_a_switched_to_stream)
+{
+    fixture f;
+    fixture_open(&f);
+    aclrtStream h = persistent(), t = persistent();
+    aclrtLabel head = new_label(), out = new_label();
+    aclrtLabel ways[2] = {out, head};
+    aclrtLabelList list = new_list(ways, 2);
+    set_word(&f, 6, 1);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, t, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    ACL_OK(aclrtSwitchStream(f.w + 5, ACL_RT_EQUAL, f.w + 6, ACL_RT_SWITCH_INT32, t, NULL, h));
+    increment(&f, f.w + 2, h); /* the rest: not taken */
+    ACL_OK(aclrtMemcpyAsync(f.w + 9, 4, f.w + 10, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, t));
+    ACL_OK(aclrtSetLabel(head, t));
+    increment(&f, f.w, t);
+    add(&f, f.w + 9, -1, t);
+    ACL_OK(aclrtSwitchLabelByIndex(f.w + 9, 2, list, t));
+    ACL_OK(aclrtSetLabel(out, t));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    set_word(&f, 5, 1);
+    set_word(&f, 10, 3);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 0), 3);
+    ck_assert_int_eq(word(&f, 2), 0);
+    set_word(&f, 5, 0);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 0), 3);
+    ck_assert_int_eq(word(&f, 2), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyLabelList(list));
+    ACL_OK(aclrtDestroyLabel(head));
+    ACL_OK(aclrtDestroyLabel(out));
+    ACL_OK(aclrtDestroyStream(h));
+    ACL_OK(aclrtDestroyStream(t));
     fixture_close(&f);
 }
 END_TEST
@@ -876,6 +989,8 @@ static Suite *model_flow_suite(void)
     tcase_add_test(streams, default_stream_starts_where_it_is_started);
     tcase_add_test(streams, stream_started_twice_runs_once_after_both);
     tcase_add_test(streams, event_wait_between_started_streams);
+    tcase_add_test(streams, wait_outside_a_branch_for_a_record_in_it);
+    tcase_add_test(streams, wait_inside_a_branch_for_a_record_outside);
     tcase_add_test(streams, switch_stream_runs_the_target_or_the_rest);
     tcase_add_test(streams, switch_stream_compares);
     suite_add_tcase(s, streams);
@@ -887,6 +1002,7 @@ static Suite *model_flow_suite(void)
     tcase_add_test(labels, label_loop_decided_at_its_end);
     tcase_add_test(labels, label_loop_tested_at_its_top);
     tcase_add_test(labels, stream_started_in_a_loop_runs_each_round);
+    tcase_add_test(labels, loop_inside_a_switched_to_stream);
     suite_add_tcase(s, labels);
 
     TCase *rules = tcase_create("rules");
