@@ -167,9 +167,16 @@ aclError flow_start(const char *api, capture *c)
         err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
     else if ((err = prefix_end(c, streams, started, n, f)))
         err = flow_failed(api, c, c->origin, "ending what model was recorded so far", err);
-    if (!err)
+    if (err) {
+        if (f)
+            flow_free(f);
+    } else {
+        /* The capture's end goes through f from now on, a failure below
+         * included: it ends the streams' captures that did begin. */
         f->first_task = first_task;
-    /* Every stream captures on its own from now on. */
+        c->flow = f;
+    }
+    /* Every stream captures on its own. */
     for (size_t i = 0; !err && i < n; i++) {
         flow_stream *fs;
         if (!started[i])
@@ -184,13 +191,7 @@ aclError flow_start(const char *api, capture *c)
     free(streams);
     free(started);
     free(ended);
-    if (err) {
-        if (f)
-            flow_free(f);
-        return err;
-    }
-    c->flow = f;
-    return ACL_SUCCESS;
+    return err;
 }
 
 /* ---- what streams record ------------------------------------------------------------ */
