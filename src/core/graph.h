@@ -1,7 +1,9 @@
 /* Model run instances (aclmdlRI): graphs of stream work, recorded by stream
  * capture (aclmdlRICaptureBegin .. End) or by binding persistent streams to
- * a model being built (aclmdlRIBuildBegin .. End), then replayed with
- * aclmdlRIExecuteAsync as one task.
+ * a model being built (aclmdlRIBuildBegin .. End; with streams that others
+ * start, switches between streams and labels, a build is put together when
+ * it ends: graph_flow.h), then replayed with aclmdlRIExecuteAsync as one
+ * task.
  *
  * A capture starts on one stream (its origin). Work queued on a capturing
  * stream goes through stream_submit to capture_submit, which records it

@@ -1,11 +1,14 @@
 /* Built models with stream control flow: streams bound with
  * ACL_MODEL_STREAM_FLAG_DEFAULT started by aclrtActiveStream, switches to
- * another stream (aclrtSwitchStream), labels with jumps forward and back
- * (aclrtSetLabel, aclrtSwitchLabelByIndex), event waits between such
- * streams, what cannot be put together as a graph (refused when the build
- * ends, naming the label and the task), the control tasks' rules, and
- * aclmdlRIUnbindStream while a model is built. Each model runs with its
- * results checked, more than once where a run could leave state. */
+ * another stream (aclrtSwitchStream), labels with jumps forward (into
+ * other branches too) and back (loops of both layouts), streams started
+ * inside branches and loops, event waits between such streams and across
+ * branches, what cannot be put together as a graph (refused when the
+ * build ends, naming the label and the task), the control tasks' rules,
+ * and aclmdlRIUnbindStream while a model is built. Each model runs with
+ * its results checked, more than once where a run could leave state. The
+ * host backend runs a graph's nodes in the order they were added, which
+ * follows their dependencies: the dependencies themselves reach a GPU. */
 #include "kerneltest.h"
 
 static void set_up(void)
@@ -447,6 +450,90 @@ START_TEST(label_switch_falls_through)
     ACL_OK(aclrtDestroyLabel(l[0]));
     ACL_OK(aclrtDestroyLabel(l[1]));
     ACL_OK(aclrtDestroyStream(h));
+    fixture_close(&f);
+}
+END_TEST
+
+/* A branch that jumps into the middle of the next one goes on from there:
+ * [A, B]; A: +1, jump to M; B: +10; M: +100; then +1000 after both. */
+START_TEST(label_jump_into_another_branch)
+{
+    fixture f;
+    fixture_open(&f);
+    aclrtStream h = persistent();
+    aclrtLabel a = new_label(), b = new_label(), m = new_label();
+    aclrtLabel ab[2] = {a, b};
+    aclrtLabelList branches = new_list(ab, 2), to_m = new_list(&m, 1);
+    uint32_t *index = (uint32_t *)(f.w + 8);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclrtSwitchLabelByIndex(index, 2, branches, h));
+    ACL_OK(aclrtSetLabel(a, h));
+    add(&f, f.w, 1, h);
+    ACL_OK(aclrtSwitchLabelByIndex(index, 1, to_m, h));
+    ACL_OK(aclrtSetLabel(b, h));
+    add(&f, f.w, 10, h);
+    ACL_OK(aclrtSetLabel(m, h));
+    add(&f, f.w, 100, h);
+    add(&f, f.w, 1000, h);
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    set_word(&f, 8, 0);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 0), 1101);
+    set_word(&f, 0, 0);
+    set_word(&f, 8, 1);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 0), 1110);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyLabelList(branches));
+    ACL_OK(aclrtDestroyLabelList(to_m));
+    ACL_OK(aclrtDestroyLabel(a));
+    ACL_OK(aclrtDestroyLabel(b));
+    ACL_OK(aclrtDestroyLabel(m));
+    ACL_OK(aclrtDestroyStream(h));
+    fixture_close(&f);
+}
+END_TEST
+
+/* A stream started in a branch of labels runs when that branch does. */
+START_TEST(stream_started_in_a_branch_runs_with_it)
+{
+    fixture f;
+    fixture_open(&f);
+    aclrtStream h = persistent(), d = persistent();
+    aclrtLabel l[2] = {new_label(), new_label()}, end = new_label();
+    aclrtLabelList list = new_list(l, 2), to_end = new_list(&end, 1);
+    uint32_t *index = (uint32_t *)(f.w + 8);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, d, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    increment(&f, f.w + 1, d);
+    ACL_OK(aclrtSwitchLabelByIndex(index, 2, list, h));
+    ACL_OK(aclrtSetLabel(l[0], h));
+    ACL_OK(aclrtActiveStream(d, h));
+    ACL_OK(aclrtSwitchLabelByIndex(index, 1, to_end, h));
+    ACL_OK(aclrtSetLabel(l[1], h));
+    increment(&f, f.w, h);
+    ACL_OK(aclrtSetLabel(end, h));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    set_word(&f, 8, 1);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 0), 1);
+    ck_assert_int_eq(word(&f, 1), 0);
+    set_word(&f, 8, 0);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 0), 1);
+    ck_assert_int_eq(word(&f, 1), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyLabelList(list));
+    ACL_OK(aclrtDestroyLabelList(to_end));
+    ACL_OK(aclrtDestroyLabel(l[0]));
+    ACL_OK(aclrtDestroyLabel(l[1]));
+    ACL_OK(aclrtDestroyLabel(end));
+    ACL_OK(aclrtDestroyStream(h));
+    ACL_OK(aclrtDestroyStream(d));
     fixture_close(&f);
 }
 END_TEST
@@ -999,6 +1086,8 @@ static Suite *model_flow_suite(void)
     tcase_add_checked_fixture(labels, set_up, tear_down);
     tcase_add_test(labels, label_switch_runs_one_branch);
     tcase_add_test(labels, label_switch_falls_through);
+    tcase_add_test(labels, label_jump_into_another_branch);
+    tcase_add_test(labels, stream_started_in_a_branch_runs_with_it);
     tcase_add_test(labels, label_loop_decided_at_its_end);
     tcase_add_test(labels, label_loop_tested_at_its_top);
     tcase_add_test(labels, stream_started_in_a_loop_runs_each_round);
