@@ -107,7 +107,12 @@ NOTES = {
     "aclrtGetSymbolAddress": "cuda: variables of a program linked with the shared CUDA runtime",
     "aclrtReduceAsync": "SUM, MAX, MIN; ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL is not supported",
     "aclrtRandomNumAsync": "Philox4x32-10 numbers (cuRAND's), not Ascend's",
-    "aclmdlRIBindStream": "head streams only (ACL_MODEL_STREAM_FLAG_HEAD)",
+    "aclmdlRIBindStream": "a model with streams bound with ACL_MODEL_STREAM_FLAG_DEFAULT (or with labels) is put together from its streams' work when its build ends; what it recorded from then on cannot be updated (aclmdlRITaskSetParams, aclrtTaskUpdateAsync)",
+    "aclmdlRIUnbindStream": "while the model is built too: the stream leaves it with what it recorded",
+    "aclrtActiveStream": "a dependency of the model's graph: started from several places of one branch, a stream runs once, after all of them",
+    "aclrtSwitchStream": "an IF node of the model's graph; refused (when the build ends) inside a branch or loop of labels that goes on after it",
+    "aclrtSwitchLabelByIndex": "forward: a SWITCH node; back: a WHILE node. Refused when the build ends, naming label and task: jumps between streams, out of a branch, into a loop, several ways back to or out of one loop",
+    "aclrtSetLabel": "a label is set once, on a stream bound to a model being built",
     "aclsysGetVersionNum": "acl-cuda's own version, major*1000000 + minor*10000 + patch*100",
     "aclsysGetVersionStr": "acl-cuda's own version for \"runtime\"/\"cann\"",
     "aclsysGetCANNVersion": "acl-cuda's own version for CANN and RUNTIME",
@@ -167,16 +172,7 @@ DUMP = ("CANN's dumps record the tensors of its operators; acl-cuda runs no CANN
 PROF_SUBSCRIBE = ("subscriptions deliver the operator records of offline models (aclmdlLoad*), which run "
                   "on Ascend's AI cores and which acl-cuda cannot load; aclprofStart's timeline "
                   "covers acl-cuda's streams and tasks (docs/profiling.md)")
-LABELS = ("labels mark places in an Ascend model's streams that aclrtSwitchLabelByIndex jumps to at run time (jumps between streams, backward ones making loops); a CUDA graph has no jumps, only conditional nodes over branch graphs, which aclmdlRICondHandleCreate and aclmdlRIAddCondTask provide (IF, WHILE, SWITCH)")
 REFUSALS = {
-    "aclrtCreateLabel": LABELS,
-    "aclrtSetLabel": LABELS,
-    "aclrtDestroyLabel": LABELS,
-    "aclrtCreateLabelList": LABELS,
-    "aclrtDestroyLabelList": LABELS,
-    "aclrtSwitchLabelByIndex": LABELS,
-    "aclrtActiveStream": "Ascend model streams bound with ACL_MODEL_STREAM_FLAG_DEFAULT start when a task of another stream activates them, from any place and in any branch; a CUDA graph's dependencies are fixed when it is captured: captured streams are ordered with events and branch with conditional tasks (aclmdlRIAddCondTask)",
-    "aclrtSwitchStream": "a jump to another model stream that stops the rest of the current one is Ascend's device-side stream scheduling; a CUDA graph cannot make the rest of a captured stream conditional: an IF conditional task with two branches (aclmdlRIAddCondTask) expresses the choice",
     "aclrtRegisterCpuFunc": "AI CPU operators are shared objects that the Ascend device's own CPU cores run; a GPU has none (binaries loaded with ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE are refused as well): host code runs in stream order with aclrtLaunchHostFunc",
     "aclrtGetHardwareSyncAddr": "it is where the cube and vector units of an Ascend AI core synchronise; a GPU's multiprocessors have no such pair of units (a CUDA kernel synchronises its block with __syncthreads, and all blocks with a cooperative launch)",
     "aclmdlInitDump": DUMP,

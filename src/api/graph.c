@@ -466,59 +466,65 @@ ACL_EXPORT aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStre
     return err;
 }
 
-/* ---- labels: refused ----------------------------------------------------------------------- */
-
-#define LABELS_REFUSED                                                                             \
-    "labels mark places in an Ascend model's streams that aclrtSwitchLabelByIndex jumps to at "    \
-    "run time (jumps between streams, backward ones making loops); a CUDA graph has no jumps, "    \
-    "only conditional nodes over branch graphs, which aclmdlRICondHandleCreate and "               \
-    "aclmdlRIAddCondTask provide (IF, WHILE, SWITCH)"
+/* ---- labels ------------------------------------------------------------------------------ */
 
 ACL_EXPORT aclError aclrtCreateLabel(aclrtLabel *label)
 {
     PROF_API();
-    (void)label;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+    if (!label)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "label is NULL");
+    return label_create(__func__, label);
 }
 
 ACL_EXPORT aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
 {
     PROF_API();
-    (void)label;
-    (void)stream;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+    if (!label)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "label is NULL");
+    acl_stream *s;
+    aclError err = explicit_stream(__func__, stream, &s);
+    if (err)
+        return err;
+    err = model_set_label(__func__, label, s);
+    stream_put(s);
+    return err;
 }
 
 ACL_EXPORT aclError aclrtDestroyLabel(aclrtLabel label)
 {
     PROF_API();
-    (void)label;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+    return label_destroy(__func__, label);
 }
 
 ACL_EXPORT aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList)
 {
     PROF_API();
-    (void)labels;
-    (void)num;
-    (void)labelList;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+    if (!labels)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "labels is NULL");
+    if (!labelList)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "labelList is NULL");
+    return label_list_create(__func__, labels, num, labelList);
 }
 
 ACL_EXPORT aclError aclrtDestroyLabelList(aclrtLabelList labelList)
 {
     PROF_API();
-    (void)labelList;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+    return label_list_destroy(__func__, labelList);
 }
 
 ACL_EXPORT aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList,
                                             aclrtStream stream)
 {
     PROF_API();
-    (void)ptr;
-    (void)maxValue;
-    (void)labelList;
-    (void)stream;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, LABELS_REFUSED);
+    if (!ptr)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "ptr is NULL");
+    if (!labelList)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "labelList is NULL");
+    acl_stream *s;
+    aclError err = explicit_stream(__func__, stream, &s);
+    if (err)
+        return err;
+    err = model_switch_label(__func__, ptr, maxValue, labelList, s);
+    stream_put(s);
+    return err;
 }

@@ -3,6 +3,7 @@
 
 #include "api/api.h"
 #include "core/current.h"
+#include "core/graph.h"
 #include "core/reslimit.h"
 #include "core/statecb.h"
 #include "core/stream_config.h"
@@ -513,18 +514,28 @@ ACL_EXPORT aclError aclrtStreamStop(aclrtStream stream)
                      "in place; aclrtStreamAbort moves a stream past its queued work");
 }
 
-/* Ascend's stream control flow inside a built model, refused. */
+/* Control tasks of a model being built (core/graph_flow.h): the streams
+ * must be explicit ones bound to it (NULL is not the default stream here). */
+static aclError model_stream(const char *api, aclrtStream stream, const char *what, acl_stream **s)
+{
+    if (!stream)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%s is NULL", what);
+    return stream_get(api, stream, s);
+}
+
 ACL_EXPORT aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)
 {
     PROF_API();
-    (void)activeStream;
-    (void)stream;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                     "Ascend model streams bound with ACL_MODEL_STREAM_FLAG_DEFAULT start when a "
-                     "task of another stream activates them, from any place and in any branch; "
-                     "a CUDA graph's dependencies are fixed when it is captured: order captured "
-                     "streams with events (aclrtRecordEvent, aclrtStreamWaitEvent) and branch with "
-                     "conditional tasks (aclmdlRIAddCondTask)");
+    acl_stream *target, *s;
+    aclError err = model_stream(__func__, activeStream, "activeStream", &target);
+    if (err)
+        return err;
+    if (!(err = model_stream(__func__, stream, "stream", &s))) {
+        err = model_activate(__func__, target, s);
+        stream_put(s);
+    }
+    stream_put(target);
+    return err;
 }
 
 ACL_EXPORT aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
@@ -532,18 +543,32 @@ ACL_EXPORT aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void
                                       aclrtStream falseStream, aclrtStream stream)
 {
     PROF_API();
-    (void)leftValue;
-    (void)cond;
-    (void)rightValue;
-    (void)dataType;
-    (void)trueStream;
-    (void)falseStream;
-    (void)stream;
-    return ACL_RAISE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                     "a jump to another model stream that stops the rest of the current one is "
-                     "Ascend's device-side stream scheduling; a CUDA graph cannot make the rest "
-                     "of a captured stream conditional: an IF conditional task with two branches "
-                     "(aclmdlRICondHandleCreate, aclmdlRIAddCondTask) expresses the choice");
+    if (!leftValue)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "leftValue is NULL");
+    if (!rightValue)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "rightValue is NULL");
+    if (!trueStream)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "trueStream is NULL");
+    if (!stream)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "stream is NULL");
+    if (falseStream)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "falseStream is reserved: pass NULL (when the condition is false, the "
+                         "rest of stream goes on)");
+    if ((unsigned)cond > ACL_RT_LESS_OR_EQUAL)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown condition %d", (int)cond);
+    if ((unsigned)dataType > ACL_RT_SWITCH_INT64)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "unknown data type %d", (int)dataType);
+    acl_stream *target, *s;
+    aclError err = stream_get(__func__, trueStream, &target);
+    if (err)
+        return err;
+    if (!(err = stream_get(__func__, stream, &s))) {
+        err = model_switch_stream(__func__, leftValue, cond, rightValue, dataType, target, s);
+        stream_put(s);
+    }
+    stream_put(target);
+    return err;
 }
 
 /* Persistent streams take no work from the host here (see stream_submit),

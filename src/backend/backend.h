@@ -553,6 +553,29 @@ typedef struct node_work {
 
 typedef enum cond_kind { COND_IF, COND_WHILE, COND_SWITCH } cond_kind;
 
+/* What a selection node of a model with stream control flow writes to its
+ * 64-bit word (backend_graph_ops.add_select), each time a run reaches it:
+ * a constant; min(*index, count - 1), index pointing at a uint32_t in
+ * device memory (a label switch's branch); bit min(*index, count - 1) of
+ * the mask in value (count at most 64: whether a jump goes back to a
+ * loop's head); or 1 when *left compares true with *right (cmp: an
+ * aclrtCondition; int64_t operands when wide, else int32_t), else 0. */
+typedef enum flow_select_kind {
+    FLOW_SELECT_CONSTANT,
+    FLOW_SELECT_INDEX,
+    FLOW_SELECT_MASK,
+    FLOW_SELECT_COMPARE,
+} flow_select_kind;
+
+typedef struct flow_select {
+    flow_select_kind kind;
+    uint32_t count;
+    uint32_t cmp;
+    bool wide;
+    uint64_t value;
+    const void *index, *left, *right;
+} flow_select;
+
 typedef struct backend_graph_ops {
     aclError (*capture_begin)(backend_stream *s);
     /* Ends the capture begun on s; every joined stream must have been
@@ -610,6 +633,38 @@ typedef struct backend_graph_ops {
     /* Stops g's runs (aclmdlRIAbort): the ones not begun do nothing, the
      * one running stops after its current node. NULL: cannot. */
     aclError (*abort)(backend_graph *g);
+
+    /* Models with stream control flow (aclrtActiveStream, aclrtSwitchStream,
+     * labels: core/graph_flow*.c). Each stream's work between two control
+     * tasks is captured as a piece, and the model's graph is put together
+     * from pieces, selections and conditional nodes once its build ends,
+     * node by node: a node is an opaque value, deps are the nodes a new
+     * one follows (none: it starts with its graph). NULL: the backend has
+     * no such models. */
+    /* Ends the capture begun on s (capture_begin) as capture_end does, but
+     * keeps the graph as a piece: not runnable until finish, open to the
+     * nodes below; *end is a node of it that follows all its work. */
+    aclError (*capture_end_piece)(backend_stream *s, bool discard, backend_graph **out,
+                                  uint64_t *end);
+    /* A node of g that runs piece, which has no conditional node and which
+     * the caller keeps until g is destroyed. */
+    aclError (*add_child)(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                          backend_graph *piece, uint64_t *node);
+    /* A node of g that sets *word (device memory) as sel says. */
+    aclError (*add_select)(backend_graph *g, const uint64_t *deps, size_t ndeps, uint64_t *word,
+                           const flow_select *sel, uint64_t *node);
+    /* A conditional node of g, as add_cond's (word read when a run reaches
+     * it); its bodies start empty and take nodes through these functions. */
+    aclError (*add_cond_node)(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                              const uint64_t *word, cond_kind kind, uint32_t size,
+                              backend_graph **bodies, uint64_t *node);
+    /* The end of a WHILE body of add_cond_node: the word is read again
+     * after deps, for the next round. */
+    aclError (*loop_end)(backend_graph *body, const uint64_t *deps, size_t ndeps);
+    /* Ties ptr to g (not a body) as capture_keep ties it to a capture's. */
+    aclError (*keep)(backend_graph *g, void *ptr, void (*release)(void *));
+    /* Makes a piece the runnable graph of a model. */
+    aclError (*finish)(backend_graph *g);
 } backend_graph_ops;
 
 /* Virtual memory: reserved address ranges, physical memory and mappings.

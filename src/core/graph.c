@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/event.h"
 #include "core/graph.h"
+#include "core/graph_flow.h"
 #include "core/graph_internal.h"
 #include "core/lifecycle.h"
 #include "util/fork.h"
@@ -68,6 +69,10 @@ static void capture_free(object *o)
     free(c->nodes);
     free(c->kinds);
     tasks_free(c->tasks, c->ntasks);
+    if (c->flow)
+        flow_free(c->flow);
+    if (c->origin_kept)
+        stream_release(c->origin);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->gate);
     free(c);
@@ -154,6 +159,28 @@ aclError capture_add_stream(capture *c, acl_stream *s)
     atomic_store_explicit(&s->capture_started, false, memory_order_relaxed);
     atomic_store_explicit(&s->capture, c, memory_order_seq_cst);
     return ACL_SUCCESS;
+}
+
+acl_stream *capture_remove_stream(capture *c, acl_stream *s)
+{
+    pthread_mutex_lock(&c->lock);
+    size_t i = 0;
+    while (i < c->nstreams && c->streams[i] != s)
+        i++;
+    bool found = i < c->nstreams;
+    if (found) {
+        memmove(&c->streams[i], &c->streams[i + 1], (c->nstreams - i - 1) * sizeof *c->streams);
+        memmove(&c->ended[i], &c->ended[i + 1], (c->nstreams - i - 1) * sizeof *c->ended);
+        c->nstreams--;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (!found)
+        return NULL;
+    atomic_store_explicit(&s->capture, NULL, memory_order_seq_cst);
+    if (s != c->origin)
+        return s;
+    c->origin_kept = true; /* messages name it until c goes */
+    return NULL;
 }
 
 /* Takes back the last capture_add_stream of s, under c's gate and lock. */
@@ -295,7 +322,10 @@ bool capture_close(capture *c, bool discard, backend_graph **g, bool *invalidate
         model_add_member(c->model, s);
     }
     const backend_graph_ops *ops = backend()->graph;
-    if (c->into)
+    if (c->flow) {
+        flow_seal(c, discard); /* the graph is put together after (flow_assemble) */
+        invalid = atomic_load(&c->invalidated);
+    } else if (c->into)
         *err = ops->capture_end_into(stream_backend(c->origin), c->into, discard);
     else {
         backend_graph *kept = NULL;
@@ -345,7 +375,7 @@ static void capture_note_node(capture *c, acl_stream *s, task_kind kind)
     pthread_mutex_unlock(&c->lock);
 }
 
-static bool stream_ended_in(capture *c, acl_stream *s)
+bool capture_stream_ended(capture *c, acl_stream *s)
 {
     bool ended = false;
     pthread_mutex_lock(&c->lock);
@@ -375,12 +405,20 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
                          "refused; end the capture",
                          (int)s->id, why, stream_task_name(t->kind));
     }
-    if (cap->building && stream_ended_in(cap, s)) {
+    if (cap->building && capture_stream_ended(cap, s)) {
         if (!api)
             return ACL_ERROR_RT_STREAM_MODEL;
         return acl_raise(api, ACL_ERROR_RT_STREAM_MODEL,
                          "aclmdlRIEndTask closed stream %d's tasks in model %u: %s is refused",
                          (int)s->id, (unsigned)cap->model->id, stream_task_name(t->kind));
+    }
+    if (cap->flow && (t->kind == TASK_RECORD || t->kind == TASK_WAIT)) {
+        /* Between the streams of a build with stream control flow: an
+         * item of the stream, put together when the build ends. */
+        aclError err = flow_event(api, cap, s, t, tasks_record(cap, s, t));
+        if (!err)
+            recorded_by = cap->id;
+        return err;
     }
     aclError err = stream_dispatch(s, t);
     if (err) {
@@ -397,10 +435,13 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
 }
 
 /* s joins c, which is capturing already, through wait (a wait for work c
- * recorded): marked capturing, then, once every submitter that read it
+ * recorded; NULL: none, s being bound to c, a build with stream control
+ * flow): marked capturing, then, once every submitter that read it
  * uncaptured has queued (capture_start), the wait recorded first of its
- * work in c, under the gate. */
-static aclError capture_join(const char *api, capture *c, acl_stream *s, const task *wait)
+ * work in c, under the gate. A build with stream control flow captures s
+ * on its own (head: it starts with each run). */
+static aclError capture_join(const char *api, capture *c, acl_stream *s, const task *wait,
+                             bool head)
 {
     pthread_mutex_lock(&c->lock);
     aclError err = c->finished ? ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED : capture_add_stream(c, s);
@@ -410,10 +451,15 @@ static aclError capture_join(const char *api, capture *c, acl_stream *s, const t
                          (int)s->id, (int)c->origin->id, acl_error_text(err));
     capture_wait_inline_submitters();
     pthread_mutex_lock(&c->gate);
-    err = c->finished ? acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
-                                  "the capture of stream %d ended while stream %d joined it",
-                                  (int)c->origin->id, (int)s->id)
-                      : capture_record(api, c, s, wait);
+    if (c->finished)
+        err = acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                        "the capture of stream %d ended while stream %d joined it",
+                        (int)c->origin->id, (int)s->id);
+    else if (c->flow && (err = flow_join(c, s, head)))
+        err = acl_raise(api, err, "stream %d could not join the build of model %u: %s", (int)s->id,
+                        (unsigned)c->model->id, acl_error_text(err));
+    else if (wait)
+        err = capture_record(api, c, s, wait);
     atomic_store_explicit(&s->capture_started, true, memory_order_release);
     pthread_mutex_unlock(&c->gate);
     return err;
@@ -574,7 +620,7 @@ static aclError event_wait_captured(const char *api, acl_stream *s, acl_event *e
     } else {
         /* s joins the capture that recorded the event (ACL's cross-stream
          * capture): from now on its work is recorded there. */
-        err = capture_join(api, theirs, s, &wait);
+        err = capture_join(api, theirs, s, &wait, true);
     }
     capture_unref(theirs);
     return err;
@@ -597,7 +643,7 @@ static aclError link_streams(const char *api, acl_stream *from, acl_stream *to, 
     err = stream_submit(api, from, &(task){.kind = TASK_RECORD, .u.event = e});
     task wait = {.kind = TASK_WAIT, .u.event = e};
     if (!err)
-        err = joining ? capture_join(api, joining, to, &wait) : stream_submit(api, to, &wait);
+        err = joining ? capture_join(api, joining, to, &wait, true) : stream_submit(api, to, &wait);
     ev->destroy(e);
     free(e);
     return err;
@@ -616,6 +662,11 @@ static void model_free(object *o)
     free(m->members);
     free(m->groups);
     free(m->callbacks);
+    /* After the graph: it runs them (a graph still running finishes with
+     * what it cloned of them). */
+    for (size_t i = 0; i < m->npieces; i++)
+        backend()->graph->destroy(m->pieces[i]);
+    free(m->pieces);
     tasks_free(m->tasks, m->ntasks);
     cond_model_free(m);
     pthread_mutex_destroy(&m->lock);
@@ -955,6 +1006,15 @@ aclError capture_group_begin(const char *api, acl_stream *s)
     if (!c || c->update)
         return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
                          (int)s->id);
+    pthread_mutex_lock(&c->gate);
+    bool flow = c->flow != NULL;
+    pthread_mutex_unlock(&c->gate);
+    if (flow)
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "model %u has stream control flow: its tasks from then on run as parts "
+                         "of its graph put together when its build ends, and a task group could "
+                         "not be updated",
+                         (unsigned)c->model->id);
     pthread_mutex_lock(&c->lock);
     aclError err = ACL_SUCCESS;
     if (c->group_stream)
@@ -1178,15 +1238,51 @@ static acl_model *bound_model_of(acl_stream *s)
     return found;
 }
 
+bool model_bound_id(acl_stream *s, uint32_t *id)
+{
+    bool found = false;
+    pthread_mutex_lock(&registry_lock);
+    for (acl_model *m = built_models; m && !found; m = m->next_built) {
+        pthread_mutex_lock(&m->lock);
+        for (size_t i = 0; i < m->nbound && !found; i++)
+            if (m->bound[i] == s) {
+                *id = m->id;
+                found = true;
+            }
+        pthread_mutex_unlock(&m->lock);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
+
+/* A stream bound to c's build after the first: it joins the capture, or,
+ * in a build with stream control flow, captures on its own. Raises. */
+static aclError build_join(const char *api, capture *c, acl_stream *s, bool head)
+{
+    pthread_mutex_lock(&c->gate);
+    aclError err = ACL_SUCCESS;
+    if (c->flow && flow_dropped(c, s))
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "stream %d was unbound from model %u while it was built: it cannot come "
+                        "back into that build",
+                        (int)s->id, (unsigned)c->model->id);
+    else if (!head && !c->finished)
+        err = flow_start(api, c); /* it starts where another stream starts it */
+    bool flow = c->flow != NULL;
+    pthread_mutex_unlock(&c->gate);
+    if (err)
+        return err;
+    if (flow)
+        return capture_join(api, c, s, NULL, head);
+    /* Later streams join the build, depending on nothing recorded. */
+    return link_streams(api, c->origin, s, c);
+}
+
 aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
 {
-    if (flag == ACL_MODEL_STREAM_FLAG_DEFAULT)
-        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "streams that branches activate (ACL_MODEL_STREAM_FLAG_DEFAULT) need "
-                         "aclrtActiveStream, which CUDA graphs cannot express; bind head "
-                         "streams (ACL_MODEL_STREAM_FLAG_HEAD)");
-    if (flag != ACL_MODEL_STREAM_FLAG_HEAD)
+    if (flag != ACL_MODEL_STREAM_FLAG_HEAD && flag != ACL_MODEL_STREAM_FLAG_DEFAULT)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "unknown stream flag 0x%x", flag);
+    bool head = flag == ACL_MODEL_STREAM_FLAG_HEAD;
     if (!(s->flags & ACL_STREAM_PERSISTENT))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "stream %d was not created with ACL_STREAM_PERSISTENT "
@@ -1229,16 +1325,25 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
         }
         capture_register(c);
         pthread_mutex_lock(&m->lock);
-        m->cap = c; /* the registry and the model share the first reference */
-        atomic_fetch_add(&c->refs, 1);
+        m->cap = c;                    /* the registry and the model share the first reference */
+        atomic_fetch_add(&c->refs, 2); /* the model's, and ours */
         pthread_mutex_unlock(&m->lock);
-    } else {
-        /* Later streams join the build, depending on nothing recorded. */
-        err = link_streams(api, c->origin, s, c);
+        if (!head) {
+            /* It starts where another stream starts it: no run starts here. */
+            pthread_mutex_lock(&c->gate);
+            if (!(err = flow_start(api, c)))
+                flow_mark_default(c, s);
+            pthread_mutex_unlock(&c->gate);
+            if (err)
+                capture_abandon(c);
+        }
         capture_unref(c);
-        if (err)
-            return err;
+    } else {
+        err = build_join(api, c, s, head);
+        capture_unref(c);
     }
+    if (err)
+        return err;
     if (!stream_hold(s))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "stream %d is being destroyed", (int)s->id);
     pthread_mutex_lock(&registry_lock);
@@ -1269,7 +1374,7 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
     return ACL_SUCCESS;
 }
 
-static bool model_binds(acl_model *m, acl_stream *s)
+bool model_binds(acl_model *m, acl_stream *s)
 {
     bool found = false;
     pthread_mutex_lock(&m->lock);
@@ -1284,23 +1389,32 @@ aclError model_end_task(const char *api, acl_model *m, acl_stream *s)
     if (!model_binds(m, s))
         return acl_raise(api, ACL_ERROR_RT_STREAM_MODEL, "stream %d is not bound to model %u",
                          (int)s->id, (unsigned)m->id);
-    capture *c = stream_capture(s);
-    if (!c || c->model != m || !c->building)
+    capture *c = capture_get(s);
+    if (!c || c->model != m || !c->building) {
+        if (c)
+            capture_unref(c);
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "model %u is not being built",
                          (unsigned)m->id);
-    if (stream_ended_in(c, s))
-        return ACL_SUCCESS;
-    /* A later stream joins the first one back, so that the graph ends
-     * after all of its work. */
-    aclError err = s == c->origin ? ACL_SUCCESS : link_streams(api, s, c->origin, NULL);
-    if (err)
-        return err;
-    pthread_mutex_lock(&c->lock);
-    for (size_t i = 0; i < c->nstreams; i++)
-        if (c->streams[i] == s)
-            c->ended[i] = true;
-    pthread_mutex_unlock(&c->lock);
-    return ACL_SUCCESS;
+    }
+    aclError err = ACL_SUCCESS;
+    if (!capture_stream_ended(c, s)) {
+        pthread_mutex_lock(&c->gate);
+        bool flow = c->flow != NULL;
+        if (flow)
+            err = flow_end_stream(api, c, s);
+        pthread_mutex_unlock(&c->gate);
+        /* A later stream joins the first one back, so that the graph ends
+         * after all of its work. */
+        if (!flow && s != c->origin)
+            err = link_streams(api, s, c->origin, NULL);
+        pthread_mutex_lock(&c->lock);
+        for (size_t i = 0; !err && i < c->nstreams; i++)
+            if (c->streams[i] == s)
+                c->ended[i] = true;
+        pthread_mutex_unlock(&c->lock);
+    }
+    capture_unref(c);
+    return err;
 }
 
 aclError model_build_end(const char *api, acl_model *m)
@@ -1346,6 +1460,8 @@ aclError model_build_end(const char *api, acl_model *m)
     else if (err)
         err = acl_raise(api, err, "building model %u failed: %s", (unsigned)m->id,
                         acl_error_text(err));
+    else if (c->flow)
+        err = flow_assemble(api, m, c, &g); /* its streams branch or start each other */
     model_settle(m, c, err ? NULL : g);
     if (err && g)
         backend()->graph->destroy(g);
@@ -1369,9 +1485,32 @@ aclError model_unbind(const char *api, acl_model *m, acl_stream *s)
     if (!found)
         return acl_raise(api, ACL_ERROR_RT_STREAM_MODEL, "stream %d is not bound to model %u",
                          (int)s->id, (unsigned)m->id);
-    if (building)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "model %u is still being built (aclmdlRIBuildEnd first)", (unsigned)m->id);
+    if (building) {
+        /* As CANN's: the stream leaves the model with what it recorded. */
+        aclError err = flow_unbind(api, m, s);
+        if (err)
+            return err;
+        aclrtStream h = handle_of(&s->obj);
+        pthread_mutex_lock(&m->lock);
+        for (i = 0; i < m->nbound && m->bound[i] != s; i++)
+            ;
+        found = i < m->nbound;
+        if (found) {
+            memmove(&m->bound[i], &m->bound[i + 1], (m->nbound - i - 1) * sizeof *m->bound);
+            m->nbound--;
+        }
+        for (i = 0; i < m->nmembers && m->members[i] != h; i++)
+            ;
+        if (i < m->nmembers) {
+            memmove(&m->members[i], &m->members[i + 1], (m->nmembers - i - 1) * sizeof *m->members);
+            m->nmembers--;
+        }
+        pthread_mutex_unlock(&m->lock);
+        if (!found)
+            return acl_raise(api, ACL_ERROR_RT_STREAM_MODEL,
+                             "stream %d was unbound from model %u meanwhile", (int)s->id,
+                             (unsigned)m->id);
+    }
     stream_release(s);
     return ACL_SUCCESS;
 }

@@ -1,7 +1,9 @@
 /* Model run instances (aclmdlRI): graphs of stream work, recorded by stream
  * capture (aclmdlRICaptureBegin .. End) or by binding persistent streams to
- * a model being built (aclmdlRIBuildBegin .. End), then replayed with
- * aclmdlRIExecuteAsync as one task.
+ * a model being built (aclmdlRIBuildBegin .. End; with streams that others
+ * start, switches between streams and labels, a build is put together when
+ * it ends: graph_flow.h), then replayed with aclmdlRIExecuteAsync as one
+ * task.
  *
  * A capture starts on one stream (its origin). Work queued on a capturing
  * stream goes through stream_submit to capture_submit, which records it
@@ -150,4 +152,23 @@ aclError cond_pointer(const char *api, aclmdlRICondHandle handle, uint64_t **ptr
 aclError cond_add_task(const char *api, const aclmdlRICondTaskParams *params, acl_stream *s,
                        uint32_t flags);
 aclError capture_begin_into(const char *api, acl_stream *s, acl_model *m, aclmdlRICaptureMode mode);
+
+/* ---- stream control flow of built models (graph_flow.h) -------------------------------
+ * Control tasks on s, a stream bound to a model being built: the build
+ * then goes on with stream control flow. All raise. */
+aclError model_activate(const char *api, acl_stream *target, acl_stream *s);
+/* left, right: device memory, read when a run reaches the task. */
+aclError model_switch_stream(const char *api, const void *left, aclrtCondition cond,
+                             const void *right, aclrtCompareDataType type, acl_stream *target,
+                             acl_stream *s);
+aclError model_set_label(const char *api, aclrtLabel label, acl_stream *s);
+/* index: a uint32_t in device memory; the first count labels of list. */
+aclError model_switch_label(const char *api, const void *index, uint32_t count, aclrtLabelList list,
+                            acl_stream *s);
+/* Labels and label lists (graph_label.c), of the current context. */
+aclError label_create(const char *api, aclrtLabel *out);
+aclError label_destroy(const char *api, aclrtLabel label);
+aclError label_list_create(const char *api, const aclrtLabel *labels, size_t n,
+                           aclrtLabelList *out);
+aclError label_list_destroy(const char *api, aclrtLabelList list);
 #endif

@@ -99,6 +99,27 @@ static void word_release(void *arg)
     free(b);
 }
 
+aclError cond_word_for(const char *api, acl_model *m, backend_graph *g, uint64_t **word)
+{
+    word_box *box = calloc(1, sizeof *box);
+    if (!box)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    atomic_init(&box->refs, 1);
+    box->phys = m->phys;
+    aclError err = word_take(api, m->phys, m->device, &box->word);
+    if (err) {
+        free(box);
+        return err;
+    }
+    if ((err = backend()->graph->keep(g, box, word_release))) {
+        word_release(box);
+        return acl_raise(api, err, "tying a condition to the graph of model %u failed: %s",
+                         (unsigned)m->id, acl_error_text(err));
+    }
+    *word = box->word;
+    return ACL_SUCCESS;
+}
+
 static void cond_free(object *o)
 {
     acl_cond *c = (acl_cond *)o;

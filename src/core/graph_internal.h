@@ -1,7 +1,8 @@
 /* Shared by graph.c (captures, builds, execution), graph_task.c (the
- * tasks of a model: listing, parameters, updates) and graph_cond.c
- * (conditional tasks and the models of their branches): the objects and
- * the helpers they use on each other's. Locks as graph.h says. */
+ * tasks of a model: listing, parameters, updates), graph_cond.c
+ * (conditional tasks and the models of their branches) and graph_flow*.c
+ * (builds with stream control flow): the objects and the helpers they use
+ * on each other's. Locks as graph.h says. */
 #ifndef ACLCUDA_CORE_GRAPH_INTERNAL_H
 #define ACLCUDA_CORE_GRAPH_INTERNAL_H
 
@@ -34,6 +35,7 @@ typedef struct destroy_callback {
 
 typedef struct acl_model_task acl_model_task;
 typedef struct acl_cond acl_cond;
+typedef struct model_flow model_flow;
 
 /* A kernel's launch as captured, and as aclmdlRITaskSetParams stages it. */
 typedef struct task_kernel {
@@ -59,7 +61,11 @@ typedef struct model_task {
     uint32_t stream_id; /* its place among the stream's tasks, from 1 */
     task_kind kind;
     aclmdlRITaskType type;
+    /* A control task of a build with stream control flow: the function
+     * that made it (kind means nothing then). */
+    const char *control;
     bool has_node;
+    bool in_piece; /* recorded into a piece (graph_flow.h): no node of its own */
     uint64_t node; /* the backend's node */
     aclrtTaskGrp group;
     union {
@@ -127,6 +133,10 @@ struct acl_model {
     acl_model *top;
     bool body_captured;
     atomic_bool defaults; /* a condition of it or of a branch starts from its default */
+    /* A build with stream control flow: the pieces its graph runs, kept
+     * until the graph is gone (graph_flow_emit.c). */
+    backend_graph **pieces;
+    size_t npieces;
 };
 
 struct acl_task_group {
@@ -153,6 +163,7 @@ struct capture {
     aclmdlRICaptureMode mode;
     pthread_t thread;
     bool building;           /* aclmdlRIBuildBegin: streams bound one by one */
+    bool origin_kept;        /* origin left the streams; c holds it until freed */
     acl_task_group *update;  /* aclmdlRICaptureTaskUpdateBegin: held */
     backend_graph *into;     /* aclmdlRICaptureToModelRIBegin: the branch it fills */
     atomic_bool invalidated; /* work after it is refused; the end discards */
@@ -170,6 +181,9 @@ struct capture {
     size_t nnodes, node_cap;
     model_task *tasks; /* what it recorded, for the model (graph_task.c) */
     size_t ntasks, task_cap;
+    /* A build that goes on with stream control flow (graph_flow.h), under
+     * the gate. */
+    model_flow *flow;
     capture *next; /* in the registry */
 };
 
@@ -197,6 +211,16 @@ void capture_register(capture *c);
 bool capture_close(capture *c, bool discard, backend_graph **g, bool *invalidated, aclError *err);
 /* Adds s to c, with c->lock held. */
 aclError capture_add_stream(capture *c, acl_stream *s);
+/* Takes s out of c's streams, under c's gate: its work is no longer
+ * recorded. Returns the reference c held, for the caller to release once
+ * it holds no lock, or NULL when c keeps it (c's origin). */
+acl_stream *capture_remove_stream(capture *c, acl_stream *s);
+/* Whether aclmdlRIEndTask closed s's tasks in c (a build). */
+bool capture_stream_ended(capture *c, acl_stream *s);
+/* Whether m binds s (aclmdlRIBindStream). */
+bool model_binds(acl_model *m, acl_stream *s);
+/* The id of the model s is bound to, if any. */
+bool model_bound_id(acl_stream *s, uint32_t *id);
 /* Adds s to c (the first stream of a new capture), then begins the
  * backend's capture of it (into c->into when set) once the work queued
  * without seeing the capture has reached the backend. Bare codes. */
@@ -214,8 +238,12 @@ void tasks_hint_event(acl_event *e);
 /* t, just recorded by c: the model c fills (or updates) keeps the binary
  * of the kernel it launches (kernel.h). */
 void tasks_keep_binary(capture *c, const task *t);
-/* Records task t, just recorded on s, in c (graph.c's capture_submit). */
-void tasks_record(capture *c, acl_stream *s, const task *t);
+/* Records task t, just recorded on s, in c (graph.c's capture_submit);
+ * its place among s's tasks (from 1), 0 when it could not be kept. */
+uint32_t tasks_record(capture *c, acl_stream *s, const task *t);
+/* Records a control task of a build with stream control flow (what: the
+ * function) on s; its place among s's tasks, 0 when it could not be kept. */
+uint32_t tasks_record_control(capture *c, acl_stream *s, const char *what);
 /* The tasks of c go to m (c's capture ended well), with m->lock held. */
 void tasks_settle(acl_model *m, capture *c);
 /* The tasks recorded since the open group began become the group's. */
@@ -251,5 +279,9 @@ void cond_branch_abandoned(acl_model *m);
 /* Before a run of m on s: the conditions that start from their default
  * value get it (ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT). Raises. */
 aclError cond_assign_defaults(const char *api, acl_model *m, acl_stream *s);
+/* A 64-bit word of device memory of m's device that the graph g (a model's,
+ * not a body) keeps until it and its runs are gone (graph_flow_emit.c's
+ * conditional nodes). Raises. */
+aclError cond_word_for(const char *api, acl_model *m, backend_graph *g, uint64_t **word);
 
 #endif

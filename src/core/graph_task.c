@@ -186,16 +186,10 @@ static uint32_t stream_position(const capture *c, aclrtStream s)
     return n;
 }
 
-void tasks_record(capture *c, acl_stream *s, const task *t)
+/* Appends mt to c's tasks; its place among its stream's, 0 when it could
+ * not be kept. */
+static uint32_t tasks_append(capture *c, model_task mt)
 {
-    model_task mt;
-    memset(&mt, 0, sizeof mt);
-    mt.stream = handle_of(&s->obj);
-    task_describe(&mt, t);
-    /* Records and waits between captured streams become edges, no node. */
-    if (t->kind != TASK_RECORD && t->kind != TASK_WAIT)
-        mt.has_node =
-            backend()->graph->capture_last_node(stream_backend(s), &mt.node) == ACL_SUCCESS;
     pthread_mutex_lock(&c->lock);
     bool kept = false;
     if (c->ntasks == c->task_cap) {
@@ -219,8 +213,56 @@ void tasks_record(capture *c, acl_stream *s, const task *t)
         stream_note_thread_task(mt.stream_id);
     else if (mt.type == ACL_MODEL_RI_TASK_KERNEL)
         kernel_free(&mt.p.kernel); /* out of memory: the task goes unlisted */
+    return kept ? mt.stream_id : 0;
+}
+
+uint32_t tasks_record(capture *c, acl_stream *s, const task *t)
+{
+    model_task mt;
+    memset(&mt, 0, sizeof mt);
+    mt.stream = handle_of(&s->obj);
+    task_describe(&mt, t);
+    /* Records and waits between captured streams become edges, no node;
+     * in a build with stream control flow, work goes into pieces. */
+    mt.in_piece = c->flow != NULL;
+    if (t->kind != TASK_RECORD && t->kind != TASK_WAIT && !mt.in_piece)
+        mt.has_node =
+            backend()->graph->capture_last_node(stream_backend(s), &mt.node) == ACL_SUCCESS;
+    uint32_t place = tasks_append(c, mt);
     hint.launch = NULL;
     hint.random = NULL;
+    return place;
+}
+
+uint32_t tasks_record_control(capture *c, acl_stream *s, const char *what)
+{
+    model_task mt;
+    memset(&mt, 0, sizeof mt);
+    mt.stream = handle_of(&s->obj);
+    mt.type = ACL_MODEL_RI_TASK_DEFAULT;
+    mt.control = what;
+    mt.in_piece = true;
+    return tasks_append(c, mt);
+}
+
+/* What t is, for messages. */
+static const char *task_what(const model_task *t)
+{
+    return t->control ? t->control : stream_task_name(t->kind);
+}
+
+/* Refuses a change of t that its graph cannot take: t went into a piece
+ * of a model with stream control flow. Raises. */
+static aclError check_node_of_its_own(const char *api, const model_task *t, uint32_t model_id)
+{
+    if (!t->in_piece)
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "task %u of model %u (%s) was recorded after the model took stream control "
+                     "flow (aclrtActiveStream, aclrtSwitchStream, labels): it runs inside a part "
+                     "of the model's graph that no node of its own stands for, so it cannot "
+                     "change",
+                     (unsigned)t->seq, (unsigned)model_id, task_what(t));
 }
 
 void tasks_group(capture *c, acl_stream *s, aclrtTaskGrp group)
@@ -468,7 +510,7 @@ aclError model_task_get_params(const char *api, aclmdlRITask handle, aclmdlRITas
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "task %u of model %u is of type ACL_MODEL_RI_TASK_DEFAULT (%s), whose "
                         "parameters ACL does not give",
-                        (unsigned)t->seq, (unsigned)o->model->id, stream_task_name(t->kind));
+                        (unsigned)t->seq, (unsigned)o->model->id, task_what(t));
         break;
     }
     task_put(o);
@@ -607,7 +649,7 @@ aclError model_task_set_params(const char *api, aclmdlRITask handle,
     if (err)
         return err;
     acl_model *m = o->model;
-    if ((err = check_changeable(api, m)))
+    if ((err = check_changeable(api, m)) || (err = check_node_of_its_own(api, t, m->id)))
         goto out;
     if (params->type != t->type) {
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -737,7 +779,7 @@ aclError model_task_disable(const char *api, aclmdlRITask handle)
     if (err)
         return err;
     acl_model *m = o->model;
-    if ((err = check_changeable(api, m)))
+    if ((err = check_changeable(api, m)) || (err = check_node_of_its_own(api, t, m->id)))
         ;
     else if (t->type == ACL_MODEL_RI_TASK_DEFAULT)
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -748,8 +790,7 @@ aclError model_task_disable(const char *api, aclmdlRITask handle)
         err = acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                         "task %u of model %u (%s) is an edge of the %s backend's graph between "
                         "two captured streams, not a node: only nodes can be disabled",
-                        (unsigned)t->seq, (unsigned)m->id, stream_task_name(t->kind),
-                        backend()->name);
+                        (unsigned)t->seq, (unsigned)m->id, task_what(t), backend()->name);
     else if (!backend()->graph->enable_node)
         err = acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                         "the %s backend cannot disable a task of a model", backend()->name);
@@ -821,8 +862,7 @@ static aclError apply_params(const char *api, acl_model *m, model_task *t)
         function_put(f);
     if (err)
         return acl_raise(api, err, "task %u (%s) of model %u could not take its new parameters: %s",
-                         (unsigned)t->seq, stream_task_name(t->kind), (unsigned)m->id,
-                         acl_error_text(err));
+                         (unsigned)t->seq, task_what(t), (unsigned)m->id, acl_error_text(err));
     return ACL_SUCCESS;
 }
 
@@ -874,9 +914,9 @@ aclError model_update(const char *api, acl_model *m)
         if (!err && t->disable_pending) {
             err = backend()->graph->enable_node(m->graph, t->node, false);
             if (err)
-                err = acl_raise(api, err, "disabling task %u (%s) of model %u failed: %s",
-                                (unsigned)t->seq, stream_task_name(t->kind), (unsigned)m->id,
-                                acl_error_text(err));
+                err =
+                    acl_raise(api, err, "disabling task %u (%s) of model %u failed: %s",
+                              (unsigned)t->seq, task_what(t), (unsigned)m->id, acl_error_text(err));
             else
                 t->disable_pending = false, t->disabled = true;
         }
@@ -1037,6 +1077,8 @@ aclError model_task_update_async(const char *api, acl_stream *task_stream, uint3
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "stream %d has no task %u in model %u (aclrtGetThreadLastTaskId)",
                         (int)task_stream->id, task_id, (unsigned)m->id);
+    } else if ((err = check_node_of_its_own(api, t, m->id))) {
+        ;
     } else if (info->id == ACL_RT_UPDATE_AIC_AIV_TASK) {
         const aclrtAicAivTaskUpdateAttr *a = &info->val.aicAivTaskAttr;
         uint64_t entry = 0;

@@ -71,6 +71,8 @@ typedef enum handle_kind {
     HANDLE_TDT_ROUTE,       /* acltdtQueueRoute * */
     HANDLE_TDT_ROUTE_LIST,  /* acltdtQueueRouteList * */
     HANDLE_TDT_ROUTE_QUERY, /* acltdtQueueRouteQueryInfo * */
+    HANDLE_LABEL,           /* aclrtLabel */
+    HANDLE_LABEL_LIST,      /* aclrtLabelList */
     HANDLE_KIND_COUNT
 } handle_kind;
 

@@ -109,16 +109,16 @@ START_TEST(capture_every_task_kind)
     int32_t seven = 7;
     void *add_args[] = {&data, &seven, &n};
     ACL_OK(aclrtLaunchKernelWithArgsArray(add, (N + 255) / 256, s, NULL, add_args));
-    ACL_OK(aclrtMemcpy2dAsync(grid2d, 8 * 4, data, 16 * 4, 4 * 4, 8, ACL_MEMCPY_DEVICE_TO_DEVICE,
-                              s));
+    ACL_OK(
+        aclrtMemcpy2dAsync(grid2d, 8 * 4, data, 16 * 4, 4 * 4, 8, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     ACL_OK(aclrtMemcpyAsync(copy, N * 4, data, N * 4, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     /* a branch on another stream, joined back */
     ACL_OK(aclrtRecordEvent(fork, s));
     ACL_OK(aclrtStreamWaitEvent(side, fork));
-    ACL_OK(aclrtLaunchKernelWithHostArgs(increment, 1, side, NULL, &counter, sizeof counter, NULL,
-                                         0));
-    ACL_OK(aclrtReduceAsync(acc, one, N * 4, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, side,
-                            NULL));
+    ACL_OK(
+        aclrtLaunchKernelWithHostArgs(increment, 1, side, NULL, &counter, sizeof counter, NULL, 0));
+    ACL_OK(
+        aclrtReduceAsync(acc, one, N * 4, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, side, NULL));
     ACL_OK(aclrtRecordEvent(join, side));
     ACL_OK(aclrtStreamWaitEvent(s, join));
     /* random numbers, a host function, a callback, device -> host */
@@ -540,8 +540,7 @@ static void *capture_cycles(void *arg)
         aclmdlRI model = NULL;
         if (!(err = aclmdlRICaptureBegin(c->s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED)) &&
             !(err = aclrtMemsetAsync(c->dev, 64, i & 0xff, 64, c->s)) &&
-            !(err = aclmdlRICaptureEnd(c->s, &model)) &&
-            !(err = aclmdlRIExecuteAsync(model, c->s)))
+            !(err = aclmdlRICaptureEnd(c->s, &model)) && !(err = aclmdlRIExecuteAsync(model, c->s)))
             err = aclmdlRIDestroy(model);
     }
     if (!err)
@@ -696,8 +695,7 @@ START_TEST(build_from_persistent_streams)
     ACL_OK(aclmdlRIBuildBegin(&model, 0));
     ACL_FAILS_WITH(aclmdlRIBindStream(model, plain, ACL_MODEL_STREAM_FLAG_HEAD),
                    ACL_ERROR_INVALID_PARAM);
-    ACL_FAILS_WITH(aclmdlRIBindStream(model, head, ACL_MODEL_STREAM_FLAG_DEFAULT),
-                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclmdlRIBindStream(model, head, 1), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclmdlRIBindStream(model, head, ACL_MODEL_STREAM_FLAG_HEAD));
     ACL_OK(aclmdlRIBindStream(model, second, ACL_MODEL_STREAM_FLAG_HEAD));
     uint32_t n = N;
@@ -911,8 +909,8 @@ START_TEST(name_id_debug_and_callbacks)
     ACL_OK(aclmdlRIDebugPrint(model)); /* deprecated by CANN, still supported */
 #pragma GCC diagnostic pop
     char path[256];
-    snprintf(path, sizeof path, "%s/acl-model-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (int)getpid());
+    snprintf(path, sizeof path, "%s/acl-model-%d.json",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
     ACL_OK(aclmdlRIDebugJsonPrint(model, path, ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY));
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
@@ -954,7 +952,6 @@ START_TEST(destroying_a_capturing_stream)
     ACL_OK(aclrtDestroyStream(plain));
 }
 END_TEST
-
 
 /* ---- the tasks of a model ---------------------------------------------------------------- */
 
@@ -1235,8 +1232,7 @@ START_TEST(task_update_async)
     ACL_OK(aclrtMemcpy(second, N * 4, rnd, N * 4, ACL_MEMCPY_DEVICE_TO_HOST));
     ck_assert_int_ne(memcmp(first, second, N * 4), 0);
     /* Wrong ids and kinds. */
-    ACL_FAILS_WITH(aclrtTaskUpdateAsync(bound, random_id + 5, &ur, exec),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtTaskUpdateAsync(bound, random_id + 5, &ur, exec), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtTaskUpdateAsync(bound, kernel_id, &ur, exec), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtTaskUpdateAsync(exec, kernel_id, &up, exec), ACL_ERROR_INVALID_PARAM);
     free(first);
@@ -1300,8 +1296,8 @@ START_TEST(task_update_async_refuses_placeholder_launches)
     ACL_OK(aclmdlRIExecute(model, -1));
     ACL_OK(aclrtMemcpy(got, 4, data, 4, ACL_MEMCPY_DEVICE_TO_HOST));
     ACL_OK(aclrtMemcpy(got + 1, 4, data + N - 1, 4, ACL_MEMCPY_DEVICE_TO_HOST));
-    ck_assert_msg(got[0] == 4.0f && got[1] == 4.0f, "two runs of x2 gave %g and %g",
-                  (double)got[0], (double)got[1]);
+    ck_assert_msg(got[0] == 4.0f && got[1] == 4.0f, "two runs of x2 gave %g and %g", (double)got[0],
+                  (double)got[1]);
 
     ACL_OK(aclmdlRIDestroy(model));
     ACL_OK(aclrtFree(entry));
@@ -1372,8 +1368,8 @@ END_TEST
  * says so: the model in *model, the branch in *branch, the condition's
  * word in *word when word is not NULL. Returns the condition. */
 static aclmdlRICondHandle capture_one_branch(aclrtStream s, aclmdlRICondTaskType type, uint32_t def,
-                               aclmdlRICondHandleFlag flag, aclmdlRI *model, aclmdlRI *branch,
-                               uint64_t **word)
+                                             aclmdlRICondHandleFlag flag, aclmdlRI *model,
+                                             aclmdlRI *branch, uint64_t **word)
 {
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     aclmdlRICaptureStatus status;
@@ -1464,8 +1460,7 @@ START_TEST(external_nodes_act_when_reached_in_branches_and_nested_models)
 {
     if (strcmp(aclcudaGetBackendName(), "host") != 0)
         return;
-    aclrtStream s = acltest_new_stream(), body = acltest_new_stream(),
-                other = acltest_new_stream();
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream(), other = acltest_new_stream();
     aclrtEvent waited, recorded;
     ACL_OK(aclrtCreateEventExWithFlag(&waited, ACL_EVENT_SYNC));
     ACL_OK(aclrtCreateEventExWithFlag(&recorded, ACL_EVENT_SYNC));

@@ -49,8 +49,11 @@ typedef struct compat_area_rows {
 
 /* A row's body; `level` says which arguments to try. */
 #define ROW(name) static void row_##name(compat_level level CK_ATTRIBUTE_UNUSED)
-#define COMPAT_ROW(name) {#name, row_##name}
-#define COMPAT_BAD_ARGS(area, rows)                                                          \
+#define COMPAT_ROW(name)                                                                           \
+    {                                                                                              \
+#name, row_##name                                                                          \
+    }
+#define COMPAT_BAD_ARGS(area, rows)                                                                \
     const compat_area_rows compat_rows_##area = {#area, rows, sizeof rows / sizeof rows[0]}
 
 enum { COMPAT_BAD_BUF = 4096, COMPAT_MAX_BAD = 16, COMPAT_GARBAGE = 256 };
@@ -85,33 +88,33 @@ static inline void compat_check_rejected(aclError ret, aclError code, const char
 }
 
 /* At every level. */
-#define REJECTS(expr, code, what)                                                            \
-    do {                                                                                     \
-        (void)aclGetRecentErrMsg();                                                          \
-        compat_check_rejected((expr), (code), #expr, (what));                                \
+#define REJECTS(expr, code, what)                                                                  \
+    do {                                                                                           \
+        (void)aclGetRecentErrMsg();                                                                \
+        compat_check_rejected((expr), (code), #expr, (what));                                      \
     } while (0)
 
 /* Only with hostile arguments enabled. */
-#define REJECTS_HOSTILE(expr, code, what)                                                    \
-    do {                                                                                     \
-        if (level == COMPAT_HOSTILE)                                                         \
-            REJECTS(expr, code, what);                                                       \
+#define REJECTS_HOSTILE(expr, code, what)                                                          \
+    do {                                                                                           \
+        if (level == COMPAT_HOSTILE)                                                               \
+            REJECTS(expr, code, what);                                                             \
     } while (0)
 
 /* For functions that return a value instead of an aclError. */
-#define REJECTS_VALUE(expr, failed, what)                                                    \
-    do {                                                                                     \
-        (void)aclGetRecentErrMsg();                                                          \
-        bool rejected_ = (expr) == (failed);                                                 \
-        const char *msg_ = aclGetRecentErrMsg();                                             \
-        ck_assert_msg(rejected_, "%s with %s did not return %s", #expr, (what), #failed);    \
-        ck_assert_msg(msg_ != NULL, "%s with %s left no error message", #expr, (what));      \
+#define REJECTS_VALUE(expr, failed, what)                                                          \
+    do {                                                                                           \
+        (void)aclGetRecentErrMsg();                                                                \
+        bool rejected_ = (expr) == (failed);                                                       \
+        const char *msg_ = aclGetRecentErrMsg();                                                   \
+        ck_assert_msg(rejected_, "%s with %s did not return %s", #expr, (what), #failed);          \
+        ck_assert_msg(msg_ != NULL, "%s with %s left no error message", #expr, (what));            \
     } while (0)
 
-#define REJECTS_VALUE_HOSTILE(expr, failed, what)                                            \
-    do {                                                                                     \
-        if (level == COMPAT_HOSTILE)                                                         \
-            REJECTS_VALUE(expr, failed, what);                                               \
+#define REJECTS_VALUE_HOSTILE(expr, failed, what)                                                  \
+    do {                                                                                           \
+        if (level == COMPAT_HOSTILE)                                                               \
+            REJECTS_VALUE(expr, failed, what);                                                     \
     } while (0)
 
 /* ---- bad handles ----------------------------------------------------------------- */
@@ -128,6 +131,7 @@ typedef enum compat_kind {
     KIND_CNT_NOTIFY,
     KIND_STREAM_CONFIG,
     KIND_GROUP_INFO,
+    KIND_LABEL,
     /* Kinds the suite cannot make a live one of without a device binary of
      * the implementation's own: their sets lack the three entries that
      * start from a live handle of the kind. */
@@ -137,6 +141,8 @@ typedef enum compat_kind {
     /* Kinds whose live handle only a capture makes. */
     KIND_TASK, /* aclmdlRITask */
     KIND_COND, /* aclmdlRICondHandle */
+    /* A label list's live handle needs labels of its own: left out. */
+    KIND_LABEL_LIST,
 } compat_kind;
 
 /* Handles that are not live handles of one kind, with what each one is. The
@@ -153,7 +159,7 @@ typedef struct compat_bad_set {
     aclDataBuffer *buffer;
     aclmdlRI model;
     aclrtBinary binary;
-    void *own; /* a live handle of a kind KIND_NOTIFY .. KIND_GROUP_INFO, when wanted */
+    void *own; /* a live handle of a kind KIND_NOTIFY .. KIND_LABEL, when wanted */
     unsigned char local[COMPAT_GARBAGE];
     unsigned char *heap_random;
     unsigned char *heap_forged; /* holds a live handle of the wanted kind */
@@ -167,7 +173,7 @@ static inline void compat_bad_add(compat_bad_set *b, void *handle, const char *w
     b->count++;
 }
 
-/* Making and destroying a handle of the kinds KIND_NOTIFY .. KIND_GROUP_INFO. */
+/* Making and destroying a handle of the kinds KIND_NOTIFY .. KIND_LABEL. */
 static inline void *compat_new_handle(compat_kind kind)
 {
     void *h = NULL;
@@ -183,6 +189,9 @@ static inline void *compat_new_handle(compat_kind kind)
         break;
     case KIND_GROUP_INFO:
         h = aclrtCreateGroupInfo();
+        break;
+    case KIND_LABEL:
+        ACL_OK(aclrtCreateLabel(&h));
         break;
     default:
         break;
@@ -205,6 +214,9 @@ static inline void compat_destroy_handle(compat_kind kind, void *h)
         break;
     case KIND_GROUP_INFO:
         ACL_OK(aclrtDestroyGroupInfo(h));
+        break;
+    case KIND_LABEL:
+        ACL_OK(aclrtDestroyLabel(h));
         break;
     default:
         break;
@@ -248,6 +260,7 @@ static inline void *compat_destroyed_handle(compat_kind kind, aclrtContext curre
     case KIND_CNT_NOTIFY:
     case KIND_STREAM_CONFIG:
     case KIND_GROUP_INFO:
+    case KIND_LABEL:
         h = compat_new_handle(kind);
         compat_destroy_handle(kind, h);
         break;
@@ -289,11 +302,11 @@ static inline void compat_bad_set_make(compat_bad_set *b, compat_kind kind, comp
      * block holding a live handle's value, and that value with bit 40
      * flipped (another generation of the same slot in acl-cuda; an address
      * nothing maps elsewhere), are not handles. */
-    if (kind >= KIND_NOTIFY && kind <= KIND_GROUP_INFO)
+    if (kind >= KIND_NOTIFY && kind <= KIND_LABEL)
         b->own = compat_new_handle(kind);
-    void *model[] = {b->stream, b->event, b->context, b->buffer, b->model,
-                     b->binary, b->own,   b->own,     b->own,    b->own};
-    bool has_live = kind <= KIND_GROUP_INFO;
+    void *model[] = {b->stream, b->event, b->context, b->buffer, b->model, b->binary,
+                     b->own,    b->own,   b->own,     b->own,    b->own};
+    bool has_live = kind <= KIND_LABEL;
     if (has_live)
         memcpy(b->heap_forged, &model[kind], sizeof model[kind]);
 
@@ -338,26 +351,26 @@ static inline void compat_bad_set_free(compat_bad_set *b)
 }
 
 /* Runs `call` (an expression using `h`) with every bad handle of `kind`. */
-#define FOR_EACH_BAD(kind, h, code, call)                                                    \
-    do {                                                                                     \
-        compat_bad_set set_;                                                                 \
-        compat_bad_set_make(&set_, (kind), level);                                           \
-        for (size_t i_ = 0; i_ < set_.count; i_++) {                                         \
-            void *h = set_.handle[i_];                                                       \
-            REJECTS(call, (code), set_.what[i_]);                                            \
-        }                                                                                    \
-        compat_bad_set_free(&set_);                                                          \
+#define FOR_EACH_BAD(kind, h, code, call)                                                          \
+    do {                                                                                           \
+        compat_bad_set set_;                                                                       \
+        compat_bad_set_make(&set_, (kind), level);                                                 \
+        for (size_t i_ = 0; i_ < set_.count; i_++) {                                               \
+            void *h = set_.handle[i_];                                                             \
+            REJECTS(call, (code), set_.what[i_]);                                                  \
+        }                                                                                          \
+        compat_bad_set_free(&set_);                                                                \
     } while (0)
 
-#define FOR_EACH_BAD_VALUE(kind, h, failed, call)                                            \
-    do {                                                                                     \
-        compat_bad_set set_;                                                                 \
-        compat_bad_set_make(&set_, (kind), level);                                           \
-        for (size_t i_ = 0; i_ < set_.count; i_++) {                                         \
-            void *h = set_.handle[i_];                                                       \
-            REJECTS_VALUE(call, (failed), set_.what[i_]);                                    \
-        }                                                                                    \
-        compat_bad_set_free(&set_);                                                          \
+#define FOR_EACH_BAD_VALUE(kind, h, failed, call)                                                  \
+    do {                                                                                           \
+        compat_bad_set set_;                                                                       \
+        compat_bad_set_make(&set_, (kind), level);                                                 \
+        for (size_t i_ = 0; i_ < set_.count; i_++) {                                               \
+            void *h = set_.handle[i_];                                                             \
+            REJECTS_VALUE(call, (failed), set_.what[i_]);                                          \
+        }                                                                                          \
+        compat_bad_set_free(&set_);                                                                \
     } while (0)
 
 /* ---- bad pointers for frees --------------------------------------------------------- */
@@ -384,8 +397,7 @@ static inline void compat_bad_ptr_add(compat_bad_pointers *b, void *p, const cha
 /* Pointers that the device (or, with !device, the page-locked host) free
  * functions must refuse: NULL (documented), and with hostile arguments
  * everything ACL did not allocate for them. */
-static inline void compat_bad_pointers_make(compat_bad_pointers *b, bool device,
-                                            compat_level level)
+static inline void compat_bad_pointers_make(compat_bad_pointers *b, bool device, compat_level level)
 {
     memset(b, 0, sizeof *b);
     compat_bad_ptr_add(b, NULL, "NULL");
@@ -427,15 +439,15 @@ static inline void compat_bad_pointers_free(compat_bad_pointers *b)
     free(b->heap);
 }
 
-#define FOR_EACH_BAD_POINTER(device, p, call)                                                \
-    do {                                                                                     \
-        compat_bad_pointers set_;                                                            \
-        compat_bad_pointers_make(&set_, (device), level);                                    \
-        for (size_t i_ = 0; i_ < set_.count; i_++) {                                         \
-            void *p = set_.ptr[i_];                                                          \
-            REJECTS(call, ACL_ERROR_INVALID_PARAM, set_.what[i_]);                           \
-        }                                                                                    \
-        compat_bad_pointers_free(&set_);                                                     \
+#define FOR_EACH_BAD_POINTER(device, p, call)                                                      \
+    do {                                                                                           \
+        compat_bad_pointers set_;                                                                  \
+        compat_bad_pointers_make(&set_, (device), level);                                          \
+        for (size_t i_ = 0; i_ < set_.count; i_++) {                                               \
+            void *p = set_.ptr[i_];                                                                \
+            REJECTS(call, ACL_ERROR_INVALID_PARAM, set_.what[i_]);                                 \
+        }                                                                                          \
+        compat_bad_pointers_free(&set_);                                                           \
     } while (0)
 
 /* Device and page-locked memory for the copy rows. */
@@ -486,8 +498,8 @@ static inline void compat_run_row(int i, compat_level level)
                  "ACL_ERROR_INVALID_PARAM [impl]",
                  row->name);
     }
-    compat_pin(__FILE__, level == COMPAT_HOSTILE ? "hostile_arguments" : "bad_arguments",
-               behaviour, ref);
+    compat_pin(__FILE__, level == COMPAT_HOSTILE ? "hostile_arguments" : "bad_arguments", behaviour,
+               ref);
     row->run(level);
     /* The library is still whole: a stream and a sync work. */
     aclrtStream s = compat_new_stream();

@@ -3,7 +3,9 @@
  * kept in a model and runs when the model executes, as often as it
  * executes; streams join a capture through events and must be joined back;
  * capture modes govern the unsafe functions; models built from persistent
- * streams; names; and the bad-argument rows of every aclmdlRI function.
+ * streams, with streams that others start or switch to and labels that
+ * jumps go to; names; and the bad-argument rows of every aclmdlRI function
+ * and of the labels.
  * Kernel launches in models are tested by acl-cuda's own suite
  * (tests/check/test_graph.c), which has kernels to launch. */
 #include "bad_args.h"
@@ -431,6 +433,183 @@ COMPAT_TEST(built_model,
     ACL_OK(aclrtFreeHost(out));
 }
 
+/* ---- stream control flow of built models ------------------------------------------- */
+
+static aclrtStream persistent_stream(void)
+{
+    aclrtStream s = NULL;
+    ACL_OK(aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT));
+    return s;
+}
+
+static void set_i32(void *dev, int32_t v)
+{
+    ACL_OK(aclrtMemcpy(dev, sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE));
+}
+
+/* The bytes of a run's marks: 16 bytes, one per stream. */
+static void read_marks(const void *dev, uint8_t out[16])
+{
+    ACL_OK(aclrtMemcpy(out, 16, dev, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+}
+
+COMPAT_TEST(streams_switched_to_and_started,
+            "streams bound with ACL_MODEL_STREAM_FLAG_DEFAULT run when a task starts them: "
+            "aclrtSwitchStream runs trueStream's tasks when the condition on the device values "
+            "holds and the rest of its stream then does not, else the rest goes on; "
+            "aclrtActiveStream starts a stream alongside its own",
+            "API ref aclmdlRIBindStream, aclrtSwitchStream, aclrtActiveStream; sample "
+            "2_model_switch")
+{
+    /* The sample's shape: the head switches on num to s3 (1) or s4 (2);
+     * s4 starts s2; s2 and s3 start last. */
+    aclrtStream head = persistent_stream(), s2 = persistent_stream(), s3 = persistent_stream(),
+                s4 = persistent_stream(), last = persistent_stream();
+    uint8_t *marks = device_buffer(16);
+    int32_t *values = device_buffer(16); /* num, 1, 2 */
+    set_i32(values + 1, 1);
+    set_i32(values + 2, 2);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, head, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, s2, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    ACL_OK(aclmdlRIBindStream(model, s3, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    ACL_OK(aclmdlRIBindStream(model, s4, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    ACL_OK(aclmdlRIBindStream(model, last, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    ACL_OK(aclrtMemsetAsync(marks + 1, 1, 1, 1, head));
+    ACL_OK(
+        aclrtSwitchStream(values, ACL_RT_EQUAL, values + 1, ACL_RT_SWITCH_INT32, s3, NULL, head));
+    ACL_OK(
+        aclrtSwitchStream(values, ACL_RT_EQUAL, values + 2, ACL_RT_SWITCH_INT32, s4, NULL, head));
+    ACL_OK(aclrtMemsetAsync(marks + 5, 1, 5, 1, head)); /* neither switch taken */
+    ACL_OK(aclrtMemsetAsync(marks + 2, 1, 2, 1, s2));
+    ACL_OK(aclrtActiveStream(last, s2));
+    ACL_OK(aclrtMemsetAsync(marks + 3, 1, 3, 1, s3));
+    ACL_OK(aclrtActiveStream(last, s3));
+    ACL_OK(aclrtActiveStream(s2, s4));
+    ACL_OK(aclrtMemsetAsync(marks + 4, 1, 4, 1, last));
+    ACL_OK(aclmdlRIEndTask(model, last));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    static const uint8_t want[3][6] = {{0, 1, 0, 3, 4, 0}, {0, 1, 2, 0, 4, 0}, {0, 1, 0, 0, 0, 5}};
+    aclrtStream exec = compat_new_stream();
+    for (int32_t num = 1; num <= 3; num++) {
+        ACL_OK(aclrtMemset(marks, 16, 0, 16));
+        set_i32(values, num);
+        ACL_OK(aclmdlRIExecuteAsync(model, exec));
+        ACL_OK(aclrtSynchronizeStream(exec));
+        uint8_t got[16];
+        read_marks(marks, got);
+        for (int i = 1; i < 6; i++)
+            ck_assert_msg(got[i] == want[num - 1][i], "num %d: mark %d is %u, expected %u",
+                          (int)num, i, got[i], want[num - 1][i]);
+    }
+    aclrtStream streams[] = {head, s2, s3, s4, last};
+    for (size_t i = 0; i < 5; i++) {
+        ACL_OK(aclmdlRIUnbindStream(model, streams[i]));
+        ACL_OK(aclrtDestroyStream(streams[i]));
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(exec));
+    ACL_OK(aclrtFree(marks));
+    ACL_OK(aclrtFree(values));
+}
+
+COMPAT_TEST(label_switch_by_index,
+            "aclrtSwitchLabelByIndex goes on at the label of the list that the uint32 index in "
+            "device memory selects (past the list's last label: the last one), skipping what "
+            "lies between; a jump back to a label runs what follows it again",
+            "API ref aclrtCreateLabel, aclrtCreateLabelList, aclrtSetLabel, "
+            "aclrtSwitchLabelByIndex; sample 0_simple_label")
+{
+    aclrtStream s = persistent_stream(), exec = compat_new_stream();
+    uint8_t *marks = device_buffer(16);
+    uint32_t *index = device_buffer(64); /* [0] the switch's; [1], [2], [3] the loop's */
+    aclrtLabel l[4];
+    for (int i = 0; i < 4; i++)
+        ACL_OK(aclrtCreateLabel(&l[i]));
+    aclrtLabelList branches = NULL, ways = NULL;
+    ACL_OK(aclrtCreateLabelList(l, 2, &branches));
+    aclrtLabel loop_ways[2] = {l[3], l[2]}; /* 0: out, 1: back to l2 */
+    ACL_OK(aclrtCreateLabelList(loop_ways, 2, &ways));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclrtSwitchLabelByIndex(index, 2, branches, s));
+    ACL_OK(aclrtMemsetAsync(marks + 9, 1, 9, 1, s)); /* never runs */
+    ACL_OK(aclrtSetLabel(l[0], s));
+    ACL_OK(aclrtMemsetAsync(marks, 1, 1, 1, s));
+    ACL_OK(aclrtSetLabel(l[1], s));
+    ACL_OK(aclrtMemsetAsync(marks + 1, 1, 2, 1, s));
+    /* Two rounds: the index the jump reads is the one the round before
+     * left (1, then 0). */
+    ACL_OK(aclrtMemcpyAsync(index + 2, 4, index + 3, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    ACL_OK(aclrtSetLabel(l[2], s));
+    ACL_OK(aclrtMemcpyAsync(marks + 3, 1, marks + 2, 1, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    ACL_OK(aclrtMemsetAsync(marks + 2, 1, 7, 1, s));
+    ACL_OK(aclrtMemcpyAsync(index + 1, 4, index + 2, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    ACL_OK(aclrtMemsetAsync(index + 2, 4, 0, 4, s));
+    ACL_OK(aclrtSwitchLabelByIndex(index + 1, 2, ways, s));
+    ACL_OK(aclrtSetLabel(l[3], s));
+    ACL_OK(aclmdlRIEndTask(model, s));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    static const struct {
+        uint32_t index;
+        uint8_t first, second;
+    } runs[] = {{0, 1, 2}, {1, 0, 2}, {5, 0, 2}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        ACL_OK(aclrtMemset(marks, 16, 0, 16));
+        ACL_OK(aclrtMemcpy(index, 4, &runs[r].index, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+        set_i32(index + 3, 1);
+        ACL_OK(aclmdlRIExecuteAsync(model, exec));
+        ACL_OK(aclrtSynchronizeStream(exec));
+        uint8_t got[16];
+        read_marks(marks, got);
+        ck_assert_msg(got[0] == runs[r].first && got[1] == runs[r].second && got[9] == 0,
+                      "index %u ran %u %u (%u)", runs[r].index, got[0], got[1], got[9]);
+        /* The loop's second round copied what its first one set. */
+        ck_assert_uint_eq(got[3], 7);
+    }
+    ACL_OK(aclmdlRIUnbindStream(model, s));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyLabelList(branches));
+    ACL_OK(aclrtDestroyLabelList(ways));
+    for (int i = 0; i < 4; i++)
+        ACL_OK(aclrtDestroyLabel(l[i]));
+    ACL_OK(aclrtFree(marks));
+    ACL_OK(aclrtFree(index));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
+COMPAT_TEST(unbind_while_building,
+            "a stream bound to a model being built can be unbound before aclmdlRIBuildEnd; the "
+            "model is built and runs with the streams still bound",
+            "API ref aclmdlRIUnbindStream, aclmdlRIBuildEnd")
+{
+    aclrtStream kept = persistent_stream(), gone = persistent_stream(), exec = compat_new_stream();
+    uint8_t *marks = device_buffer(16);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, kept, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclmdlRIBindStream(model, gone, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclrtMemsetAsync(marks, 1, 1, 1, kept));
+    ACL_OK(aclmdlRIUnbindStream(model, gone));
+    ACL_OK(aclmdlRIEndTask(model, kept));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    ACL_OK(aclrtMemset(marks, 16, 0, 16));
+    ACL_OK(aclmdlRIExecuteAsync(model, exec));
+    ACL_OK(aclrtSynchronizeStream(exec));
+    uint8_t got[16];
+    read_marks(marks, got);
+    ck_assert_uint_eq(got[0], 1);
+    ACL_OK(aclmdlRIUnbindStream(model, kept));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(marks));
+    ACL_OK(aclrtDestroyStream(kept));
+    ACL_OK(aclrtDestroyStream(gone));
+    ACL_OK(aclrtDestroyStream(exec));
+}
+
 COMPAT_TEST(names_and_ids,
             "aclmdlRIGetName gives \"\" until aclmdlRISetName, then the last name set; "
             "aclmdlRIGetId tells models apart",
@@ -481,7 +660,6 @@ COMPAT_TEST(debug_prints,
     ACL_OK(aclrtFree(dev));
     ACL_OK(aclrtDestroyStream(s));
 }
-
 
 /* ---- the tasks of a model ------------------------------------------------------------- */
 
@@ -797,8 +975,8 @@ COMPAT_TEST(cond_if_else,
     void *out = device_buffer(SIZE);
     uint8_t *host = pinned_buffer(SIZE);
     uint64_t *cond = NULL;
-    aclmdlRI model = capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_IF, 2, 0, 0, out, &cond,
-                                      NULL);
+    aclmdlRI model =
+        capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_IF, 2, 0, 0, out, &cond, NULL);
     ck_assert_uint_eq(run_with(model, exec, cond, 1, out, host), 0x10);
     ck_assert_uint_eq(run_with(model, exec, cond, 0, out, host), 0x11);
     ck_assert_uint_eq(run_with(model, exec, cond, 5, out, host), 0x10);
@@ -842,8 +1020,8 @@ COMPAT_TEST(cond_while,
     ACL_OK(aclrtMemset(zero, SIZE, 0, SIZE));
     uint8_t *host = pinned_buffer(SIZE);
     uint64_t *cond = NULL;
-    aclmdlRI model = capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_WHILE, 1, 0, 0, out, &cond,
-                                      zero);
+    aclmdlRI model =
+        capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_WHILE, 1, 0, 0, out, &cond, zero);
     ck_assert_uint_eq(run_with(model, exec, cond, 1, out, host), 0x10);
     ck_assert_uint_eq(read_word(cond), 0);
     ck_assert_uint_eq(run_with(model, exec, cond, 0, out, host), 0);
@@ -865,8 +1043,8 @@ COMPAT_TEST(cond_switch,
     void *out = device_buffer(SIZE);
     uint8_t *host = pinned_buffer(SIZE);
     uint64_t *cond = NULL;
-    aclmdlRI model = capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_SWITCH, 3, 0, 0, out, &cond,
-                                      NULL);
+    aclmdlRI model =
+        capture_branches(s, side, ACL_MODEL_RI_COND_TYPE_SWITCH, 3, 0, 0, out, &cond, NULL);
     for (int v = 0; v < 3; v++)
         ck_assert_uint_eq(run_with(model, exec, cond, v, out, host), 0x10 + v);
     ck_assert_uint_eq(run_with(model, exec, cond, 7, out, host), 0);
@@ -979,8 +1157,7 @@ COMPAT_TEST(cond_handle_steers_several_tasks,
     uint64_t *cond = NULL;
     ACL_OK(aclmdlRICondHandleGetCondPtr(handle, &cond));
     add_filling_task(s, side, handle, ACL_MODEL_RI_COND_TYPE_IF, 1, outs[0], 0x21, cond, NULL);
-    add_filling_task(s, side, handle, ACL_MODEL_RI_COND_TYPE_SWITCH, 2, outs[1], 0x30, cond,
-                     NULL);
+    add_filling_task(s, side, handle, ACL_MODEL_RI_COND_TYPE_SWITCH, 2, outs[1], 0x30, cond, NULL);
     aclmdlRI ended = NULL;
     ACL_OK(aclmdlRICaptureEnd(s, &ended));
     for (uint64_t v = 0; v < 2; v++) {
@@ -1173,7 +1350,6 @@ ROW(aclmdlRIDebugPrint)
     FOR_EACH_BAD(KIND_MODEL, h, ACL_ERROR_INVALID_PARAM, aclmdlRIDebugPrint(h));
 }
 
-
 ROW(aclmdlRICaptureToModelRIBegin)
 {
     aclrtStream s = compat_new_stream();
@@ -1201,11 +1377,9 @@ ROW(aclmdlRIGetTasksByStream)
 {
     uint32_t n = 0;
     aclmdlRITask tasks[4];
-    REJECTS(aclmdlRIGetTasksByStream(NULL, tasks, &n), ACL_ERROR_INVALID_PARAM,
-            "the NULL stream");
+    REJECTS(aclmdlRIGetTasksByStream(NULL, tasks, &n), ACL_ERROR_INVALID_PARAM, "the NULL stream");
     aclrtStream s = compat_new_stream();
-    REJECTS(aclmdlRIGetTasksByStream(s, tasks, NULL), ACL_ERROR_INVALID_PARAM,
-            "a NULL numTasks");
+    REJECTS(aclmdlRIGetTasksByStream(s, tasks, NULL), ACL_ERROR_INVALID_PARAM, "a NULL numTasks");
     ACL_OK(aclrtDestroyStream(s));
     FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclmdlRIGetTasksByStream(h, tasks, &n));
 }
@@ -1256,8 +1430,7 @@ ROW(aclmdlRICondHandleCreate)
     /* A model that is not being captured, and a NULL handle. */
     aclmdlRI built = NULL;
     ACL_OK(aclmdlRIBuildBegin(&built, 0));
-    REJECTS(aclmdlRICondHandleCreate(built, 0, 0, NULL), ACL_ERROR_INVALID_PARAM,
-            "a NULL handle");
+    REJECTS(aclmdlRICondHandleCreate(built, 0, 0, NULL), ACL_ERROR_INVALID_PARAM, "a NULL handle");
     REJECTS(aclmdlRICondHandleCreate(built, 0, 0, &handle), ANY_ERROR,
             "a model that is not being captured");
     ACL_OK(aclmdlRIDestroy(built));
@@ -1280,6 +1453,67 @@ ROW(aclmdlRIAddCondTask)
         p.modelRIArray = NULL;
         REJECTS(aclmdlRIAddCondTask(p, s, 0), ANY_ERROR, "a NULL modelRIArray");
     }
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+ROW(aclrtCreateLabel)
+{
+    REJECTS(aclrtCreateLabel(NULL), ACL_ERROR_INVALID_PARAM, "a NULL label");
+}
+
+ROW(aclrtDestroyLabel)
+{
+    FOR_EACH_BAD(KIND_LABEL, h, ACL_ERROR_INVALID_PARAM, aclrtDestroyLabel(h));
+}
+
+ROW(aclrtSetLabel)
+{
+    aclrtStream s = compat_new_stream();
+    FOR_EACH_BAD(KIND_LABEL, h, ACL_ERROR_INVALID_PARAM, aclrtSetLabel(h, s));
+    aclrtLabel l = NULL;
+    ACL_OK(aclrtCreateLabel(&l));
+    REJECTS(aclrtSetLabel(l, NULL), ACL_ERROR_INVALID_PARAM, "the NULL stream");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtSetLabel(l, h));
+    ACL_OK(aclrtDestroyLabel(l));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+ROW(aclrtCreateLabelList)
+{
+    aclrtLabelList list = NULL;
+    aclrtLabel l = NULL;
+    ACL_OK(aclrtCreateLabel(&l));
+    REJECTS(aclrtCreateLabelList(NULL, 1, &list), ACL_ERROR_INVALID_PARAM, "NULL labels");
+    REJECTS(aclrtCreateLabelList(&l, 1, NULL), ACL_ERROR_INVALID_PARAM, "a NULL labelList");
+    REJECTS(aclrtCreateLabelList(&l, 0, &list), ACL_ERROR_INVALID_PARAM, "num 0");
+    FOR_EACH_BAD(KIND_LABEL, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtCreateLabelList((aclrtLabel[]){l, h}, 2, &list));
+    ACL_OK(aclrtDestroyLabel(l));
+}
+
+ROW(aclrtDestroyLabelList)
+{
+    FOR_EACH_BAD(KIND_LABEL_LIST, h, ACL_ERROR_INVALID_PARAM, aclrtDestroyLabelList(h));
+}
+
+ROW(aclrtSwitchLabelByIndex)
+{
+    aclrtStream s = compat_new_stream();
+    void *index = device_buffer(64);
+    aclrtLabel l = NULL;
+    aclrtLabelList list = NULL;
+    ACL_OK(aclrtCreateLabel(&l));
+    ACL_OK(aclrtCreateLabelList(&l, 1, &list));
+    REJECTS(aclrtSwitchLabelByIndex(NULL, 1, list, s), ACL_ERROR_INVALID_PARAM, "a NULL ptr");
+    REJECTS(aclrtSwitchLabelByIndex(index, 1, list, NULL), ACL_ERROR_INVALID_PARAM,
+            "the NULL stream");
+    FOR_EACH_BAD(KIND_LABEL_LIST, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtSwitchLabelByIndex(index, 1, h, s));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtSwitchLabelByIndex(index, 1, list, h));
+    ACL_OK(aclrtDestroyLabelList(list));
+    ACL_OK(aclrtDestroyLabel(l));
+    ACL_OK(aclrtFree(index));
     ACL_OK(aclrtDestroyStream(s));
 }
 
@@ -1321,6 +1555,12 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclmdlRITaskSetParams),
     COMPAT_ROW(aclmdlRIUnbindStream),
     COMPAT_ROW(aclmdlRIUpdate),
+    COMPAT_ROW(aclrtCreateLabel),
+    COMPAT_ROW(aclrtCreateLabelList),
+    COMPAT_ROW(aclrtDestroyLabel),
+    COMPAT_ROW(aclrtDestroyLabelList),
+    COMPAT_ROW(aclrtSetLabel),
+    COMPAT_ROW(aclrtSwitchLabelByIndex),
 };
 COMPAT_BAD_ARGS(graph, rows);
 
@@ -1350,6 +1590,9 @@ Suite *compat_suite_graph(void)
     TCase *models = tcase_create("models");
     tcase_add_checked_fixture(models, set_up, tear_down);
     tcase_add_test(models, built_model);
+    tcase_add_test(models, streams_switched_to_and_started);
+    tcase_add_test(models, label_switch_by_index);
+    tcase_add_test(models, unbind_while_building);
     tcase_add_test(models, names_and_ids);
     tcase_add_test(models, debug_prints);
     suite_add_tcase(s, models);

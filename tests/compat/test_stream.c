@@ -66,8 +66,10 @@ static void assert_filled(const uint8_t *host, size_t size, uint8_t value)
 }
 
 COMPAT_TEST(create_and_destroy,
-            "aclrtCreateStream gives distinct streams that synchronise and destroy; NULL arguments are ACL_ERROR_INVALID_PARAM",
-            "acl_rt.h aclrtCreateStream, aclrtDestroyStream; API ref: DestroyStream(NULL) -> ACL_ERROR_INVALID_PARAM")
+            "aclrtCreateStream gives distinct streams that synchronise and destroy; NULL arguments "
+            "are ACL_ERROR_INVALID_PARAM",
+            "acl_rt.h aclrtCreateStream, aclrtDestroyStream; API ref: DestroyStream(NULL) -> "
+            "ACL_ERROR_INVALID_PARAM")
 {
     aclrtStream a = compat_new_stream();
     aclrtStream b = compat_new_stream();
@@ -98,7 +100,8 @@ COMPAT_TEST(create_needs_a_context,
 }
 
 COMPAT_TEST(create_with_config,
-            "aclrtCreateStreamWithConfig with ACL_STREAM_* flags gives a working stream; flag bits outside the set give a plain stream",
+            "aclrtCreateStreamWithConfig with ACL_STREAM_* flags gives a working stream; flag bits "
+            "outside the set give a plain stream",
             "acl_rt.h aclrtCreateStreamWithConfig; API ref: other flag values give a plain stream")
 {
     aclrtStream stream = NULL;
@@ -138,9 +141,10 @@ COMPAT_TEST(priority_and_flags_read_back,
     ACL_OK(aclrtDestroyStream(s));
 }
 
-COMPAT_TEST(null_is_default_stream,
-            "NULL and aclrtCtxGetCurrentDefaultStream's handle are the same stream for every stream call",
-            "API ref Stream Management: NULL = default stream of the current context")
+COMPAT_TEST(
+    null_is_default_stream,
+    "NULL and aclrtCtxGetCurrentDefaultStream's handle are the same stream for every stream call",
+    "API ref Stream Management: NULL = default stream of the current context")
 {
     ACL_OK(aclrtSynchronizeStream(NULL));
     ck_assert_int_eq(stream_status(NULL), ACL_STREAM_STATUS_COMPLETE);
@@ -176,7 +180,8 @@ COMPAT_TEST(null_is_default_stream,
 
 COMPAT_TEST(default_stream_does_not_block_others,
             "work on a created stream does not wait for the default stream",
-            "API ref (dev guide, default stream): ACL streams are non-blocking, the default stream does not synchronise with others")
+            "API ref (dev guide, default stream): ACL streams are non-blocking, the default stream "
+            "does not synchronise with others")
 {
     aclrtStream stream = compat_new_stream();
     void *dev = device_buffer(BUF_SIZE);
@@ -220,7 +225,8 @@ COMPAT_TEST(other_streams_do_not_block_default,
 }
 
 COMPAT_TEST(synchronize_with_timeout,
-            "aclrtSynchronizeStreamWithTimeout: -1 waits forever, expiry returns ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046), below -1 is ACL_ERROR_RT_PARAM_INVALID",
+            "aclrtSynchronizeStreamWithTimeout: -1 waits forever, expiry returns "
+            "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046), below -1 is ACL_ERROR_RT_PARAM_INVALID",
             "acl_rt.h aclrtSynchronizeStreamWithTimeout (ms); API ref; [impl] 107000")
 {
     aclrtStream stream = compat_new_stream();
@@ -239,7 +245,8 @@ COMPAT_TEST(synchronize_with_timeout,
 }
 
 COMPAT_TEST(query_follows_gate,
-            "aclrtStreamQuery reports ACL_STREAM_STATUS_NOT_READY while work is pending and COMPLETE after; both return ACL_SUCCESS",
+            "aclrtStreamQuery reports ACL_STREAM_STATUS_NOT_READY while work is pending and "
+            "COMPLETE after; both return ACL_SUCCESS",
             "acl_rt.h aclrtStreamQuery; [impl] 507004 is not returned")
 {
     aclrtStream stream = compat_new_stream();
@@ -400,7 +407,8 @@ COMPAT_TEST(stream_ids_distinct,
 }
 
 COMPAT_TEST(failure_mode,
-            "aclrtSetStreamFailureMode takes ACL_CONTINUE_ON_FAILURE and ACL_STOP_ON_FAILURE and refuses other values",
+            "aclrtSetStreamFailureMode takes ACL_CONTINUE_ON_FAILURE and ACL_STOP_ON_FAILURE and "
+            "refuses other values",
             "acl_rt.h aclrtSetStreamFailureMode; API ref")
 {
     aclrtStream a = compat_new_stream();
@@ -570,7 +578,8 @@ ROW(aclrtSynchronizeStreamWithTimeout)
 /* ---- issue 17: stream ---------------------------------------------------------------- */
 
 COMPAT_TEST(create_v2_takes_the_configuration,
-            "aclrtCreateStreamV2 makes a stream with the priority and flag set by aclrtSetStreamConfigOpt; the configuration can be destroyed while the stream lives",
+            "aclrtCreateStreamV2 makes a stream with the priority and flag set by "
+            "aclrtSetStreamConfigOpt; the configuration can be destroyed while the stream lives",
             "API ref aclrtCreateStreamV2, aclrtSetStreamConfigOpt (the 4-step flow)")
 {
     aclrtStreamConfigHandle *c = aclrtCreateStreamConfigHandle();
@@ -597,7 +606,8 @@ COMPAT_TEST(create_v2_takes_the_configuration,
 }
 
 COMPAT_TEST(configuration_rules,
-            "a priority outside 0..7 and an unknown attribute are refused; an unset configuration makes a plain stream (priority 0, no flags)",
+            "a priority outside 0..7 and an unknown attribute are refused; an unset configuration "
+            "makes a plain stream (priority 0, no flags)",
             "API ref aclrtSetStreamConfigOpt, aclrtStreamConfigAttr")
 {
     aclrtStreamConfigHandle *c = aclrtCreateStreamConfigHandle();
@@ -619,7 +629,8 @@ COMPAT_TEST(configuration_rules,
 /* Abort settles the stream's bookkeeping: it answers idle at once and
  * synchronises without waiting, and new work runs normally. */
 COMPAT_TEST(abort_leaves_a_usable_stream,
-            "after aclrtStreamAbort the stream owes nothing (complete, synchronize returns at once) and new work on it runs, the default stream included",
+            "after aclrtStreamAbort the stream owes nothing (complete, synchronize returns at "
+            "once) and new work on it runs, the default stream included",
             "API ref aclrtStreamAbort")
 {
     aclrtStream s = compat_new_stream();
@@ -680,7 +691,8 @@ static void remember_state(aclrtStream stm, aclrtStreamState state, void *args)
 }
 
 COMPAT_TEST(stream_state_callbacks,
-            "stream-state callbacks see CREATE_POST after a stream (a new context's default stream too) is made and DESTROY_PRE before it goes; a name registers once; NULL unregisters",
+            "stream-state callbacks see CREATE_POST after a stream (a new context's default stream "
+            "too) is made and DESTROY_PRE before it goes; a name registers once; NULL unregisters",
             "API ref aclrtRegStreamStateCallback")
 {
     seen_states seen = {0};
@@ -714,9 +726,11 @@ COMPAT_TEST(stream_state_callbacks,
     ck_assert_int_eq(seen.count, 4);
 }
 
-COMPAT_TEST(thread_last_task_id,
-            "aclrtGetThreadLastTaskId gives the thread's last task on a stream it created: consecutive tasks on one stream have consecutive ids; default-stream tasks do not count",
-            "API ref aclrtGetThreadLastTaskId [impl: per-stream task ids]")
+COMPAT_TEST(
+    thread_last_task_id,
+    "aclrtGetThreadLastTaskId gives the thread's last task on a stream it created: consecutive "
+    "tasks on one stream have consecutive ids; default-stream tasks do not count",
+    "API ref aclrtGetThreadLastTaskId [impl: per-stream task ids]")
 {
     aclrtStream s = compat_new_stream(), t = compat_new_stream();
     void *dev = NULL;
@@ -746,9 +760,12 @@ COMPAT_TEST(thread_last_task_id,
     ACL_OK(aclrtDestroyStream(t));
 }
 
-COMPAT_TEST(resource_limit_levels,
-            "resource limits: a stream's own limit, used by the thread (aclrtUseStreamResInCurrentThread), before the process's for the device, before the hardware's; resets fall back in that order",
-            "API ref aclrtSetStreamResLimit, aclrtGetResInCurrentThread, aclrtSetDeviceResLimit (priorities)")
+COMPAT_TEST(
+    resource_limit_levels,
+    "resource limits: a stream's own limit, used by the thread (aclrtUseStreamResInCurrentThread), "
+    "before the process's for the device, before the hardware's; resets fall back in that order",
+    "API ref aclrtSetStreamResLimit, aclrtGetResInCurrentThread, aclrtSetDeviceResLimit "
+    "(priorities)")
 {
     uint32_t hw, v;
     ACL_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &hw));
@@ -790,7 +807,6 @@ COMPAT_TEST(resource_limit_levels,
     ACL_OK(aclrtDestroyStream(s));
     ACL_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
     ck_assert_uint_eq(v, 1);
-
 }
 /* ---- rows: configurations, abort, callbacks, task ids, resource limits ---------------- */
 
@@ -890,7 +906,47 @@ ROW(aclrtGetResInCurrentThread)
             "a NULL value");
 }
 
+ROW(aclrtActiveStream)
+{
+    aclrtStream s = compat_new_stream();
+    REJECTS(aclrtActiveStream(NULL, s), ACL_ERROR_INVALID_PARAM, "a NULL activeStream");
+    REJECTS(aclrtActiveStream(s, NULL), ACL_ERROR_INVALID_PARAM, "the NULL stream");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtActiveStream(h, s));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM, aclrtActiveStream(s, h));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
+ROW(aclrtSwitchStream)
+{
+    aclrtStream s = compat_new_stream(), t = compat_new_stream();
+    int32_t *v = NULL;
+    ACL_OK(aclrtMalloc((void **)&v, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    REJECTS(aclrtSwitchStream(NULL, ACL_RT_EQUAL, v, ACL_RT_SWITCH_INT32, t, NULL, s),
+            ACL_ERROR_INVALID_PARAM, "a NULL leftValue");
+    REJECTS(aclrtSwitchStream(v, ACL_RT_EQUAL, NULL, ACL_RT_SWITCH_INT32, t, NULL, s),
+            ACL_ERROR_INVALID_PARAM, "a NULL rightValue");
+    REJECTS(aclrtSwitchStream(v, ACL_RT_EQUAL, v, ACL_RT_SWITCH_INT32, NULL, NULL, s),
+            ACL_ERROR_INVALID_PARAM, "a NULL trueStream");
+    REJECTS(aclrtSwitchStream(v, ACL_RT_EQUAL, v, ACL_RT_SWITCH_INT32, t, NULL, NULL),
+            ACL_ERROR_INVALID_PARAM, "the NULL stream");
+    REJECTS(aclrtSwitchStream(v, ACL_RT_EQUAL, v, ACL_RT_SWITCH_INT32, t, s, s),
+            ACL_ERROR_INVALID_PARAM, "a falseStream (reserved: NULL)");
+    REJECTS(aclrtSwitchStream(v, (aclrtCondition)6, v, ACL_RT_SWITCH_INT32, t, NULL, s),
+            ACL_ERROR_INVALID_PARAM, "an unknown condition");
+    REJECTS(aclrtSwitchStream(v, ACL_RT_EQUAL, v, (aclrtCompareDataType)2, t, NULL, s),
+            ACL_ERROR_INVALID_PARAM, "an unknown data type");
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtSwitchStream(v, ACL_RT_EQUAL, v, ACL_RT_SWITCH_INT32, h, NULL, s));
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclrtSwitchStream(v, ACL_RT_EQUAL, v, ACL_RT_SWITCH_INT32, t, NULL, h));
+    ACL_OK(aclrtFree(v));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(t));
+}
+
 static const compat_row rows[] = {
+    COMPAT_ROW(aclrtActiveStream),
+    COMPAT_ROW(aclrtSwitchStream),
     COMPAT_ROW(aclrtCreateStream),
     COMPAT_ROW(aclrtCreateStreamWithConfig),
     COMPAT_ROW(aclrtDestroyStream),

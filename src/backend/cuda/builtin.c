@@ -76,8 +76,10 @@ void cuda_builtin_preload(int dev)
         use_device_checked(dev) != ACL_SUCCESS || check(cudaFree(NULL)) != ACL_SUCCESS)
         return; /* the launches report it */
     (void)drv.cuKernelGetFunction(&f, k);
-    /* Loaded now: conditional tasks launch it while streams are captured. */
+    /* Loaded now: conditional tasks launch them while streams are captured. */
     if (builtin_kernel("aclcuda_set_condition", &k) == ACL_SUCCESS)
+        (void)drv.cuKernelGetFunction(&f, k);
+    if (builtin_kernel("aclcuda_flow_select", &k) == ACL_SUCCESS)
         (void)drv.cuKernelGetFunction(&f, k);
     for (int op = 0; op < REDUCE_OPS; op++)
         for (int type = 0; type < REDUCE_TYPES; type++) {
@@ -156,12 +158,48 @@ aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word)
     return from_cu(
         drv.cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, (CUstream)s->s, params, NULL));
 }
+
+/* builtin_kernels.cu's aclcuda_flow_select takes the kinds as numbers. */
+_Static_assert(FLOW_SELECT_CONSTANT == 0 && FLOW_SELECT_INDEX == 1 && FLOW_SELECT_MASK == 2 &&
+                   FLOW_SELECT_COMPARE == 3,
+               "aclcuda_flow_select's kinds");
+
+aclError cuda_flow_select(backend_stream *s, uint64_t *word, const flow_select *sel)
+{
+    CUkernel k;
+    aclError rc = builtin_kernel("aclcuda_flow_select", &k);
+    if (rc)
+        return rc;
+    builtin_select_args a = {
+        .kind = (uint32_t)sel->kind,
+        .count = sel->count,
+        .cmp = sel->cmp,
+        .wide = sel->wide,
+        .value = sel->value,
+        .index = sel->index,
+        .left = sel->left,
+        .right = sel->right,
+    };
+    void *params[] = {&word, &a};
+    if ((rc = use_device(s->dev)))
+        return rc;
+    return from_cu(
+        drv.cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, (CUstream)s->s, params, NULL));
+}
 #else
 aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word)
 {
     (void)s;
     (void)cond;
     (void)word;
+    return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+}
+
+aclError cuda_flow_select(backend_stream *s, uint64_t *word, const flow_select *sel)
+{
+    (void)s;
+    (void)word;
+    (void)sel;
     return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
 }
 #endif

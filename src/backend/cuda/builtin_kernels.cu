@@ -254,3 +254,56 @@ extern "C" __global__ void aclcuda_set_condition(unsigned long long handle, cons
     cudaGraphSetConditional((cudaGraphConditionalHandle)handle,
                             v > 0xffffffffull ? 0xffffffffu : (unsigned)v);
 }
+
+// ---- stream control flow of built models -----------------------------------------------
+//
+// A model whose streams branch (aclrtSwitchStream, aclrtSwitchLabelByIndex)
+// or loop (labels) decides on the device: this one-thread kernel computes
+// the word a conditional node then reads (aclcuda_set_condition). The
+// kinds are backend.h's flow_select_kind; the host backend computes the
+// same (src/backend/host/graph.c): keep them in step.
+namespace {
+
+__device__ long long flow_operand(const void *p, unsigned wide)
+{
+    if (wide)
+        return *(volatile const long long *)p;
+    return *(volatile const int *)p;
+}
+
+__device__ unsigned long long flow_compare(long long l, long long r, unsigned cmp)
+{
+    switch (cmp) {
+    case 0: return l == r;
+    case 1: return l != r;
+    case 2: return l > r;
+    case 3: return l >= r;
+    case 4: return l < r;
+    case 5: return l <= r;
+    default: return 0;
+    }
+}
+
+} // namespace
+
+extern "C" __global__ void aclcuda_flow_select(uint64_t *word, builtin_select_args a)
+{
+    unsigned long long v = 0;
+    switch (a.kind) {
+    case 0: // constant
+        v = a.value;
+        break;
+    case 1: // index
+    case 2: { // mask
+        unsigned i = *(volatile const unsigned *)a.index;
+        if (i > a.count - 1)
+            i = a.count - 1;
+        v = a.kind == 1 ? i : (a.value >> i) & 1;
+        break;
+    }
+    case 3: // compare
+        v = flow_compare(flow_operand(a.left, a.wide), flow_operand(a.right, a.wide), a.cmp);
+        break;
+    }
+    *(volatile uint64_t *)word = v;
+}

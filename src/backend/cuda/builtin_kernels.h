@@ -21,4 +21,15 @@ typedef struct builtin_random_args {
     const void *counter;
 } builtin_random_args;
 
+/* What aclcuda_flow_select writes to its word: flow_select of backend.h,
+ * its kind as a number. */
+typedef struct builtin_select_args {
+    uint32_t kind; /* flow_select_kind */
+    uint32_t count;
+    uint32_t cmp; /* aclrtCondition */
+    uint32_t wide;
+    uint64_t value;
+    const void *index, *left, *right;
+} builtin_select_args;
+
 #endif

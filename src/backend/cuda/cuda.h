@@ -194,6 +194,9 @@ aclError cuda_random(backend_stream *s, const random_params *p);
 /* Queues the one-thread kernel that sets conditional handle cond from the
  * 64-bit word at word (a conditional node's condition, graph.c). */
 aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word);
+/* Queues the one-thread kernel that sets *word as sel says (a selection
+ * node of a model with stream control flow, graph.c). */
+aclError cuda_flow_select(backend_stream *s, uint64_t *word, const flow_select *sel);
 aclError cuda_graph_launch(backend_stream *s, backend_graph *g);
 /* backend_stream_ops.graph_set_node (graph.c). */
 aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64_t node,

@@ -25,7 +25,8 @@
 
 struct backend_graph {
     cudaGraph_t graph;
-    cudaGraphExec_t exec; /* NULL for a body */
+    cudaGraphExec_t exec; /* NULL for a body, and for a piece until it is finished */
+    int dev;
     /* CUDA leaves an executable graph's thread safety to its user: its
      * launches and the changes to its nodes (model updates, which another
      * thread may make while one replays the model) take turns. */
@@ -89,6 +90,7 @@ static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph 
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     g->graph = graph;
+    g->dev = s->dev;
     if ((rc = check(cudaGraphInstantiate(&g->exec, graph, 0)))) {
         (void)check(cudaGraphDestroy(graph));
         free(g);
@@ -144,9 +146,11 @@ static aclError cuda_keep(backend_stream *s, void *ptr, void (*release)(void *))
 static void cuda_graph_destroy(backend_graph *g)
 {
     if (!g->body) {
-        (void)check(cudaGraphExecDestroy(g->exec));
+        if (g->exec) {
+            (void)check(cudaGraphExecDestroy(g->exec));
+            pthread_mutex_destroy(&g->exec_lock);
+        }
         (void)check(cudaGraphDestroy(g->graph));
-        pthread_mutex_destroy(&g->exec_lock);
     }
     free(g);
 }
@@ -784,6 +788,7 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
     }
     for (uint32_t i = 0; i < size; i++) {
         *made[i] = (backend_graph){.graph = p.conditional.phGraph_out[i],
+                                   .dev = s->dev,
                                    .body = true,
                                    .kind = kind,
                                    .cond = (uint64_t)handle,
@@ -819,6 +824,238 @@ static aclError cuda_capture_end_into(backend_stream *s, backend_graph *body, bo
     return rc ? rc : set;
 }
 
+/* ---- models with stream control flow ------------------------------------------------
+ * Their graphs are put together after the captures of their pieces, with
+ * the dependencies the core names: a piece becomes a child graph node (a
+ * clone of it; the core keeps the piece until the model's graph goes, so
+ * whatever the piece's user objects hold outlives every run), a selection
+ * and a conditional node's condition are kernels of ours captured at
+ * their place (cudaStreamBeginCaptureToGraph with those dependencies). */
+
+/* The capture's last nodes, before it ends (an array of *count the caller
+ * frees; NULL when none or unknown). */
+static cudaGraphNode_t *capture_last_nodes(backend_stream *s, size_t *count)
+{
+    cudaGraph_t graph = NULL;
+    const cudaGraphNode_t *deps = NULL;
+    size_t n = 0;
+    cudaGraphNode_t *copy = NULL;
+    if (capture_point(s, &graph, &deps, &n) == ACL_SUCCESS && n && deps &&
+        (copy = malloc(n * sizeof *copy)))
+        memcpy(copy, deps, n * sizeof *copy);
+    *count = copy ? n : 0;
+    return copy;
+}
+
+static aclError cuda_capture_end_piece(backend_stream *s, bool discard, backend_graph **out,
+                                       uint64_t *end)
+{
+    *out = NULL;
+    aclError rc = use_device(s->dev);
+    if (rc)
+        return rc;
+    size_t nlast = 0;
+    cudaGraphNode_t *last = end ? capture_last_nodes(s, &nlast) : NULL;
+    cudaGraph_t graph = NULL;
+    rc = capture_error(cudaStreamEndCapture(s->s, &graph));
+    if (graph)
+        updatable_settle(graph, !rc && !discard);
+    backend_graph *g = NULL;
+    if (!rc && !discard && !(g = calloc(1, sizeof *g)))
+        rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    cudaGraphNode_t joined = NULL;
+    if (!rc && !discard && end)
+        rc = check(cudaGraphAddEmptyNode(&joined, graph, last, nlast));
+    free(last);
+    if (rc || discard) {
+        free(g);
+        if (graph)
+            (void)check(cudaGraphDestroy(graph));
+        return rc;
+    }
+    g->graph = graph;
+    g->dev = s->dev;
+    if (end)
+        *end = (uint64_t)(uintptr_t)joined;
+    *out = g;
+    return ACL_SUCCESS;
+}
+
+/* deps as CUDA's nodes: an array the caller frees (NULL when none). */
+static aclError graph_nodes_of(const uint64_t *deps, size_t n, cudaGraphNode_t **out)
+{
+    *out = NULL;
+    if (!n)
+        return ACL_SUCCESS;
+    if (!(*out = malloc(n * sizeof **out)))
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = (cudaGraphNode_t)(uintptr_t)deps[i];
+    return ACL_SUCCESS;
+}
+
+static aclError cuda_add_child(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                               backend_graph *piece, uint64_t *node)
+{
+    cudaGraphNode_t *d;
+    aclError rc = graph_nodes_of(deps, ndeps, &d);
+    if (rc)
+        return rc;
+    cudaGraphNode_t n = NULL;
+    rc = check(cudaGraphAddChildGraphNode(&n, g->graph, d, ndeps, piece->graph));
+    free(d);
+    if (!rc)
+        *node = (uint64_t)(uintptr_t)n;
+    return rc;
+}
+
+/* What one of our kernels queued on a capturing stream does at a place of
+ * g (after deps); *node: the node it became. */
+typedef aclError (*queue_fn)(backend_stream *s, const void *arg);
+
+static aclError capture_at(backend_graph *g, const uint64_t *deps, size_t ndeps, queue_fn queue,
+                           const void *arg, uint64_t *node)
+{
+    aclError rc = use_device(g->dev);
+    if (rc)
+        return rc;
+    cudaGraphNode_t *d;
+    if ((rc = graph_nodes_of(deps, ndeps, &d)))
+        return rc;
+    backend_stream scratch;
+    memset(&scratch, 0, sizeof scratch);
+    scratch.dev = g->dev;
+    if ((rc = check(cudaStreamCreateWithFlags(&scratch.s, cudaStreamNonBlocking)))) {
+        free(d);
+        return rc;
+    }
+    rc = capture_error(cudaStreamBeginCaptureToGraph(scratch.s, g->graph, d, NULL, ndeps,
+                                                     cudaStreamCaptureModeRelaxed));
+    free(d);
+    if (!rc) {
+        rc = queue(&scratch, arg);
+        if (!rc && node)
+            rc = cuda_capture_last_node(&scratch, node);
+        cudaGraph_t same = NULL; /* g's own graph: nothing to destroy */
+        aclError end = capture_error(cudaStreamEndCapture(scratch.s, &same));
+        if (!rc)
+            rc = end;
+    }
+    (void)check(cudaStreamDestroy(scratch.s));
+    return rc;
+}
+
+typedef struct select_call {
+    uint64_t *word;
+    const flow_select *sel;
+} select_call;
+
+static aclError queue_select(backend_stream *s, const void *arg)
+{
+    const select_call *c = arg;
+    return cuda_flow_select(s, c->word, c->sel);
+}
+
+static aclError cuda_add_select(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                                uint64_t *word, const flow_select *sel, uint64_t *node)
+{
+    select_call c = {word, sel};
+    return capture_at(g, deps, ndeps, queue_select, &c, node);
+}
+
+typedef struct condition_call {
+    uint64_t handle;
+    const void *word;
+} condition_call;
+
+static aclError queue_condition(backend_stream *s, const void *arg)
+{
+    const condition_call *c = arg;
+    return cuda_set_condition(s, c->handle, c->word);
+}
+
+static aclError cuda_add_cond_node(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                                   const uint64_t *word, cond_kind kind, uint32_t size,
+                                   backend_graph **bodies, uint64_t *node)
+{
+    backend_graph **made = calloc(size, sizeof *made);
+    if (!made)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    aclError rc = ACL_SUCCESS;
+    for (uint32_t i = 0; i < size && !rc; i++)
+        if (!(made[i] = calloc(1, sizeof *made[i])))
+            rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    /* Its condition, set from the word right before it (as add_cond's). */
+    cudaGraphConditionalHandle handle = 0;
+    if (!rc)
+        rc = check(cudaGraphConditionalHandleCreate(&handle, g->graph, 0, 0));
+    uint64_t set = 0;
+    if (!rc)
+        rc = capture_at(g, deps, ndeps, queue_condition, &(condition_call){(uint64_t)handle, word},
+                        &set);
+    struct cudaGraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = cudaGraphNodeTypeConditional;
+    p.conditional.handle = handle;
+    p.conditional.type = kind == COND_IF      ? cudaGraphCondTypeIf
+                         : kind == COND_WHILE ? cudaGraphCondTypeWhile
+                                              : cudaGraphCondTypeSwitch;
+    p.conditional.size = size;
+    cudaGraphNode_t n = NULL, after = (cudaGraphNode_t)(uintptr_t)set;
+    if (!rc)
+        rc = check(cudaGraphAddNode(&n, g->graph, &after, NULL, 1, &p));
+    if (rc) {
+        for (uint32_t i = 0; i < size; i++)
+            free(made[i]);
+        free(made);
+        return rc;
+    }
+    for (uint32_t i = 0; i < size; i++) {
+        *made[i] = (backend_graph){.graph = p.conditional.phGraph_out[i],
+                                   .dev = g->dev,
+                                   .body = true,
+                                   .kind = kind,
+                                   .cond = (uint64_t)handle,
+                                   .word = word};
+        bodies[i] = made[i];
+    }
+    free(made);
+    *node = (uint64_t)(uintptr_t)n;
+    return ACL_SUCCESS;
+}
+
+/* As a captured WHILE body's end (capture_end_into): its condition is set
+ * from the word again for the next round. */
+static aclError cuda_loop_end(backend_graph *body, const uint64_t *deps, size_t ndeps)
+{
+    return capture_at(body, deps, ndeps, queue_condition, &(condition_call){body->cond, body->word},
+                      NULL);
+}
+
+static aclError cuda_graph_keep(backend_graph *g, void *ptr, void (*release)(void *))
+{
+    cudaUserObject_t object;
+    aclError rc =
+        check(cudaUserObjectCreate(&object, ptr, release, 1, cudaUserObjectNoDestructorSync));
+    if (rc)
+        return rc;
+    /* As cuda_capture_keep: on failure the object is left alone. */
+    return check(cudaGraphRetainUserObject(g->graph, object, 1, cudaGraphUserObjectMove));
+}
+
+static aclError cuda_graph_finish(backend_graph *g)
+{
+    aclError rc = use_device(g->dev);
+    if (!rc)
+        rc = check(cudaGraphInstantiate(&g->exec, g->graph, 0));
+    if (rc) {
+        g->exec = NULL;
+        return rc;
+    }
+    pthread_mutex_init(&g->exec_lock, NULL);
+    return ACL_SUCCESS;
+}
+
 const backend_graph_ops cuda_graph_ops = {
     .capture_begin = cuda_capture_begin,
     .capture_end = cuda_capture_end,
@@ -835,4 +1072,11 @@ const backend_graph_ops cuda_graph_ops = {
     .capture_begin_into = cuda_capture_begin_into,
     .capture_end_into = cuda_capture_end_into,
     .abort = NULL, /* a launched graph runs to its end */
+    .capture_end_piece = cuda_capture_end_piece,
+    .add_child = cuda_add_child,
+    .add_select = cuda_add_select,
+    .add_cond_node = cuda_add_cond_node,
+    .loop_end = cuda_loop_end,
+    .keep = cuda_graph_keep,
+    .finish = cuda_graph_finish,
 };

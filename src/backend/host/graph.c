@@ -1069,6 +1069,249 @@ static aclError host_capture_end_into(backend_stream *bs, backend_graph *body, b
     return ACL_SUCCESS;
 }
 
+/* ---- models with stream control flow ------------------------------------------------
+ * Their graphs are put together after the captures of their pieces, node
+ * by node: a node is appended to its graph's plan, in the order the core
+ * adds them, which follows their dependencies; a plan runs in order, so
+ * the dependencies need no keeping here (nodes are their places). Nobody
+ * runs a graph while it is put together: a node replaces the plan. */
+
+/* g's plan with n (a reference, taken; NULL: none) and k (a reference,
+ * taken; NULL: none) appended. Out of memory, nothing is taken. */
+static aclError plan_append(backend_graph *g, gnode *n, keeps *k, uint64_t *node)
+{
+    gplan *old = g->plan;
+    size_t count = old->count + (n ? 1 : 0);
+    gplan *p = malloc(sizeof *p + count * sizeof p->nodes[0]);
+    keeps **kept = p ? malloc((old->nkept + 1) * sizeof *kept) : NULL;
+    unsigned char *off = kept && old->off ? calloc(count, 1) : NULL;
+    if (!p || !kept || (old->off && !off)) {
+        free(p);
+        free(kept);
+        free(off);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    atomic_init(&p->refs, 1);
+    p->count = count;
+    for (size_t i = 0; i < old->count; i++) {
+        p->nodes[i] = old->nodes[i];
+        atomic_fetch_add(&p->nodes[i]->refs, 1);
+    }
+    if (n)
+        p->nodes[old->count] = n;
+    if (off)
+        memcpy(off, old->off, old->count);
+    p->off = off;
+    p->kept = kept;
+    p->nkept = 0;
+    for (size_t i = 0; i < old->nkept; i++) {
+        p->kept[p->nkept++] = old->kept[i];
+        atomic_fetch_add(&old->kept[i]->refs, 1);
+    }
+    if (k)
+        p->kept[p->nkept++] = k;
+    if (node)
+        *node = old->count;
+    g->plan = p;
+    plan_release(old);
+    return ACL_SUCCESS;
+}
+
+/* Appends a job node; on failure the payload is released. */
+static aclError append_job(backend_graph *g, const host_job_ops *ops, void *payload, uint64_t *node)
+{
+    task *t = task_new_job(ops, payload);
+    gnode *n = t ? malloc(sizeof *n) : NULL;
+    if (!n) {
+        if (t)
+            task_discard(t);
+        ops->release(payload);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    atomic_init(&n->refs, 1);
+    atomic_init(&n->next, NULL);
+    n->kept = NULL;
+    n->t = t;
+    aclError err = plan_append(g, n, NULL, node);
+    if (err)
+        gnode_release(n);
+    return err;
+}
+
+/* Nothing to join: a capture's plan runs in order, so its last node
+ * follows all its work. */
+static aclError host_capture_end_piece(backend_stream *bs, bool discard, backend_graph **out,
+                                       uint64_t *end)
+{
+    aclError err = host_capture_end(bs, discard, out);
+    if (!err && *out && end)
+        *end = (*out)->plan->count;
+    return err;
+}
+
+static void child_run(void *arg)
+{
+    run_body(arg);
+}
+
+static void child_release(void *arg)
+{
+    graph_release(arg);
+}
+
+static const host_job_ops child_job = {"stream work", child_run, child_release};
+
+static aclError host_add_child(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                               backend_graph *piece, uint64_t *node)
+{
+    (void)deps;
+    (void)ndeps;
+    atomic_fetch_add(&piece->refs, 1);
+    return append_job(g, &child_job, piece, node);
+}
+
+typedef struct select_node {
+    _Atomic uint64_t *word;
+    flow_select sel;
+} select_node;
+
+/* Operands are read with memcpy: device memory of the host backend is the
+ * process's, and ACL does not promise their alignment. */
+static int64_t select_operand(const void *p, bool wide)
+{
+    if (wide) {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static uint64_t select_value(const flow_select *s)
+{
+    switch (s->kind) {
+    case FLOW_SELECT_CONSTANT:
+        return s->value;
+    case FLOW_SELECT_INDEX:
+    case FLOW_SELECT_MASK: {
+        uint32_t i;
+        memcpy(&i, s->index, sizeof i);
+        if (i > s->count - 1)
+            i = s->count - 1;
+        return s->kind == FLOW_SELECT_INDEX ? i : (s->value >> i) & 1;
+    }
+    case FLOW_SELECT_COMPARE: {
+        int64_t l = select_operand(s->left, s->wide), r = select_operand(s->right, s->wide);
+        switch (s->cmp) {
+        case ACL_RT_EQUAL:
+            return l == r;
+        case ACL_RT_NOT_EQUAL:
+            return l != r;
+        case ACL_RT_GREATER:
+            return l > r;
+        case ACL_RT_GREATER_OR_EQUAL:
+            return l >= r;
+        case ACL_RT_LESS:
+            return l < r;
+        case ACL_RT_LESS_OR_EQUAL:
+            return l <= r;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+static void select_run(void *arg)
+{
+    select_node *n = arg;
+    atomic_store_explicit(n->word, select_value(&n->sel), memory_order_release);
+}
+
+static const host_job_ops select_job = {"condition", select_run, free};
+
+static aclError host_add_select(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                                uint64_t *word, const flow_select *sel, uint64_t *node)
+{
+    (void)deps;
+    (void)ndeps;
+    select_node *n = malloc(sizeof *n);
+    if (!n)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    n->word = (_Atomic uint64_t *)word;
+    n->sel = *sel;
+    return append_job(g, &select_job, n, node);
+}
+
+static aclError host_add_cond_node(backend_graph *g, const uint64_t *deps, size_t ndeps,
+                                   const uint64_t *word, cond_kind kind, uint32_t size,
+                                   backend_graph **bodies, uint64_t *node)
+{
+    (void)deps;
+    (void)ndeps;
+    if (size == 0)
+        return ACL_ERROR_RT_PARAM_INVALID;
+    cond_node *c = calloc(1, sizeof *c + size * sizeof c->bodies[0]);
+    if (!c)
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    c->kind = kind;
+    c->word = (const _Atomic uint64_t *)word;
+    for (uint32_t i = 0; i < size; i++) {
+        if (!(c->bodies[i] = body_new())) {
+            cond_release(c);
+            return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+        }
+        c->size = i + 1;
+    }
+    for (uint32_t i = 0; i < size; i++) {
+        atomic_fetch_add(&c->bodies[i]->refs, 1);
+        bodies[i] = c->bodies[i];
+    }
+    aclError err = append_job(g, &cond_job, c, node);
+    if (err)
+        for (uint32_t i = 0; i < size; i++)
+            graph_release(bodies[i]);
+    return err;
+}
+
+/* A loop's job reads its word before each round itself. */
+static aclError host_loop_end(backend_graph *body, const uint64_t *deps, size_t ndeps)
+{
+    (void)body;
+    (void)deps;
+    (void)ndeps;
+    return ACL_SUCCESS;
+}
+
+static aclError host_graph_keep(backend_graph *g, void *ptr, void (*release)(void *))
+{
+    keeps *k = calloc(1, sizeof *k);
+    keep_item *item = k ? malloc(sizeof *item) : NULL;
+    if (!item) {
+        free(k);
+        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+    }
+    *item = (keep_item){ptr, release};
+    atomic_init(&k->refs, 1);
+    k->items = item;
+    k->count = k->cap = 1;
+    aclError err = plan_append(g, NULL, k, NULL);
+    if (err) {
+        free(item);
+        free(k);
+    }
+    return err;
+}
+
+/* A plan runs as it is. */
+static aclError host_graph_finish(backend_graph *g)
+{
+    (void)g;
+    return ACL_SUCCESS;
+}
+
 const backend_graph_ops host_graph_ops = {
     .capture_begin = host_capture_begin,
     .capture_end = host_capture_end,
@@ -1084,4 +1327,11 @@ const backend_graph_ops host_graph_ops = {
     .capture_begin_into = host_capture_begin_into,
     .capture_end_into = host_capture_end_into,
     .abort = host_graph_abort,
+    .capture_end_piece = host_capture_end_piece,
+    .add_child = host_add_child,
+    .add_select = host_add_select,
+    .add_cond_node = host_add_cond_node,
+    .loop_end = host_loop_end,
+    .keep = host_graph_keep,
+    .finish = host_graph_finish,
 };
