@@ -30,8 +30,8 @@ typedef struct held {
 } held;
 
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
-static held *held_head, **held_tail = &held_head;
-static atomic_size_t held_count; /* read without the lock: 0 is the common case */
+static held *held_head, *held_last; /* NULL when empty */
+static atomic_size_t held_count;    /* read without the lock: 0 is the common case */
 
 static bool work_done(const held *h)
 {
@@ -46,24 +46,20 @@ void host_release_held(void)
     if (atomic_load_explicit(&held_count, memory_order_acquire) == 0)
         return;
     pthread_mutex_lock(&held_lock);
-    held *list = held_head;
-    held_head = NULL;
-    held_tail = &held_head;
+    held *done = held_head, *last = held_last;
+    held_head = held_last = NULL;
     pthread_mutex_unlock(&held_lock);
     /* Another thread may be at it: it took the list, this one nothing. */
-    held *done = list, **done_end = &done;
+    held **done_end = &done;
     while (*done_end && work_done(*done_end))
         done_end = &(*done_end)->next;
     held *waiting = *done_end;
     *done_end = NULL;
     if (waiting) {
-        held *last = waiting;
-        while (last->next)
-            last = last->next;
         pthread_mutex_lock(&held_lock);
         last->next = held_head; /* freed meanwhile: after the older ones */
-        if (held_head == NULL)
-            held_tail = &last->next;
+        if (held_last == NULL)
+            held_last = last;
         held_head = waiting;
         pthread_mutex_unlock(&held_lock);
     }
@@ -104,8 +100,11 @@ void host_release_after_work(void (*release)(void *ptr), void *ptr)
     h->ptr = ptr;
     atomic_fetch_add_explicit(&held_count, 1, memory_order_relaxed);
     pthread_mutex_lock(&held_lock);
-    *held_tail = h;
-    held_tail = &h->next;
+    if (held_last)
+        held_last->next = h;
+    else
+        held_head = h;
+    held_last = h;
     pthread_mutex_unlock(&held_lock);
 }
 
