@@ -1,27 +1,25 @@
 /* The host backend's memory. "Device" memory of each device comes from an
  * arena: one memfd per device, mapped shared and reserved far larger than
- * the device's capacity (pages exist only once touched). Blocks are
- * charged to their device's capacity. "Page-locked" host memory is plain
- * aligned heap memory; the label is all that differs.
+ * the device's capacity (pages exist only once touched). Blocks are charged
+ * to their device's capacity. "Page-locked" host memory is plain aligned
+ * heap memory; the label is all that differs.
  *
- * The arena: a header page before every block, and every block whole
- * pages of its own, so that a block can be handed to another process
- * alone (host_arena_export, for IPC keys): its first export moves its
- * pages into a memfd of their own, mapped at the same address; its free
- * maps fresh arena pages there again. Small blocks (up to SMALL_MAX, the
- * header included) are reused through free lists of their exact size;
- * large ones (LARGE_STEP steps) through an address-ordered list of free
- * extents that merges neighbours and gives their pages back (hole punch).
- * Everything else comes from the top. A block freed while streams have
- * work queued returns to its lists only once that work has run
- * (quarantine.c); its bytes are no longer charged from the free on. Only
- * the arena below the top is
- * readable and writable (COMMIT_STEP at a time); the rest of the span is
- * reserved without access, so that tools that read every readable mapping
- * (valgrind's leak check, core dumps) skip what was never used. A forked
- * child gets a private copy of its arenas (copy-on-write), so that parent
- * and child never write each other's memory; a child's arena cannot be
- * exported. */
+ * The arena: a header page before every block, and every block whole pages
+ * of its own, so that a block can be handed to another process alone
+ * (host_arena_export, for IPC keys): its first export moves its pages into a
+ * memfd of their own, mapped at the same address; its free maps fresh arena
+ * pages there again. Small blocks (up to SMALL_MAX, the header included) are
+ * reused through free lists of their exact size; large ones (LARGE_STEP
+ * steps) through an address-ordered list of free extents that merges
+ * neighbours and gives their pages back (hole punch). Everything else comes
+ * from the top. A block freed while streams have work queued returns to its
+ * lists only once that work has run (quarantine.c); its bytes are no longer
+ * charged from the free on. Only the arena below the top is readable and
+ * writable (COMMIT_STEP at a time); the rest of the span is reserved without
+ * access, so that tools that read every readable mapping (valgrind's leak
+ * check, core dumps) skip what was never used. A forked child gets a private
+ * copy of its arenas (copy-on-write), so that parent and child never write
+ * each other's memory; a child's arena cannot be exported. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
