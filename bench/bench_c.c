@@ -274,6 +274,26 @@ static void acl_cross_stream_wait(int calls)
     }
 }
 
+/* With every stream idle: what an allocation and its free cost when no
+ * queued work keeps the memory alive. */
+static void acl_malloc_free_4k(int calls)
+{
+    for (int i = 0; i < calls; i++) {
+        void *p;
+        ACL_OK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+        ACL_OK(aclrtFree(p));
+    }
+}
+
+static void acl_malloc_free_host_4k(int calls)
+{
+    for (int i = 0; i < calls; i++) {
+        void *p;
+        ACL_OK(aclrtMallocHost(&p, 4096));
+        ACL_OK(aclrtFreeHost(p));
+    }
+}
+
 /* Stream reaches the callback, the report thread runs it, the stream
  * (held by ACL_CALLBACK_BLOCK) continues, and the synchronize returns. */
 static void acl_callback_round_trip(int calls)
@@ -355,6 +375,24 @@ static void raw_memset_async_4b(int calls)
         CUDA_OK(cudaMemsetAsync(fx.dev4, 0, 4, fx.raw_stream));
 }
 
+static void raw_malloc_free_4k(int calls)
+{
+    for (int i = 0; i < calls; i++) {
+        void *p;
+        CUDA_OK(cudaMalloc(&p, 4096));
+        CUDA_OK(cudaFree(p));
+    }
+}
+
+static void raw_malloc_free_host_4k(int calls)
+{
+    for (int i = 0; i < calls; i++) {
+        void *p;
+        CUDA_OK(cudaHostAlloc(&p, 4096, cudaHostAllocPortable));
+        CUDA_OK(cudaFreeHost(p));
+    }
+}
+
 static void raw_cross_stream_wait(int calls)
 {
     for (int i = 0; i < calls; i++) {
@@ -400,6 +438,9 @@ static const per_call_case per_call_cases[] = {
      {RAW(raw_memset_async_4b), RAW(raw_settle)}},
     {"cross-stream wait latency", 32, {acl_cross_stream_wait, NULL},
      {RAW(raw_cross_stream_wait), NULL}},
+    {"malloc+free 4 KiB", 64, {acl_malloc_free_4k, NULL}, {RAW(raw_malloc_free_4k), NULL}},
+    {"mallocHost+freeHost 4 KiB", 64, {acl_malloc_free_host_4k, NULL},
+     {RAW(raw_malloc_free_host_4k), NULL}},
     {"callback round trip", 32, {acl_callback_round_trip, NULL},
      {RAW(raw_callback_round_trip), NULL}},
 };

@@ -210,8 +210,15 @@ typedef struct foreign_memory {
 /* Allocation and the synchronous copies. All copies take plain pointers
  * whose direction the caller resolved. src_pinned: the source is
  * page-locked memory from malloc_host. The synchronous calls neither wait
- * for nor hold up queued stream work. */
+ * for nor hold up queued stream work. Memory freed (free_device,
+ * free_host, managed free) is never handed out again while work queued
+ * before the free may still touch it: the free waits for that work
+ * (free_waits_for_device), or the backend holds the memory back until it
+ * has run. */
 typedef struct backend_memory_ops {
+    /* The frees wait for the device's queued work, as cudaFree does: the
+     * core parks frees made where that work cannot go on (memory.c). */
+    bool free_waits_for_device;
     aclError (*malloc_device)(int32_t dev, void **ptr, size_t size);
     aclError (*free_device)(int32_t dev, void *ptr);
     aclError (*malloc_host)(void **ptr, size_t size); /* page-locked */

@@ -526,15 +526,18 @@ static aclError backend_free(int32_t phys, void *ptr)
  * they wait the driver holds a lock that cudaMalloc and cudaHostAlloc need.
  * A callback runs while a BLOCK host function holds its stream, so a free
  * made there (or on any thread while a callback allocates) can never finish.
- * Memory freed inside a callback is therefore parked instead: it leaves the
- * registry at once (for ACL it is freed), a later allocation of that kind
- * of memory that fits in it reuses it without calling the backend (pyACL's
- * samples allocate and free the same buffer in every callback; see obtain),
- * and the backend really frees it at the next free on a thread outside
- * callbacks, when an allocation fails outside callbacks, or when its device
- * is reset or ACL is finalized. A reused block is handed out without waiting
- * for the device: aclrtFree promises no synchronisation, so work still using
- * memory that a callback freed is the caller's bug, as on Ascend. */
+ * Where the backend's frees wait so (free_waits_for_device), memory freed
+ * inside a callback is therefore parked instead: it leaves the registry at
+ * once (for ACL it is freed), a later allocation of that kind of memory that
+ * fits in it reuses it without calling the backend (pyACL's samples allocate
+ * and free the same buffer in every callback; see obtain), and the backend
+ * really frees it at the next free on a thread outside callbacks, when an
+ * allocation fails outside callbacks, or when its device is reset or ACL is
+ * finalized. A reused block is handed out without waiting for the device:
+ * aclrtFree promises no synchronisation, so work still using memory that a
+ * callback freed is the caller's bug, as on Ascend. A backend whose frees
+ * never wait (the host backend) gets every free, and holds the memory back
+ * itself until the work queued before the free has run. */
 typedef struct parked_block {
     void *ptr;
     size_t size;
@@ -548,7 +551,7 @@ static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
 /* True when the free was parked; false when it must happen now. */
 static bool park_free(void *ptr, size_t size, int32_t phys)
 {
-    if (!callback_running())
+    if (!backend()->memory->free_waits_for_device || !callback_running())
         return false;
     parked_block *p = malloc(sizeof *p);
     if (!p)

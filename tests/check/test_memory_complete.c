@@ -5,7 +5,8 @@
  * inaccessible virtual memory; the codes of the virtual-memory and IPC
  * refusals; on the host backend, a forked child's device memory is its own
  * and a copy through a bad device-side address does not bring the process
- * down. */
+ * down. Queued work keeps the memory it touches alive through frees, as on
+ * CUDA. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -255,6 +256,284 @@ START_TEST(vmm_remap_after_unmap_with_work_queued)
     ACL_OK(aclrtFreePhysical(second));
     ACL_OK(aclrtReleaseMemAddress(va));
     ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+/* ---- frees behind queued work ------------------------------------------------ */
+
+/* A stream held at a gate until hold_open. The host backend's frees
+ * return at once, so the test opens the gate itself after its frees and
+ * allocations; on CUDA a free waits for the device (cudaFree), so a thread
+ * opens the gate a little later instead. */
+typedef struct hold {
+    acltest_gate gate;
+    pthread_t opener;
+    bool by_thread;
+} hold;
+
+static void *open_gate_later(void *arg)
+{
+    nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
+    acltest_gate_open(arg);
+    return NULL;
+}
+
+static void hold_close(hold *h, aclrtStream s)
+{
+    acltest_gate_close(&h->gate, s);
+    h->by_thread = !on_host_backend();
+    if (h->by_thread)
+        ck_assert_int_eq(pthread_create(&h->opener, NULL, open_gate_later, &h->gate), 0);
+}
+
+static void hold_open(hold *h)
+{
+    if (h->by_thread)
+        ck_assert_int_eq(pthread_join(h->opener, NULL), 0);
+    else
+        acltest_gate_open(&h->gate);
+}
+
+/* Every byte of n bytes at p (device memory unless host) is value. */
+static void expect_bytes(const void *p, size_t n, unsigned char value, bool host)
+{
+    unsigned char *out = malloc(n);
+    ck_assert_ptr_nonnull(out);
+    if (host)
+        memcpy(out, p, n);
+    else
+        ACL_OK(aclrtMemcpy(out, n, p, n, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < n; i++)
+        if (out[i] != value)
+            ck_abort_msg("byte %zu of %zu at %p is 0x%02x, expected 0x%02x", i, n, p, out[i],
+                         value);
+    free(out);
+}
+
+/* Queued work keeps what it touches alive, as cudaFree's wait for the
+ * device does on CUDA: device memory freed while a fill of it and a copy
+ * from it are queued is not handed out again under them (a small block
+ * and a large one: their free lists differ), and the copy still reads
+ * what the fill wrote. The bytes count as free at once. */
+START_TEST(free_with_work_queued)
+{
+    const size_t sizes[] = {4096, 4 << 20};
+    aclrtStream s = acltest_new_stream();
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        unsigned char *a, *b, *kept;
+        ACL_OK(aclrtMalloc((void **)&kept, n, ACL_MEM_MALLOC_HUGE_FIRST));
+        size_t free_before, free_after, total;
+        ACL_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_before, &total));
+        ACL_OK(aclrtMalloc((void **)&a, n, ACL_MEM_MALLOC_HUGE_FIRST));
+        hold h;
+        hold_close(&h, s);
+        ACL_OK(aclrtMemsetAsync(a, n, 0x5A, n, s));
+        ACL_OK(aclrtMemcpyAsync(kept, n, a, n, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+        ACL_OK(aclrtFree(a));
+        ACL_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_after, &total));
+        if (on_host_backend()) /* no other process shares the device */
+            ck_assert_uint_eq(free_after, free_before);
+        ACL_OK(aclrtMalloc((void **)&b, n, ACL_MEM_MALLOC_HUGE_FIRST));
+        ACL_OK(aclrtMemset(b, n, 0x22, n));
+        hold_open(&h);
+        ACL_OK(aclrtSynchronizeStream(s));
+        expect_bytes(b, n, 0x22, false);
+        expect_bytes(kept, n, 0x5A, false);
+        ACL_OK(aclrtFree(b));
+        ACL_OK(aclrtFree(kept));
+    }
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+/* The same for page-locked host memory (aclrtFreeHost): a copy into it and
+ * one out of it queued before its free. (Large enough that the host
+ * backend's heap would give it back to the system at once.) */
+START_TEST(free_host_with_work_queued)
+{
+    enum { N = 1 << 20 };
+    aclrtStream s = acltest_new_stream();
+    unsigned char *src, *kept, *a, *b;
+    ACL_OK(aclrtMalloc((void **)&src, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc((void **)&kept, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(src, N, 0x5A, N));
+    ACL_OK(aclrtMallocHost((void **)&a, N));
+    hold h;
+    hold_close(&h, s);
+    ACL_OK(aclrtMemcpyAsync(a, N, src, N, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    ACL_OK(aclrtMemcpyAsync(kept, N, a, N, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    ACL_OK(aclrtFreeHost(a));
+    ACL_OK(aclrtMallocHost((void **)&b, N));
+    memset(b, 0x22, N);
+    hold_open(&h);
+    ACL_OK(aclrtSynchronizeStream(s));
+    expect_bytes(b, N, 0x22, true);
+    expect_bytes(kept, N, 0x5A, false);
+    ACL_OK(aclrtFreeHost(b));
+    ACL_OK(aclrtFree(src));
+    ACL_OK(aclrtFree(kept));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+/* The same for managed memory (aclrtMemAllocManaged, aclrtFree). */
+START_TEST(free_managed_with_work_queued)
+{
+    const size_t n = (size_t)2 << 20;
+    aclrtStream s = acltest_new_stream();
+    unsigned char *a, *b;
+    ACL_OK(aclrtMemAllocManaged((void **)&a, n, ACL_RT_MEM_ATTACH_GLOBAL));
+    hold h;
+    hold_close(&h, s);
+    ACL_OK(aclrtMemsetAsync(a, n, 0x5A, n, s));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtMemAllocManaged((void **)&b, n, ACL_RT_MEM_ATTACH_GLOBAL));
+    ACL_OK(aclrtMemset(b, n, 0x22, n));
+    hold_open(&h);
+    ACL_OK(aclrtSynchronizeStream(s));
+    expect_bytes(b, n, 0x22, false);
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
+/* Work that waits for another stream counts too: a fill queued on a stream
+ * that waits for an event recorded behind the held stream's gate. */
+START_TEST(free_with_a_chain_queued)
+{
+    enum { N = 4096 };
+    aclrtStream held = acltest_new_stream(), waiting = acltest_new_stream();
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEvent(&e));
+    unsigned char *a, *b;
+    ACL_OK(aclrtMalloc((void **)&a, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    hold h;
+    hold_close(&h, held);
+    ACL_OK(aclrtRecordEvent(e, held));
+    ACL_OK(aclrtStreamWaitEvent(waiting, e));
+    ACL_OK(aclrtMemsetAsync(a, N, 0x5A, N, waiting));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtMalloc((void **)&b, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(b, N, 0x22, N));
+    hold_open(&h);
+    ACL_OK(aclrtSynchronizeStream(waiting));
+    expect_bytes(b, N, 0x22, false);
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtDestroyEvent(e));
+    ACL_OK(aclrtDestroyStream(held));
+    ACL_OK(aclrtDestroyStream(waiting));
+}
+END_TEST
+
+/* And a queued replay of a captured model that fills the memory. */
+START_TEST(free_with_a_model_replay_queued)
+{
+    enum { N = 4096 };
+    aclrtStream held = acltest_new_stream(), capturing = acltest_new_stream();
+    unsigned char *a, *b;
+    ACL_OK(aclrtMalloc((void **)&a, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureBegin(capturing, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(a, N, 0x5A, N, capturing));
+    ACL_OK(aclmdlRICaptureEnd(capturing, &model));
+    hold h;
+    hold_close(&h, held);
+    ACL_OK(aclmdlRIExecuteAsync(model, held));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtMalloc((void **)&b, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(b, N, 0x22, N));
+    hold_open(&h);
+    ACL_OK(aclrtSynchronizeStream(held));
+    expect_bytes(b, N, 0x22, false);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtDestroyStream(held));
+    ACL_OK(aclrtDestroyStream(capturing));
+}
+END_TEST
+
+/* A free never waits for queued work on the host backend: a stream waiting
+ * for a notify that only the caller records after the free does not hold
+ * the free up, and its fill still misses the memory allocated meanwhile.
+ * (On CUDA the free would wait for that stream for ever.) */
+START_TEST(host_free_before_a_wait_ends)
+{
+    if (!on_host_backend())
+        return;
+    enum { N = 4096 };
+    aclrtStream s = acltest_new_stream(), other = acltest_new_stream();
+    aclrtNotify notify;
+    ACL_OK(aclrtCreateNotify(&notify, 0));
+    unsigned char *a, *b;
+    ACL_OK(aclrtMalloc((void **)&a, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtWaitAndResetNotify(notify, s, 0));
+    ACL_OK(aclrtMemsetAsync(a, N, 0x5A, N, s));
+    ACL_OK(aclrtFree(a));
+    ACL_OK(aclrtMalloc((void **)&b, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(b, N, 0x22, N));
+    ACL_OK(aclrtRecordNotify(notify, other));
+    ACL_OK(aclrtSynchronizeStream(s));
+    expect_bytes(b, N, 0x22, false);
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtDestroyNotify(notify));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(other));
+}
+END_TEST
+
+typedef struct callback_free {
+    void *ptr;
+    aclError result;
+} callback_free;
+
+static void free_in_callback(void *arg)
+{
+    callback_free *f = arg;
+    f->result = aclrtFree(f->ptr);
+}
+
+static void *process_reports(void *arg)
+{
+    atomic_int *stop = arg;
+    while (!atomic_load(stop))
+        (void)aclrtProcessReport(20);
+    return NULL;
+}
+
+/* Memory freed inside a callback is not handed out again under the work
+ * queued before the free either. (The core parks such frees where a free
+ * waits for the device, as on CUDA, and hands them out again at once.) */
+START_TEST(host_free_in_a_callback_with_work_queued)
+{
+    if (!on_host_backend())
+        return;
+    enum { N = 4096 };
+    atomic_int stop = 0;
+    pthread_t reporter;
+    ck_assert_int_eq(pthread_create(&reporter, NULL, process_reports, &stop), 0);
+    aclrtStream s = acltest_new_stream(), callbacks = acltest_new_stream();
+    ACL_OK(aclrtSubscribeReport((uint64_t)reporter, callbacks));
+    unsigned char *b;
+    callback_free f = {.result = -1};
+    ACL_OK(aclrtMalloc(&f.ptr, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    hold h;
+    hold_close(&h, s);
+    ACL_OK(aclrtMemsetAsync(f.ptr, N, 0x5A, N, s));
+    ACL_OK(aclrtLaunchCallback(free_in_callback, &f, ACL_CALLBACK_BLOCK, callbacks));
+    ACL_OK(aclrtSynchronizeStream(callbacks));
+    ACL_OK(f.result);
+    ACL_OK(aclrtMalloc((void **)&b, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(b, N, 0x22, N));
+    hold_open(&h);
+    ACL_OK(aclrtSynchronizeStream(s));
+    expect_bytes(b, N, 0x22, false);
+    ACL_OK(aclrtFree(b));
+    ACL_OK(aclrtUnSubscribeReport((uint64_t)reporter, callbacks));
+    atomic_store(&stop, 1);
+    ck_assert_int_eq(pthread_join(reporter, NULL), 0);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(callbacks));
 }
 END_TEST
 
@@ -759,6 +1038,13 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, vmm_release_with_work_queued);
     tcase_add_test(tc, vmm_release_with_work_of_a_force_destroyed_stream);
     tcase_add_test(tc, vmm_remap_after_unmap_with_work_queued);
+    tcase_add_test(tc, free_with_work_queued);
+    tcase_add_test(tc, free_host_with_work_queued);
+    tcase_add_test(tc, free_managed_with_work_queued);
+    tcase_add_test(tc, free_with_a_chain_queued);
+    tcase_add_test(tc, free_with_a_model_replay_queued);
+    tcase_add_test(tc, host_free_before_a_wait_ends);
+    tcase_add_test(tc, host_free_in_a_callback_with_work_queued);
     tcase_add_test(tc, ipc_codes);
     tcase_add_test(tc, host_fork_keeps_device_memory_private);
     tcase_add_test(tc, host_indirect_copy_with_bad_address);

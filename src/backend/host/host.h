@@ -56,9 +56,27 @@ aclError host_copy_indirect(const indirect_copy *copy);
  * it is a worker). One pause at a time. */
 void host_streams_pause(void);
 void host_streams_resume(void);
+/* Whether some stream has work enqueued that has not completed (work a
+ * capture recorded is not enqueued). */
+bool host_work_in_flight(void);
 
 typedef struct host_stream host_stream;
 typedef struct mark mark;
+
+/* Marks of the end of the work enqueued so far on every stream that has
+ * any (streams destroyed while their work drains included): *count of
+ * them in a new array, for host_marks_free. False when out of memory. */
+bool host_mark_busy_streams(mark ***out, size_t *count);
+void host_marks_free(mark **marks, size_t count);
+
+/* Memory freed while work is queued (quarantine.c): release(ptr) runs at
+ * once when no stream has work, else once the work queued on every stream
+ * before this call has run, at a later host_release_held. Where queued
+ * work cannot be marked (out of memory) the memory is never released. */
+void host_release_after_work(void (*release)(void *ptr), void *ptr);
+/* Releases what waited for work that has now run. Never blocks on a
+ * stream; called by every allocation and free. */
+void host_release_held(void);
 
 /* The backend's part of a core stream: the stream itself is reference
  * counted, as it outlives its destroy while its worker drains the queue or

@@ -2,7 +2,8 @@
  * (this process's CPUs) and the host reach alike, so there is nothing to
  * migrate and advice changes nothing here (the core keeps it for the
  * attribute queries). Allocations start on a 2 MiB boundary, as the pages
- * ACL counts in. */
+ * ACL counts in. A free waits for queued work as device memory's does
+ * (quarantine.c). */
 #include <stdlib.h>
 
 #include "backend/host/host.h"
@@ -15,6 +16,7 @@ static aclError host_managed_alloc(int32_t dev, void **ptr, size_t size)
         return ACL_ERROR_RT_INVALID_DEVICEID;
     if (size == 0 || size % MANAGED_ALIGN != 0)
         return ACL_ERROR_RT_PARAM_INVALID;
+    host_release_held();
     void *p = aligned_alloc(MANAGED_ALIGN, size);
     if (p == NULL)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
@@ -25,7 +27,7 @@ static aclError host_managed_alloc(int32_t dev, void **ptr, size_t size)
 static aclError host_managed_free(int32_t dev, void *ptr)
 {
     (void)dev;
-    free(ptr);
+    host_release_after_work(free, ptr);
     return ACL_SUCCESS;
 }
 

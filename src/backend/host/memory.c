@@ -1,24 +1,25 @@
 /* The host backend's memory. "Device" memory of each device comes from an
  * arena: one memfd per device, mapped shared and reserved far larger than
- * the device's capacity (pages exist only once touched). Blocks are
- * charged to their device's capacity. "Page-locked" host memory is plain
- * aligned heap memory; the label is all that differs.
+ * the device's capacity (pages exist only once touched). Blocks are charged
+ * to their device's capacity. "Page-locked" host memory is plain aligned
+ * heap memory; the label is all that differs.
  *
- * The arena: a header page before every block, and every block whole
- * pages of its own, so that a block can be handed to another process
- * alone (host_arena_export, for IPC keys): its first export moves its
- * pages into a memfd of their own, mapped at the same address; its free
- * maps fresh arena pages there again. Small blocks (up to SMALL_MAX, the
- * header included) are reused through free lists of their exact size;
- * large ones (LARGE_STEP steps) through an address-ordered list of free
- * extents that merges neighbours and gives their pages back (hole punch).
- * Everything else comes from the top. Only the arena below the top is
- * readable and writable (COMMIT_STEP at a time); the rest of the span is
- * reserved without access, so that tools that read every readable mapping
- * (valgrind's leak check, core dumps) skip what was never used. A forked
- * child gets a private copy of its arenas (copy-on-write), so that parent
- * and child never write each other's memory; a child's arena cannot be
- * exported. */
+ * The arena: a header page before every block, and every block whole pages
+ * of its own, so that a block can be handed to another process alone
+ * (host_arena_export, for IPC keys): its first export moves its pages into a
+ * memfd of their own, mapped at the same address; its free maps fresh arena
+ * pages there again. Small blocks (up to SMALL_MAX, the header included) are
+ * reused through free lists of their exact size; large ones (LARGE_STEP
+ * steps) through an address-ordered list of free extents that merges
+ * neighbours and gives their pages back (hole punch). Everything else comes
+ * from the top. A block freed while streams have work queued returns to its
+ * lists only once that work has run (quarantine.c); its bytes are no longer
+ * charged from the free on. Only the arena below the top is readable and
+ * writable (COMMIT_STEP at a time); the rest of the span is reserved without
+ * access, so that tools that read every readable mapping (valgrind's leak
+ * check, core dumps) skip what was never used. A forked child gets a private
+ * copy of its arenas (copy-on-write), so that parent and child never write
+ * each other's memory; a child's arena cannot be exported. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -235,6 +236,7 @@ static aclError host_malloc_device(int32_t dev, void **ptr, size_t size)
     if (!small)
         total = (total + step - 1) / step * step;
 
+    host_release_held();
     size_t used = atomic_load(&host_device_used[dev]);
     do {
         if (charged > host_config_get()->capacity - used)
@@ -309,6 +311,33 @@ static bool back_with_arena(arena *a, alloc_header *h)
     return true;
 }
 
+/* Puts a freed block (its header) back on its arena's lists. */
+static void block_return(void *header)
+{
+    alloc_header *h = header;
+    size_t page = page_size();
+    arena *a = &arenas[h->dev];
+    pthread_mutex_lock(&a->lock);
+    if (h->export_fd >= 0 && !back_with_arena(a, h)) {
+        /* Still the importers' pages: never handed out again. */
+        pthread_mutex_unlock(&a->lock);
+        ACL_LOG(LOG_ERROR,
+                "an exported block at %p cannot get its arena pages back (%s); it "
+                "stays unused",
+                (void *)((char *)h + page), strerror(errno));
+        return;
+    }
+    if (h->total <= SMALL_MAX && page >= MIN_PAGE) {
+        h->next_free = a->small[h->total / page];
+        a->small[h->total / page] = h;
+    } else {
+        give_large(a, (size_t)((char *)h - a->base), h->total);
+    }
+    pthread_mutex_unlock(&a->lock);
+}
+
+/* The block is freed for everyone at once (a second free fails, its bytes
+ * are free again); its pages go back once queued work is done with them. */
 static aclError host_free_device(int32_t dev, void *ptr)
 {
     (void)dev; /* the header knows which device the block came from */
@@ -322,23 +351,7 @@ static aclError host_free_device(int32_t dev, void *ptr)
         return ACL_ERROR_RT_MEMORY_FREE;
     h->magic = 0;
     atomic_fetch_sub(&host_device_used[h->dev], h->charged);
-    pthread_mutex_lock(&a->lock);
-    if (h->export_fd >= 0 && !back_with_arena(a, h)) {
-        /* Still the importers' pages: never handed out again. */
-        pthread_mutex_unlock(&a->lock);
-        ACL_LOG(LOG_ERROR,
-                "an exported block at %p cannot get its arena pages back (%s); it "
-                "stays unused",
-                ptr, strerror(errno));
-        return ACL_SUCCESS;
-    }
-    if (h->total <= SMALL_MAX && page >= MIN_PAGE) {
-        h->next_free = a->small[h->total / page];
-        a->small[h->total / page] = h;
-    } else {
-        give_large(a, (size_t)((char *)h - a->base), h->total);
-    }
-    pthread_mutex_unlock(&a->lock);
+    host_release_after_work(block_return, h);
     return ACL_SUCCESS;
 }
 
@@ -485,6 +498,7 @@ static aclError host_malloc_host(void **ptr, size_t size)
     if (size > SIZE_MAX - page)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     size_t rounded = ((size ? size : 1) + page - 1) / page * page;
+    host_release_held();
     /* "Pinned" is only a label here: nothing pages the memory out that a copy
      * would have to wait for, so it is not locked. */
     void *p = aligned_alloc(page, rounded);
@@ -498,7 +512,7 @@ static aclError host_free_host(void *ptr)
 {
     if (!ptr)
         return ACL_ERROR_RT_PARAM_INVALID;
-    free(ptr);
+    host_release_after_work(free, ptr);
     return ACL_SUCCESS;
 }
 

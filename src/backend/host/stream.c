@@ -136,6 +136,11 @@ static host_stream *all_streams;
 static pthread_mutex_t all_streams_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(task *) fork_dropped;
 
+/* Streams with work enqueued and not completed, changed under the
+ * stream's lock when it turns busy or idle (not per task), so that a free
+ * learns in one load that no queued work can touch its memory. */
+static atomic_size_t busy_streams;
+
 static void init_stream_conds(host_stream *s)
 {
     pthread_condattr_t attr;
@@ -187,6 +192,7 @@ static void fork_child(void)
         pthread_mutex_unlock(&s->lock);
     }
     atomic_store_explicit(&fork_dropped, dropped, memory_order_relaxed);
+    atomic_store_explicit(&busy_streams, 0, memory_order_relaxed);
     pthread_mutex_unlock(&all_streams_lock);
 }
 
@@ -596,6 +602,66 @@ void host_streams_resume(void)
     pthread_mutex_unlock(&pause_lock);
 }
 
+/* Counts the task s ran as completed. With s's lock held. The release
+ * orders what the stream's work wrote before a free that finds every
+ * stream idle (host_work_in_flight). */
+static void task_completed_locked(host_stream *s)
+{
+    s->completed++;
+    if (s->completed == s->enqueued)
+        atomic_fetch_sub_explicit(&busy_streams, 1, memory_order_release);
+}
+
+bool host_work_in_flight(void)
+{
+    return atomic_load_explicit(&busy_streams, memory_order_acquire) != 0;
+}
+
+/* A busy stream has a worker, which holds a reference: marking it cannot
+ * revive a stream whose last reference is going (stream_release unlinks
+ * it under all_streams_lock). */
+bool host_mark_busy_streams(mark ***out, size_t *count)
+{
+    mark **marks = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    pthread_mutex_lock(&all_streams_lock);
+    for (host_stream *s = all_streams; s && ok; s = s->fork_next) {
+        pthread_mutex_lock(&s->lock);
+        if (s->enqueued != s->completed) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 4;
+                mark **grown = realloc(marks, cap * sizeof *grown);
+                ok = grown != NULL;
+                if (ok)
+                    marks = grown;
+            }
+            mark *m = ok ? mark_new(s) : NULL;
+            ok = m != NULL;
+            if (ok) {
+                m->seq = s->enqueued;
+                marks[n++] = m;
+            }
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&all_streams_lock);
+    if (!ok) {
+        host_marks_free(marks, n);
+        return false;
+    }
+    *out = marks;
+    *count = n;
+    return true;
+}
+
+void host_marks_free(mark **marks, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        mark_release(marks[i]);
+    free(marks);
+}
+
 static void *stream_worker(void *arg)
 {
     host_stream *s = arg;
@@ -636,7 +702,7 @@ static void *stream_worker(void *arg)
 
         pthread_mutex_lock(&s->lock);
         s->running = NULL;
-        s->completed++;
+        task_completed_locked(s);
         if (s->completed >= s->wake_at) {
             s->wake_at = UINT64_MAX;
             pthread_cond_broadcast(&s->done_cv);
@@ -693,6 +759,8 @@ static void append_locked(host_stream *s, task *t, mark *m)
     else
         s->head = t;
     s->tail = t;
+    if (s->enqueued == s->completed)
+        atomic_fetch_add_explicit(&busy_streams, 1, memory_order_relaxed);
     s->enqueued++;
     if (m)
         m->seq = s->enqueued;
@@ -1152,7 +1220,7 @@ static void run_here_locked(host_stream *s, task *t)
     running_stream = NULL;
     pthread_mutex_lock(&s->lock);
     s->running = NULL;
-    s->completed++;
+    task_completed_locked(s);
     if (s->completed >= s->wake_at) {
         s->wake_at = UINT64_MAX;
         pthread_cond_broadcast(&s->done_cv);

@@ -3,6 +3,7 @@
  * for (./configure --enable-extensions, and always in acl-cuda's own make
  * check). Pinned against acl/acl_cuda.h's comments and docs/backends.md. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -174,6 +175,7 @@ COMPAT_TEST(launch_host_func_any_thread,
 
 typedef struct any_subscriber {
     aclrtContext ctx;
+    atomic_bool subscribed; /* a thread serves no stream before its subscription */
     aclError processed;
     pthread_t ran_on;
 } any_subscriber;
@@ -187,6 +189,8 @@ static void *process_one_host_func(void *arg)
 {
     any_subscriber *p = arg;
     ACL_OK(aclrtSetCurrentContext(p->ctx));
+    while (!atomic_load(&p->subscribed))
+        sched_yield();
     p->processed = aclrtProcessHostFunc(30000);
     return NULL;
 }
@@ -203,6 +207,7 @@ COMPAT_TEST(host_func_any_thread_goes_to_the_subscriber,
     pthread_t subscriber;
     ck_assert_int_eq(pthread_create(&subscriber, NULL, process_one_host_func, &p), 0);
     ACL_OK(aclrtSubscribeHostFunc((uint64_t)subscriber, s));
+    atomic_store(&p.subscribed, true);
     ACL_OK(aclcudaLaunchHostFuncAnyThread(s, note_any_thread, &p));
     ACL_OK(aclrtSynchronizeStream(s));
     ck_assert_int_eq(pthread_join(subscriber, NULL), 0);
