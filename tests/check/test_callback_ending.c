@@ -71,15 +71,6 @@ START_TEST(free_inside_callback_is_immediate)
 }
 END_TEST
 
-/* A host function that holds its stream until the test opens it (or 10 s
- * pass: a guard against a hang, not a timing). */
-static void hold_stream(void *arg)
-{
-    atomic_int *open = arg;
-    for (int i = 0; i < 10000 && !atomic_load(open); i++)
-        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
-}
-
 static unsigned char *remap_va;
 static size_t remap_size;
 static aclrtDrvMemHandle remap_handle;
@@ -107,18 +98,23 @@ START_TEST(map_inside_callback_over_deferred_unmap)
     ACL_OK(aclrtMallocPhysical(&first, remap_size, &prop, 0));
     ACL_OK(aclrtMallocPhysical(&remap_handle, remap_size, &prop, 0));
     ACL_OK(aclrtMapMem(remap_va, remap_size, 0, first, 0));
+    /* The stream is held by a notify wait, on the device: a host function
+     * would hold CUDA's one host-function thread too, and the callback
+     * would only run once the hold ended. */
     aclrtStream held;
     ACL_OK(aclrtCreateStream(&held));
-    atomic_int open = 0;
-    ACL_OK(aclrtLaunchHostFunc(held, hold_stream, &open));
+    aclrtNotify open;
+    ACL_OK(aclrtCreateNotify(&open, 0));
+    ACL_OK(aclrtWaitAndResetNotify(open, held, 0));
     ACL_OK(aclrtMemsetAsync(remap_va, remap_size, 0x11, remap_size, held));
     ACL_OK(aclrtUnmapMem(remap_va));
     subscribe(stream);
     ACL_OK(aclrtLaunchCallback(map_in_callback, NULL, ACL_CALLBACK_BLOCK, stream));
     ACL_OK(aclrtSynchronizeStream(stream));
     ck_assert_int_eq(remap_result, ACL_ERROR_RT_PARAM_INVALID);
-    atomic_store(&open, 1);
+    ACL_OK(aclrtRecordNotify(open, stream));
     ACL_OK(aclrtSynchronizeStream(held));
+    ACL_OK(aclrtDestroyNotify(open));
     ACL_OK(aclrtMapMem(remap_va, remap_size, 0, remap_handle, 0));
     ACL_OK(aclrtUnmapMem(remap_va));
     ACL_OK(aclrtFreePhysical(first));
