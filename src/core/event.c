@@ -213,12 +213,13 @@ aclError event_record(const char *api, acl_event *e, acl_stream *s)
 {
     if (e->flag) /* captured as any stream-ordered task */
         return flag_set(api, e, s, 1);
+    /* The capture that takes the record, if one does, ties the event to it
+     * (the stream's capture may end meanwhile: the record is then queued). */
     uint64_t capture_id = 0;
-    aclError err;
-    if (__builtin_expect(stream_capture(s) != NULL, 0))
-        err = capture_event_record(api, s, e, &capture_id);
-    else
-        err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
+    aclError err = stream_submit(api, s,
+                                 &(task){.kind = TASK_RECORD,
+                                         .u.event = event_backend(e),
+                                         .acl.event = {.event = e, .recorded_in = &capture_id}});
     if (err == ACL_SUCCESS) {
         atomic_store_explicit(&e->capture_id, capture_id, memory_order_relaxed);
         atomic_store_explicit(&e->recorded, true, memory_order_release);
@@ -240,7 +241,8 @@ aclError event_wait(const char *api, acl_stream *s, acl_event *e)
     uint64_t capture_id = atomic_load_explicit(&e->capture_id, memory_order_relaxed);
     if (__builtin_expect(capture_id != 0 || stream_capture(s) != NULL, 0))
         return capture_event_wait(api, s, e, capture_id);
-    return stream_submit(api, s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e)});
+    return stream_submit(
+        api, s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e), .acl.event.event = e});
 }
 
 aclError event_external(const char *api, acl_stream *s, acl_event *e, bool record)

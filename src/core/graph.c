@@ -386,10 +386,6 @@ bool capture_stream_ended(capture *c, acl_stream *s)
     return ended;
 }
 
-/* The id of the capture that took the calling thread's latest submission
- * (capture_event_record), 0 when it was queued. */
-static _Thread_local uint64_t recorded_by;
-
 /* Records t in cap, or refuses it. With cap's gate held. Raises. */
 static aclError capture_record(const char *api, capture *cap, acl_stream *s, const task *t)
 {
@@ -416,8 +412,8 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
         /* Between the streams of a build with stream control flow: an
          * item of the stream, put together when the build ends. */
         aclError err = flow_event(api, cap, s, t, tasks_record(cap, s, t));
-        if (!err)
-            recorded_by = cap->id;
+        if (!err && t->kind == TASK_RECORD && t->acl.event.recorded_in)
+            *t->acl.event.recorded_in = cap->id;
         return err;
     }
     aclError err = stream_dispatch(s, t);
@@ -430,7 +426,8 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
     capture_note_node(cap, s, t->kind);
     tasks_keep_binary(cap, t);
     tasks_record(cap, s, t); /* a task update's too: its kernels' parameters */
-    recorded_by = cap->id;
+    if (t->kind == TASK_RECORD && t->acl.event.recorded_in)
+        *t->acl.event.recorded_in = cap->id;
     return ACL_SUCCESS;
 }
 
@@ -536,22 +533,6 @@ aclError capture_check_pageable(const char *api, acl_stream *s, const char *what
 
 /* ---- events ------------------------------------------------------------------------ */
 
-aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id)
-{
-    tasks_hint_event(e);
-    recorded_by = 0;
-    aclError err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
-    tasks_hint_event(NULL);
-    /* The capture that took the record, if one did: the stream's may have
-     * ended meanwhile, and the record was then queued. */
-    if (!err)
-        *capture_id = recorded_by;
-    return err;
-}
-
-static aclError event_wait_captured(const char *api, acl_stream *s, acl_event *e,
-                                    uint64_t capture_id);
-
 /* The graph is gone, possibly on a thread that must not free (CUDA's). */
 static void external_release(void *arg)
 {
@@ -568,26 +549,15 @@ aclError capture_event_external(const char *api, acl_stream *s, acl_event *e, bo
         return acl_raise(api, err, "the capture of stream %d could not keep event %u: %s",
                          (int)s->id, e->id, acl_error_text(err));
     }
-    tasks_hint_event(e);
-    err = stream_submit(api, s,
-                        &(task){.kind = record ? TASK_RECORD_EXTERNAL : TASK_WAIT_EXTERNAL,
-                                .u.event = event_backend(e)});
-    tasks_hint_event(NULL);
-    return err;
+    return stream_submit(api, s,
+                         &(task){.kind = record ? TASK_RECORD_EXTERNAL : TASK_WAIT_EXTERNAL,
+                                 .u.event = event_backend(e),
+                                 .acl.event.event = e});
 }
 
 aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id)
 {
-    tasks_hint_event(e);
-    aclError err = event_wait_captured(api, s, e, capture_id);
-    tasks_hint_event(NULL);
-    return err;
-}
-
-static aclError event_wait_captured(const char *api, acl_stream *s, acl_event *e,
-                                    uint64_t capture_id)
-{
-    task wait = {.kind = TASK_WAIT, .u.event = event_backend(e)};
+    task wait = {.kind = TASK_WAIT, .u.event = event_backend(e), .acl.event.event = e};
     capture *mine = stream_capture(s);
     capture *theirs = capture_id ? capture_find(capture_id) : NULL;
     aclError err;

@@ -61,11 +61,11 @@ aclError capture_keep(acl_stream *s, void *ptr, void (*release)(void *));
  * (queries, synchronisation and timing of it are then forbidden). */
 bool capture_event_busy(uint64_t capture_id);
 
-/* Event records and waits go through here (event.c): a record on a
- * capturing stream ties the event to the capture; a wait on such an event
- * makes the waiting stream join the capture; waits that would cross a
- * capture's boundary are refused. Raise. */
-aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id);
+/* Event waits on a capturing stream or for an event recorded by a
+ * capture go through here (event.c): a wait on such an event makes the
+ * waiting stream join the capture; waits that would cross a capture's
+ * boundary are refused. (A record on a capturing stream ties the event to
+ * the capture through its task: acl.event.recorded_in.) Raises. */
 aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id);
 /* An external record or wait on s, which is captured (event_external):
  * the graph holds e until it is gone. Raises. */
@@ -112,12 +112,6 @@ aclError model_abort(const char *api, acl_model *m);
  * lists (for the newest live model a stream took part in), what the
  * aclmdlRITask* functions read and change. Changes are staged and reach
  * the graph with aclmdlRIUpdate. */
-
-/* Hints for the capture, given right before a launch or a random-number
- * task is submitted to a capturing stream: the ACL handles behind it. */
-void capture_hint_launch(const launch_params *p, aclrtFuncHandle fn,
-                         const aclrtLaunchKernelCfg *cfg);
-void capture_hint_random(const random_params *p, const aclrtRandomNumTaskInfo *info);
 
 /* All of these raise. */
 aclError model_tasks_by_stream(const char *api, acl_stream *s, aclmdlRITask *tasks,

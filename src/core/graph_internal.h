@@ -233,8 +233,6 @@ bool capture_mode_valid(aclmdlRICaptureMode mode);
 
 /* ---- graph_task.c ---- */
 
-/* The event of the record or wait about to be submitted (NULL after). */
-void tasks_hint_event(acl_event *e);
 /* t, just recorded by c: the model c fills (or updates) keeps the binary
  * of the kernel it launches (kernel.h). */
 void tasks_keep_binary(capture *c, const task *t);

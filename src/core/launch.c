@@ -6,7 +6,6 @@
 #include "acl/acl_cuda.h"
 #include "core/context.h"
 #include "core/errors.h"
-#include "core/graph.h"
 #include "core/kernel.h"
 #include "core/memory.h"
 #include "util/log.h"
@@ -485,9 +484,10 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
             .placeholders = ph,
             .placeholder_count = nph,
         };
-        if (__builtin_expect(stream_capture(s) != NULL, 0))
-            capture_hint_launch(&p, handle_of(&f->obj), r->cfg);
-        err = stream_submit(api, s, &(task){.kind = TASK_LAUNCH, .u.launch = &p});
+        err = stream_submit(api, s,
+                            &(task){.kind = TASK_LAUNCH,
+                                    .u.launch = &p,
+                                    .acl.kernel = {.fn = handle_of(&f->obj), .cfg = r->cfg}});
     }
     if (held) {
         /* Its binary unloaded while this call waited outside its read

@@ -21,6 +21,7 @@
 #include "util/list.h"
 
 typedef struct acl_context acl_context;
+typedef struct acl_event acl_event;
 typedef struct capture capture;
 struct report_thread;
 
@@ -194,6 +195,20 @@ typedef struct task {
             const node_work *work; /* the caller's, read by the call */
         } graph_set;
     } u;
+    /* The ACL objects behind the work, for a capture, whose model keeps
+     * them with its tasks; NULL where the work is the library's own. */
+    union {
+        struct {
+            acl_event *event; /* records and waits, external ones too */
+            /* A record: the capture that takes it writes its id here. */
+            uint64_t *recorded_in;
+        } event;
+        struct {
+            aclrtFuncHandle fn;
+            const aclrtLaunchKernelCfg *cfg;
+        } kernel;                             /* TASK_LAUNCH */
+        const aclrtRandomNumTaskInfo *random; /* TASK_RANDOM */
+    } acl;
 } task;
 
 /* The backend call of t, nothing else: for the capture, which records. */
