@@ -12,14 +12,12 @@
 #include "core/graph_flow.h"
 #include "core/graph_internal.h"
 #include "core/lifecycle.h"
+#include "core/sink.h"
 #include "util/fork.h"
 #include "util/log.h"
 
-/* Active captures, and models bound to streams. */
+/* Models bound to streams. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static capture *captures;
-static atomic_int capture_count;
-static atomic_uint_fast64_t next_capture_id = 1;
 static acl_model *built_models;
 static atomic_uint next_model_id;
 
@@ -57,9 +55,12 @@ aclError graph_require(const char *api)
 
 /* ---- captures ---------------------------------------------------------------------- */
 
-static void capture_free(object *o)
+/* A capture as its streams' sink (below). */
+static const sink_ops recorder_ops;
+
+static void capture_free(sink *k)
 {
-    capture *c = (capture *)o;
+    capture *c = capture_of_sink(k);
     if (c->update)
         object_release(&c->update->obj);
     if (c->model)
@@ -80,51 +81,17 @@ static void capture_free(object *o)
 
 void capture_unref(capture *c)
 {
-    if (atomic_fetch_sub(&c->refs, 1) == 1)
-        object_retire(&c->reclaim, capture_free);
-}
-
-/* A reference unless the last one is gone (c is then being retired). */
-static bool capture_ref(capture *c)
-{
-    int refs = atomic_load(&c->refs);
-    while (refs > 0 && !atomic_compare_exchange_weak(&c->refs, &refs, refs + 1))
-        ;
-    return refs > 0;
+    sink_unref(&c->sink);
 }
 
 capture *capture_get(acl_stream *s)
 {
-    borrow_begin(); /* c stays readable meanwhile, even if its end just dropped it */
-    capture *c = atomic_load_explicit(&s->capture, memory_order_seq_cst);
-    if (c && !capture_ref(c))
-        c = NULL;
-    borrow_end();
-    return c;
+    return capture_of_sink(sink_of(s));
 }
 
-/* The active capture with this id, with a reference, or NULL. */
 capture *capture_find(uint64_t id)
 {
-    capture *found = NULL;
-    pthread_mutex_lock(&registry_lock);
-    for (capture *c = captures; c; c = c->next) {
-        if (c->id == id) {
-            found = c;
-            atomic_fetch_add(&found->refs, 1);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&registry_lock);
-    return found;
-}
-
-bool capture_event_busy(uint64_t capture_id)
-{
-    capture *c = capture_find(capture_id);
-    if (c)
-        capture_unref(c);
-    return c != NULL;
+    return capture_of_sink(sink_find(id));
 }
 
 void capture_invalidate(capture *c, const char *fmt, const char *what)
@@ -156,8 +123,8 @@ aclError capture_add_stream(capture *c, acl_stream *s)
         return ACL_ERROR_INVALID_PARAM;
     c->ended[c->nstreams] = false;
     c->streams[c->nstreams++] = s;
-    atomic_store_explicit(&s->capture_started, false, memory_order_relaxed);
-    atomic_store_explicit(&s->capture, c, memory_order_seq_cst);
+    atomic_store_explicit(&s->sink_ready, false, memory_order_relaxed);
+    atomic_store_explicit(&s->sink, &c->sink, memory_order_seq_cst);
     return ACL_SUCCESS;
 }
 
@@ -176,7 +143,7 @@ acl_stream *capture_remove_stream(capture *c, acl_stream *s)
     pthread_mutex_unlock(&c->lock);
     if (!found)
         return NULL;
-    atomic_store_explicit(&s->capture, NULL, memory_order_seq_cst);
+    atomic_store_explicit(&s->sink, NULL, memory_order_seq_cst);
     if (s != c->origin)
         return s;
     c->origin_kept = true; /* messages name it until c goes */
@@ -187,8 +154,8 @@ acl_stream *capture_remove_stream(capture *c, acl_stream *s)
 static void capture_remove_last(capture *c, acl_stream *s)
 {
     c->nstreams--;
-    atomic_store_explicit(&s->capture, NULL, memory_order_seq_cst);
-    atomic_store_explicit(&s->capture_started, true, memory_order_release);
+    atomic_store_explicit(&s->sink, NULL, memory_order_seq_cst);
+    atomic_store_explicit(&s->sink_ready, true, memory_order_release);
 }
 
 /* Work an inline submitter (stream_submit) queued after reading that s is
@@ -197,7 +164,7 @@ static void capture_remove_last(capture *c, acl_stream *s)
  * (on CUDA, stream capture takes whatever reaches the stream). Such a
  * submitter is inside a read section begun before s was marked capturing;
  * this waits for every one, outside the caller's own (s is held by c).
- * Submitters that found the capture wait for capture_started. */
+ * Submitters that found the capture wait for its streams' sink_ready. */
 static void capture_wait_inline_submitters(void)
 {
     unsigned borrowed = borrow_suspend();
@@ -225,7 +192,7 @@ aclError capture_start(capture *c, acl_stream *s)
         stream_release(s);
         return err;
     }
-    atomic_store_explicit(&s->capture_started, true, memory_order_release);
+    atomic_store_explicit(&s->sink_ready, true, memory_order_release);
     return ACL_SUCCESS;
 }
 
@@ -236,9 +203,8 @@ aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode,
     capture *c = calloc(1, sizeof *c);
     if (!c)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    atomic_init(&c->refs, 1);
     /* Before its streams are marked capturing: submitters read it. */
-    c->id = atomic_fetch_add_explicit(&next_capture_id, 1, memory_order_relaxed);
+    sink_init(&c->sink, &recorder_ops);
     c->origin = origin;
     c->mode = mode;
     c->thread = pthread_self();
@@ -257,11 +223,7 @@ aclError capture_new(acl_stream *origin, acl_model *m, aclmdlRICaptureMode mode,
 
 void capture_register(capture *c)
 {
-    pthread_mutex_lock(&registry_lock);
-    c->next = captures;
-    captures = c;
-    atomic_fetch_add(&capture_count, 1);
-    pthread_mutex_unlock(&registry_lock);
+    sink_register(&c->sink);
 }
 
 /* Ends c's bookkeeping once the backend's capture is over, with c's gate
@@ -273,15 +235,7 @@ static acl_stream **capture_finish(capture *c, size_t *count)
     pthread_mutex_lock(&c->lock);
     c->finished = true;
     pthread_mutex_unlock(&c->lock);
-    pthread_mutex_lock(&registry_lock);
-    for (capture **p = &captures; *p; p = &(*p)->next) {
-        if (*p == c) {
-            *p = c->next;
-            atomic_fetch_sub(&capture_count, 1);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&registry_lock);
+    sink_withdraw(&c->sink);
     pthread_mutex_lock(&c->lock);
     acl_stream **streams = c->streams;
     size_t nstreams = c->nstreams;
@@ -291,7 +245,7 @@ static acl_stream **capture_finish(capture *c, size_t *count)
     /* Sequentially consistent, as a withdrawal (handle.c): see
      * stream_submit_diverted. */
     for (size_t i = 0; i < nstreams; i++)
-        atomic_store_explicit(&streams[i]->capture, NULL, memory_order_seq_cst);
+        atomic_store_explicit(&streams[i]->sink, NULL, memory_order_seq_cst);
     *count = nstreams;
     return streams;
 }
@@ -386,6 +340,72 @@ bool capture_stream_ended(capture *c, acl_stream *s)
     return ended;
 }
 
+/* What a capture refuses outright, of t on s (cap's stream): work that
+ * stands for pageable host memory, which a replay could not read (ACL
+ * wants page-locked memory from aclrtMallocHost in a model), invalidating
+ * cap; allocations and frees from a pool, made when the call is (the
+ * stream orders only their use), which a model replayed again and again
+ * cannot record. Raises. */
+static aclError capture_admit(const char *api, capture *cap, acl_stream *s, const task *t)
+{
+    if (t->flags & TASK_PAGEABLE) {
+        capture_invalidate(cap, "%s through pageable host memory was queued on it",
+                           stream_task_name(t->kind));
+        return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                         "stream %d is being captured: %s through pageable host memory cannot be "
+                         "recorded (use page-locked memory from aclrtMallocHost); the capture is "
+                         "invalidated",
+                         (int)s->id, stream_task_name(t->kind));
+    }
+    if (t->kind == TASK_POOL_ALLOC || t->kind == TASK_POOL_FREE)
+        return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                         "stream %d is being captured: stream-ordered allocations and frees cannot "
+                         "be recorded into a model",
+                         (int)s->id);
+    return ACL_SUCCESS;
+}
+
+/* A wait t on s, cap's stream, for an ACL event whose latest record cap
+ * did not make: a dependency on work outside cap cannot be replayed, and
+ * invalidates it. Raises. */
+static aclError capture_refuse_wait(const char *api, capture *cap, acl_stream *s, const task *t)
+{
+    if (t->acl.event.recorder == 0) {
+        capture_invalidate(cap, "it waited for event %s, recorded outside the capture", "");
+        return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                         "stream %d is being captured and event %u was recorded outside the "
+                         "capture: a model cannot wait for work outside it (the capture is "
+                         "invalidated)",
+                         (int)s->id, t->acl.event.event->id);
+    }
+    capture_invalidate(cap, "it waited for an event of another capture%s", "");
+    return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                     "event %u was recorded in another capture than stream %d's: captures "
+                     "cannot depend on each other (stream %d's capture is invalidated)",
+                     t->acl.event.event->id, (int)s->id, (int)s->id);
+}
+
+/* The graph is gone, possibly on a thread that must not free (CUDA's). */
+static void external_release(void *arg)
+{
+    object_release_late(&((acl_event *)arg)->obj);
+}
+
+/* An external record or wait of e on s: the graph holds e until it is
+ * gone. Raises. */
+static aclError capture_keep_external(const char *api, acl_stream *s, acl_event *e)
+{
+    if (!object_hold(&e->obj))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event %u is being destroyed", e->id);
+    aclError err = backend()->graph->capture_keep(stream_backend(s), e, external_release);
+    if (err) {
+        object_release(&e->obj);
+        return acl_raise(api, err, "the capture of stream %d could not keep event %u: %s",
+                         (int)s->id, e->id, acl_error_text(err));
+    }
+    return ACL_SUCCESS;
+}
+
 /* Records t in cap, or refuses it. With cap's gate held. Raises. */
 static aclError capture_record(const char *api, capture *cap, acl_stream *s, const task *t)
 {
@@ -408,15 +428,23 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
                          "aclmdlRIEndTask closed stream %d's tasks in model %u: %s is refused",
                          (int)s->id, (unsigned)cap->model->id, stream_task_name(t->kind));
     }
+    aclError err = capture_admit(api, cap, s, t);
+    if (err)
+        return err;
+    if (t->kind == TASK_WAIT && t->acl.event.event && t->acl.event.recorder != cap->sink.id)
+        return capture_refuse_wait(api, cap, s, t);
+    if ((t->kind == TASK_RECORD_EXTERNAL || t->kind == TASK_WAIT_EXTERNAL) &&
+        (err = capture_keep_external(api, s, t->acl.event.event)))
+        return err;
     if (cap->flow && (t->kind == TASK_RECORD || t->kind == TASK_WAIT)) {
         /* Between the streams of a build with stream control flow: an
          * item of the stream, put together when the build ends. */
-        aclError err = flow_event(api, cap, s, t, tasks_record(cap, s, t));
+        err = flow_event(api, cap, s, t, tasks_record(cap, s, t));
         if (!err && t->kind == TASK_RECORD && t->acl.event.recorded_in)
-            *t->acl.event.recorded_in = cap->id;
+            *t->acl.event.recorded_in = cap->sink.id;
         return err;
     }
-    aclError err = stream_dispatch(s, t);
+    err = stream_dispatch(s, t);
     if (err) {
         /* As CUDA does: a capture that could not record some work would
          * replay without it. */
@@ -427,7 +455,7 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
     tasks_keep_binary(cap, t);
     tasks_record(cap, s, t); /* a task update's too: its kernels' parameters */
     if (t->kind == TASK_RECORD && t->acl.event.recorded_in)
-        *t->acl.event.recorded_in = cap->id;
+        *t->acl.event.recorded_in = cap->sink.id;
     return ACL_SUCCESS;
 }
 
@@ -457,13 +485,16 @@ static aclError capture_join(const char *api, capture *c, acl_stream *s, const t
                         (unsigned)c->model->id, acl_error_text(err));
     else if (wait)
         err = capture_record(api, c, s, wait);
-    atomic_store_explicit(&s->capture_started, true, memory_order_release);
+    atomic_store_explicit(&s->sink_ready, true, memory_order_release);
     pthread_mutex_unlock(&c->gate);
     return err;
 }
 
-bool capture_submit(const char *api, capture *cap, acl_stream *s, const task *t, aclError *err)
+/* ---- the recorder: a capture as its streams' sink ------------------------------------ */
+
+static bool recorder_submit(sink *k, const char *api, acl_stream *s, const task *t, aclError *err)
 {
+    capture *cap = capture_of_sink(k);
     pthread_mutex_lock(&cap->gate);
     bool open = !cap->finished;
     if (open)
@@ -472,129 +503,69 @@ bool capture_submit(const char *api, capture *cap, acl_stream *s, const task *t,
     return open;
 }
 
-aclError capture_keep(acl_stream *s, void *ptr, void (*release)(void *))
+static aclError recorder_admit(sink *k, const char *api, acl_stream *s, const task *t)
 {
-    return backend()->graph->capture_keep(stream_backend(s), ptr, release);
+    return capture_admit(api, capture_of_sink(k), s, t);
 }
 
-/* ---- what captures forbid ------------------------------------------------------------ */
-
-aclError capture_check_unsafe(const char *api, const char *what)
+static aclError recorder_wait(sink *k, const char *api, acl_stream *s, const task *t)
 {
-    if (__builtin_expect(atomic_load_explicit(&capture_count, memory_order_acquire) == 0, 1))
-        return ACL_SUCCESS;
-    aclmdlRICaptureMode mine = thread_mode;
-    if (mine == ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
-        return ACL_SUCCESS;
-    /* CUDA's rules, which ACL's documentation states: a thread may not call
-     * unsafe functions while it runs a capture of its own that is not
-     * relaxed, nor, unless its own mode is thread-local, while any other
-     * thread runs a global one. */
-    pthread_t self = pthread_self();
-    int32_t stream_id = -1;
-    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
-    pthread_mutex_lock(&registry_lock);
-    for (capture *c = captures; c; c = c->next) {
-        if (c->mode == ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
-            continue;
-        bool forbids =
-            pthread_equal(c->thread, self) || (mine == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL &&
-                                               c->mode == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
-        if (!forbids)
-            continue;
-        capture_invalidate(c, "%s was called while it was captured", what);
-        stream_id = c->origin->id;
-        mode = c->mode;
-    }
-    pthread_mutex_unlock(&registry_lock);
-    if (stream_id < 0)
-        return ACL_SUCCESS;
-    return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
-                     "%s is not allowed while stream %d is captured in %s mode, which "
-                     "invalidates that capture (aclmdlRICaptureThreadExchangeMode can make this "
-                     "thread relaxed)",
-                     what, (int)stream_id, capture_mode_name(mode));
-}
-
-aclError capture_check_pageable(const char *api, acl_stream *s, const char *what)
-{
-    aclError err = capture_check_unsafe(api, what);
-    if (err)
-        return err;
-    capture *c = stream_capture(s);
-    if (!c)
-        return ACL_SUCCESS;
-    capture_invalidate(c, "%s was queued on it", what);
-    return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
-                     "stream %d is being captured: %s cannot be recorded (use page-locked memory "
-                     "from aclrtMallocHost); the capture is invalidated",
-                     (int)s->id, what);
-}
-
-/* ---- events ------------------------------------------------------------------------ */
-
-/* The graph is gone, possibly on a thread that must not free (CUDA's). */
-static void external_release(void *arg)
-{
-    object_release_late(&((acl_event *)arg)->obj);
-}
-
-aclError capture_event_external(const char *api, acl_stream *s, acl_event *e, bool record)
-{
-    if (!object_hold(&e->obj))
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "event %u is being destroyed", e->id);
-    aclError err = capture_keep(s, e, external_release);
-    if (err) {
-        object_release(&e->obj);
-        return acl_raise(api, err, "the capture of stream %d could not keep event %u: %s",
-                         (int)s->id, e->id, acl_error_text(err));
-    }
-    return stream_submit(api, s,
-                         &(task){.kind = record ? TASK_RECORD_EXTERNAL : TASK_WAIT_EXTERNAL,
-                                 .u.event = event_backend(e),
-                                 .acl.event.event = e});
-}
-
-aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id)
-{
-    task wait = {.kind = TASK_WAIT, .u.event = event_backend(e), .acl.event.event = e};
-    capture *mine = stream_capture(s);
-    capture *theirs = capture_id ? capture_find(capture_id) : NULL;
+    capture *theirs = capture_of_sink(k);
+    capture *mine = capture_get(s);
     aclError err;
-    if (!theirs) {
-        if (capture_id)
-            return ACL_SUCCESS; /* its record belongs to a model: nothing to wait for here */
-        if (!mine)
-            return stream_submit(api, s, &wait);
-        /* A dependency on work outside the capture cannot be replayed. */
-        capture_invalidate(mine, "it waited for event %s, recorded outside the capture", "");
-        return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
-                         "stream %d is being captured and event %u was recorded outside the "
-                         "capture: a model cannot wait for work outside it (the capture is "
-                         "invalidated)",
-                         (int)s->id, e->id);
-    }
-    if (mine == theirs) {
-        err = stream_submit(api, s, &wait);
-    } else if (mine) {
-        capture_invalidate(mine, "it waited for an event of another capture%s", "");
-        err = acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
-                        "event %u was recorded in another capture than stream %d's: captures "
-                        "cannot depend on each other (stream %d's capture is invalidated)",
-                        e->id, (int)s->id, (int)s->id);
-    } else if (theirs->update || atomic_load(&theirs->invalidated)) {
+    if (mine == theirs)
+        err = stream_submit(api, s, t);
+    else if (mine)
+        err = capture_refuse_wait(api, mine, s, t);
+    else if (theirs->update || atomic_load(&theirs->invalidated))
         err = acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
                         "event %u belongs to a task update or an invalidated capture: stream %d "
                         "cannot join it",
-                        e->id, (int)s->id);
-    } else {
+                        t->acl.event.event->id, (int)s->id);
+    else
         /* s joins the capture that recorded the event (ACL's cross-stream
          * capture): from now on its work is recorded there. */
-        err = capture_join(api, theirs, s, &wait, true);
-    }
-    capture_unref(theirs);
+        err = capture_join(api, theirs, s, t, true);
+    if (mine)
+        capture_unref(mine);
     return err;
 }
+
+static aclError recorder_keep(sink *k, acl_stream *s, void *ptr, void (*release)(void *))
+{
+    (void)k;
+    return backend()->graph->capture_keep(stream_backend(s), ptr, release);
+}
+
+/* CUDA's rules, which ACL's documentation states: a thread may not call
+ * unsafe functions while it runs a capture of its own that is not
+ * relaxed, nor, unless its own mode is thread-local, while any other
+ * thread runs a global one. */
+static bool recorder_forbids(sink *k, const char *what, char *why, size_t size)
+{
+    capture *c = capture_of_sink(k);
+    aclmdlRICaptureMode mine = thread_mode;
+    if (mine == ACL_MODEL_RI_CAPTURE_MODE_RELAXED || c->mode == ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
+        return false;
+    if (!pthread_equal(c->thread, pthread_self()) &&
+        !(mine == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL && c->mode == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL))
+        return false;
+    capture_invalidate(c, "%s was called while it was captured", what);
+    snprintf(why, size,
+             "while stream %d is captured in %s mode, which invalidates that capture "
+             "(aclmdlRICaptureThreadExchangeMode can make this thread relaxed)",
+             (int)c->origin->id, capture_mode_name(c->mode));
+    return true;
+}
+
+static const sink_ops recorder_ops = {
+    .submit = recorder_submit,
+    .admit = recorder_admit,
+    .wait = recorder_wait,
+    .keep = recorder_keep,
+    .forbids = recorder_forbids,
+    .free = capture_free,
+};
 
 /* `to` waits for `from`'s work so far, through a backend event of our own
  * (used to fork a bound stream off a build and join it back); joining:
@@ -723,7 +694,7 @@ static void abandon_branches(acl_model *m)
             pthread_mutex_lock(&b->lock);
             if (b->state == MODEL_CAPTURING && b->cap) {
                 bc = b->cap;
-                atomic_fetch_add(&bc->refs, 1);
+                capture_addref(bc);
             }
             pthread_mutex_unlock(&b->lock);
         }
@@ -798,7 +769,7 @@ aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "the default stream cannot be captured (ACL forbids using it during a "
                          "capture); create a stream");
-    if (stream_capture(s))
+    if (capture_of_stream(s))
         return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURED, "stream %d is already being captured",
                          (int)s->id);
     acl_model *m;
@@ -816,7 +787,7 @@ aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode)
         return acl_raise(api, err, "starting the capture of stream %d failed: %s", (int)s->id,
                          acl_error_text(err));
     }
-    atomic_fetch_add(&c->refs, 1); /* the model's */
+    capture_addref(c); /* the model's */
     pthread_mutex_lock(&m->lock);
     m->cap = c;
     pthread_mutex_unlock(&m->lock);
@@ -918,7 +889,7 @@ aclError capture_info(const char *api, acl_stream *s, aclmdlRICaptureStatus *sta
                       aclmdlRI *model)
 {
     (void)api;
-    capture *c = stream_capture(s);
+    capture *c = capture_of_stream(s);
     if (!c || c->update) {
         *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
         return ACL_SUCCESS;
@@ -972,7 +943,7 @@ static void group_free(object *o)
 
 aclError capture_group_begin(const char *api, acl_stream *s)
 {
-    capture *c = stream_capture(s);
+    capture *c = capture_of_stream(s);
     if (!c || c->update)
         return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
                          (int)s->id);
@@ -1003,7 +974,7 @@ aclError capture_group_begin(const char *api, acl_stream *s)
 
 aclError capture_group_end(const char *api, acl_stream *s, aclrtTaskGrp *out)
 {
-    capture *c = stream_capture(s);
+    capture *c = capture_of_stream(s);
     if (!c || c->update)
         return acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
                          (int)s->id);
@@ -1067,7 +1038,7 @@ aclError capture_update_begin(const char *api, acl_stream *s, aclrtTaskGrp group
     aclError err = graph_require(api);
     if (err)
         return err;
-    if (stream_capture(s))
+    if (capture_of_stream(s))
         return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURED,
                          "stream %d is being captured: a task update records on a stream that is "
                          "not",
@@ -1262,7 +1233,7 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
         return acl_raise(api, ACL_ERROR_RT_MODEL_CONTEXT,
                          "stream %d is on another device than model %u", (int)s->id,
                          (unsigned)m->id);
-    if (stream_capture(s))
+    if (capture_of_stream(s))
         return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURED, "stream %d is being captured",
                          (int)s->id);
     acl_model *other = bound_model_of(s);
@@ -1273,7 +1244,7 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
     model_state state = m->state;
     capture *c = m->cap;
     if (c)
-        atomic_fetch_add(&c->refs, 1);
+        capture_addref(c);
     pthread_mutex_unlock(&m->lock);
     if (state != MODEL_BUILDING) {
         if (c)
@@ -1295,8 +1266,8 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
         }
         capture_register(c);
         pthread_mutex_lock(&m->lock);
-        m->cap = c;                    /* the registry and the model share the first reference */
-        atomic_fetch_add(&c->refs, 2); /* the model's, and ours */
+        m->cap = c; /* the registry and the model share the first reference */
+        atomic_fetch_add(&c->sink.refs, 2); /* the model's, and ours */
         pthread_mutex_unlock(&m->lock);
         if (!head) {
             /* It starts where another stream starts it: no run starts here. */
@@ -1392,7 +1363,7 @@ aclError model_build_end(const char *api, acl_model *m)
     pthread_mutex_lock(&m->lock);
     capture *c = m->state == MODEL_BUILDING ? m->cap : NULL;
     if (c)
-        atomic_fetch_add(&c->refs, 1);
+        capture_addref(c);
     model_state state = m->state;
     pthread_mutex_unlock(&m->lock);
     if (state != MODEL_BUILDING)
@@ -1616,7 +1587,7 @@ aclError model_destroy(const char *api, aclmdlRI handle)
     pthread_mutex_lock(&m->lock);
     capture *c = m->cap;
     if (c)
-        atomic_fetch_add(&c->refs, 1);
+        capture_addref(c);
     pthread_mutex_unlock(&m->lock);
     if (c) {
         capture_abandon(c);

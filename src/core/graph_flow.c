@@ -152,7 +152,7 @@ aclError flow_start(const char *api, capture *c)
     for (size_t i = 0; streams && started && ended && i < n; i++) {
         streams[i] = c->streams[i];
         ended[i] = c->ended[i];
-        started[i] = atomic_load_explicit(&c->streams[i]->capture_started, memory_order_acquire);
+        started[i] = atomic_load_explicit(&c->streams[i]->sink_ready, memory_order_acquire);
     }
     size_t first_task = c->ntasks;
     pthread_mutex_unlock(&c->lock);
@@ -467,7 +467,7 @@ aclError flow_unbind(const char *api, acl_model *m, acl_stream *s)
     pthread_mutex_lock(&m->lock);
     capture *c = m->state == MODEL_BUILDING ? m->cap : NULL;
     if (c)
-        atomic_fetch_add(&c->refs, 1);
+        capture_addref(c);
     pthread_mutex_unlock(&m->lock);
     if (!c)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "model %u is not being built",

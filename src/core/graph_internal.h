@@ -13,6 +13,7 @@
 
 #include "core/graph.h"
 #include "core/handle.h"
+#include "core/sink.h"
 #include "core/stream.h"
 
 enum {
@@ -33,6 +34,7 @@ typedef struct destroy_callback {
     void *user_data;
 } destroy_callback;
 
+typedef struct capture capture;
 typedef struct acl_model_task acl_model_task;
 typedef struct acl_cond acl_cond;
 typedef struct model_flow model_flow;
@@ -147,17 +149,15 @@ struct acl_task_group {
     size_t count;
 };
 
-/* Freed late (handle.c's reclamation): a submitter reads its stream's
- * capture in a read section (stream_submit_diverted) and may still use it
- * after its end dropped the last reference. */
+/* A capture is the sink (sink.h) of the streams it records: counted
+ * there (the registry's reference while it is open, and lookups'), freed
+ * late, registered under the sink's id while open. */
 struct capture {
-    object reclaim;  /* first: what the reclamation frees */
-    atomic_int refs; /* the registry's while active, and lookups' (capture_get) */
-    /* Held while work is recorded into it (capture_submit) and while it
+    sink sink;
+    /* Held while work is recorded into it (recorder_submit) and while it
      * ends (capture_close), before its lock: work that races with the end
      * is recorded before it or queued after it. */
     pthread_mutex_t gate;
-    uint64_t id;
     acl_model *model;   /* the model it fills (held); NULL for a task update */
     acl_stream *origin; /* where it began: streams[0] */
     aclmdlRICaptureMode mode;
@@ -184,8 +184,26 @@ struct capture {
     /* A build that goes on with stream control flow (graph_flow.h), under
      * the gate. */
     model_flow *flow;
-    capture *next; /* in the registry */
 };
+
+/* Every sink is a capture's. */
+static inline capture *capture_of_sink(sink *k)
+{
+    return k ? (capture *)((char *)k - offsetof(capture, sink)) : NULL;
+}
+
+/* The capture s's work goes to, NULL when none: for a test (capture_get
+ * holds it). */
+static inline capture *capture_of_stream(acl_stream *s)
+{
+    return capture_of_sink(stream_sink(s));
+}
+
+/* A reference more, for a holder of one. */
+static inline void capture_addref(capture *c)
+{
+    atomic_fetch_add(&c->sink.refs, 1);
+}
 
 /* ---- graph.c ---- */
 

@@ -175,7 +175,7 @@ static uint32_t tasks_append(capture *c, model_task mt)
         mt.seq = (uint32_t)c->ntasks;
         mt.stream_id = stream_position(c, mt.stream);
         c->tasks[c->ntasks] = mt;
-        last.capture_id = c->id;
+        last.capture_id = c->sink.id;
         last.index = c->ntasks++;
         kept = true;
     }
@@ -1000,7 +1000,7 @@ aclError model_task_update_async(const char *api, acl_stream *task_stream, uint3
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "info is NULL");
     if (info->id != ACL_RT_UPDATE_RANDOM_TASK && info->id != ACL_RT_UPDATE_AIC_AIV_TASK)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "unknown update kind %d", (int)info->id);
-    if (stream_capture(exec))
+    if (stream_sink(exec))
         return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
                          "execStream %d is being captured: the update reads device memory when "
                          "it is queued, which a model cannot replay",

@@ -245,7 +245,7 @@ static aclError device_args(const char *api, acl_stream *s, const launch_request
         return err;
     /* The wait leaves the call's read section: the function stays by a
      * counted reference (kernel_launch lets it go). */
-    if (!stream_capture(s) && !(*held = object_hold(&r->fn->obj)))
+    if (!stream_sink(s) && !(*held = object_hold(&r->fn->obj)))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "kernel \"%s\" was unloaded", r->fn->name);
     if (*held && (err = stream_synchronize(s, -1)))
         return acl_raise(api, err,

@@ -6,7 +6,8 @@
  * fills, event records, waits, host functions and callbacks) reaches the
  * backend through stream_submit, which also keeps the count of work
  * queued that lets synchronize and query answer an idle stream without
- * asking the backend. */
+ * asking the backend, or, while the stream has a sink (a capture's
+ * recorder: core/sink.h), goes to that sink. */
 #ifndef ACLCUDA_CORE_STREAM_H
 #define ACLCUDA_CORE_STREAM_H
 
@@ -22,12 +23,13 @@
 
 typedef struct acl_context acl_context;
 typedef struct acl_event acl_event;
-typedef struct capture capture;
+typedef struct sink sink;
 struct report_thread;
 
 /* Flags whose streams are only fed by the device: synchronising them
  * returns at once, as ACL documents. A persistent stream takes work from the
- * host while it is bound to a model being built, or captured (graph.h). */
+ * host while it has a sink: bound to a model being built, or captured
+ * (graph.h). */
 #define STREAM_DEVICE_FED_FLAGS                                                                    \
     (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
 
@@ -52,17 +54,17 @@ typedef struct acl_stream {
     atomic_bool exported;
     /* aclrtSetStreamResLimit per aclrtDevResLimitType, 0 when not set. */
     _Atomic uint32_t res_limit[2];
-    /* Whether the backend captures this stream into its capture yet: set
-     * after capture (below) and after the backend began capturing or joined
-     * the stream; a submitter that finds the capture before that waits
-     * (stream_submit_diverted). */
-    atomic_bool capture_started;
+    /* Whether the sink takes this stream's work yet: set after sink
+     * (below) and once the sink is ready for it (a capture: after the
+     * backend began capturing the stream); a submitter that finds the sink
+     * before that waits (stream_submit_diverted). */
+    atomic_bool sink_ready;
     /* What every submission reads, then the head of the backend's stream,
      * in one cache line (streams are allocated aligned to it), which is all
-     * a submission touches of the stream. capture: the capture recording
-     * this stream's work (graph.h), NULL when none; work submitted meanwhile
-     * is recorded, not queued, and not counted. */
-    _Alignas(64) _Atomic(capture *) capture;
+     * a submission touches of the stream. sink: where this stream's work
+     * goes instead of its queue (core/sink.h), NULL when none; work
+     * submitted meanwhile is recorded, not queued, and not counted. */
+    _Alignas(64) _Atomic(sink *) sink;
     const backend_stream_ops *ops; /* backend()->stream */
     atomic_uint_fast64_t queued;   /* work submitted, counted after each submission */
     uint32_t flags;
@@ -103,9 +105,17 @@ typedef enum task_kind {
     TASK_GRAPH_SET_NODE, /* a node of a model takes new work, in stream order */
 } task_kind;
 
+/* What a task is besides its kind, for a sink. */
+enum {
+    /* It stands for pageable host memory (the caller stages it or waits
+     * for it): a capture cannot record it, and it is capture-unsafe. */
+    TASK_PAGEABLE = 1,
+};
+
 /* One piece of stream-ordered work, built on the caller's stack. */
 typedef struct task {
     task_kind kind;
+    uint32_t flags; /* TASK_PAGEABLE */
     union {
         struct {
             void *dst;
@@ -195,13 +205,18 @@ typedef struct task {
             const node_work *work; /* the caller's, read by the call */
         } graph_set;
     } u;
-    /* The ACL objects behind the work, for a capture, whose model keeps
-     * them with its tasks; NULL where the work is the library's own. */
+    /* The ACL objects behind the work, for a sink (a capture's model keeps
+     * them with its tasks); NULL where the work is the library's own. */
     union {
         struct {
             acl_event *event; /* records and waits, external ones too */
-            /* A record: the capture that takes it writes its id here. */
-            uint64_t *recorded_in;
+            union {
+                /* A record: the sink that takes it writes its id here. */
+                uint64_t *recorded_in;
+                /* A wait: the sink that made the event's latest record
+                 * (its id; 0: none did). */
+                uint64_t recorder;
+            };
         } event;
         struct {
             aclrtFuncHandle fn;
@@ -211,16 +226,18 @@ typedef struct task {
     } acl;
 } task;
 
-/* The backend call of t, nothing else: for the capture, which records. */
+/* The backend call of t, nothing else: for a sink, which records. */
 aclError stream_dispatch(acl_stream *s, const task *t);
 /* The failure of t on s, raised (api NULL: just the code). */
 aclError stream_submit_failed(const char *api, const acl_stream *s, const task *t, aclError err);
 /* What t is, for messages ("a copy"). */
 const char *stream_task_name(task_kind kind);
 
-static inline capture *stream_capture(acl_stream *s)
+/* Where s's work goes instead of its queue, NULL when to its queue: for
+ * a test (the sink may close meanwhile; sink.h reads it safely). */
+static inline sink *stream_sink(acl_stream *s)
 {
-    return atomic_load_explicit(&s->capture, memory_order_acquire);
+    return atomic_load_explicit(&s->sink, memory_order_acquire);
 }
 
 /* The backend call of t. Inline, and forced so: at a call site that
@@ -335,7 +352,7 @@ static inline __attribute__((always_inline)) aclError stream_count(const char *a
     return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
 }
 
-/* stream_submit on a stream being captured or only the device feeds, or
+/* stream_submit on a stream with a sink or only the device feeds, or
  * while profiling (core/prof.h). */
 aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t);
 
@@ -343,19 +360,19 @@ aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t);
  * the backend's, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT for a stream only
  * the device feeds (STREAM_DEVICE_FED_FLAGS: CANN documents that
  * synchronizing such a stream returns at once, so work queued from the
- * host would be waited for by nothing) unless it is being captured. On a
- * capturing stream the task goes to the capture (graph.h), which records
- * it or refuses it. Inline: every copy, fill, record and wait comes this
- * way, and each call site then makes one direct backend call. */
+ * host would be waited for by nothing) unless it has a sink. On a stream
+ * with a sink the task goes to the sink (core/sink.h), which records it or
+ * refuses it. Inline: every copy, fill, record and wait comes this way,
+ * and each call site then makes one direct backend call. */
 static inline __attribute__((always_inline)) aclError stream_submit(const char *api, acl_stream *s,
                                                                     const task *t)
 {
-    /* Read before the atomic load of the capture, after which the compiler
+    /* Read before the atomic load of the sink, after which the compiler
      * would read it back from memory: the switch on it then folds away. */
     task_kind kind = t->kind;
-    /* The three reasons to leave the inline path in one test: a capture,
-     * a stream only the device feeds, profiling (core/prof.h). */
-    uintptr_t diverted = (uintptr_t)stream_capture(s) | (s->flags & STREAM_DEVICE_FED_FLAGS) |
+    /* The three reasons to leave the inline path in one test: a sink, a
+     * stream only the device feeds, profiling (core/prof.h). */
+    uintptr_t diverted = (uintptr_t)stream_sink(s) | (s->flags & STREAM_DEVICE_FED_FLAGS) |
                          (uintptr_t)atomic_load_explicit(&prof_collecting, memory_order_relaxed);
     if (__builtin_expect(diverted != 0, 0))
         return stream_submit_diverted(api, s, t);
@@ -436,8 +453,8 @@ aclError stream_abort(acl_stream *s);
 /* The task id of the calling thread's last submission on a stream it
  * created (not a default stream): its sequence number on that stream. */
 uint32_t stream_thread_last_task(void);
-/* A task the calling thread queued on a stream being captured has this id
- * among the model's tasks of that stream (graph.c). */
+/* A task the calling thread queued on a stream with a sink has this id
+ * there (a capture: among the model's tasks of that stream). */
 void stream_note_thread_task(uint32_t id);
 
 #endif
