@@ -125,8 +125,8 @@ aclError stream_dispatch(acl_stream *s, const task *t)
 
 /* Waits until s's sink k is ready for its work, or s left it. A sink
  * that needs this waits for every read section begun before s was given
- * to it (a capture's start: graph.c, capture_start), so this wait is
- * outside any: s is held instead. False when s is being destroyed. */
+ * to it (a capture does, as it starts), so this wait is outside any: s is
+ * held instead. False when s is being destroyed. */
 static bool wait_sink_ready(acl_stream *s, sink *k)
 {
     if (!stream_hold(s))
