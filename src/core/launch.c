@@ -302,6 +302,216 @@ static aclError host_placeholders(const char *api, const launch_request *r,
     return ACL_SUCCESS;
 }
 
+/* The block, shared memory and scheduling of r: the function's, ACL's
+ * launch attributes, or the call's own (SIMT launches). Raises. */
+static aclError shape_of(const char *api, const launch_request *r, launch_shape *sh)
+{
+    aclError err = check_grid(api, r);
+    if (err)
+        return err;
+    *sh = (launch_shape){.cooperative = false};
+    function_get_block(r->fn, sh->block, &sh->shared);
+    bool block_set, shared_set;
+    if ((err = parse_cfg(api, r->cfg, sh, &block_set, &shared_set)))
+        return err;
+    if (r->simt) {
+        memcpy(sh->block, r->block, sizeof sh->block);
+        sh->shared = r->shared;
+        if (!sh->block[0] || !sh->block[1] || !sh->block[2])
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "blockDim %u x %u x %u has a 0",
+                             sh->block[0], sh->block[1], sh->block[2]);
+    }
+    if (sh->shared > UINT32_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
+                         sh->shared);
+    return ACL_SUCCESS;
+}
+
+/* A launch's packed argument buffer, as each of ACL's four forms gives it,
+ * and what holds it until the launch is queued. */
+typedef struct packed_args {
+    const void *args;
+    size_t size;
+    launch_placeholder *ph; /* ph_local, or the heap */
+    size_t nph;
+    launch_placeholder ph_local[LOCAL_PLACEHOLDERS];
+    scratch buf;
+    unsigned char local[LOCAL_ARGS];
+    acl_args *list; /* locked while the buffer is read from it */
+    bool held;      /* the function is held (device_args) */
+} packed_args;
+
+/* Room for n placeholders in pk. Raises. */
+static aclError placeholders_room(const char *api, packed_args *pk, size_t n)
+{
+    if (n > LOCAL_PLACEHOLDERS && !(pk->ph = malloc(n * sizeof *pk->ph))) {
+        pk->ph = pk->ph_local;
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    return ACL_SUCCESS;
+}
+
+/* aclrtLaunchKernel(V2): the buffer as it is (device_args). */
+static aclError pack_device(const char *api, acl_stream *s, const launch_request *r,
+                            packed_args *pk)
+{
+    bool host;
+    aclError err = device_args(api, s, r, &pk->args, &pk->buf, pk->local, &pk->held, &host);
+    if (!err)
+        err = param_region(api, r->fn, r->args_size, &pk->size);
+    if (!err && host)
+        err = host_bytes(api, "argsData", pk->args, pk->size, &pk->buf, pk->local, &pk->args);
+    return err;
+}
+
+/* aclrtLaunchKernelWithHostArgs: parameters and placeholder data, read
+ * once. */
+static aclError pack_host(const char *api, const launch_request *r, packed_args *pk)
+{
+    if (!r->args && r->args_size)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "hostArgs is NULL with argsSize %zu",
+                         r->args_size);
+    if (r->args_size > KERNEL_ARGS_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "argsSize %zu: parameters and placeholder data take at most %d bytes",
+                         r->args_size, KERNEL_ARGS_MAX);
+    aclError err =
+        host_bytes(api, "hostArgs", r->args, r->args_size, &pk->buf, pk->local, &pk->args);
+    if (!err)
+        err = placeholders_room(api, pk, r->placeholder_count);
+    if (err)
+        return err;
+    size_t region;
+    err = host_placeholders(api, r, pk->args, pk->ph, &region);
+    pk->nph = r->placeholder_count;
+    if (!err)
+        err = param_region(api, r->fn, region, &pk->size);
+    return err;
+}
+
+/* An argument list (aclrtKernelArgsInit..Finalize), locked until the
+ * launch is queued. */
+static aclError pack_list(const char *api, const launch_request *r, packed_args *pk)
+{
+    acl_args *list = r->list;
+    if (list->fn != r->fn)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the argument list was made for kernel \"%s\", not \"%s\"", list->fn->name,
+                         r->fn->name);
+    pthread_mutex_lock(&list->lock);
+    pk->list = list;
+    if (!list->finalized)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the argument list is not finalized (aclrtKernelArgsFinalize)");
+    size_t nph = 0;
+    for (uint32_t i = 0; i < list->nparams; i++)
+        nph += list->params[i].placeholder;
+    aclError err = placeholders_room(api, pk, nph);
+    for (uint32_t i = 0; i < list->nparams && !err; i++) {
+        kernel_param *p = &list->params[i];
+        if (!p->placeholder)
+            continue;
+        if (!p->data)
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "placeholder parameter %u has no data "
+                            "(aclrtKernelArgsGetPlaceHolderBuffer)",
+                            i);
+        pk->ph[pk->nph++] = (launch_placeholder){p->offset, p->data, p->data_size};
+    }
+    pk->args = list->buf;
+    if (!err && list->user_mem) {
+        /* The caller's memory (aclrtKernelArgsInitByUserMem), read as
+         * host_bytes does: it may be gone since. */
+        size_t total = list->used > list->user_data_used ? list->used : list->user_data_used;
+        err = host_bytes(api, "the list's memory (userHostMem)", list->buf, total, &pk->buf,
+                         pk->local, &pk->args);
+        for (size_t i = 0; i < pk->nph && !err; i++)
+            pk->ph[i].data = (const unsigned char *)pk->args +
+                             ((const unsigned char *)pk->ph[i].data - list->buf);
+    }
+    if (!err)
+        err = param_region(api, r->fn, list->used, &pk->size);
+    return err;
+}
+
+/* An array of pointers to each parameter (aclrtLaunchKernelWithConfig's
+ * args form): gathered into the layout the kernel's signature gives. */
+static aclError pack_array(const char *api, const launch_request *r, packed_args *pk)
+{
+    acl_function *f = r->fn;
+    if (!f->params_known) {
+        aclError err = function_param(api, f, 0, NULL, NULL); /* raises why */
+        return err ? err : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    }
+    if (f->nparams && !r->array)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "args is NULL; kernel \"%s\" takes %u "
+                         "parameters",
+                         f->name, f->nparams);
+    if (f->param_bytes > KERNEL_PARAMS_MAX)
+        return params_too_large(api, "the parameters' size", f->param_bytes);
+    aclError err = scratch_get(api, &pk->buf, pk->local, f->param_bytes);
+    if (err)
+        return err;
+    unsigned char *out = pk->buf.p;
+    memset(out, 0, f->param_bytes);
+    /* The pointers, then what each points at, read as host_bytes does. */
+    const void *pointers[KERNEL_MAX_PARAMS];
+    size_t table = f->nparams * sizeof *pointers;
+    if (probe_on_stack(r->array, table))
+        memcpy(pointers, r->array, table);
+    else if (!probe_copy(pointers, r->array, table))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "args %p: its %u pointers are not readable host memory",
+                         (const void *)r->array, f->nparams);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+        const void *from = pointers[i];
+        if (!from)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "args[%u] is NULL", i);
+        if (probe_on_stack(from, f->sizes[i]))
+            memcpy(out + f->offsets[i], from, f->sizes[i]);
+        else if (!probe_copy(out + f->offsets[i], from, f->sizes[i]))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "args[%u] %p: %u bytes there are not readable host memory", i, from,
+                             f->sizes[i]);
+    }
+    pk->args = out;
+    pk->size = f->param_bytes;
+    return ACL_SUCCESS;
+}
+
+static aclError pack(const char *api, acl_stream *s, const launch_request *r, packed_args *pk)
+{
+    switch (r->args_kind) {
+    case LAUNCH_ARGS_DEVICE:
+        return pack_device(api, s, r, pk);
+    case LAUNCH_ARGS_HOST:
+        return pack_host(api, r, pk);
+    case LAUNCH_ARGS_LIST:
+        return pack_list(api, r, pk);
+    case LAUNCH_ARGS_ARRAY:
+        return pack_array(api, r, pk);
+    }
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
+/* What pk holds goes, once the launch of f on s was queued (err: how). */
+static void packed_release(packed_args *pk, acl_stream *s, acl_function *f, aclError err)
+{
+    if (pk->held) {
+        /* Its binary unloaded while this call waited outside its read
+         * section, that unload may not have seen the launch (kernel.h). */
+        if (!err && f->module && !object_live(&f->module->obj))
+            module_fence_launch(s, f->module);
+        object_release(&f->obj);
+    }
+    if (pk->list)
+        pthread_mutex_unlock(&pk->list->lock);
+    if (pk->ph != pk->ph_local)
+        free(pk->ph);
+    free(pk->buf.heap);
+}
+
 aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
 {
     acl_function *f = r->fn;
@@ -309,197 +519,34 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "kernel \"%s\" was loaded on another device than stream %d's", f->name,
                          (int)s->id);
-    aclError err = check_grid(api, r);
+    launch_shape sh;
+    aclError err = shape_of(api, r, &sh);
     if (err)
         return err;
-    launch_shape sh = {.cooperative = false};
-    function_get_block(f, sh.block, &sh.shared);
-    bool block_set, shared_set;
-    if ((err = parse_cfg(api, r->cfg, &sh, &block_set, &shared_set)))
-        return err;
-    if (r->simt) {
-        memcpy(sh.block, r->block, sizeof sh.block);
-        sh.shared = r->shared;
-        if (!sh.block[0] || !sh.block[1] || !sh.block[2])
-            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "blockDim %u x %u x %u has a 0",
-                             sh.block[0], sh.block[1], sh.block[2]);
-    }
-    if (sh.shared > UINT32_MAX)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
-                         sh.shared);
-
-    unsigned char local[LOCAL_ARGS];
-    scratch buf = {NULL, NULL};
-    launch_placeholder ph_local[LOCAL_PLACEHOLDERS];
-    launch_placeholder *ph = ph_local;
-    size_t nph = 0;
-    const void *args = NULL;
-    size_t size = 0;
-    acl_args *list = NULL;
-    bool held = false;
-
-    switch (r->args_kind) {
-    case LAUNCH_ARGS_DEVICE: {
-        bool host;
-        err = device_args(api, s, r, &args, &buf, local, &held, &host);
-        if (!err)
-            err = param_region(api, f, r->args_size, &size);
-        if (!err && host)
-            err = host_bytes(api, "argsData", args, size, &buf, local, &args);
-        break;
-    }
-    case LAUNCH_ARGS_HOST: {
-        if (!r->args && r->args_size) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "hostArgs is NULL with argsSize %zu",
-                            r->args_size);
-            break;
-        }
-        if (r->args_size > KERNEL_ARGS_MAX) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "argsSize %zu: parameters and placeholder data take at most %d "
-                            "bytes",
-                            r->args_size, KERNEL_ARGS_MAX);
-            break;
-        }
-        /* Parameters and placeholder data, read once. */
-        if ((err = host_bytes(api, "hostArgs", r->args, r->args_size, &buf, local, &args)))
-            break;
-        if (r->placeholder_count > LOCAL_PLACEHOLDERS &&
-            !(ph = malloc(r->placeholder_count * sizeof *ph))) {
-            ph = ph_local;
-            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-            break;
-        }
-        size_t region;
-        err = host_placeholders(api, r, args, ph, &region);
-        nph = r->placeholder_count;
-        if (!err)
-            err = param_region(api, f, region, &size);
-        break;
-    }
-    case LAUNCH_ARGS_LIST: {
-        list = r->list;
-        if (list->fn != f) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "the argument list was made for kernel \"%s\", not \"%s\"",
-                            list->fn->name, f->name);
-            list = NULL;
-            break;
-        }
-        pthread_mutex_lock(&list->lock);
-        if (!list->finalized) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "the argument list is not finalized (aclrtKernelArgsFinalize)");
-            break;
-        }
-        for (uint32_t i = 0; i < list->nparams; i++)
-            nph += list->params[i].placeholder;
-        if (nph > LOCAL_PLACEHOLDERS && !(ph = malloc(nph * sizeof *ph))) {
-            ph = ph_local;
-            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-            break;
-        }
-        nph = 0;
-        for (uint32_t i = 0; i < list->nparams && !err; i++) {
-            kernel_param *p = &list->params[i];
-            if (!p->placeholder)
-                continue;
-            if (!p->data)
-                err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                                "placeholder parameter %u has no data "
-                                "(aclrtKernelArgsGetPlaceHolderBuffer)",
-                                i);
-            ph[nph++] = (launch_placeholder){p->offset, p->data, p->data_size};
-        }
-        args = list->buf;
-        if (!err && list->user_mem) {
-            /* The caller's memory (aclrtKernelArgsInitByUserMem), read as
-             * host_bytes does: it may be gone since. */
-            size_t total = list->used > list->user_data_used ? list->used : list->user_data_used;
-            err = host_bytes(api, "the list's memory (userHostMem)", list->buf, total, &buf, local,
-                             &args);
-            for (size_t i = 0; i < nph && !err; i++)
-                ph[i].data =
-                    (const unsigned char *)args + ((const unsigned char *)ph[i].data - list->buf);
-        }
-        if (!err)
-            err = param_region(api, f, list->used, &size);
-        break;
-    }
-    case LAUNCH_ARGS_ARRAY:
-        if (!f->params_known) {
-            err = function_param(api, f, 0, NULL, NULL); /* raises why */
-            if (!err)
-                err = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-            break;
-        }
-        if (f->nparams && !r->array) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "args is NULL; kernel \"%s\" takes %u "
-                            "parameters",
-                            f->name, f->nparams);
-            break;
-        }
-        if (f->param_bytes > KERNEL_PARAMS_MAX) {
-            err = params_too_large(api, "the parameters' size", f->param_bytes);
-            break;
-        }
-        if ((err = scratch_get(api, &buf, local, f->param_bytes)))
-            break;
-        memset(buf.p, 0, f->param_bytes);
-        /* The pointers, then what each points at, read as host_bytes does. */
-        const void *pointers[KERNEL_MAX_PARAMS];
-        size_t table = f->nparams * sizeof *pointers;
-        if (probe_on_stack(r->array, table))
-            memcpy(pointers, r->array, table);
-        else if (!probe_copy(pointers, r->array, table))
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "args %p: its %u pointers are not readable host memory",
-                            (const void *)r->array, f->nparams);
-        for (uint32_t i = 0; i < f->nparams && !err; i++) {
-            const void *from = pointers[i];
-            if (!from)
-                err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "args[%u] is NULL", i);
-            else if (probe_on_stack(from, f->sizes[i]))
-                memcpy(buf.p + f->offsets[i], from, f->sizes[i]);
-            else if (!probe_copy(buf.p + f->offsets[i], from, f->sizes[i]))
-                err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                                "args[%u] %p: %u bytes there are not readable host memory", i, from,
-                                f->sizes[i]);
-        }
-        args = buf.p;
-        size = f->param_bytes;
-        break;
-    }
-
-    if (!err) {
+    packed_args pk;
+    pk.args = NULL;
+    pk.size = pk.nph = 0;
+    pk.ph = pk.ph_local;
+    pk.buf = (scratch){NULL, NULL};
+    pk.list = NULL;
+    pk.held = false;
+    if (!(err = pack(api, s, r, &pk))) {
         launch_params p = {
             .fn = f->bf,
             .grid = {r->grid[0], r->grid[1], r->grid[2]},
             .block = {sh.block[0], sh.block[1], sh.block[2]},
             .shared_bytes = (uint32_t)sh.shared,
             .cooperative = sh.cooperative,
-            .args = args,
-            .args_size = size,
-            .placeholders = ph,
-            .placeholder_count = nph,
+            .args = pk.args,
+            .args_size = pk.size,
+            .placeholders = pk.ph,
+            .placeholder_count = pk.nph,
         };
         err = stream_submit(api, s,
                             &(task){.kind = TASK_LAUNCH,
                                     .u.launch = &p,
                                     .acl.kernel = {.fn = handle_of(&f->obj), .cfg = r->cfg}});
     }
-    if (held) {
-        /* Its binary unloaded while this call waited outside its read
-         * section, that unload may not have seen the launch (kernel.h). */
-        if (!err && f->module && !object_live(&f->module->obj))
-            module_fence_launch(s, f->module);
-        object_release(&f->obj);
-    }
-    if (list)
-        pthread_mutex_unlock(&list->lock);
-    if (ph != ph_local)
-        free(ph);
-    free(buf.heap);
+    packed_release(&pk, s, f, err);
     return err;
 }
