@@ -48,8 +48,8 @@ typedef struct task_kernel {
     uint32_t grid[3], block[3];
     uint32_t shared;
     bool cooperative;
-    /* Launched with placeholders: args holds the caller's buffer, without
-     * the device addresses the launch put into it, so it cannot run again. */
+    /* Launched with placeholders: args points at their data as staged for
+     * this launch, which a change of the task would not stage again. */
     bool placeholders;
     void *args; /* a copy, owned */
     size_t args_size;

@@ -97,7 +97,7 @@ static void task_describe(model_task *mt, const task *t)
         memcpy(k->block, p->block, sizeof k->block);
         k->shared = p->shared_bytes;
         k->cooperative = p->cooperative;
-        k->placeholders = p->placeholder_count != 0;
+        k->placeholders = t->acl.kernel.placeholders;
         k->args_size = p->args_size;
         if ((p->args_size && !(k->args = malloc(p->args_size))) ||
             !kernel_copy_attrs(k, t->acl.kernel.cfg)) {

@@ -1,5 +1,6 @@
 /* Kernel launches (kernel.h): the launch shape, ACL's launch attributes,
- * the packed argument buffer in each of ACL's four forms, and the task. */
+ * the packed argument buffer in each of ACL's four forms, the placeholder
+ * data staged for the device, and the task. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,8 @@
 #include "core/errors.h"
 #include "core/kernel.h"
 #include "core/memory.h"
+#include "core/sink.h"
+#include "core/staging.h"
 #include "util/log.h"
 #include "util/probe.h"
 
@@ -16,6 +19,13 @@ enum {
     LOCAL_PLACEHOLDERS = 32,
     GRID_YZ_MAX = 65535,
 };
+
+/* A placeholder's data, whose device address goes into the parameters. */
+typedef struct launch_placeholder {
+    size_t addr_offset; /* where in the parameters the address goes */
+    const void *data;
+    size_t size;
+} launch_placeholder;
 
 typedef struct launch_shape {
     uint32_t block[3];
@@ -495,6 +505,55 @@ static aclError pack(const char *api, acl_stream *s, const launch_request *r, pa
     return ACL_ERROR_RT_INTERNAL_ERROR;
 }
 
+/* The placeholders' data go to a staging buffer, after a copy of the
+ * parameters that points at them (16-byte aligned each): host memory the
+ * device reads through the same address, that stays until the launch has
+ * run. pk's buffer becomes that copy. Raises. */
+static aclError stage_placeholders(const char *api, packed_args *pk, staging **out)
+{
+    size_t at = (pk->size + 15) / 16 * 16, total = at;
+    for (size_t i = 0; i < pk->nph; i++) {
+        if (pk->ph[i].addr_offset + sizeof(void *) > pk->size)
+            return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                             "placeholder %zu: its address (offset %zu) lies beyond the %zu bytes "
+                             "of the kernel's parameters",
+                             i, pk->ph[i].addr_offset, pk->size);
+        total += (pk->ph[i].size + 15) / 16 * 16;
+    }
+    staging *b = staging_get(total);
+    if (!b)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "no page-locked memory for %zu bytes of placeholder data", total);
+    unsigned char *base = b->data;
+    if (pk->size)
+        memcpy(base, pk->args, pk->size);
+    for (size_t i = 0; i < pk->nph; i++) {
+        const launch_placeholder *ph = &pk->ph[i];
+        void *where = base + at;
+        if (ph->size)
+            memcpy(where, ph->data, ph->size);
+        memcpy(base + ph->addr_offset, &where, sizeof where);
+        at += (ph->size + 15) / 16 * 16;
+    }
+    pk->args = base;
+    *out = b;
+    return ACL_SUCCESS;
+}
+
+/* The staged data of a launch on s goes back once the launch has run:
+ * after it in s's order, or with the model that recorded it; at once when
+ * it was not queued (err). Should that fail, it stays out of the pool. */
+static void staged_release(acl_stream *s, staging *b, aclError err)
+{
+    if (err)
+        staging_done(b);
+    else if (stream_sink(s))
+        (void)sink_keep(s, b, staging_done);
+    else
+        (void)stream_submit(NULL, s,
+                            &(task){.kind = TASK_HOST_FUNC, .u.host_func = {staging_done, b}});
+}
+
 /* What pk holds goes, once the launch of f on s was queued (err: how). */
 static void packed_release(packed_args *pk, acl_stream *s, acl_function *f, aclError err)
 {
@@ -530,7 +589,11 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
     pk.buf = (scratch){NULL, NULL};
     pk.list = NULL;
     pk.held = false;
-    if (!(err = pack(api, s, r, &pk))) {
+    staging *staged = NULL;
+    err = pack(api, s, r, &pk);
+    if (!err && pk.nph)
+        err = stage_placeholders(api, &pk, &staged);
+    if (!err) {
         launch_params p = {
             .fn = f->bf,
             .grid = {r->grid[0], r->grid[1], r->grid[2]},
@@ -539,13 +602,15 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
             .cooperative = sh.cooperative,
             .args = pk.args,
             .args_size = pk.size,
-            .placeholders = pk.ph,
-            .placeholder_count = pk.nph,
         };
         err = stream_submit(api, s,
                             &(task){.kind = TASK_LAUNCH,
                                     .u.launch = &p,
-                                    .acl.kernel = {.fn = handle_of(&f->obj), .cfg = r->cfg}});
+                                    .acl.kernel = {.fn = handle_of(&f->obj),
+                                                   .cfg = r->cfg,
+                                                   .placeholders = staged != NULL}});
+        if (staged)
+            staged_release(s, staged, err);
     }
     packed_release(&pk, s, f, err);
     return err;

@@ -221,6 +221,8 @@ typedef struct task {
         struct {
             aclrtFuncHandle fn;
             const aclrtLaunchKernelCfg *cfg;
+            /* Its arguments point at placeholder data staged for it. */
+            bool placeholders;
         } kernel;                             /* TASK_LAUNCH */
         const aclrtRandomNumTaskInfo *random; /* TASK_RANDOM */
     } acl;
