@@ -243,5 +243,6 @@ aclError builtin_random(const char *api, acl_stream *s, const aclrtRandomNumTask
     aclError err = builtin_random_params(api, s, info, &p, &empty);
     if (err || empty)
         return err;
-    return stream_submit(api, s, &(task){.kind = TASK_RANDOM, .u.random = &p, .acl.random = info});
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_RANDOM, .u.random = {.params = &p, .info = info}});
 }

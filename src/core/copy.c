@@ -152,7 +152,8 @@ static bool copy_staged_instead(const copy_plan *p)
 }
 
 /* A queued copy that stands for pageable host memory (it waits for it, or
- * copies it now into a bounce buffer): TASK_PAGEABLE. */
+ * copies it now into a bounce buffer): TASK_PAGEABLE, which the stream's
+ * sink is asked about first (sink_admit: a capture refuses it). */
 static uint32_t copy_flags(const copy_plan *p)
 {
     return copy_must_finish(p) || p->kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE ? TASK_PAGEABLE : 0;
@@ -270,10 +271,9 @@ aclError copy_async(const char *api, const void *site, acl_stream *s, void *dst,
         return ret;
     if (copy_staged_instead(&p))
         return copy_staged(api, s, dst, count, src, count, count, 1, p.dir);
-    ret = stream_submit(api, s,
-                        &(task){.kind = TASK_COPY,
-                                .flags = copy_flags(&p),
-                                .u.copy = {.dst = dst, .src = src, .n = count, .dir = p.dir}});
+    ret = stream_submit(
+        api, s,
+        &(task){.kind = TASK_COPY, .u.copy = {.dst = dst, .src = src, .n = count, .dir = p.dir}});
     if (ret != ACL_SUCCESS)
         return ret;
     if (copy_must_finish(&p))
@@ -359,7 +359,6 @@ aclError copy2d_async(const char *api, const void *site, acl_stream *s, void *ds
         return copy_staged(api, s, dst, dpitch, src, spitch, width, height, p.dir);
     ret = stream_submit(api, s,
                         &(task){.kind = TASK_COPY_2D,
-                                .flags = copy_flags(&p),
                                 .u.copy_2d = {.dst = dst,
                                               .dpitch = dpitch,
                                               .src = src,

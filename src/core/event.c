@@ -217,10 +217,10 @@ aclError event_record(const char *api, acl_event *e, acl_stream *s)
      * event to it (the stream's sink may close meanwhile: the record is
      * then queued). */
     uint64_t recorder = 0;
-    aclError err = stream_submit(api, s,
-                                 &(task){.kind = TASK_RECORD,
-                                         .u.event = event_backend(e),
-                                         .acl.event = {.event = e, .recorded_in = &recorder}});
+    aclError err = stream_submit(
+        api, s,
+        &(task){.kind = TASK_RECORD,
+                .u.event = {.backend = event_backend(e), .acl = e, .recorded_in = &recorder}});
     if (err == ACL_SUCCESS) {
         atomic_store_explicit(&e->recorder, recorder, memory_order_relaxed);
         atomic_store_explicit(&e->recorded, true, memory_order_release);
@@ -242,21 +242,20 @@ aclError event_wait(const char *api, acl_stream *s, acl_event *e)
     uint64_t recorder = atomic_load_explicit(&e->recorder, memory_order_relaxed);
     /* Its record was made by a sink: the wait is that sink's to decide. */
     if (__builtin_expect(recorder != 0, 0))
-        return sink_event_wait(api, s,
-                               &(task){.kind = TASK_WAIT,
-                                       .u.event = event_backend(e),
-                                       .acl.event = {.event = e, .recorder = recorder}},
-                               recorder);
+        return sink_event_wait(
+            api, s,
+            &(task){.kind = TASK_WAIT,
+                    .u.event = {.backend = event_backend(e), .acl = e, .recorder = recorder}},
+            recorder);
     return stream_submit(
-        api, s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e), .acl.event.event = e});
+        api, s, &(task){.kind = TASK_WAIT, .u.event = {.backend = event_backend(e), .acl = e}});
 }
 
 aclError event_external(const char *api, acl_stream *s, acl_event *e, bool record)
 {
     aclError err = stream_submit(api, s,
                                  &(task){.kind = record ? TASK_RECORD_EXTERNAL : TASK_WAIT_EXTERNAL,
-                                         .u.event = event_backend(e),
-                                         .acl.event.event = e});
+                                         .u.event = {.backend = event_backend(e), .acl = e}});
     if (err == ACL_SUCCESS && record) {
         /* Waits from now on are real ones: until the model first runs the
          * event is as its backend left it (a wait on it passes), and each run

@@ -30,8 +30,8 @@ static aclError link_streams(const char *api, acl_stream *from, acl_stream *to, 
         free(e);
         return acl_raise(api, err, "creating an event failed: %s", acl_error_text(err));
     }
-    err = stream_submit(api, from, &(task){.kind = TASK_RECORD, .u.event = e});
-    task wait = {.kind = TASK_WAIT, .u.event = e};
+    err = stream_submit(api, from, &(task){.kind = TASK_RECORD, .u.event.backend = e});
+    task wait = {.kind = TASK_WAIT, .u.event.backend = e};
     if (!err)
         err = joining ? capture_join(api, joining, to, &wait, true) : stream_submit(api, to, &wait);
     ev->destroy(e);

@@ -363,19 +363,19 @@ static aclError capture_admit(const char *api, capture *cap, acl_stream *s, cons
  * invalidates it. Raises. */
 static aclError capture_refuse_wait(const char *api, capture *cap, acl_stream *s, const task *t)
 {
-    if (t->acl.event.recorder == 0) {
+    if (t->u.event.recorder == 0) {
         capture_invalidate(cap, "it waited for event %s, recorded outside the capture", "");
         return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
                          "stream %d is being captured and event %u was recorded outside the "
                          "capture: a model cannot wait for work outside it (the capture is "
                          "invalidated)",
-                         (int)s->id, t->acl.event.event->id);
+                         (int)s->id, t->u.event.acl->id);
     }
     capture_invalidate(cap, "it waited for an event of another capture%s", "");
     return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
                      "event %u was recorded in another capture than stream %d's: captures "
                      "cannot depend on each other (stream %d's capture is invalidated)",
-                     t->acl.event.event->id, (int)s->id, (int)s->id);
+                     t->u.event.acl->id, (int)s->id, (int)s->id);
 }
 
 /* The graph is gone, possibly on a thread that must not free (CUDA's). */
@@ -424,17 +424,17 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
     aclError err = capture_admit(api, cap, s, t);
     if (err)
         return err;
-    if (t->kind == TASK_WAIT && t->acl.event.event && t->acl.event.recorder != cap->sink.id)
+    if (t->kind == TASK_WAIT && t->u.event.acl && t->u.event.recorder != cap->sink.id)
         return capture_refuse_wait(api, cap, s, t);
     if ((t->kind == TASK_RECORD_EXTERNAL || t->kind == TASK_WAIT_EXTERNAL) &&
-        (err = capture_keep_external(api, s, t->acl.event.event)))
+        (err = capture_keep_external(api, s, t->u.event.acl)))
         return err;
     if (cap->flow && (t->kind == TASK_RECORD || t->kind == TASK_WAIT)) {
         /* Between the streams of a build with stream control flow: an
          * item of the stream, put together when the build ends. */
         err = flow_event(api, cap, s, t, tasks_record(cap, s, t));
-        if (!err && t->kind == TASK_RECORD && t->acl.event.recorded_in)
-            *t->acl.event.recorded_in = cap->sink.id;
+        if (!err && t->kind == TASK_RECORD && t->u.event.recorded_in)
+            *t->u.event.recorded_in = cap->sink.id;
         return err;
     }
     err = stream_dispatch(s, t);
@@ -447,8 +447,8 @@ static aclError capture_record(const char *api, capture *cap, acl_stream *s, con
     capture_note_node(cap, s, t->kind);
     tasks_keep_binary(cap, t);
     tasks_record(cap, s, t); /* a task update's too: its kernels' parameters */
-    if (t->kind == TASK_RECORD && t->acl.event.recorded_in)
-        *t->acl.event.recorded_in = cap->sink.id;
+    if (t->kind == TASK_RECORD && t->u.event.recorded_in)
+        *t->u.event.recorded_in = cap->sink.id;
     return ACL_SUCCESS;
 }
 
@@ -507,7 +507,7 @@ static aclError recorder_wait(sink *k, const char *api, acl_stream *s, const tas
         err = acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
                         "event %u belongs to a task update or an invalidated capture: stream %d "
                         "cannot join it",
-                        t->acl.event.event->id, (int)s->id);
+                        t->u.event.acl->id, (int)s->id);
     else
         /* s joins the capture that recorded the event (ACL's cross-stream
          * capture): from now on its work is recorded there. */

@@ -120,8 +120,9 @@ static aclError prefix_end(capture *c, acl_stream **streams, const bool *started
     for (size_t i = 0; i < n && !err; i++) {
         if (streams[i] == c->origin || !started[i])
             continue;
-        if (!(err = stream_dispatch(streams[i], &(task){.kind = TASK_RECORD, .u.event = e})))
-            err = stream_dispatch(c->origin, &(task){.kind = TASK_WAIT, .u.event = e});
+        if (!(err =
+                  stream_dispatch(streams[i], &(task){.kind = TASK_RECORD, .u.event.backend = e})))
+            err = stream_dispatch(c->origin, &(task){.kind = TASK_WAIT, .u.event.backend = e});
     }
     ev->destroy(e);
     free(e);
@@ -210,7 +211,7 @@ aclError flow_event(const char *api, capture *c, acl_stream *s, const task *t, u
     flow_stream *fs = flow_stream_of(f, s);
     if (!fs)
         return flow_failed(api, c, s, stream_task_name(t->kind), ACL_ERROR_RT_INTERNAL_ERROR);
-    flow_record *r = record_of(f, t->u.event);
+    flow_record *r = record_of(f, t->u.event.backend);
     flow_item it = {.kind = t->kind == TASK_RECORD ? ITEM_RECORD : ITEM_WAIT, .task = number};
     if (it.kind == ITEM_WAIT) {
         if (!r)
@@ -228,7 +229,7 @@ aclError flow_event(const char *api, capture *c, acl_stream *s, const task *t, u
                 f->record_cap = cap;
             }
             r = &f->records[f->nrecords++];
-            r->event = t->u.event;
+            r->event = t->u.event.backend;
         }
         r->record = f->next_record++;
         it.u.record = r->record;

@@ -87,20 +87,20 @@ static void task_describe(model_task *mt, const task *t)
     mt->type = ACL_MODEL_RI_TASK_DEFAULT;
     switch (t->kind) {
     case TASK_LAUNCH: {
-        const launch_params *p = t->u.launch;
-        if (!t->acl.kernel.fn)
+        const launch_params *p = t->u.launch.params;
+        if (!t->u.launch.fn)
             break; /* not a launch of ACL's */
         task_kernel *k = &mt->p.kernel;
         memset(k, 0, sizeof *k);
-        k->fn = t->acl.kernel.fn;
+        k->fn = t->u.launch.fn;
         memcpy(k->grid, p->grid, sizeof k->grid);
         memcpy(k->block, p->block, sizeof k->block);
         k->shared = p->shared_bytes;
         k->cooperative = p->cooperative;
-        k->placeholders = t->acl.kernel.placeholders;
+        k->placeholders = t->u.launch.placeholders;
         k->args_size = p->args_size;
         if ((p->args_size && !(k->args = malloc(p->args_size))) ||
-            !kernel_copy_attrs(k, t->acl.kernel.cfg)) {
+            !kernel_copy_attrs(k, t->u.launch.cfg)) {
             kernel_free(k);
             break; /* out of memory: listed as a task of no kind */
         }
@@ -113,13 +113,13 @@ static void task_describe(model_task *mt, const task *t)
     case TASK_WAIT:
     case TASK_RECORD_EXTERNAL:
     case TASK_WAIT_EXTERNAL:
-        if (!t->acl.event.event)
+        if (!t->u.event.acl)
             break; /* the library's own (a build joining its streams) */
         mt->type = t->kind == TASK_RECORD || t->kind == TASK_RECORD_EXTERNAL
                        ? ACL_MODEL_RI_TASK_EVENT_RECORD
                        : ACL_MODEL_RI_TASK_EVENT_WAIT;
-        mt->p.event.event = handle_of(&t->acl.event.event->obj);
-        mt->p.event.event_flag = t->acl.event.event->flags;
+        mt->p.event.event = handle_of(&t->u.event.acl->obj);
+        mt->p.event.event_flag = t->u.event.acl->flags;
         break;
     case TASK_VALUE_WRITE:
     case TASK_VALUE_WAIT:
@@ -130,8 +130,8 @@ static void task_describe(model_task *mt, const task *t)
         mt->p.value.flag = t->u.value.cmp;
         break;
     case TASK_RANDOM:
-        if (t->acl.random)
-            mt->p.random.info = *t->acl.random;
+        if (t->u.random.info)
+            mt->p.random.info = *t->u.random.info;
         break;
     default:
         break;
@@ -140,11 +140,11 @@ static void task_describe(model_task *mt, const task *t)
 
 void tasks_keep_binary(capture *c, const task *t)
 {
-    if (t->kind != TASK_LAUNCH || !t->acl.kernel.fn)
+    if (t->kind != TASK_LAUNCH || !t->u.launch.fn)
         return;
     acl_model *m = c->model ? c->model : c->update ? c->update->model : NULL;
     if (m)
-        module_keep_for_model(handle_of(&m->obj), t->acl.kernel.fn);
+        module_keep_for_model(handle_of(&m->obj), t->u.launch.fn);
 }
 
 /* The place of s's next task among c's tasks of s (from 1). */

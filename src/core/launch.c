@@ -605,10 +605,10 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
         };
         err = stream_submit(api, s,
                             &(task){.kind = TASK_LAUNCH,
-                                    .u.launch = &p,
-                                    .acl.kernel = {.fn = handle_of(&f->obj),
-                                                   .cfg = r->cfg,
-                                                   .placeholders = staged != NULL}});
+                                    .u.launch = {.params = &p,
+                                                 .fn = handle_of(&f->obj),
+                                                 .cfg = r->cfg,
+                                                 .placeholders = staged != NULL}});
         if (staged)
             staged_release(s, staged, err);
     }

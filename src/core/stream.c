@@ -468,7 +468,8 @@ static void retire_unfinished_work(acl_stream *s)
         free(w);
         return;
     }
-    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS ||
+    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event.backend = mark}) !=
+            ACL_SUCCESS ||
         !stream_hold(s)) {
         ev->destroy(mark);
         free(w);

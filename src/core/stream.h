@@ -112,7 +112,9 @@ enum {
     TASK_PAGEABLE = 1,
 };
 
-/* One piece of stream-ordered work, built on the caller's stack. */
+/* One piece of stream-ordered work, built on the caller's stack: what the
+ * backend's operation takes and, for a sink, the ACL objects behind it (a
+ * capture's model keeps them with its tasks). */
 typedef struct task {
     task_kind kind;
     uint32_t flags; /* TASK_PAGEABLE */
@@ -136,7 +138,18 @@ typedef struct task {
             uint8_t value;
             bool on_device;
         } fill;
-        backend_event *event; /* TASK_RECORD, TASK_WAIT and their external forms */
+        /* TASK_RECORD, TASK_WAIT and their external forms. */
+        struct {
+            backend_event *backend;
+            acl_event *acl; /* NULL: the library's own */
+            union {
+                /* A record: the sink that takes it writes its id here. */
+                uint64_t *recorded_in;
+                /* A wait: the sink that made the event's latest record
+                 * (its id; 0: none did). */
+                uint64_t recorder;
+            };
+        } event;
         struct {
             host_fn fn;
             void *arg;
@@ -154,7 +167,13 @@ typedef struct task {
             uint32_t timeout_s; /* waits; 0: none */
             bool clear;         /* counting waits */
         } notify;
-        const launch_params *launch;
+        struct {
+            const launch_params *params;
+            aclrtFuncHandle fn; /* NULL: the library's own */
+            const aclrtLaunchKernelCfg *cfg;
+            /* Its arguments point at placeholder data staged for it. */
+            bool placeholders;
+        } launch;
         struct {
             void *dst;
             const void *src;
@@ -162,7 +181,10 @@ typedef struct task {
             reduce_op op;
             reduce_type type;
         } reduce;
-        const random_params *random;
+        struct {
+            const random_params *params;
+            const aclrtRandomNumTaskInfo *info;
+        } random;
         struct {
             backend_graph *graph;
             uint32_t model_id;
@@ -205,27 +227,6 @@ typedef struct task {
             const node_work *work; /* the caller's, read by the call */
         } graph_set;
     } u;
-    /* The ACL objects behind the work, for a sink (a capture's model keeps
-     * them with its tasks); NULL where the work is the library's own. */
-    union {
-        struct {
-            acl_event *event; /* records and waits, external ones too */
-            union {
-                /* A record: the sink that takes it writes its id here. */
-                uint64_t *recorded_in;
-                /* A wait: the sink that made the event's latest record
-                 * (its id; 0: none did). */
-                uint64_t recorder;
-            };
-        } event;
-        struct {
-            aclrtFuncHandle fn;
-            const aclrtLaunchKernelCfg *cfg;
-            /* Its arguments point at placeholder data staged for it. */
-            bool placeholders;
-        } kernel;                             /* TASK_LAUNCH */
-        const aclrtRandomNumTaskInfo *random; /* TASK_RANDOM */
-    } acl;
 } task;
 
 /* The backend call of t, nothing else: for a sink, which records. */
@@ -261,28 +262,30 @@ static inline __attribute__((always_inline)) aclError stream_task_dispatch(acl_s
         return s->ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n,
                                     t->u.fill.on_device);
     case TASK_RECORD:
-        return s->ops->record(bs, t->u.event);
+        return s->ops->record(bs, t->u.event.backend);
     case TASK_WAIT:
-        return s->ops->wait(bs, t->u.event);
+        return s->ops->wait(bs, t->u.event.backend);
     case TASK_RECORD_EXTERNAL:
-        return s->ops->record_external ? s->ops->record_external(bs, t->u.event)
+        return s->ops->record_external ? s->ops->record_external(bs, t->u.event.backend)
                                        : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_WAIT_EXTERNAL:
-        return s->ops->wait_external ? s->ops->wait_external(bs, t->u.event)
+        return s->ops->wait_external ? s->ops->wait_external(bs, t->u.event.backend)
                                      : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_HOST_FUNC:
         if (t->u.host_func.any_thread && s->ops->host_func_any_thread)
             return s->ops->host_func_any_thread(bs, t->u.host_func.fn, t->u.host_func.arg);
         return s->ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
     case TASK_LAUNCH:
-        return s->ops->launch ? s->ops->launch(bs, t->u.launch) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        return s->ops->launch ? s->ops->launch(bs, t->u.launch.params)
+                              : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_REDUCE:
         return s->ops->reduce
                    ? s->ops->reduce(bs, t->u.reduce.dst, t->u.reduce.src, t->u.reduce.elements,
                                     t->u.reduce.op, t->u.reduce.type)
                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_RANDOM:
-        return s->ops->random ? s->ops->random(bs, t->u.random) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        return s->ops->random ? s->ops->random(bs, t->u.random.params)
+                              : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_GRAPH:
         return s->ops->graph_launch ? s->ops->graph_launch(bs, t->u.graph.graph)
                                     : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
