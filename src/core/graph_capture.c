@@ -338,33 +338,39 @@ bool capture_stream_ended(capture *c, acl_stream *s)
  * wants page-locked memory from aclrtMallocHost in a model), invalidating
  * cap; allocations and frees from a pool, made when the call is (the
  * stream orders only their use), which a model replayed again and again
- * cannot record. Raises. */
+ * cannot record. Raises unless api is NULL. */
 static aclError capture_admit(const char *api, capture *cap, acl_stream *s, const task *t)
 {
     if (t->flags & TASK_PAGEABLE) {
         capture_invalidate(cap, "%s through pageable host memory was queued on it",
                            stream_task_name(t->kind));
+        if (!api)
+            return ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT;
         return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
                          "stream %d is being captured: %s through pageable host memory cannot be "
                          "recorded (use page-locked memory from aclrtMallocHost); the capture is "
                          "invalidated",
                          (int)s->id, stream_task_name(t->kind));
     }
-    if (t->kind == TASK_POOL_ALLOC || t->kind == TASK_POOL_FREE)
-        return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
-                         "stream %d is being captured: stream-ordered allocations and frees cannot "
-                         "be recorded into a model",
-                         (int)s->id);
-    return ACL_SUCCESS;
+    if (t->kind != TASK_POOL_ALLOC && t->kind != TASK_POOL_FREE)
+        return ACL_SUCCESS;
+    if (!api)
+        return ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT;
+    return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                     "stream %d is being captured: stream-ordered allocations and frees cannot "
+                     "be recorded into a model",
+                     (int)s->id);
 }
 
 /* A wait t on s, cap's stream, for an ACL event whose latest record cap
  * did not make: a dependency on work outside cap cannot be replayed, and
- * invalidates it. Raises. */
+ * invalidates it. Raises unless api is NULL. */
 static aclError capture_refuse_wait(const char *api, capture *cap, acl_stream *s, const task *t)
 {
     if (t->u.event.recorder == 0) {
         capture_invalidate(cap, "it waited for event %s, recorded outside the capture", "");
+        if (!api)
+            return ACL_ERROR_RT_CAPTURE_DEPENDENCY;
         return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
                          "stream %d is being captured and event %u was recorded outside the "
                          "capture: a model cannot wait for work outside it (the capture is "
@@ -372,6 +378,8 @@ static aclError capture_refuse_wait(const char *api, capture *cap, acl_stream *s
                          (int)s->id, t->u.event.acl->id);
     }
     capture_invalidate(cap, "it waited for an event of another capture%s", "");
+    if (!api)
+        return ACL_ERROR_RT_CAPTURE_DEPENDENCY;
     return acl_raise(api, ACL_ERROR_RT_CAPTURE_DEPENDENCY,
                      "event %u was recorded in another capture than stream %d's: captures "
                      "cannot depend on each other (stream %d's capture is invalidated)",
@@ -399,7 +407,8 @@ static aclError capture_keep_external(const char *api, acl_stream *s, acl_event 
     return ACL_SUCCESS;
 }
 
-/* Records t in cap, or refuses it. With cap's gate held. Raises. */
+/* Records t in cap, or refuses it. With cap's gate held. Raises unless
+ * api is NULL. */
 static aclError capture_record(const char *api, capture *cap, acl_stream *s, const task *t)
 {
     if (atomic_load_explicit(&cap->invalidated, memory_order_acquire)) {
