@@ -95,6 +95,7 @@ aclError sink_keep(acl_stream *s, void *ptr, void (*release)(void *));
  * record belongs to what it made, and there is nothing to wait for. */
 aclError sink_event_wait(const char *api, acl_stream *s, const task *t, uint64_t id);
 
+/* sink_check_unsafe while a sink is open. */
 aclError sink_check_unsafe_open(const char *api, const char *what);
 /* ACL's capture-unsafe functions call this first (what: the operation):
  * refused with ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, raised, when an open
