@@ -5,8 +5,11 @@
 
 A file may include headers of its own layer and of the layers below it,
 never above; the two backends (src/backend/host, src/backend/cuda) do not
-include each other. The public headers (acl/, base/, mstx/), config.h and system
-headers are open to every layer. Prints each violation and exits 1 if there
+include each other. Inside the core, captures and models (core/graph*.h)
+sit on top: only core/graph*.c and the API layer include their headers, the
+rest of the core reaching a capture through a stream's sink (core/sink.h).
+The public headers (acl/, base/, mstx/), config.h and system headers are
+open to every layer. Prints each violation and exits 1 if there
 is one; --self-test also checks that a planted upward include is caught.
 """
 import pathlib
@@ -33,6 +36,9 @@ def backend_of(path):
 
 
 CLIENT = "hccl"  # src/hccl: libhccl
+# The top of the core: captures and models, which the rest of the core
+# does not name (docs/hacking.md, "The one submission path").
+GRAPH = re.compile(r"core/graph[a-z_]*\.h$")
 
 
 def violations(files):
@@ -63,6 +69,10 @@ def violations(files):
                 yield f"src/{path} ({mine}) includes \"{target}\" ({theirs}): an upward include"
             elif backend_of(path) and backend_of(target) and backend_of(path) != backend_of(target):
                 yield f"src/{path} includes \"{target}\": one backend must not use the other"
+            elif (mine == "core" and GRAPH.search(target)
+                  and not path.split("/")[-1].startswith("graph")):
+                yield (f"src/{path} includes \"{target}\": below captures and models, the core "
+                       "reaches them only through a stream's sink (core/sink.h)")
 
 
 def load():
@@ -85,6 +95,11 @@ def main():
         caught = list(violations(planted))
         if not any("hccl/api.c" in v and "client" in v for v in caught):
             bad.append("self-test: libhccl including libascendcl's internals (core/stream.h) was not caught")
+        planted = dict(files)
+        planted["core/stream.c"] = planted["core/stream.c"] + '\n#include "core/graph.h"\n'
+        caught = list(violations(planted))
+        if not any("core/stream.c" in v and "sink" in v for v in caught):
+            bad.append("self-test: the core's stream.c including core/graph.h was not caught")
     for line in bad:
         print(line)
     print(f"layers: {len(files)} files, {len(bad)} violation(s)")

@@ -5,7 +5,7 @@
 #include "core/current.h"
 #include "core/device.h"
 #include "core/event.h"
-#include "core/graph.h"
+#include "core/sink.h"
 #include "core/kernel.h"
 
 ACL_EXPORT const char *aclcudaGetBackendName(void)
@@ -143,10 +143,10 @@ ACL_EXPORT aclError aclcudaCaptureKeep(aclrtStream stream, void *ptr, void (*rel
     aclError err = current_stream_get(__func__, stream, &s);
     if (err)
         return err;
-    if (!stream_capture(s))
-        err = ACL_RAISE(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
-                        (int)s->id);
-    else if ((err = capture_keep(s, ptr, release)))
+    err = sink_keep(s, ptr, release);
+    if (err == ACL_ERROR_RT_STREAM_NOT_CAPTURED)
+        err = ACL_RAISE(err, "stream %d is not being captured", (int)s->id);
+    else if (err)
         err = ACL_RAISE(err, "keeping %p with the capture of stream %d failed: %s", ptr, (int)s->id,
                         acl_error_text(err));
     stream_put(s);

@@ -371,7 +371,7 @@ static aclError external(const char *api, acl_event *e, acl_stream *s, bool reco
                          "an external record or wait needs an event of "
                          "aclrtCreateEventExWithFlag(ACL_EVENT_SYNC); event %u is not one",
                          e->id);
-    if (stream_capture(s) == NULL)
+    if (stream_sink(s) == NULL)
         return acl_raise(
             api, ACL_ERROR_RT_STREAM_NOT_CAPTURED,
             "an external record or wait needs a stream being captured; stream %d is not",

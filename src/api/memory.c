@@ -10,7 +10,7 @@
 #include "core/current.h"
 #include "core/deferred.h"
 #include "core/device.h"
-#include "core/graph.h"
+#include "core/sink.h"
 #include "core/memory.h"
 #include "core/undefined.h"
 #include "core/vmm.h"
@@ -59,7 +59,7 @@ static aclError device_alloc_args(const char *func, void **dev_ptr, size_t size,
 static aclError device_alloc(const char *func, void **dev_ptr, size_t size, size_t padded,
                              uint32_t policy, int32_t phys, int32_t device, mem_origin origin)
 {
-    aclError ret = capture_check_unsafe(func, "a device allocation");
+    aclError ret = sink_check_unsafe(func, "a device allocation");
     if (ret != ACL_SUCCESS)
         return ret;
     return memory_alloc_device(func, dev_ptr, size, padded, policy, phys, device, origin);
@@ -179,7 +179,7 @@ ACL_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallo
  * synchronises the device), under the same rules (device_alloc). */
 static aclError device_free(const char *func, void *dev_ptr)
 {
-    aclError ret = capture_check_unsafe(func, "freeing device memory");
+    aclError ret = sink_check_unsafe(func, "freeing device memory");
     if (ret != ACL_SUCCESS)
         return ret;
     return memory_free(func, dev_ptr, FREE_ORIGINS);
@@ -194,7 +194,7 @@ ACL_EXPORT aclError aclrtFree(void *devPtr)
 ACL_EXPORT aclError aclrtFreeWithDevSync(void *devPtr)
 {
     PROF_API();
-    aclError unsafe = capture_check_unsafe(__func__, "freeing device memory");
+    aclError unsafe = sink_check_unsafe(__func__, "freeing device memory");
     if (unsafe != ACL_SUCCESS)
         return unsafe;
     mem_block b;

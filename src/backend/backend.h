@@ -83,15 +83,10 @@ enum { ATOMIC_OPERATION_COUNT = 13 };
 
 typedef void (*host_fn)(void *arg);
 
-/* A kernel launch. The argument buffer (and the placeholder data) is host
- * memory that the call copies: the caller may reuse it as soon as the call
- * returns, as with cuLaunchKernel. */
-typedef struct launch_placeholder {
-    size_t addr_offset; /* where in args the data's device address goes */
-    const void *data;
-    size_t size;
-} launch_placeholder;
-
+/* A kernel launch. The argument buffer is host memory that the call
+ * copies: the caller may reuse it as soon as the call returns, as with
+ * cuLaunchKernel. (ACL's placeholder data are staged by the core: the
+ * buffer already points at them.) */
 typedef struct launch_params {
     backend_function *fn;
     uint32_t grid[3];
@@ -100,8 +95,6 @@ typedef struct launch_params {
     bool cooperative; /* every block resident at once (ACL's batch scheduling) */
     const void *args;
     size_t args_size;
-    const launch_placeholder *placeholders;
-    size_t placeholder_count;
 } launch_params;
 
 /* Element-wise dst = dst op src of aclrtReduceAsync. */
@@ -368,7 +361,7 @@ typedef struct backend_stream_ops {
      * affected. The work queued around them still runs. */
     void (*cancel_waits)(backend_stream *s);
     /* Optional: node `node` of g (backend device dev) takes the work w
-     * (a kernel launch without placeholders) in s's order: every run of g
+     * (a kernel launch) in s's order: every run of g
      * that reaches the node after s did, a run launched before included,
      * runs w; w is read by the call. g stays alive until then (the caller
      * holds it). ACL_ERROR_RT_FEATURE_NOT_SUPPORT when the node cannot be
@@ -548,7 +541,7 @@ typedef enum node_work_kind {
 typedef struct node_work {
     node_work_kind kind;
     union {
-        const launch_params *launch; /* no placeholders */
+        const launch_params *launch;
         const random_params *random;
         struct {
             void *addr;

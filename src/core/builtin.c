@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "core/builtin.h"
-#include "core/graph.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/memory.h"
@@ -244,7 +243,6 @@ aclError builtin_random(const char *api, acl_stream *s, const aclrtRandomNumTask
     aclError err = builtin_random_params(api, s, info, &p, &empty);
     if (err || empty)
         return err;
-    if (__builtin_expect(stream_capture(s) != NULL, 0))
-        capture_hint_random(&p, info);
-    return stream_submit(api, s, &(task){.kind = TASK_RANDOM, .u.random = &p});
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_RANDOM, .u.random = {.params = &p, .info = info}});
 }

@@ -71,7 +71,7 @@
 #include "core/callback.h"
 #include "core/context.h"
 #include "core/errors.h"
-#include "core/graph.h"
+#include "core/sink.h"
 #include "core/lifecycle.h"
 #include "util/clock.h"
 #include "util/fork.h"
@@ -556,8 +556,8 @@ aclError callback_launch(const char *api, callback_channel channel, acl_stream *
         .state = ENTRY_PENDING,
     };
     host_fn reached = callback_reached;
-    if (stream_capture(s)) {
-        if (capture_keep(s, e, callback_template_release) != ACL_SUCCESS) {
+    if (stream_sink(s)) {
+        if (sink_keep(s, e, callback_template_release) != ACL_SUCCESS) {
             callback_entry_free(e);
             return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
                              "the capture of stream %d could not keep the callback", s->id);

@@ -5,7 +5,7 @@
 #include "core/copy.h"
 #include "core/deferred.h"
 #include "core/errors.h"
-#include "core/graph.h"
+#include "core/sink.h"
 #include "core/memory.h"
 #include "core/vmm.h"
 #include "core/staging.h"
@@ -151,6 +151,14 @@ static bool copy_staged_instead(const copy_plan *p)
            (copy_must_finish(p) && callback_running());
 }
 
+/* A queued copy that stands for pageable host memory (it waits for it, or
+ * copies it now into a bounce buffer): TASK_PAGEABLE, which the stream's
+ * sink is asked about first (sink_admit: a capture refuses it). */
+static uint32_t copy_flags(const copy_plan *p)
+{
+    return copy_must_finish(p) || p->kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE ? TASK_PAGEABLE : 0;
+}
+
 /* Queues `height` rows of `width` bytes through a bounce buffer. To the
  * device, the caller's rows are packed into the buffer now, so its memory
  * may be reused at once; the buffer is copied in stream order and given
@@ -177,9 +185,11 @@ static aclError copy_staged(const char *api, acl_stream *s, void *dst, size_t dp
     const void *copy_src = to_device ? b->data : src;
     size_t copy_dpitch = to_device ? dpitch : width, copy_spitch = to_device ? width : spitch;
     task copy = {.kind = TASK_COPY,
+                 .flags = TASK_PAGEABLE,
                  .u.copy = {.dst = copy_dst, .src = copy_src, .n = width, .dir = dir}};
     if (height > 1)
         copy = (task){.kind = TASK_COPY_2D,
+                      .flags = TASK_PAGEABLE,
                       .u.copy_2d = {.dst = copy_dst,
                                     .dpitch = copy_dpitch,
                                     .src = copy_src,
@@ -223,7 +233,7 @@ aclError copy_sync(const char *api, const void *site, acl_context *ctx, void *ds
     if (ret == ACL_SUCCESS)
         ret = memory_check_extent(api, "src", src, count, &p.src);
     if (ret == ACL_SUCCESS)
-        ret = capture_check_unsafe(api, "a synchronous copy");
+        ret = sink_check_unsafe(api, "a synchronous copy");
     if (ret != ACL_SUCCESS || dst == src)
         return ret;
     ret = backend()->memory->memcpy_sync(copy_device(&p, ctx), dst, src, count, p.dir,
@@ -252,8 +262,11 @@ aclError copy_async(const char *api, const void *site, acl_stream *s, void *dst,
     ret = memory_check_extent(api, "dst", dst, count, &p.dst);
     if (ret == ACL_SUCCESS)
         ret = memory_check_extent(api, "src", src, count, &p.src);
-    if (ret == ACL_SUCCESS && (copy_must_finish(&p) || p.kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE))
-        ret = capture_check_pageable(api, s, "an asynchronous copy through pageable host memory");
+    if (ret == ACL_SUCCESS && copy_flags(&p))
+        ret = sink_admit(api, s,
+                         &(task){.kind = TASK_COPY,
+                                 .flags = TASK_PAGEABLE,
+                                 .u.copy = {.dst = dst, .src = src, .n = count, .dir = p.dir}});
     if (ret != ACL_SUCCESS || dst == src)
         return ret;
     if (copy_staged_instead(&p))
@@ -304,7 +317,7 @@ aclError copy2d_sync(const char *api, const void *site, acl_context *ctx, void *
     copy_plan p;
     aclError ret = copy2d_plan(api, site, dst, dpitch, src, spitch, width, height, kind, &p);
     if (ret == ACL_SUCCESS)
-        ret = capture_check_unsafe(api, "a synchronous 2D copy");
+        ret = sink_check_unsafe(api, "a synchronous 2D copy");
     if (ret != ACL_SUCCESS)
         return ret;
     ret = backend()->memory->memcpy2d_sync(copy_device(&p, ctx), dst, dpitch, src, spitch, width,
@@ -331,12 +344,17 @@ aclError copy2d_async(const char *api, const void *site, acl_stream *s, void *ds
                          "dst %p and src %p are both host memory: host-to-host copies cannot be "
                          "queued on a stream; use aclrtMemcpy2d",
                          dst, src);
-    if (copy_must_finish(&p) || p.kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
-        ret =
-            capture_check_pageable(api, s, "an asynchronous 2D copy through pageable host memory");
-        if (ret != ACL_SUCCESS)
-            return ret;
-    }
+    task copy = {.kind = TASK_COPY_2D,
+                 .flags = TASK_PAGEABLE,
+                 .u.copy_2d = {.dst = dst,
+                               .dpitch = dpitch,
+                               .src = src,
+                               .spitch = spitch,
+                               .width = width,
+                               .height = height,
+                               .dir = p.dir}};
+    if (copy_flags(&p) && (ret = sink_admit(api, s, &copy)) != ACL_SUCCESS)
+        return ret;
     if (copy_staged_instead(&p))
         return copy_staged(api, s, dst, dpitch, src, spitch, width, height, p.dir);
     ret = stream_submit(api, s,
@@ -404,7 +422,7 @@ aclError fill_sync(const char *api, const void *site, acl_context *ctx, void *pt
     mem_block b;
     aclError ret = fill_plan(api, site, ptr, count, &b);
     if (ret == ACL_SUCCESS)
-        ret = capture_check_unsafe(api, "a synchronous fill");
+        ret = sink_check_unsafe(api, "a synchronous fill");
     if (ret != ACL_SUCCESS)
         return ret;
     if (b.kind == MEM_UNKNOWN)
@@ -429,7 +447,12 @@ aclError fill_async(const char *api, const void *site, acl_stream *s, void *ptr,
     if (ret != ACL_SUCCESS)
         return ret;
     if (b.kind == MEM_UNKNOWN) {
-        ret = capture_check_pageable(api, s, "an asynchronous fill of pageable host memory");
+        /* Done by the host after s's work so far, which a capture cannot
+         * record. */
+        ret = sink_admit(api, s,
+                         &(task){.kind = TASK_FILL,
+                                 .flags = TASK_PAGEABLE,
+                                 .u.fill = {.ptr = ptr, .n = count, .value = (uint8_t)value}});
         if (ret == ACL_SUCCESS && (s->flags & STREAM_DEVICE_FED_FLAGS))
             ret = acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                             "stream %d was created with flags 0x%x (persistent, CPU-scheduled or "

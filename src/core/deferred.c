@@ -71,7 +71,8 @@ static bool mark_stream(deferral *d, acl_stream *s, int32_t phys)
     }
     /* A stream that takes no more work (failed, or torn down meanwhile)
      * has none of ours to wait for either. */
-    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS) {
+    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event.backend = mark}) !=
+        ACL_SUCCESS) {
         ev->destroy(mark);
         free(mark);
         return true;

@@ -418,7 +418,8 @@ aclError device_synchronize(int32_t phys, int32_t timeout_ms)
         if (err)
             break;
         marks++;
-        err = stream_submit(NULL, streams[i], &(task){.kind = TASK_RECORD, .u.event = mark});
+        err =
+            stream_submit(NULL, streams[i], &(task){.kind = TASK_RECORD, .u.event.backend = mark});
     }
     for (size_t i = 0; i < count; i++)
         stream_release(streams[i]);

@@ -6,7 +6,7 @@
 #include "core/errors.h"
 #include "core/exception.h"
 #include "core/event.h"
-#include "core/graph.h"
+#include "core/sink.h"
 #include "core/share.h"
 
 enum { EVENT_LIMIT = 1 << 20 };
@@ -213,14 +213,16 @@ aclError event_record(const char *api, acl_event *e, acl_stream *s)
 {
     if (e->flag) /* captured as any stream-ordered task */
         return flag_set(api, e, s, 1);
-    uint64_t capture_id = 0;
-    aclError err;
-    if (__builtin_expect(stream_capture(s) != NULL, 0))
-        err = capture_event_record(api, s, e, &capture_id);
-    else
-        err = stream_submit(api, s, &(task){.kind = TASK_RECORD, .u.event = event_backend(e)});
+    /* The sink that takes the record, if one does (a capture), ties the
+     * event to it (the stream's sink may close meanwhile: the record is
+     * then queued). */
+    uint64_t recorder = 0;
+    aclError err = stream_submit(
+        api, s,
+        &(task){.kind = TASK_RECORD,
+                .u.event = {.backend = event_backend(e), .acl = e, .recorded_in = &recorder}});
     if (err == ACL_SUCCESS) {
-        atomic_store_explicit(&e->capture_id, capture_id, memory_order_relaxed);
+        atomic_store_explicit(&e->recorder, recorder, memory_order_relaxed);
         atomic_store_explicit(&e->recorded, true, memory_order_release);
     }
     return err;
@@ -237,20 +239,28 @@ aclError event_wait(const char *api, acl_stream *s, acl_event *e)
                                  .value = 1}});
     if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
         return ACL_SUCCESS; /* nothing captured: nothing to wait for */
-    uint64_t capture_id = atomic_load_explicit(&e->capture_id, memory_order_relaxed);
-    if (__builtin_expect(capture_id != 0 || stream_capture(s) != NULL, 0))
-        return capture_event_wait(api, s, e, capture_id);
-    return stream_submit(api, s, &(task){.kind = TASK_WAIT, .u.event = event_backend(e)});
+    uint64_t recorder = atomic_load_explicit(&e->recorder, memory_order_relaxed);
+    /* Its record was made by a sink: the wait is that sink's to decide. */
+    if (__builtin_expect(recorder != 0, 0))
+        return sink_event_wait(
+            api, s,
+            &(task){.kind = TASK_WAIT,
+                    .u.event = {.backend = event_backend(e), .acl = e, .recorder = recorder}},
+            recorder);
+    return stream_submit(
+        api, s, &(task){.kind = TASK_WAIT, .u.event = {.backend = event_backend(e), .acl = e}});
 }
 
 aclError event_external(const char *api, acl_stream *s, acl_event *e, bool record)
 {
-    aclError err = capture_event_external(api, s, e, record);
+    aclError err = stream_submit(api, s,
+                                 &(task){.kind = record ? TASK_RECORD_EXTERNAL : TASK_WAIT_EXTERNAL,
+                                         .u.event = {.backend = event_backend(e), .acl = e}});
     if (err == ACL_SUCCESS && record) {
         /* Waits from now on are real ones: until the model first runs the
          * event is as its backend left it (a wait on it passes), and each run
          * records it at its launch. */
-        atomic_store_explicit(&e->capture_id, 0, memory_order_relaxed);
+        atomic_store_explicit(&e->recorder, 0, memory_order_relaxed);
         atomic_store_explicit(&e->recorded, true, memory_order_release);
     }
     return err;
@@ -270,11 +280,11 @@ void event_reset(acl_event *e)
  * (the record belongs to the model). */
 static bool recorded_outside_captures(acl_event *e, aclError *err)
 {
-    uint64_t capture_id = atomic_load_explicit(&e->capture_id, memory_order_relaxed);
+    uint64_t recorder = atomic_load_explicit(&e->recorder, memory_order_relaxed);
     *err = ACL_SUCCESS;
-    if (__builtin_expect(capture_id == 0, 1))
+    if (__builtin_expect(recorder == 0, 1))
         return true;
-    if (capture_event_busy(capture_id))
+    if (sink_open(recorder))
         *err = ACL_ERROR_RT_EVENT_CAPTURED;
     return false;
 }

@@ -35,7 +35,7 @@ typedef struct acl_event {
      * queued after the wait), a reset clears it, all in stream order. */
     _Alignas(64) backend_notify *flag;
     const backend_event_ops *ops; /* backend()->event */
-    _Atomic uint64_t capture_id;  /* the capture its latest record was made in, or 0 */
+    _Atomic uint64_t recorder;    /* the sink (a capture) its latest record was made in, or 0 */
     event_flavour flavour;
     uint32_t flags;
     atomic_bool recorded;                 /* since creation or the last reset */
@@ -80,8 +80,8 @@ static inline aclError event_get(const char *api, aclrtEvent handle, acl_event *
  * Raises. */
 aclError event_destroy(const char *api, aclrtEvent handle);
 
-/* record and wait go through stream_submit and raise; on a capturing
- * stream (or for an event recorded in a capture) through graph.h's rules. */
+/* record and wait go through stream_submit and raise; on a stream with a
+ * sink (or for an event recorded by one) the sink decides (sink.h). */
 aclError event_record(const char *api, acl_event *e, acl_stream *s);
 aclError event_wait(const char *api, acl_stream *s, acl_event *e);
 /* event_wait bounded to timeout_s seconds (0: not bounded): on expiry s

@@ -158,7 +158,7 @@ aclError event_wait_timed(const char *api, acl_stream *s, acl_event *e, uint32_t
         return ACL_SUCCESS; /* nothing captured: nothing to wait for */
     /* In a capture the wait is a node of the model's graph, which cannot
      * be bounded (CUDA's graph event waits have no limit). */
-    if (atomic_load_explicit(&e->capture_id, memory_order_relaxed) != 0 || stream_capture(s))
+    if (atomic_load_explicit(&e->recorder, memory_order_relaxed) != 0 || stream_sink(s))
         return event_wait(api, s, e);
     const backend_ops *be = backend_chosen();
     if (!be->notify || !be->stream->host_func)

@@ -5,19 +5,21 @@
  * it ends: graph_flow.h), then replayed with aclmdlRIExecuteAsync as one
  * task.
  *
- * A capture starts on one stream (its origin). Work queued on a capturing
- * stream goes through stream_submit to capture_submit, which records it
- * through the backend (nothing runs, nothing is counted as queued) or
- * refuses it. A stream that waits for an event recorded during the capture
- * joins it; every joined stream must be waited for by the origin before the
- * capture ends. What ACL forbids meanwhile is refused, never left to hang:
+ * A capture starts on one stream (its origin) and is the sink (sink.h) of
+ * the streams it records: work queued on them goes through stream_submit
+ * to its recorder, which records it through the backend (nothing runs,
+ * nothing is counted as queued) or refuses it. A stream that waits for an
+ * event recorded during the capture joins it; every joined stream must be
+ * waited for by the origin before the capture ends. The recorder keeps
+ * ACL's rules, which the code below it reaches only through the sink:
+ * what ACL forbids meanwhile is refused, never left to hang:
  * synchronising or querying a capturing stream, its device or an event it
  * recorded; ACL's capture-unsafe functions (synchronous copies and fills,
  * asynchronous copies through pageable memory) according to the capture
  * modes, which also invalidates the captures that forbid them; waits that
  * would tie a capture to work outside it.
  *
- * Locks: a capture's gate, the registry of captures, then a capture's lock
+ * Locks: a capture's gate, the registry of sinks, then a capture's lock
  * (docs/hacking.md: after the contexts, before the handle table). Only the
  * gate is held while the backend records or ends a capture: work that
  * another thread queues on a stream whose capture ends meanwhile is
@@ -37,39 +39,6 @@
 typedef struct acl_model acl_model;
 typedef struct acl_task_group acl_task_group;
 typedef struct acl_event acl_event;
-
-/* Called by stream_submit for a stream being captured, in a read section
- * (handle.h) begun before cap was read from s: records t or refuses it
- * (*err, raised) and returns true, or returns false when cap ended before
- * it could take t (s's capture is then another or none). */
-bool capture_submit(const char *api, capture *cap, acl_stream *s, const task *t, aclError *err);
-
-/* ACL's capture-unsafe functions call this first: refused (raising
- * ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, `what` naming the operation) when
- * a capture forbids it to the calling thread, which invalidates that
- * capture. Costs one atomic load while nothing is captured. */
-aclError capture_check_unsafe(const char *api, const char *what);
-/* An asynchronous copy through pageable host memory on s: it cannot be
- * recorded (ACL wants page-locked memory from aclrtMallocHost in a model),
- * so on a capturing stream it is refused and invalidates the capture. */
-aclError capture_check_pageable(const char *api, acl_stream *s, const char *what);
-/* Ties ptr to the model being captured on s (callbacks keep their
- * report thread this way): release(ptr) runs once the model and every run
- * of it are gone. Bare codes. */
-aclError capture_keep(acl_stream *s, void *ptr, void (*release)(void *));
-/* Whether an event's latest record was made by a capture still going on
- * (queries, synchronisation and timing of it are then forbidden). */
-bool capture_event_busy(uint64_t capture_id);
-
-/* Event records and waits go through here (event.c): a record on a
- * capturing stream ties the event to the capture; a wait on such an event
- * makes the waiting stream join the capture; waits that would cross a
- * capture's boundary are refused. Raise. */
-aclError capture_event_record(const char *api, acl_stream *s, acl_event *e, uint64_t *capture_id);
-aclError capture_event_wait(const char *api, acl_stream *s, acl_event *e, uint64_t capture_id);
-/* An external record or wait on s, which is captured (event_external):
- * the graph holds e until it is gone. Raises. */
-aclError capture_event_external(const char *api, acl_stream *s, acl_event *e, bool record);
 
 /* ---- aclmdlRI ---------------------------------------------------------------- */
 
@@ -112,12 +81,6 @@ aclError model_abort(const char *api, acl_model *m);
  * lists (for the newest live model a stream took part in), what the
  * aclmdlRITask* functions read and change. Changes are staged and reach
  * the graph with aclmdlRIUpdate. */
-
-/* Hints for the capture, given right before a launch or a random-number
- * task is submitted to a capturing stream: the ACL handles behind it. */
-void capture_hint_launch(const launch_params *p, aclrtFuncHandle fn,
-                         const aclrtLaunchKernelCfg *cfg);
-void capture_hint_random(const random_params *p, const aclrtRandomNumTaskInfo *info);
 
 /* All of these raise. */
 aclError model_tasks_by_stream(const char *api, acl_stream *s, aclmdlRITask *tasks,

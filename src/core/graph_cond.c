@@ -135,7 +135,7 @@ static capture *capture_of(acl_model *m)
     pthread_mutex_lock(&m->lock);
     capture *c = m->state == MODEL_CAPTURING ? m->cap : NULL;
     if (c)
-        atomic_fetch_add(&c->refs, 1);
+        capture_addref(c);
     pthread_mutex_unlock(&m->lock);
     return c;
 }
@@ -223,7 +223,8 @@ aclError cond_create(const char *api, acl_model *m, uint32_t default_value,
     /* The graph holds the word until it and its runs are gone. */
     acl_model *top = m->top ? m->top : m;
     capture *tc = top == m ? c : capture_of(top);
-    if (!err && (!tc || capture_keep(tc->origin, box, word_release)))
+    if (!err &&
+        (!tc || backend()->graph->capture_keep(stream_backend(tc->origin), box, word_release)))
         err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
                         "tying the condition to model %u failed", (unsigned)top->id);
     if (tc && tc != c)
@@ -328,7 +329,7 @@ aclError cond_add_task(const char *api, const aclmdlRICondTaskParams *params, ac
     acl_cond *cond;
     if ((err = cond_get(api, params->handle, &cond)))
         return err;
-    capture *c = stream_capture(s);
+    capture *c = capture_of_stream(s);
     acl_model *m = cond->model;
     if (!c || c->update)
         err = acl_raise(api, ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %d is not being captured",
@@ -418,7 +419,7 @@ aclError capture_begin_into(const char *api, acl_stream *s, acl_model *m, aclmdl
     if (s == s->ctx->default_stream)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "the default stream cannot be captured; create a stream");
-    if (stream_capture(s))
+    if (capture_of_stream(s))
         return acl_raise(api, ACL_ERROR_RT_STREAM_CAPTURED, "stream %d is already being captured",
                          (int)s->id);
     if (s->ctx->phys != m->phys)
@@ -458,7 +459,7 @@ aclError capture_begin_into(const char *api, acl_stream *s, acl_model *m, aclmdl
         return acl_raise(api, err, "starting the capture of stream %d into model %u failed: %s",
                          (int)s->id, (unsigned)m->id, acl_error_text(err));
     }
-    atomic_fetch_add(&c->refs, 1); /* the model's */
+    capture_addref(c); /* the model's */
     pthread_mutex_lock(&m->lock);
     m->cap = c;
     m->state = MODEL_CAPTURING;
@@ -475,7 +476,7 @@ aclError cond_capture_end(const char *api, acl_stream *s, capture *c, aclmdlRI *
         return acl_raise(api, ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING,
                          "a branch of a conditional task of model %u is still being captured",
                          (unsigned)m->id);
-    atomic_fetch_add(&c->refs, 1);
+    capture_addref(c);
     bool invalidated;
     aclError err;
     if (!capture_close(c, false, NULL, &invalidated, &err)) {

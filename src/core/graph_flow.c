@@ -120,8 +120,9 @@ static aclError prefix_end(capture *c, acl_stream **streams, const bool *started
     for (size_t i = 0; i < n && !err; i++) {
         if (streams[i] == c->origin || !started[i])
             continue;
-        if (!(err = stream_dispatch(streams[i], &(task){.kind = TASK_RECORD, .u.event = e})))
-            err = stream_dispatch(c->origin, &(task){.kind = TASK_WAIT, .u.event = e});
+        if (!(err =
+                  stream_dispatch(streams[i], &(task){.kind = TASK_RECORD, .u.event.backend = e})))
+            err = stream_dispatch(c->origin, &(task){.kind = TASK_WAIT, .u.event.backend = e});
     }
     ev->destroy(e);
     free(e);
@@ -152,7 +153,7 @@ aclError flow_start(const char *api, capture *c)
     for (size_t i = 0; streams && started && ended && i < n; i++) {
         streams[i] = c->streams[i];
         ended[i] = c->ended[i];
-        started[i] = atomic_load_explicit(&c->streams[i]->capture_started, memory_order_acquire);
+        started[i] = atomic_load_explicit(&c->streams[i]->sink_ready, memory_order_acquire);
     }
     size_t first_task = c->ntasks;
     pthread_mutex_unlock(&c->lock);
@@ -210,7 +211,7 @@ aclError flow_event(const char *api, capture *c, acl_stream *s, const task *t, u
     flow_stream *fs = flow_stream_of(f, s);
     if (!fs)
         return flow_failed(api, c, s, stream_task_name(t->kind), ACL_ERROR_RT_INTERNAL_ERROR);
-    flow_record *r = record_of(f, t->u.event);
+    flow_record *r = record_of(f, t->u.event.backend);
     flow_item it = {.kind = t->kind == TASK_RECORD ? ITEM_RECORD : ITEM_WAIT, .task = number};
     if (it.kind == ITEM_WAIT) {
         if (!r)
@@ -228,7 +229,7 @@ aclError flow_event(const char *api, capture *c, acl_stream *s, const task *t, u
                 f->record_cap = cap;
             }
             r = &f->records[f->nrecords++];
-            r->event = t->u.event;
+            r->event = t->u.event.backend;
         }
         r->record = f->next_record++;
         it.u.record = r->record;
@@ -467,7 +468,7 @@ aclError flow_unbind(const char *api, acl_model *m, acl_stream *s)
     pthread_mutex_lock(&m->lock);
     capture *c = m->state == MODEL_BUILDING ? m->cap : NULL;
     if (c)
-        atomic_fetch_add(&c->refs, 1);
+        capture_addref(c);
     pthread_mutex_unlock(&m->lock);
     if (!c)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "model %u is not being built",

@@ -1,4 +1,6 @@
-/* Shared by graph.c (captures, builds, execution), graph_task.c (the
+/* Shared by graph_capture.c (captures: the recorder, begin, end),
+ * graph_group.c (task groups and their update), graph_build.c (built
+ * models), graph_model.c (models: execution, destroy), graph_task.c (the
  * tasks of a model: listing, parameters, updates), graph_cond.c
  * (conditional tasks and the models of their branches) and graph_flow*.c
  * (builds with stream control flow): the objects and the helpers they use
@@ -13,6 +15,7 @@
 
 #include "core/graph.h"
 #include "core/handle.h"
+#include "core/sink.h"
 #include "core/stream.h"
 
 enum {
@@ -33,6 +36,7 @@ typedef struct destroy_callback {
     void *user_data;
 } destroy_callback;
 
+typedef struct capture capture;
 typedef struct acl_model_task acl_model_task;
 typedef struct acl_cond acl_cond;
 typedef struct model_flow model_flow;
@@ -44,8 +48,8 @@ typedef struct task_kernel {
     uint32_t grid[3], block[3];
     uint32_t shared;
     bool cooperative;
-    /* Launched with placeholders: args holds the caller's buffer, without
-     * the device addresses the launch put into it, so it cannot run again. */
+    /* Launched with placeholders: args points at their data as staged for
+     * this launch, which a change of the task would not stage again. */
     bool placeholders;
     void *args; /* a copy, owned */
     size_t args_size;
@@ -147,17 +151,15 @@ struct acl_task_group {
     size_t count;
 };
 
-/* Freed late (handle.c's reclamation): a submitter reads its stream's
- * capture in a read section (stream_submit_diverted) and may still use it
- * after its end dropped the last reference. */
+/* A capture is the sink (sink.h) of the streams it records: counted
+ * there (the registry's reference while it is open, and lookups'), freed
+ * late, registered under the sink's id while open. */
 struct capture {
-    object reclaim;  /* first: what the reclamation frees */
-    atomic_int refs; /* the registry's while active, and lookups' (capture_get) */
-    /* Held while work is recorded into it (capture_submit) and while it
+    sink sink;
+    /* Held while work is recorded into it (recorder_submit) and while it
      * ends (capture_close), before its lock: work that races with the end
      * is recorded before it or queued after it. */
     pthread_mutex_t gate;
-    uint64_t id;
     acl_model *model;   /* the model it fills (held); NULL for a task update */
     acl_stream *origin; /* where it began: streams[0] */
     aclmdlRICaptureMode mode;
@@ -184,10 +186,28 @@ struct capture {
     /* A build that goes on with stream control flow (graph_flow.h), under
      * the gate. */
     model_flow *flow;
-    capture *next; /* in the registry */
 };
 
-/* ---- graph.c ---- */
+/* Every sink is a capture's. */
+static inline capture *capture_of_sink(sink *k)
+{
+    return k ? (capture *)((char *)k - offsetof(capture, sink)) : NULL;
+}
+
+/* The capture s's work goes to, NULL when none: for a test (capture_get
+ * holds it). */
+static inline capture *capture_of_stream(acl_stream *s)
+{
+    return capture_of_sink(stream_sink(s));
+}
+
+/* A reference more, for a holder of one. */
+static inline void capture_addref(capture *c)
+{
+    atomic_fetch_add(&c->sink.refs, 1);
+}
+
+/* ---- graph_capture.c ---- */
 
 aclError graph_require(const char *api);
 void capture_unref(capture *c);
@@ -217,28 +237,48 @@ aclError capture_add_stream(capture *c, acl_stream *s);
 acl_stream *capture_remove_stream(capture *c, acl_stream *s);
 /* Whether aclmdlRIEndTask closed s's tasks in c (a build). */
 bool capture_stream_ended(capture *c, acl_stream *s);
-/* Whether m binds s (aclmdlRIBindStream). */
-bool model_binds(acl_model *m, acl_stream *s);
-/* The id of the model s is bound to, if any. */
-bool model_bound_id(acl_stream *s, uint32_t *id);
 /* Adds s to c (the first stream of a new capture), then begins the
  * backend's capture of it (into c->into when set) once the work queued
  * without seeing the capture has reached the backend. Bare codes. */
 aclError capture_start(capture *c, acl_stream *s);
-/* A published model, borrowed by the caller. Bare codes. */
-aclError model_new(int32_t phys, int32_t device, model_state state, acl_model **out);
-void model_add_member(acl_model *m, acl_stream *s);
+/* s joins c, which is capturing already, through wait (a wait for work c
+ * recorded; NULL: none, s being bound to c, a build with stream control
+ * flow): marked capturing, then, once every submitter that read it
+ * uncaptured has queued (capture_start), the wait recorded first of its
+ * work in c, under the gate. A build with stream control flow captures s
+ * on its own (head: it starts with each run). Raises. */
+aclError capture_join(const char *api, capture *c, acl_stream *s, const task *wait, bool head);
+/* Ends a capture or build whose model will not be kept: the backend stops
+ * recording and forgets what it recorded (the captures into its model's
+ * branches first). The caller holds a reference. */
+void capture_abandon(capture *c);
 const char *capture_mode_name(aclmdlRICaptureMode mode);
 bool capture_mode_valid(aclmdlRICaptureMode mode);
 
+/* ---- graph_model.c ---- */
+
+/* A published model, borrowed by the caller. Bare codes. */
+aclError model_new(int32_t phys, int32_t device, model_state state, acl_model **out);
+void model_add_member(acl_model *m, acl_stream *s);
+/* Makes the model of c, a finished capture, ready with g, or breaks it (g
+ * NULL). */
+void model_settle(acl_model *m, capture *c, backend_graph *g);
+
+/* ---- graph_build.c ---- */
+
+/* Whether m binds s (aclmdlRIBindStream). */
+bool model_binds(acl_model *m, acl_stream *s);
+/* The id of the model s is bound to, if any. */
+bool model_bound_id(acl_stream *s, uint32_t *id);
+/* m, destroyed, leaves the models bound to streams. */
+void build_forget(acl_model *m);
+
 /* ---- graph_task.c ---- */
 
-/* The event of the record or wait about to be submitted (NULL after). */
-void tasks_hint_event(acl_event *e);
 /* t, just recorded by c: the model c fills (or updates) keeps the binary
  * of the kernel it launches (kernel.h). */
 void tasks_keep_binary(capture *c, const task *t);
-/* Records task t, just recorded on s, in c (graph.c's capture_submit);
+/* Records task t, just recorded on s, in c (the recorder's submit);
  * its place among s's tasks (from 1), 0 when it could not be kept. */
 uint32_t tasks_record(capture *c, acl_stream *s, const task *t);
 /* Records a control task of a build with stream control flow (what: the

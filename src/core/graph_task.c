@@ -37,16 +37,6 @@ struct acl_model_task {
     size_t index;
 };
 
-/* What the capture cannot see in a task: the ACL handles behind it. */
-static _Thread_local struct {
-    const launch_params *launch;
-    aclrtFuncHandle fn;
-    const aclrtLaunchKernelCfg *cfg;
-    const random_params *random;
-    const aclrtRandomNumTaskInfo *random_info;
-    acl_event *event;
-} hint;
-
 /* The calling thread's last task queued on a capturing stream. */
 static _Thread_local struct {
     uint64_t capture_id;
@@ -55,25 +45,6 @@ static _Thread_local struct {
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static acl_model *listed; /* through next_listed */
-
-void capture_hint_launch(const launch_params *p, aclrtFuncHandle fn,
-                         const aclrtLaunchKernelCfg *cfg)
-{
-    hint.launch = p;
-    hint.fn = fn;
-    hint.cfg = cfg;
-}
-
-void capture_hint_random(const random_params *p, const aclrtRandomNumTaskInfo *info)
-{
-    hint.random = p;
-    hint.random_info = info;
-}
-
-void tasks_hint_event(acl_event *e)
-{
-    hint.event = e;
-}
 
 static void kernel_free(task_kernel *k)
 {
@@ -116,20 +87,20 @@ static void task_describe(model_task *mt, const task *t)
     mt->type = ACL_MODEL_RI_TASK_DEFAULT;
     switch (t->kind) {
     case TASK_LAUNCH: {
-        const launch_params *p = t->u.launch;
-        if (hint.launch != p)
-            break; /* not a launch of ACL's (none is made without the hint) */
+        const launch_params *p = t->u.launch.params;
+        if (!t->u.launch.fn)
+            break; /* not a launch of ACL's */
         task_kernel *k = &mt->p.kernel;
         memset(k, 0, sizeof *k);
-        k->fn = hint.fn;
+        k->fn = t->u.launch.fn;
         memcpy(k->grid, p->grid, sizeof k->grid);
         memcpy(k->block, p->block, sizeof k->block);
         k->shared = p->shared_bytes;
         k->cooperative = p->cooperative;
-        k->placeholders = p->placeholder_count != 0;
+        k->placeholders = t->u.launch.placeholders;
         k->args_size = p->args_size;
         if ((p->args_size && !(k->args = malloc(p->args_size))) ||
-            !kernel_copy_attrs(k, hint.cfg)) {
+            !kernel_copy_attrs(k, t->u.launch.cfg)) {
             kernel_free(k);
             break; /* out of memory: listed as a task of no kind */
         }
@@ -142,13 +113,13 @@ static void task_describe(model_task *mt, const task *t)
     case TASK_WAIT:
     case TASK_RECORD_EXTERNAL:
     case TASK_WAIT_EXTERNAL:
-        if (!hint.event || t->u.event != event_backend(hint.event))
+        if (!t->u.event.acl)
             break; /* the library's own (a build joining its streams) */
         mt->type = t->kind == TASK_RECORD || t->kind == TASK_RECORD_EXTERNAL
                        ? ACL_MODEL_RI_TASK_EVENT_RECORD
                        : ACL_MODEL_RI_TASK_EVENT_WAIT;
-        mt->p.event.event = handle_of(&hint.event->obj);
-        mt->p.event.event_flag = hint.event->flags;
+        mt->p.event.event = handle_of(&t->u.event.acl->obj);
+        mt->p.event.event_flag = t->u.event.acl->flags;
         break;
     case TASK_VALUE_WRITE:
     case TASK_VALUE_WAIT:
@@ -159,8 +130,8 @@ static void task_describe(model_task *mt, const task *t)
         mt->p.value.flag = t->u.value.cmp;
         break;
     case TASK_RANDOM:
-        if (hint.random == t->u.random && hint.random_info)
-            mt->p.random.info = *hint.random_info;
+        if (t->u.random.info)
+            mt->p.random.info = *t->u.random.info;
         break;
     default:
         break;
@@ -169,11 +140,11 @@ static void task_describe(model_task *mt, const task *t)
 
 void tasks_keep_binary(capture *c, const task *t)
 {
-    if (t->kind != TASK_LAUNCH || hint.launch != t->u.launch)
+    if (t->kind != TASK_LAUNCH || !t->u.launch.fn)
         return;
     acl_model *m = c->model ? c->model : c->update ? c->update->model : NULL;
     if (m)
-        module_keep_for_model(handle_of(&m->obj), hint.fn);
+        module_keep_for_model(handle_of(&m->obj), t->u.launch.fn);
 }
 
 /* The place of s's next task among c's tasks of s (from 1). */
@@ -204,7 +175,7 @@ static uint32_t tasks_append(capture *c, model_task mt)
         mt.seq = (uint32_t)c->ntasks;
         mt.stream_id = stream_position(c, mt.stream);
         c->tasks[c->ntasks] = mt;
-        last.capture_id = c->id;
+        last.capture_id = c->sink.id;
         last.index = c->ntasks++;
         kept = true;
     }
@@ -228,10 +199,7 @@ uint32_t tasks_record(capture *c, acl_stream *s, const task *t)
     if (t->kind != TASK_RECORD && t->kind != TASK_WAIT && !mt.in_piece)
         mt.has_node =
             backend()->graph->capture_last_node(stream_backend(s), &mt.node) == ACL_SUCCESS;
-    uint32_t place = tasks_append(c, mt);
-    hint.launch = NULL;
-    hint.random = NULL;
-    return place;
+    return tasks_append(c, mt);
 }
 
 uint32_t tasks_record_control(capture *c, acl_stream *s, const char *what)
@@ -1032,7 +1000,7 @@ aclError model_task_update_async(const char *api, acl_stream *task_stream, uint3
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "info is NULL");
     if (info->id != ACL_RT_UPDATE_RANDOM_TASK && info->id != ACL_RT_UPDATE_AIC_AIV_TASK)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "unknown update kind %d", (int)info->id);
-    if (stream_capture(exec))
+    if (stream_sink(exec))
         return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
                          "execStream %d is being captured: the update reads device memory when "
                          "it is queued, which a model cannot replay",

@@ -8,7 +8,7 @@
 #include "core/current.h"
 #include "core/errors.h"
 #include "core/exception.h"
-#include "core/graph.h"
+#include "core/sink.h"
 #include "core/kernel.h"
 #include "core/memory.h"
 #include "util/fork.h"
@@ -728,7 +728,7 @@ aclError symbol_copy(const char *api, acl_stream *s, const void *symbol, size_t 
     copy_dir dir = to_symbol ? COPY_HOST_TO_DEVICE : COPY_DEVICE_TO_HOST;
     bool pinned = b.kind == MEM_HOST_PINNED;
     if (!s) {
-        if ((err = capture_check_unsafe(api, "a synchronous copy to or from a device variable")))
+        if ((err = sink_check_unsafe(api, "a synchronous copy to or from a device variable")))
             return err;
         int32_t phys;
         if ((err = current_phys(api, &phys)))
@@ -739,11 +739,16 @@ aclError symbol_copy(const char *api, acl_stream *s, const void *symbol, size_t 
                              to_symbol ? "to" : "from", symbol, acl_error_text(err));
         return ACL_SUCCESS;
     }
-    if (!pinned && (err = capture_check_pageable(api, s, "a copy through pageable host memory")))
+    if (!pinned &&
+        (err = sink_admit(api, s,
+                          &(task){.kind = TASK_COPY,
+                                  .flags = TASK_PAGEABLE,
+                                  .u.copy = {.dst = dst, .src = src, .n = count, .dir = dir}})))
         return err;
-    err = stream_submit(
-        api, s,
-        &(task){.kind = TASK_COPY, .u.copy = {.dst = dst, .src = src, .n = count, .dir = dir}});
+    err = stream_submit(api, s,
+                        &(task){.kind = TASK_COPY,
+                                .flags = pinned ? 0 : TASK_PAGEABLE,
+                                .u.copy = {.dst = dst, .src = src, .n = count, .dir = dir}});
     if (!err && !pinned && (err = stream_synchronize(s, -1)))
         return acl_raise(api, err, "waiting for the copy through pageable memory failed: %s",
                          acl_error_text(err));

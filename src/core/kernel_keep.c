@@ -212,7 +212,7 @@ static void keep_until_stream_done(acl_stream *s, acl_module *const *modules, si
 {
     if (!count || stream_known_idle(s))
         return;
-    bool captured = stream_capture(s) != NULL;
+    bool captured = stream_sink(s) != NULL;
     bool complete = false;
     if (!captured && stream_query(s, &complete) == ACL_SUCCESS && complete)
         return;

@@ -1,14 +1,16 @@
 /* Kernel launches (kernel.h): the launch shape, ACL's launch attributes,
- * the packed argument buffer in each of ACL's four forms, and the task. */
+ * the packed argument buffer in each of ACL's four forms, the placeholder
+ * data staged for the device, and the task. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "acl/acl_cuda.h"
 #include "core/context.h"
 #include "core/errors.h"
-#include "core/graph.h"
 #include "core/kernel.h"
 #include "core/memory.h"
+#include "core/sink.h"
+#include "core/staging.h"
 #include "util/log.h"
 #include "util/probe.h"
 
@@ -17,6 +19,13 @@ enum {
     LOCAL_PLACEHOLDERS = 32,
     GRID_YZ_MAX = 65535,
 };
+
+/* A placeholder's data, whose device address goes into the parameters. */
+typedef struct launch_placeholder {
+    size_t addr_offset; /* where in the parameters the address goes */
+    const void *data;
+    size_t size;
+} launch_placeholder;
 
 typedef struct launch_shape {
     uint32_t block[3];
@@ -246,7 +255,7 @@ static aclError device_args(const char *api, acl_stream *s, const launch_request
         return err;
     /* The wait leaves the call's read section: the function stays by a
      * counted reference (kernel_launch lets it go). */
-    if (!stream_capture(s) && !(*held = object_hold(&r->fn->obj)))
+    if (!stream_sink(s) && !(*held = object_hold(&r->fn->obj)))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "kernel \"%s\" was unloaded", r->fn->name);
     if (*held && (err = stream_synchronize(s, -1)))
         return acl_raise(api, err,
@@ -303,6 +312,265 @@ static aclError host_placeholders(const char *api, const launch_request *r,
     return ACL_SUCCESS;
 }
 
+/* The block, shared memory and scheduling of r: the function's, ACL's
+ * launch attributes, or the call's own (SIMT launches). Raises. */
+static aclError shape_of(const char *api, const launch_request *r, launch_shape *sh)
+{
+    aclError err = check_grid(api, r);
+    if (err)
+        return err;
+    *sh = (launch_shape){.cooperative = false};
+    function_get_block(r->fn, sh->block, &sh->shared);
+    bool block_set, shared_set;
+    if ((err = parse_cfg(api, r->cfg, sh, &block_set, &shared_set)))
+        return err;
+    if (r->simt) {
+        memcpy(sh->block, r->block, sizeof sh->block);
+        sh->shared = r->shared;
+        if (!sh->block[0] || !sh->block[1] || !sh->block[2])
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "blockDim %u x %u x %u has a 0",
+                             sh->block[0], sh->block[1], sh->block[2]);
+    }
+    if (sh->shared > UINT32_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
+                         sh->shared);
+    return ACL_SUCCESS;
+}
+
+/* A launch's packed argument buffer, as each of ACL's four forms gives it,
+ * and what holds it until the launch is queued. */
+typedef struct packed_args {
+    const void *args;
+    size_t size;
+    launch_placeholder *ph; /* ph_local, or the heap */
+    size_t nph;
+    launch_placeholder ph_local[LOCAL_PLACEHOLDERS];
+    scratch buf;
+    unsigned char local[LOCAL_ARGS];
+    acl_args *list; /* locked while the buffer is read from it */
+    bool held;      /* the function is held (device_args) */
+} packed_args;
+
+/* Room for n placeholders in pk. Raises. */
+static aclError placeholders_room(const char *api, packed_args *pk, size_t n)
+{
+    if (n > LOCAL_PLACEHOLDERS && !(pk->ph = malloc(n * sizeof *pk->ph))) {
+        pk->ph = pk->ph_local;
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    return ACL_SUCCESS;
+}
+
+/* aclrtLaunchKernel(V2): the buffer as it is (device_args). */
+static aclError pack_device(const char *api, acl_stream *s, const launch_request *r,
+                            packed_args *pk)
+{
+    bool host;
+    aclError err = device_args(api, s, r, &pk->args, &pk->buf, pk->local, &pk->held, &host);
+    if (!err)
+        err = param_region(api, r->fn, r->args_size, &pk->size);
+    if (!err && host)
+        err = host_bytes(api, "argsData", pk->args, pk->size, &pk->buf, pk->local, &pk->args);
+    return err;
+}
+
+/* aclrtLaunchKernelWithHostArgs: parameters and placeholder data, read
+ * once. */
+static aclError pack_host(const char *api, const launch_request *r, packed_args *pk)
+{
+    if (!r->args && r->args_size)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "hostArgs is NULL with argsSize %zu",
+                         r->args_size);
+    if (r->args_size > KERNEL_ARGS_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "argsSize %zu: parameters and placeholder data take at most %d bytes",
+                         r->args_size, KERNEL_ARGS_MAX);
+    aclError err =
+        host_bytes(api, "hostArgs", r->args, r->args_size, &pk->buf, pk->local, &pk->args);
+    if (!err)
+        err = placeholders_room(api, pk, r->placeholder_count);
+    if (err)
+        return err;
+    size_t region;
+    err = host_placeholders(api, r, pk->args, pk->ph, &region);
+    pk->nph = r->placeholder_count;
+    if (!err)
+        err = param_region(api, r->fn, region, &pk->size);
+    return err;
+}
+
+/* An argument list (aclrtKernelArgsInit..Finalize), locked until the
+ * launch is queued. */
+static aclError pack_list(const char *api, const launch_request *r, packed_args *pk)
+{
+    acl_args *list = r->list;
+    if (list->fn != r->fn)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the argument list was made for kernel \"%s\", not \"%s\"", list->fn->name,
+                         r->fn->name);
+    pthread_mutex_lock(&list->lock);
+    pk->list = list;
+    if (!list->finalized)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the argument list is not finalized (aclrtKernelArgsFinalize)");
+    size_t nph = 0;
+    for (uint32_t i = 0; i < list->nparams; i++)
+        nph += list->params[i].placeholder;
+    aclError err = placeholders_room(api, pk, nph);
+    for (uint32_t i = 0; i < list->nparams && !err; i++) {
+        kernel_param *p = &list->params[i];
+        if (!p->placeholder)
+            continue;
+        if (!p->data)
+            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "placeholder parameter %u has no data "
+                            "(aclrtKernelArgsGetPlaceHolderBuffer)",
+                            i);
+        pk->ph[pk->nph++] = (launch_placeholder){p->offset, p->data, p->data_size};
+    }
+    pk->args = list->buf;
+    if (!err && list->user_mem) {
+        /* The caller's memory (aclrtKernelArgsInitByUserMem), read as
+         * host_bytes does: it may be gone since. */
+        size_t total = list->used > list->user_data_used ? list->used : list->user_data_used;
+        err = host_bytes(api, "the list's memory (userHostMem)", list->buf, total, &pk->buf,
+                         pk->local, &pk->args);
+        for (size_t i = 0; i < pk->nph && !err; i++)
+            pk->ph[i].data = (const unsigned char *)pk->args +
+                             ((const unsigned char *)pk->ph[i].data - list->buf);
+    }
+    if (!err)
+        err = param_region(api, r->fn, list->used, &pk->size);
+    return err;
+}
+
+/* An array of pointers to each parameter (aclrtLaunchKernelWithConfig's
+ * args form): gathered into the layout the kernel's signature gives. */
+static aclError pack_array(const char *api, const launch_request *r, packed_args *pk)
+{
+    acl_function *f = r->fn;
+    if (!f->params_known) {
+        aclError err = function_param(api, f, 0, NULL, NULL); /* raises why */
+        return err ? err : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    }
+    if (f->nparams && !r->array)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "args is NULL; kernel \"%s\" takes %u "
+                         "parameters",
+                         f->name, f->nparams);
+    if (f->param_bytes > KERNEL_PARAMS_MAX)
+        return params_too_large(api, "the parameters' size", f->param_bytes);
+    aclError err = scratch_get(api, &pk->buf, pk->local, f->param_bytes);
+    if (err)
+        return err;
+    unsigned char *out = pk->buf.p;
+    memset(out, 0, f->param_bytes);
+    /* The pointers, then what each points at, read as host_bytes does. */
+    const void *pointers[KERNEL_MAX_PARAMS];
+    size_t table = f->nparams * sizeof *pointers;
+    if (probe_on_stack(r->array, table))
+        memcpy(pointers, r->array, table);
+    else if (!probe_copy(pointers, r->array, table))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "args %p: its %u pointers are not readable host memory",
+                         (const void *)r->array, f->nparams);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+        const void *from = pointers[i];
+        if (!from)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "args[%u] is NULL", i);
+        if (probe_on_stack(from, f->sizes[i]))
+            memcpy(out + f->offsets[i], from, f->sizes[i]);
+        else if (!probe_copy(out + f->offsets[i], from, f->sizes[i]))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "args[%u] %p: %u bytes there are not readable host memory", i, from,
+                             f->sizes[i]);
+    }
+    pk->args = out;
+    pk->size = f->param_bytes;
+    return ACL_SUCCESS;
+}
+
+static aclError pack(const char *api, acl_stream *s, const launch_request *r, packed_args *pk)
+{
+    switch (r->args_kind) {
+    case LAUNCH_ARGS_DEVICE:
+        return pack_device(api, s, r, pk);
+    case LAUNCH_ARGS_HOST:
+        return pack_host(api, r, pk);
+    case LAUNCH_ARGS_LIST:
+        return pack_list(api, r, pk);
+    case LAUNCH_ARGS_ARRAY:
+        return pack_array(api, r, pk);
+    }
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
+/* The placeholders' data go to a staging buffer, after a copy of the
+ * parameters that points at them (16-byte aligned each): host memory the
+ * device reads through the same address, that stays until the launch has
+ * run. pk's buffer becomes that copy. Raises. */
+static aclError stage_placeholders(const char *api, packed_args *pk, staging **out)
+{
+    size_t at = (pk->size + 15) / 16 * 16, total = at;
+    for (size_t i = 0; i < pk->nph; i++) {
+        if (pk->ph[i].addr_offset + sizeof(void *) > pk->size)
+            return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
+                             "placeholder %zu: its address (offset %zu) lies beyond the %zu bytes "
+                             "of the kernel's parameters",
+                             i, pk->ph[i].addr_offset, pk->size);
+        total += (pk->ph[i].size + 15) / 16 * 16;
+    }
+    staging *b = staging_get(total);
+    if (!b)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                         "no page-locked memory for %zu bytes of placeholder data", total);
+    unsigned char *base = b->data;
+    if (pk->size)
+        memcpy(base, pk->args, pk->size);
+    for (size_t i = 0; i < pk->nph; i++) {
+        const launch_placeholder *ph = &pk->ph[i];
+        void *where = base + at;
+        if (ph->size)
+            memcpy(where, ph->data, ph->size);
+        memcpy(base + ph->addr_offset, &where, sizeof where);
+        at += (ph->size + 15) / 16 * 16;
+    }
+    pk->args = base;
+    *out = b;
+    return ACL_SUCCESS;
+}
+
+/* The staged data of a launch on s goes back once the launch has run:
+ * after it in s's order, or with the model that recorded it; at once when
+ * it was not queued (err). Should that fail, it stays out of the pool. */
+static void staged_release(acl_stream *s, staging *b, aclError err)
+{
+    if (err)
+        staging_done(b);
+    else if (stream_sink(s))
+        (void)sink_keep(s, b, staging_done);
+    else
+        (void)stream_submit(NULL, s,
+                            &(task){.kind = TASK_HOST_FUNC, .u.host_func = {staging_done, b}});
+}
+
+/* What pk holds goes, once the launch of f on s was queued (err: how). */
+static void packed_release(packed_args *pk, acl_stream *s, acl_function *f, aclError err)
+{
+    if (pk->held) {
+        /* Its binary unloaded while this call waited outside its read
+         * section, that unload may not have seen the launch (kernel.h). */
+        if (!err && f->module && !object_live(&f->module->obj))
+            module_fence_launch(s, f->module);
+        object_release(&f->obj);
+    }
+    if (pk->list)
+        pthread_mutex_unlock(&pk->list->lock);
+    if (pk->ph != pk->ph_local)
+        free(pk->ph);
+    free(pk->buf.heap);
+}
+
 aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
 {
     acl_function *f = r->fn;
@@ -310,169 +578,21 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "kernel \"%s\" was loaded on another device than stream %d's", f->name,
                          (int)s->id);
-    aclError err = check_grid(api, r);
+    launch_shape sh;
+    aclError err = shape_of(api, r, &sh);
     if (err)
         return err;
-    launch_shape sh = {.cooperative = false};
-    function_get_block(f, sh.block, &sh.shared);
-    bool block_set, shared_set;
-    if ((err = parse_cfg(api, r->cfg, &sh, &block_set, &shared_set)))
-        return err;
-    if (r->simt) {
-        memcpy(sh.block, r->block, sizeof sh.block);
-        sh.shared = r->shared;
-        if (!sh.block[0] || !sh.block[1] || !sh.block[2])
-            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "blockDim %u x %u x %u has a 0",
-                             sh.block[0], sh.block[1], sh.block[2]);
-    }
-    if (sh.shared > UINT32_MAX)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%zu bytes of dynamic shared memory",
-                         sh.shared);
-
-    unsigned char local[LOCAL_ARGS];
-    scratch buf = {NULL, NULL};
-    launch_placeholder ph_local[LOCAL_PLACEHOLDERS];
-    launch_placeholder *ph = ph_local;
-    size_t nph = 0;
-    const void *args = NULL;
-    size_t size = 0;
-    acl_args *list = NULL;
-    bool held = false;
-
-    switch (r->args_kind) {
-    case LAUNCH_ARGS_DEVICE: {
-        bool host;
-        err = device_args(api, s, r, &args, &buf, local, &held, &host);
-        if (!err)
-            err = param_region(api, f, r->args_size, &size);
-        if (!err && host)
-            err = host_bytes(api, "argsData", args, size, &buf, local, &args);
-        break;
-    }
-    case LAUNCH_ARGS_HOST: {
-        if (!r->args && r->args_size) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "hostArgs is NULL with argsSize %zu",
-                            r->args_size);
-            break;
-        }
-        if (r->args_size > KERNEL_ARGS_MAX) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "argsSize %zu: parameters and placeholder data take at most %d "
-                            "bytes",
-                            r->args_size, KERNEL_ARGS_MAX);
-            break;
-        }
-        /* Parameters and placeholder data, read once. */
-        if ((err = host_bytes(api, "hostArgs", r->args, r->args_size, &buf, local, &args)))
-            break;
-        if (r->placeholder_count > LOCAL_PLACEHOLDERS &&
-            !(ph = malloc(r->placeholder_count * sizeof *ph))) {
-            ph = ph_local;
-            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-            break;
-        }
-        size_t region;
-        err = host_placeholders(api, r, args, ph, &region);
-        nph = r->placeholder_count;
-        if (!err)
-            err = param_region(api, f, region, &size);
-        break;
-    }
-    case LAUNCH_ARGS_LIST: {
-        list = r->list;
-        if (list->fn != f) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "the argument list was made for kernel \"%s\", not \"%s\"",
-                            list->fn->name, f->name);
-            list = NULL;
-            break;
-        }
-        pthread_mutex_lock(&list->lock);
-        if (!list->finalized) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "the argument list is not finalized (aclrtKernelArgsFinalize)");
-            break;
-        }
-        for (uint32_t i = 0; i < list->nparams; i++)
-            nph += list->params[i].placeholder;
-        if (nph > LOCAL_PLACEHOLDERS && !(ph = malloc(nph * sizeof *ph))) {
-            ph = ph_local;
-            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-            break;
-        }
-        nph = 0;
-        for (uint32_t i = 0; i < list->nparams && !err; i++) {
-            kernel_param *p = &list->params[i];
-            if (!p->placeholder)
-                continue;
-            if (!p->data)
-                err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                                "placeholder parameter %u has no data "
-                                "(aclrtKernelArgsGetPlaceHolderBuffer)",
-                                i);
-            ph[nph++] = (launch_placeholder){p->offset, p->data, p->data_size};
-        }
-        args = list->buf;
-        if (!err && list->user_mem) {
-            /* The caller's memory (aclrtKernelArgsInitByUserMem), read as
-             * host_bytes does: it may be gone since. */
-            size_t total = list->used > list->user_data_used ? list->used : list->user_data_used;
-            err = host_bytes(api, "the list's memory (userHostMem)", list->buf, total, &buf, local,
-                             &args);
-            for (size_t i = 0; i < nph && !err; i++)
-                ph[i].data =
-                    (const unsigned char *)args + ((const unsigned char *)ph[i].data - list->buf);
-        }
-        if (!err)
-            err = param_region(api, f, list->used, &size);
-        break;
-    }
-    case LAUNCH_ARGS_ARRAY:
-        if (!f->params_known) {
-            err = function_param(api, f, 0, NULL, NULL); /* raises why */
-            if (!err)
-                err = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-            break;
-        }
-        if (f->nparams && !r->array) {
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "args is NULL; kernel \"%s\" takes %u "
-                            "parameters",
-                            f->name, f->nparams);
-            break;
-        }
-        if (f->param_bytes > KERNEL_PARAMS_MAX) {
-            err = params_too_large(api, "the parameters' size", f->param_bytes);
-            break;
-        }
-        if ((err = scratch_get(api, &buf, local, f->param_bytes)))
-            break;
-        memset(buf.p, 0, f->param_bytes);
-        /* The pointers, then what each points at, read as host_bytes does. */
-        const void *pointers[KERNEL_MAX_PARAMS];
-        size_t table = f->nparams * sizeof *pointers;
-        if (probe_on_stack(r->array, table))
-            memcpy(pointers, r->array, table);
-        else if (!probe_copy(pointers, r->array, table))
-            err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                            "args %p: its %u pointers are not readable host memory",
-                            (const void *)r->array, f->nparams);
-        for (uint32_t i = 0; i < f->nparams && !err; i++) {
-            const void *from = pointers[i];
-            if (!from)
-                err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "args[%u] is NULL", i);
-            else if (probe_on_stack(from, f->sizes[i]))
-                memcpy(buf.p + f->offsets[i], from, f->sizes[i]);
-            else if (!probe_copy(buf.p + f->offsets[i], from, f->sizes[i]))
-                err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                                "args[%u] %p: %u bytes there are not readable host memory", i, from,
-                                f->sizes[i]);
-        }
-        args = buf.p;
-        size = f->param_bytes;
-        break;
-    }
-
+    packed_args pk;
+    pk.args = NULL;
+    pk.size = pk.nph = 0;
+    pk.ph = pk.ph_local;
+    pk.buf = (scratch){NULL, NULL};
+    pk.list = NULL;
+    pk.held = false;
+    staging *staged = NULL;
+    err = pack(api, s, r, &pk);
+    if (!err && pk.nph)
+        err = stage_placeholders(api, &pk, &staged);
     if (!err) {
         launch_params p = {
             .fn = f->bf,
@@ -480,26 +600,18 @@ aclError kernel_launch(const char *api, acl_stream *s, const launch_request *r)
             .block = {sh.block[0], sh.block[1], sh.block[2]},
             .shared_bytes = (uint32_t)sh.shared,
             .cooperative = sh.cooperative,
-            .args = args,
-            .args_size = size,
-            .placeholders = ph,
-            .placeholder_count = nph,
+            .args = pk.args,
+            .args_size = pk.size,
         };
-        if (__builtin_expect(stream_capture(s) != NULL, 0))
-            capture_hint_launch(&p, handle_of(&f->obj), r->cfg);
-        err = stream_submit(api, s, &(task){.kind = TASK_LAUNCH, .u.launch = &p});
+        err = stream_submit(api, s,
+                            &(task){.kind = TASK_LAUNCH,
+                                    .u.launch = {.params = &p,
+                                                 .fn = handle_of(&f->obj),
+                                                 .cfg = r->cfg,
+                                                 .placeholders = staged != NULL}});
+        if (staged)
+            staged_release(s, staged, err);
     }
-    if (held) {
-        /* Its binary unloaded while this call waited outside its read
-         * section, that unload may not have seen the launch (kernel.h). */
-        if (!err && f->module && !object_live(&f->module->obj))
-            module_fence_launch(s, f->module);
-        object_release(&f->obj);
-    }
-    if (list)
-        pthread_mutex_unlock(&list->lock);
-    if (ph != ph_local)
-        free(ph);
-    free(buf.heap);
+    packed_release(&pk, s, f, err);
     return err;
 }

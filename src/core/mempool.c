@@ -10,6 +10,7 @@
 #include "core/handle.h"
 #include "core/memory.h"
 #include "core/mempool.h"
+#include "core/sink.h"
 
 typedef struct mem_pool {
     object obj;
@@ -246,22 +247,19 @@ aclError mempool_trim(const char *api, aclrtMemPool h, size_t keep)
 }
 
 /* Pool memory is handed out and taken back when the call is made (the
- * stream orders only its use), which a model replayed again and again
- * cannot record. */
-static aclError refuse_captured(const char *api, acl_stream *s)
+ * stream orders only its use): a sink may refuse it before anything is
+ * done (a capture does). Raises. */
+static aclError refuse_captured(const char *api, acl_stream *s, task_kind kind)
 {
-    if (__builtin_expect(stream_capture(s) == NULL, 1))
+    if (__builtin_expect(stream_sink(s) == NULL, 1))
         return ACL_SUCCESS;
-    return acl_raise(api, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
-                     "stream %d is being captured: stream-ordered allocations and frees cannot "
-                     "be recorded into a model",
-                     (int)s->id);
+    return sink_admit(api, s, &(task){.kind = kind});
 }
 
 aclError mempool_malloc_async(const char *api, void **ptr, size_t size, aclrtMemPool h,
                               acl_stream *s)
 {
-    aclError refused = refuse_captured(api, s);
+    aclError refused = refuse_captured(api, s, TASK_POOL_ALLOC);
     if (refused != ACL_SUCCESS)
         return refused;
     mem_pool *p = NULL;
@@ -337,7 +335,7 @@ out:
 
 aclError mempool_free_async(const char *api, void *ptr, acl_stream *s)
 {
-    aclError refused = refuse_captured(api, s);
+    aclError refused = refuse_captured(api, s, TASK_POOL_FREE);
     if (refused != ACL_SUCCESS)
         return refused;
     mem_block b;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/errors.h"
-#include "core/graph.h"
+#include "core/sink.h"
 #include "core/notify.h"
 #include "core/share.h"
 
@@ -96,7 +96,7 @@ aclError notify_create(const char *api, acl_context *ctx, bool counting, acl_not
 {
     /* A notify's word is device memory cleared in place: on CUDA, an
      * allocation and a synchronous fill, which captures forbid. */
-    aclError err = capture_check_unsafe(api, "creating a notify");
+    aclError err = sink_check_unsafe(api, "creating a notify");
     if (err)
         return err;
     acl_notify *n = notify_alloc(api, counting, &err);
@@ -184,7 +184,7 @@ aclError notify_count_wait(const char *api, acl_notify *n, acl_stream *s, uint32
 
 aclError notify_reset(const char *api, acl_notify *n)
 {
-    aclError err = capture_check_unsafe(api, "resetting a notify from the host");
+    aclError err = sink_check_unsafe(api, "resetting a notify from the host");
     if (err)
         return err;
     err = backend()->notify->reset(notify_backend(n));

@@ -248,7 +248,7 @@ static uintptr_t task_key(const task *t)
     case TASK_WAIT:
     case TASK_RECORD_EXTERNAL:
     case TASK_WAIT_EXTERNAL:
-        return (uintptr_t)t->u.event;
+        return (uintptr_t)t->u.event.backend;
     case TASK_NOTIFY_RECORD:
     case TASK_NOTIFY_WAIT:
     case TASK_CNT_NOTIFY_RECORD:

@@ -1,3 +1,4 @@
+/* The staging pool (staging.h). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,13 +9,22 @@
 #include "core/staging.h"
 #include "util/fork.h"
 
-/* Free buffers beyond this many bytes go back to the backend, when a thread
- * that may call it asks for a buffer. */
-enum { POOL_KEEP_BYTES = 64 << 20 };
+enum {
+    CLASS_MIN_SHIFT = 8,  /* 256 bytes */
+    CLASS_MAX_SHIFT = 16, /* 64 KiB */
+    CLASSES = CLASS_MAX_SHIFT - CLASS_MIN_SHIFT + 1,
+    CLASS_KEEP = 64, /* free buffers kept per class */
+    /* Free larger buffers beyond this many bytes go back to the backend. */
+    LARGE_KEEP_BYTES = 64 << 20,
+};
 
+/* Free buffers go back to the backend only when a thread that may call it
+ * asks for a buffer. */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static staging *pool;     /* free buffers, most recently returned first */
-static size_t pool_bytes; /* their sizes together */
+static staging *small[CLASSES]; /* free buffers of each class */
+static size_t small_count[CLASSES];
+static staging *large;     /* free larger ones, most recently returned first */
+static size_t large_bytes; /* their sizes together */
 
 static void release_all(staging *list)
 {
@@ -26,21 +36,39 @@ static void release_all(staging *list)
     }
 }
 
-/* Takes free buffers beyond the keep limit out of the pool. */
+/* Takes free buffers beyond the keep limits out of the pool. */
 static staging *excess_locked(void)
 {
     staging *excess = NULL;
-    while (pool_bytes > POOL_KEEP_BYTES && pool) {
-        staging **last = &pool;
+    for (int c = 0; c < CLASSES; c++) {
+        while (small_count[c] > CLASS_KEEP) {
+            staging *b = small[c];
+            small[c] = b->next;
+            small_count[c]--;
+            b->next = excess;
+            excess = b;
+        }
+    }
+    while (large_bytes > LARGE_KEEP_BYTES && large) {
+        staging **last = &large;
         while ((*last)->next)
             last = &(*last)->next;
         staging *b = *last;
         *last = NULL;
-        pool_bytes -= b->size;
+        large_bytes -= b->size;
         b->next = excess;
         excess = b;
     }
     return excess;
+}
+
+/* The class of a buffer of size bytes, -1 when larger than the largest. */
+static int class_of(size_t size)
+{
+    for (int c = 0; c < CLASSES; c++)
+        if (size <= (size_t)1 << (CLASS_MIN_SHIFT + c))
+            return c;
+    return -1;
 }
 
 staging *staging_get(size_t size)
@@ -48,13 +76,19 @@ staging *staging_get(size_t size)
     /* Inside a callback a backend free may wait for the device, which
      * waits for the callback (see callback.h): trim elsewhere. */
     bool may_free = !callback_running();
+    int cls = class_of(size);
     staging *found = NULL, *excess = NULL;
     pthread_mutex_lock(&pool_lock);
-    for (staging **link = &pool; *link; link = &(*link)->next) {
+    if (cls >= 0 && small[cls]) {
+        found = small[cls];
+        small[cls] = found->next;
+        small_count[cls]--;
+    }
+    for (staging **link = &large; cls < 0 && *link; link = &(*link)->next) {
         if ((*link)->size >= size) {
             found = *link;
             *link = found->next;
-            pool_bytes -= found->size;
+            large_bytes -= found->size;
             break;
         }
     }
@@ -68,11 +102,12 @@ staging *staging_get(size_t size)
     staging *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    if (backend()->memory->malloc_host(&b->data, size ? size : 1) != ACL_SUCCESS) {
+    b->size = cls >= 0 ? (size_t)1 << (CLASS_MIN_SHIFT + cls) : size;
+    b->cls = cls;
+    if (backend()->memory->malloc_host(&b->data, b->size) != ACL_SUCCESS) {
         free(b);
         return NULL;
     }
-    b->size = size;
     return b;
 }
 
@@ -83,19 +118,39 @@ void staging_done(void *staging_buffer)
         memcpy((char *)b->dst + row * b->dpitch, (const char *)b->data + row * b->width, b->width);
     b->height = 0;
     pthread_mutex_lock(&pool_lock);
-    b->next = pool;
-    pool = b;
-    pool_bytes += b->size;
+    if (b->cls >= 0) {
+        b->next = small[b->cls];
+        small[b->cls] = b;
+        small_count[b->cls]++;
+    } else {
+        b->next = large;
+        large = b;
+        large_bytes += b->size;
+    }
     pthread_mutex_unlock(&pool_lock);
 }
 
 static void finalized(void *subject)
 {
     (void)subject;
+    staging *all = NULL;
     pthread_mutex_lock(&pool_lock);
-    staging *all = pool;
-    pool = NULL;
-    pool_bytes = 0;
+    for (int c = 0; c < CLASSES; c++) {
+        while (small[c]) {
+            staging *b = small[c];
+            small[c] = b->next;
+            b->next = all;
+            all = b;
+        }
+        small_count[c] = 0;
+    }
+    while (large) {
+        staging *b = large;
+        large = b->next;
+        b->next = all;
+        all = b;
+    }
+    large_bytes = 0;
     pthread_mutex_unlock(&pool_lock);
     release_all(all);
 }

@@ -7,8 +7,8 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/exception.h"
-#include "core/graph.h"
 #include "core/lifecycle.h"
+#include "core/sink.h"
 #include "core/stream.h"
 
 enum { STREAM_LIMIT = 65536 };
@@ -123,17 +123,17 @@ aclError stream_dispatch(acl_stream *s, const task *t)
     return stream_task_dispatch(s, t->kind, t);
 }
 
-/* Waits until s's capture cap has begun in the backend, or s left it. The
- * capture's start waits for every read section begun before s was marked
- * capturing (capture_start, graph.c), so this wait is outside any: s is
+/* Waits until s's sink k is ready for its work, or s left it. A sink
+ * that needs this waits for every read section begun before s was given
+ * to it (a capture does, as it starts), so this wait is outside any: s is
  * held instead. False when s is being destroyed. */
-static bool wait_capture_started(acl_stream *s, capture *cap)
+static bool wait_sink_ready(acl_stream *s, sink *k)
 {
     if (!stream_hold(s))
         return false;
     unsigned borrowed = borrow_suspend();
-    for (unsigned round = 0; !atomic_load_explicit(&s->capture_started, memory_order_acquire) &&
-                             atomic_load_explicit(&s->capture, memory_order_acquire) == cap;
+    for (unsigned round = 0; !atomic_load_explicit(&s->sink_ready, memory_order_acquire) &&
+                             atomic_load_explicit(&s->sink, memory_order_acquire) == k;
          round++) {
         if (round < 64)
             sched_yield();
@@ -147,18 +147,18 @@ static bool wait_capture_started(acl_stream *s, capture *cap)
 
 aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
 {
-    /* The one place capture hooks in: work on a capturing stream is
-     * recorded by the capture, never queued, and so never counted. The
-     * capture is read again, in a read section that keeps it from being
-     * freed (graph_internal.h): one that ended since stream_submit looked,
-     * or ends before it takes the work, leaves the work to the stream's
-     * next capture or to be queued as on any stream. Sequentially
-     * consistent, as a lookup's load (handle.c, reader_register). */
+    /* Work on a stream with a sink goes to the sink (a capture records
+     * it), never queued, and so never counted. The sink is read again, in
+     * a read section that keeps it from being freed (sink.h): one that
+     * closed since stream_submit looked, or closes before it takes the
+     * work, leaves the work to the stream's next sink or to be queued as
+     * on any stream. Sequentially consistent, as a lookup's load
+     * (handle.c, reader_register). */
     aclError err;
     borrow_begin();
-    for (capture *cap; (cap = atomic_load_explicit(&s->capture, memory_order_seq_cst)) != NULL;) {
-        if (!atomic_load_explicit(&s->capture_started, memory_order_acquire)) {
-            if (!wait_capture_started(s, cap)) {
+    for (sink *k; (k = atomic_load_explicit(&s->sink, memory_order_seq_cst)) != NULL;) {
+        if (!atomic_load_explicit(&s->sink_ready, memory_order_acquire)) {
+            if (!wait_sink_ready(s, k)) {
                 borrow_end();
                 return api ? acl_raise(api, ACL_ERROR_INVALID_PARAM, "stream %d is being destroyed",
                                        (int)s->id)
@@ -166,7 +166,7 @@ aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t)
             }
             continue;
         }
-        if (capture_submit(api, cap, s, t, &err)) {
+        if (k->ops->submit(k, api, s, t, &err)) {
             borrow_end();
             return err;
         }
@@ -217,7 +217,7 @@ static void mark_done(acl_stream *s, uint_fast64_t queued)
 aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
 {
     uint_fast64_t queued;
-    if (__builtin_expect(stream_capture(s) != NULL, 0))
+    if (__builtin_expect(stream_sink(s) != NULL, 0))
         return ACL_ERROR_RT_STREAM_CAPTURED; /* ACL: no synchronize while capturing */
     if ((s->flags & STREAM_DEVICE_FED_FLAGS) || known_idle(s, &queued))
         return ACL_SUCCESS;
@@ -238,7 +238,7 @@ aclError stream_synchronize(acl_stream *s, int32_t timeout_ms)
 aclError stream_query(acl_stream *s, bool *complete)
 {
     uint_fast64_t queued;
-    if (__builtin_expect(stream_capture(s) != NULL, 0))
+    if (__builtin_expect(stream_sink(s) != NULL, 0))
         return ACL_ERROR_RT_STREAM_CAPTURED;
     if (known_idle(s, &queued)) {
         *complete = true;
@@ -261,8 +261,8 @@ aclError stream_abort(acl_stream *s)
     const backend_stream_ops *ops = backend()->stream;
     if (!ops->abort)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    /* A capturing stream queues nothing: its work belongs to the model. */
-    if (stream_capture(s) != NULL)
+    /* A stream with a sink queues nothing: its work belongs to a model. */
+    if (stream_sink(s) != NULL)
         return ACL_ERROR_RT_STREAM_CAPTURED;
     /* Everything counted before the abort is settled by it. */
     uint_fast64_t queued = atomic_load_explicit(&s->queued, memory_order_acquire);
@@ -297,7 +297,7 @@ static void stream_count_gone(void)
 
 /* The last reference is gone: nothing can use the stream any more. */
 /* A zeroed stream of the backend whose operations are ops, with room for
- * the backend's, aligned as its hot line asks (acl_stream.capture). */
+ * the backend's, aligned as its hot line asks (acl_stream.sink). */
 static acl_stream *stream_alloc(const backend_stream_ops *ops)
 {
     size_t align = _Alignof(acl_stream);
@@ -457,7 +457,7 @@ void stream_cancel_waits(acl_stream *s)
 static void retire_unfinished_work(acl_stream *s)
 {
     uint_fast64_t queued;
-    if (known_idle(s, &queued) || stream_capture(s) != NULL || (s->flags & STREAM_DEVICE_FED_FLAGS))
+    if (known_idle(s, &queued) || stream_sink(s) != NULL || (s->flags & STREAM_DEVICE_FED_FLAGS))
         return;
     const backend_event_ops *ev = backend()->event;
     retired_work *w = malloc(sizeof *w + ev->size);
@@ -468,7 +468,8 @@ static void retire_unfinished_work(acl_stream *s)
         free(w);
         return;
     }
-    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event = mark}) != ACL_SUCCESS ||
+    if (stream_submit(NULL, s, &(task){.kind = TASK_RECORD, .u.event.backend = mark}) !=
+            ACL_SUCCESS ||
         !stream_hold(s)) {
         ev->destroy(mark);
         free(w);

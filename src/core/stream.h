@@ -6,7 +6,8 @@
  * fills, event records, waits, host functions and callbacks) reaches the
  * backend through stream_submit, which also keeps the count of work
  * queued that lets synchronize and query answer an idle stream without
- * asking the backend. */
+ * asking the backend, or, while the stream has a sink (a capture's
+ * recorder: core/sink.h), goes to that sink. */
 #ifndef ACLCUDA_CORE_STREAM_H
 #define ACLCUDA_CORE_STREAM_H
 
@@ -21,12 +22,14 @@
 #include "util/list.h"
 
 typedef struct acl_context acl_context;
-typedef struct capture capture;
+typedef struct acl_event acl_event;
+typedef struct sink sink;
 struct report_thread;
 
 /* Flags whose streams are only fed by the device: synchronising them
  * returns at once, as ACL documents. A persistent stream takes work from the
- * host while it is bound to a model being built, or captured (graph.h). */
+ * host while it has a sink: bound to a model being built, or captured
+ * (graph.h). */
 #define STREAM_DEVICE_FED_FLAGS                                                                    \
     (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
 
@@ -51,17 +54,17 @@ typedef struct acl_stream {
     atomic_bool exported;
     /* aclrtSetStreamResLimit per aclrtDevResLimitType, 0 when not set. */
     _Atomic uint32_t res_limit[2];
-    /* Whether the backend captures this stream into its capture yet: set
-     * after capture (below) and after the backend began capturing or joined
-     * the stream; a submitter that finds the capture before that waits
-     * (stream_submit_diverted). */
-    atomic_bool capture_started;
+    /* Whether the sink takes this stream's work yet: set after sink
+     * (below) and once the sink is ready for it (a capture: after the
+     * backend began capturing the stream); a submitter that finds the sink
+     * before that waits (stream_submit_diverted). */
+    atomic_bool sink_ready;
     /* What every submission reads, then the head of the backend's stream,
      * in one cache line (streams are allocated aligned to it), which is all
-     * a submission touches of the stream. capture: the capture recording
-     * this stream's work (graph.h), NULL when none; work submitted meanwhile
-     * is recorded, not queued, and not counted. */
-    _Alignas(64) _Atomic(capture *) capture;
+     * a submission touches of the stream. sink: where this stream's work
+     * goes instead of its queue (core/sink.h), NULL when none; work
+     * submitted meanwhile is recorded, not queued, and not counted. */
+    _Alignas(64) _Atomic(sink *) sink;
     const backend_stream_ops *ops; /* backend()->stream */
     atomic_uint_fast64_t queued;   /* work submitted, counted after each submission */
     uint32_t flags;
@@ -102,9 +105,19 @@ typedef enum task_kind {
     TASK_GRAPH_SET_NODE, /* a node of a model takes new work, in stream order */
 } task_kind;
 
-/* One piece of stream-ordered work, built on the caller's stack. */
+/* What a task is besides its kind, for a sink. */
+enum {
+    /* It stands for pageable host memory (the caller stages it or waits
+     * for it): a capture cannot record it, and it is capture-unsafe. */
+    TASK_PAGEABLE = 1,
+};
+
+/* One piece of stream-ordered work, built on the caller's stack: what the
+ * backend's operation takes and, for a sink, the ACL objects behind it (a
+ * capture's model keeps them with its tasks). */
 typedef struct task {
     task_kind kind;
+    uint32_t flags; /* TASK_PAGEABLE */
     union {
         struct {
             void *dst;
@@ -125,7 +138,18 @@ typedef struct task {
             uint8_t value;
             bool on_device;
         } fill;
-        backend_event *event; /* TASK_RECORD, TASK_WAIT and their external forms */
+        /* TASK_RECORD, TASK_WAIT and their external forms. */
+        struct {
+            backend_event *backend;
+            acl_event *acl; /* NULL: the library's own */
+            union {
+                /* A record: the sink that takes it writes its id here. */
+                uint64_t *recorded_in;
+                /* A wait: the sink that made the event's latest record
+                 * (its id; 0: none did). */
+                uint64_t recorder;
+            };
+        } event;
         struct {
             host_fn fn;
             void *arg;
@@ -143,7 +167,13 @@ typedef struct task {
             uint32_t timeout_s; /* waits; 0: none */
             bool clear;         /* counting waits */
         } notify;
-        const launch_params *launch;
+        struct {
+            const launch_params *params;
+            aclrtFuncHandle fn; /* NULL: the library's own */
+            const aclrtLaunchKernelCfg *cfg;
+            /* Its arguments point at placeholder data staged for it. */
+            bool placeholders;
+        } launch;
         struct {
             void *dst;
             const void *src;
@@ -151,7 +181,10 @@ typedef struct task {
             reduce_op op;
             reduce_type type;
         } reduce;
-        const random_params *random;
+        struct {
+            const random_params *params;
+            const aclrtRandomNumTaskInfo *info;
+        } random;
         struct {
             backend_graph *graph;
             uint32_t model_id;
@@ -196,16 +229,18 @@ typedef struct task {
     } u;
 } task;
 
-/* The backend call of t, nothing else: for the capture, which records. */
+/* The backend call of t, nothing else: for a sink, which records. */
 aclError stream_dispatch(acl_stream *s, const task *t);
 /* The failure of t on s, raised (api NULL: just the code). */
 aclError stream_submit_failed(const char *api, const acl_stream *s, const task *t, aclError err);
 /* What t is, for messages ("a copy"). */
 const char *stream_task_name(task_kind kind);
 
-static inline capture *stream_capture(acl_stream *s)
+/* Where s's work goes instead of its queue, NULL when to its queue: for
+ * a test (the sink may close meanwhile; sink.h reads it safely). */
+static inline sink *stream_sink(acl_stream *s)
 {
-    return atomic_load_explicit(&s->capture, memory_order_acquire);
+    return atomic_load_explicit(&s->sink, memory_order_acquire);
 }
 
 /* The backend call of t. Inline, and forced so: at a call site that
@@ -227,28 +262,30 @@ static inline __attribute__((always_inline)) aclError stream_task_dispatch(acl_s
         return s->ops->memset_async(bs, t->u.fill.ptr, t->u.fill.value, t->u.fill.n,
                                     t->u.fill.on_device);
     case TASK_RECORD:
-        return s->ops->record(bs, t->u.event);
+        return s->ops->record(bs, t->u.event.backend);
     case TASK_WAIT:
-        return s->ops->wait(bs, t->u.event);
+        return s->ops->wait(bs, t->u.event.backend);
     case TASK_RECORD_EXTERNAL:
-        return s->ops->record_external ? s->ops->record_external(bs, t->u.event)
+        return s->ops->record_external ? s->ops->record_external(bs, t->u.event.backend)
                                        : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_WAIT_EXTERNAL:
-        return s->ops->wait_external ? s->ops->wait_external(bs, t->u.event)
+        return s->ops->wait_external ? s->ops->wait_external(bs, t->u.event.backend)
                                      : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_HOST_FUNC:
         if (t->u.host_func.any_thread && s->ops->host_func_any_thread)
             return s->ops->host_func_any_thread(bs, t->u.host_func.fn, t->u.host_func.arg);
         return s->ops->host_func(bs, t->u.host_func.fn, t->u.host_func.arg);
     case TASK_LAUNCH:
-        return s->ops->launch ? s->ops->launch(bs, t->u.launch) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        return s->ops->launch ? s->ops->launch(bs, t->u.launch.params)
+                              : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_REDUCE:
         return s->ops->reduce
                    ? s->ops->reduce(bs, t->u.reduce.dst, t->u.reduce.src, t->u.reduce.elements,
                                     t->u.reduce.op, t->u.reduce.type)
                    : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_RANDOM:
-        return s->ops->random ? s->ops->random(bs, t->u.random) : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        return s->ops->random ? s->ops->random(bs, t->u.random.params)
+                              : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     case TASK_GRAPH:
         return s->ops->graph_launch ? s->ops->graph_launch(bs, t->u.graph.graph)
                                     : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
@@ -320,7 +357,7 @@ static inline __attribute__((always_inline)) aclError stream_count(const char *a
     return __builtin_expect(err == ACL_SUCCESS, 1) ? err : stream_submit_failed(api, s, t, err);
 }
 
-/* stream_submit on a stream being captured or only the device feeds, or
+/* stream_submit on a stream with a sink or only the device feeds, or
  * while profiling (core/prof.h). */
 aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t);
 
@@ -328,19 +365,19 @@ aclError stream_submit_diverted(const char *api, acl_stream *s, const task *t);
  * the backend's, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT for a stream only
  * the device feeds (STREAM_DEVICE_FED_FLAGS: CANN documents that
  * synchronizing such a stream returns at once, so work queued from the
- * host would be waited for by nothing) unless it is being captured. On a
- * capturing stream the task goes to the capture (graph.h), which records
- * it or refuses it. Inline: every copy, fill, record and wait comes this
- * way, and each call site then makes one direct backend call. */
+ * host would be waited for by nothing) unless it has a sink. On a stream
+ * with a sink the task goes to the sink (core/sink.h), which records it or
+ * refuses it. Inline: every copy, fill, record and wait comes this way,
+ * and each call site then makes one direct backend call. */
 static inline __attribute__((always_inline)) aclError stream_submit(const char *api, acl_stream *s,
                                                                     const task *t)
 {
-    /* Read before the atomic load of the capture, after which the compiler
+    /* Read before the atomic load of the sink, after which the compiler
      * would read it back from memory: the switch on it then folds away. */
     task_kind kind = t->kind;
-    /* The three reasons to leave the inline path in one test: a capture,
-     * a stream only the device feeds, profiling (core/prof.h). */
-    uintptr_t diverted = (uintptr_t)stream_capture(s) | (s->flags & STREAM_DEVICE_FED_FLAGS) |
+    /* The three reasons to leave the inline path in one test: a sink, a
+     * stream only the device feeds, profiling (core/prof.h). */
+    uintptr_t diverted = (uintptr_t)stream_sink(s) | (s->flags & STREAM_DEVICE_FED_FLAGS) |
                          (uintptr_t)atomic_load_explicit(&prof_collecting, memory_order_relaxed);
     if (__builtin_expect(diverted != 0, 0))
         return stream_submit_diverted(api, s, t);
@@ -421,8 +458,8 @@ aclError stream_abort(acl_stream *s);
 /* The task id of the calling thread's last submission on a stream it
  * created (not a default stream): its sequence number on that stream. */
 uint32_t stream_thread_last_task(void);
-/* A task the calling thread queued on a stream being captured has this id
- * among the model's tasks of that stream (graph.c). */
+/* A task the calling thread queued on a stream with a sink has this id
+ * there (a capture: among the model's tasks of that stream). */
 void stream_note_thread_task(uint32_t id);
 
 #endif

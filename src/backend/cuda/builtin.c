@@ -49,7 +49,7 @@ static unsigned blocks_for(unsigned long long work)
     return blocks == 0 ? 1 : blocks > MAX_BLOCKS ? MAX_BLOCKS : (unsigned)blocks;
 }
 
-static aclError launch(backend_stream *s, CUkernel k, unsigned blocks, void **params)
+static aclError cuda_builtin_launch(backend_stream *s, CUkernel k, unsigned blocks, void **params)
 {
     aclError rc = use_device(s->dev);
     if (rc)
@@ -104,7 +104,7 @@ aclError cuda_reduce(backend_stream *s, void *dst, const void *src, size_t eleme
     /* One thread per 16-byte vector covers the aligned bulk. */
     unsigned long long work = n / (16 / sizes[type]) + 16;
     void *params[] = {&dst, &src, &n};
-    return launch(s, k, blocks_for(work), params);
+    return cuda_builtin_launch(s, k, blocks_for(work), params);
 }
 
 static builtin_scalar scalar_of(const random_scalar *r)
@@ -139,7 +139,7 @@ aclError cuda_random(backend_stream *s, const random_params *p)
         blocks = blocks_for(p->dist == RANDOM_DROPOUT_BITMASK ? (n + 7) / 8 : n);
     }
     void *params[] = {&a};
-    return launch(s, k, blocks, params);
+    return cuda_builtin_launch(s, k, blocks, params);
 }
 
 #endif

@@ -4,8 +4,9 @@
  * capture ends; a replay is cudaGraphLaunch. The captured graph is kept
  * next to its executable one for task updates (cudaGraphExec*SetParams)
  * and inspection. Objects a replay needs (ACL callbacks' templates,
- * placeholder data) are tied to the graph with CUDA user objects, so they
- * live until the graph and its last launch are gone.
+ * placeholder data staged by the core) are tied to the graph with CUDA
+ * user objects, so they live until the graph and its last launch are
+ * gone.
  *
  * Conditional tasks are CUDA conditional nodes: ACL's condition is a
  * 64-bit word of device memory that kernels (or copies) write, CUDA's a
@@ -394,8 +395,6 @@ static aclError set_kernel(backend_graph *g, cudaGraphNode_t node, const launch_
 {
     if (!driver_ready() || !drv.cuGraphExecKernelNodeSetParams)
         return ACL_ERROR_RT_MODEL_UPDATE_FAILED;
-    if (p->placeholder_count)
-        return ACL_ERROR_RT_PARAM_INVALID;
     aclError rc = cuda_function_allow_shared(p->fn, p->shared_bytes);
     if (rc)
         return rc;
@@ -659,8 +658,7 @@ aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64
     (void)g; /* the node's device-side handle names it; the caller keeps g alive */
     (void)dev;
     if (!device_updates_enabled() || w->kind != NODE_WORK_KERNEL ||
-        w->u.launch->placeholder_count || w->u.launch->args_size > GRAPH_UPDATE_ARGS_MAX ||
-        !driver_ready())
+        w->u.launch->args_size > GRAPH_UPDATE_ARGS_MAX || !driver_ready())
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     const launch_params *p = w->u.launch;
     aclError rc = use_device(s->dev);

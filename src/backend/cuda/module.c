@@ -72,7 +72,7 @@ static bool looks_like_ptx(const unsigned char *p, size_t size)
 /* What the bytes are; NULL for a CUDA binary we can load. The driver is
  * given no size: it finds the extent of a cubin or fatbin from its headers,
  * so every structure they name must lie inside the bytes (util/image.h). */
-static const char *classify(const unsigned char *p, size_t size, bool *ptx)
+static const char *cuda_classify(const unsigned char *p, size_t size, bool *ptx)
 {
     *ptx = false;
     if (size >= SELFMAG && memcmp(p, ELFMAG, SELFMAG) == 0) {
@@ -103,7 +103,7 @@ static aclError cuda_load(int32_t dev, const void *image, size_t size, bool lazy
 {
     (void)lazy; /* CUDA_MODULE_LOADING decides when the driver loads code */
     bool ptx;
-    *why = classify(image, size, &ptx);
+    *why = cuda_classify(image, size, &ptx);
     if (*why)
         return ACL_ERROR_INVALID_PARAM;
     if (!driver_ready() || !drv.cuLibraryLoadData) {

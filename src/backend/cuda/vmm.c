@@ -27,7 +27,7 @@ static bool vmm_ready(void)
 
 /* The driver works in the current context: make dev's primary context
  * current. */
-static aclError enter(int dev)
+static aclError cuda_vmm_enter(int dev)
 {
     if (!vmm_ready())
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
@@ -51,10 +51,10 @@ static CUmemAllocationProp prop_of(bool host, int dev, bool shareable)
     return prop;
 }
 
-static aclError vmm_granularity(bool host, int32_t dev, uint32_t page, bool recommended,
-                                size_t *granularity)
+static aclError cuda_vmm_granularity(bool host, int32_t dev, uint32_t page, bool recommended,
+                                     size_t *granularity)
 {
-    aclError rc = enter(host ? -1 : dev);
+    aclError rc = cuda_vmm_enter(host ? -1 : dev);
     if (rc != ACL_SUCCESS)
         return rc;
     CUmemAllocationProp prop = prop_of(host, dev, false);
@@ -71,9 +71,10 @@ static aclError vmm_granularity(bool host, int32_t dev, uint32_t page, bool reco
     return ACL_SUCCESS;
 }
 
-static aclError vmm_reserve(int32_t dev, void **va, size_t size, size_t alignment, void *expect)
+static aclError cuda_vmm_reserve(int32_t dev, void **va, size_t size, size_t alignment,
+                                 void *expect)
 {
-    aclError rc = enter(dev);
+    aclError rc = cuda_vmm_enter(dev);
     if (rc != ACL_SUCCESS)
         return rc;
     CUdeviceptr p = 0;
@@ -88,7 +89,7 @@ static aclError vmm_reserve(int32_t dev, void **va, size_t size, size_t alignmen
     return ACL_SUCCESS;
 }
 
-static aclError vmm_release(void *va, size_t size)
+static aclError cuda_vmm_release(void *va, size_t size)
 {
     if (!vmm_ready())
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
@@ -98,7 +99,7 @@ static aclError vmm_release(void *va, size_t size)
 static aclError vmm_create(backend_phys **phys, size_t size, bool host, int32_t dev, uint32_t page)
 {
     (void)page;
-    aclError rc = enter(host ? -1 : dev);
+    aclError rc = cuda_vmm_enter(host ? -1 : dev);
     if (rc != ACL_SUCCESS)
         return rc;
     backend_phys *p = malloc(sizeof *p);
@@ -141,10 +142,10 @@ static CUmemAccess_flags cu_flags(uint32_t flags)
     }
 }
 
-static aclError vmm_map(void *va, size_t size, backend_phys *phys, bool accessible,
-                        int32_t access_dev)
+static aclError cuda_vmm_map(void *va, size_t size, backend_phys *phys, bool accessible,
+                             int32_t access_dev)
 {
-    aclError rc = enter(phys->host ? access_dev : phys->dev);
+    aclError rc = cuda_vmm_enter(phys->host ? access_dev : phys->dev);
     if (rc != ACL_SUCCESS)
         return rc;
     CUdeviceptr ptr = (CUdeviceptr)(uintptr_t)va;
@@ -167,14 +168,14 @@ static aclError vmm_map(void *va, size_t size, backend_phys *phys, bool accessib
     return rc;
 }
 
-static aclError vmm_unmap(void *va, size_t size)
+static aclError cuda_vmm_unmap(void *va, size_t size)
 {
     if (!vmm_ready())
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     return from_cu(drv.cuMemUnmap((CUdeviceptr)(uintptr_t)va, size));
 }
 
-static aclError vmm_set_access(void *va, size_t size, const vmm_access *access, size_t count)
+static aclError cuda_vmm_set_access(void *va, size_t size, const vmm_access *access, size_t count)
 {
     if (!vmm_ready())
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
@@ -209,7 +210,7 @@ static aclError vmm_import_fd(int fd, size_t size, bool host, int32_t dev, uint3
     (void)page;
     if (!vmm_ready() || !drv.cuMemImportFromShareableHandle)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    aclError rc = enter(dev);
+    aclError rc = cuda_vmm_enter(dev);
     if (rc != ACL_SUCCESS)
         return rc;
     backend_phys *p = malloc(sizeof *p);
@@ -229,14 +230,14 @@ static aclError vmm_import_fd(int fd, size_t size, bool host, int32_t dev, uint3
 }
 
 const backend_vmm_ops cuda_vmm_ops = {
-    .granularity = vmm_granularity,
-    .reserve = vmm_reserve,
-    .release = vmm_release,
+    .granularity = cuda_vmm_granularity,
+    .reserve = cuda_vmm_reserve,
+    .release = cuda_vmm_release,
     .create = vmm_create,
     .destroy = vmm_destroy,
-    .map = vmm_map,
-    .unmap = vmm_unmap,
-    .set_access = vmm_set_access,
+    .map = cuda_vmm_map,
+    .unmap = cuda_vmm_unmap,
+    .set_access = cuda_vmm_set_access,
     .export_fd = vmm_export_fd,
     .import_fd = vmm_import_fd,
 };

@@ -576,7 +576,7 @@ static const char *check_sysv_hash(dyn_object *d)
     return why;
 }
 
-static const char *check_symbols(dyn_object *d)
+static const char *host_check_symbols(dyn_object *d)
 {
     const char *why = d->has[T_GNU_HASH] ? check_gnu_hash(d) : check_sysv_hash(d);
     if (why)
@@ -1022,7 +1022,7 @@ static const char *check_object(dyn_object *d, const void *image, size_t size)
         return "an ELF object of another operating system ABI";
     Elf64_Phdr dynamic = {0};
     if ((why = check_segments(d, &dynamic)) || (why = read_dynamic(d, &dynamic)) ||
-        (why = check_tags(d)) || (why = check_symbols(d)) || (why = check_versions(d)))
+        (why = check_tags(d)) || (why = host_check_symbols(d)) || (why = check_versions(d)))
         return why;
     d->ninit = d->tag[T_INIT_ARRAYSZ] / 8;
     d->nfini = d->tag[T_FINI_ARRAYSZ] / 8;

@@ -728,8 +728,8 @@ static aclError host_graph_nodes(backend_graph *g, size_t *count, const char **k
  * kept objects of old and of extra (NULL: none), and whose node target is
  * disabled when `disable` (else as in old). Replays that started before
  * keep the old plan. */
-static gplan *plan_copy(const gplan *old, size_t target, gnode *with, const gplan *extra,
-                        bool disable)
+static gplan *host_plan_copy(const gplan *old, size_t target, gnode *with, const gplan *extra,
+                             bool disable)
 {
     gplan *p = malloc(sizeof *p + old->count * sizeof p->nodes[0]);
     size_t nextra = extra ? extra->nkept : 0;
@@ -782,7 +782,7 @@ static aclError host_graph_update_node(backend_graph *g, uint64_t target, backen
             err = ACL_ERROR_RT_MODEL_UPDATE_FAILED;
     }
     gplan *p = NULL;
-    if (!err && !(p = plan_copy(old, target, from->nodes[source], from, false)))
+    if (!err && !(p = host_plan_copy(old, target, from->nodes[source], from, false)))
         err = ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
     if (p)
         g->plan = p;
@@ -800,10 +800,10 @@ static aclError host_graph_enable_node(backend_graph *g, uint64_t node, bool ena
     aclError err = node < old->count ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
     gplan *p = NULL;
     if (!err && enable && old->off && old->off[node]) {
-        if ((p = plan_copy(old, node, NULL, NULL, false)))
+        if ((p = host_plan_copy(old, node, NULL, NULL, false)))
             p->off[node] = 0;
     } else if (!err && !enable && !(old->off && old->off[node])) {
-        p = plan_copy(old, node, NULL, NULL, true);
+        p = host_plan_copy(old, node, NULL, NULL, true);
     } else if (!err) {
         pthread_mutex_unlock(&g->lock);
         return ACL_SUCCESS; /* already so */
@@ -898,7 +898,7 @@ static void node_change_run(void *arg)
         atomic_fetch_add(&c->with->refs, 1);
         atomic_store_explicit(&last->next, c->with, memory_order_release);
         /* Out of memory, the chain alone carries the change. */
-        if ((p = plan_copy(old, c->node, c->with, NULL, false)))
+        if ((p = host_plan_copy(old, c->node, c->with, NULL, false)))
             g->plan = p;
     }
     pthread_mutex_unlock(&g->lock);

@@ -2,8 +2,7 @@
  * that runs the kernel once per block, the blocks shared between the
  * stream's worker and a pool of block threads (one per CPU beyond the
  * first, started on first use). The task owns a copy of the argument
- * buffer with the placeholder data behind it, so it can run again in a
- * model replay. */
+ * buffer, so it can run again in a model replay. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +165,7 @@ typedef struct host_launch_job {
     host_kernel_fn fn;
     uint32_t nblocks;
     size_t size;
-    unsigned char *args; /* the parameters, then each placeholder's data */
+    unsigned char *args; /* a copy of the parameters */
 } host_launch_job;
 
 static void launch_block(uint32_t block, uint32_t nblocks, void *args, size_t size)
@@ -196,29 +195,14 @@ aclError host_launch(backend_stream *bs, const launch_params *p)
     uint64_t blocks = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2];
     if (blocks > UINT32_MAX)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT; /* a host kernel numbers blocks in 32 bits */
-    size_t total = (p->args_size + 15) / 16 * 16;
-    for (size_t i = 0; i < p->placeholder_count; i++) {
-        if (p->placeholders[i].addr_offset + sizeof(void *) > p->args_size)
-            return ACL_ERROR_RT_PARAM_INVALID;
-        total += (p->placeholders[i].size + 15) / 16 * 16;
-    }
     host_launch_job *j = malloc(sizeof *j);
-    unsigned char *args = j ? malloc(total ? total : 1) : NULL;
+    unsigned char *args = j ? malloc(p->args_size ? p->args_size : 1) : NULL;
     if (!args) {
         free(j);
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
     }
     if (p->args_size)
         memcpy(args, p->args, p->args_size);
-    size_t at = (p->args_size + 15) / 16 * 16;
-    for (size_t i = 0; i < p->placeholder_count; i++) {
-        const launch_placeholder *ph = &p->placeholders[i];
-        void *data = args + at;
-        if (ph->size)
-            memcpy(data, ph->data, ph->size);
-        memcpy(args + ph->addr_offset, &data, sizeof data);
-        at += (ph->size + 15) / 16 * 16;
-    }
     *j = (host_launch_job){
         .fn = host_function_entry(p->fn),
         .nblocks = (uint32_t)blocks,

@@ -189,8 +189,8 @@ static const uint32_t *kernel_params(void *dl, uintptr_t base, const char *name)
     return p;
 }
 
-static struct backend_function *function_new(aclcudaHostKernel fn, const uint32_t *params,
-                                             size_t code_size)
+static struct backend_function *host_function_new(aclcudaHostKernel fn, const uint32_t *params,
+                                                  size_t code_size)
 {
     struct backend_function *f = calloc(1, sizeof *f);
     if (f) {
@@ -209,7 +209,7 @@ static aclError host_function(backend_module *m, const char *name, backend_funct
         return ACL_ERROR_RT_SYMBOL_NOT_FOUND;
     aclcudaHostKernel fn;
     memcpy(&fn, &sym, sizeof fn);
-    struct backend_function *f = function_new(fn, kernel_params(m->dl, m->base, name), size);
+    struct backend_function *f = host_function_new(fn, kernel_params(m->dl, m->base, name), size);
     if (!f)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     pthread_mutex_lock(&m->lock);
@@ -305,7 +305,7 @@ static aclError host_symbol_function(const void *symbol, int32_t dev, backend_fu
     }
     aclcudaHostKernel fn;
     memcpy(&fn, &symbol, sizeof fn);
-    struct backend_function *f = function_new(fn, params, entry->st_size);
+    struct backend_function *f = host_function_new(fn, params, entry->st_size);
     if (!f)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     pthread_mutex_lock(&symbols_lock);

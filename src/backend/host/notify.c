@@ -178,7 +178,7 @@ static aclError host_notify_reset(backend_notify *n)
     return ACL_SUCCESS;
 }
 
-static aclError enqueue(backend_stream *bs, const word_op *op)
+static aclError host_word_enqueue(backend_stream *bs, const word_op *op)
 {
     word_retain(op->w);
     aclError err = host_enqueue_word_op(bs->impl, op);
@@ -189,30 +189,31 @@ static aclError enqueue(backend_stream *bs, const word_op *op)
 
 static aclError host_notify_record(backend_stream *bs, backend_notify *n)
 {
-    return enqueue(bs, &(word_op){.w = n->w});
+    return host_word_enqueue(bs, &(word_op){.w = n->w});
 }
 
 static aclError host_notify_wait(backend_stream *bs, backend_notify *n, uint32_t timeout_s)
 {
-    return enqueue(bs, &(word_op){.w = n->w, .wait = true, .timeout_s = timeout_s});
+    return host_word_enqueue(bs, &(word_op){.w = n->w, .wait = true, .timeout_s = timeout_s});
 }
 
 static aclError host_notify_count(backend_stream *bs, backend_notify *n, uint32_t mode,
                                   uint32_t value)
 {
-    return enqueue(bs, &(word_op){.w = n->w, .counting = true, .mode = mode, .value = value});
+    return host_word_enqueue(bs,
+                             &(word_op){.w = n->w, .counting = true, .mode = mode, .value = value});
 }
 
 static aclError host_notify_count_wait(backend_stream *bs, backend_notify *n, uint32_t cmp,
                                        uint32_t value, uint32_t timeout_s, bool clear)
 {
-    return enqueue(bs, &(word_op){.w = n->w,
-                                  .wait = true,
-                                  .counting = true,
-                                  .clear = clear,
-                                  .mode = cmp,
-                                  .value = value,
-                                  .timeout_s = timeout_s});
+    return host_word_enqueue(bs, &(word_op){.w = n->w,
+                                            .wait = true,
+                                            .counting = true,
+                                            .clear = clear,
+                                            .mode = cmp,
+                                            .value = value,
+                                            .timeout_s = timeout_s});
 }
 
 /* From now on the word lives in `word`, memory shared with other

@@ -214,7 +214,7 @@ __attribute__((constructor)) static void register_fork_handlers(void)
     fork_register(FORK_RANK_BACKEND, fork_prepare, fork_parent, fork_child);
 }
 
-static void stream_release(host_stream *s)
+static void host_stream_release(host_stream *s)
 {
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
         return;
@@ -243,7 +243,7 @@ void stream_retain_ref(host_stream *s)
 
 void stream_release_ref(host_stream *s)
 {
-    stream_release(s);
+    host_stream_release(s);
 }
 
 mark *mark_new(host_stream *s)
@@ -267,7 +267,7 @@ void mark_release(mark *m)
     if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
     if (m->stream)
-        stream_release(m->stream);
+        host_stream_release(m->stream);
     if (m->capture)
         capture_release(m->capture);
     free(m);
@@ -584,7 +584,7 @@ void host_streams_pause(void)
             pthread_cond_wait(&s->done_cv, &s->lock);
         }
         pthread_mutex_unlock(&s->lock);
-        stream_release(s);
+        host_stream_release(s);
     }
     free(busy);
 }
@@ -715,7 +715,7 @@ static void *stream_worker(void *arg)
     if (!s->worker_joined)
         pthread_detach(pthread_self());
     pthread_mutex_unlock(&s->lock);
-    stream_release(s);
+    host_stream_release(s);
     return NULL;
 }
 
@@ -1200,7 +1200,7 @@ static void host_stream_destroy(backend_stream *bs, bool idle)
     pthread_mutex_unlock(&s->lock);
     if (join)
         pthread_join(worker, NULL);
-    stream_release(s);
+    host_stream_release(s);
 }
 
 /* Runs t, the head of s, on this thread instead of the worker, which waits
@@ -1255,7 +1255,7 @@ static bool sync_seq(host_stream *s, uint64_t seq, int32_t timeout_ms)
         pthread_cond_wait(&s->done_cv, &s->lock);
     }
     pthread_mutex_unlock(&s->lock);
-    stream_release(s);
+    host_stream_release(s);
     return true;
 }
 

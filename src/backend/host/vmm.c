@@ -78,7 +78,7 @@ static bool phys_list_leave(backend_phys *p)
     return true;
 }
 
-static void phys_free(backend_phys *p)
+static void host_phys_free(backend_phys *p)
 {
     close(p->fd);
     free(p);
@@ -162,8 +162,8 @@ __attribute__((constructor)) static void register_fork_handlers(void)
     fork_register(FORK_RANK_BACKEND, fork_prepare, fork_parent, fork_child);
 }
 
-static aclError vmm_granularity(bool host, int32_t dev, uint32_t page, bool recommended,
-                                size_t *granularity)
+static aclError host_vmm_granularity(bool host, int32_t dev, uint32_t page, bool recommended,
+                                     size_t *granularity)
 {
     (void)recommended;
     if (!host && !host_device_valid(dev))
@@ -184,7 +184,8 @@ static aclError vmm_granularity(bool host, int32_t dev, uint32_t page, bool reco
 
 static const int reserved_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 
-static aclError vmm_reserve(int32_t dev, void **va, size_t size, size_t alignment, void *expect)
+static aclError host_vmm_reserve(int32_t dev, void **va, size_t size, size_t alignment,
+                                 void *expect)
 {
     (void)dev;
     if (expect) {
@@ -239,13 +240,13 @@ static aclError vmm_unmap_listed(void *va, size_t size)
     pthread_mutex_unlock(&vmm_lock);
     while (gone) {
         backend_phys *next = gone->next;
-        phys_free(gone);
+        host_phys_free(gone);
         gone = next;
     }
     return p == va ? ACL_SUCCESS : ACL_ERROR_RT_INTERNAL_ERROR;
 }
 
-static aclError vmm_release(void *va, size_t size)
+static aclError host_vmm_release(void *va, size_t size)
 {
     return munmap(va, size) == 0 ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
 }
@@ -311,10 +312,10 @@ static void vmm_destroy(backend_phys *phys)
     bool gone = phys_list_leave(phys);
     pthread_mutex_unlock(&vmm_lock);
     if (gone)
-        phys_free(phys);
+        host_phys_free(phys);
 }
 
-static int prot_of(uint32_t flags)
+static int host_prot_of(uint32_t flags)
 {
     switch (flags) {
     case ACL_RT_MEM_ACCESS_FLAGS_READ:
@@ -326,8 +327,8 @@ static int prot_of(uint32_t flags)
     }
 }
 
-static aclError vmm_map(void *va, size_t size, backend_phys *phys, bool accessible,
-                        int32_t access_dev)
+static aclError host_vmm_map(void *va, size_t size, backend_phys *phys, bool accessible,
+                             int32_t access_dev)
 {
     (void)access_dev;
     if (size > phys->size)
@@ -350,7 +351,7 @@ static aclError vmm_map(void *va, size_t size, backend_phys *phys, bool accessib
     return ACL_ERROR_RT_MEMORY_ALLOCATION;
 }
 
-static aclError vmm_unmap(void *va, size_t size)
+static aclError host_vmm_unmap(void *va, size_t size)
 {
     return vmm_unmap_listed(va, size);
 }
@@ -358,12 +359,12 @@ static aclError vmm_unmap(void *va, size_t size)
 /* Every "device" here is the CPU: the access of the memory's own location
  * decides the protection (noted for the copy a forked child maps: per
  * mapping, as ACL sets access on whole mappings). */
-static aclError vmm_set_access(void *va, size_t size, const vmm_access *access, size_t count)
+static aclError host_vmm_set_access(void *va, size_t size, const vmm_access *access, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         if (!access[i].owner)
             continue;
-        int prot = prot_of(access[i].flags);
+        int prot = host_prot_of(access[i].flags);
         pthread_mutex_lock(&vmm_lock);
         bool ok = mprotect(va, size, prot) == 0;
         for (mapping *m = all_mappings; ok && m; m = m->next)
@@ -406,14 +407,14 @@ static aclError vmm_import_fd(int fd, size_t size, bool host, int32_t dev, uint3
 }
 
 const backend_vmm_ops host_vmm_ops = {
-    .granularity = vmm_granularity,
-    .reserve = vmm_reserve,
-    .release = vmm_release,
+    .granularity = host_vmm_granularity,
+    .reserve = host_vmm_reserve,
+    .release = host_vmm_release,
     .create = vmm_create,
     .destroy = vmm_destroy,
-    .map = vmm_map,
-    .unmap = vmm_unmap,
-    .set_access = vmm_set_access,
+    .map = host_vmm_map,
+    .unmap = host_vmm_unmap,
+    .set_access = host_vmm_set_access,
     .export_fd = vmm_export_fd,
     .import_fd = vmm_import_fd,
 };
