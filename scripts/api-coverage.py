@@ -486,7 +486,7 @@ HCCL_NOTES = {
     "HcclCommInitClusterInfo": "rank tables 1.0 (flat or grouped) and 1.2; the rank's device_id must be the current ACL device; rank 0 serves the root info on HCCL_IF_BASE_PORT (docs/porting.md)",
     "HcclCommInitClusterInfoConfig": "as HcclCommInitClusterInfo, with HcclCommInitRootInfoConfig's settings",
     "HcclCommInitAll": "one communicator per listed device, in this process",
-    "HcclCreateSubCommConfig": "made by the sub-communicator's ranks alone, its rank 0 handing the others what they join with over the parent (NCCL send/receive, Gloo point-to-point); a rank outside need not call (rankIds NULL and subCommId 0xFFFFFFFF return at once); on the parent's device; a sub-communicator may be split again (CANN refuses that)",
+    "HcclCreateSubCommConfig": "made by the sub-communicator's ranks alone, its rank 0 handing the others what they join with over the parent (NCCL send/receive, Gloo point-to-point); a rank outside need not call (rankIds NULL and subCommId 0xFFFFFFFF return at once); on the parent's device; a sub-communicator is split no further (HCCL_E_NOT_SUPPORT, as CANN)",
     "HcclSetConfig": "HCCL_DETERMINISTIC (0, 1, 2) is recorded and read back; NCCL's and Gloo's reduction order is their own",
     "HcclGetCommName": "hccl_world_group for rank tables, hccl_root_<id> for root info, or the config's name",
     "HcclCommGetHandleWithName": "prefers the communicator on the current device when several share the name",

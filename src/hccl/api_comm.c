@@ -113,9 +113,21 @@ static HcclResult current_device(const char *api, int32_t *device)
     return HCCL_SUCCESS;
 }
 
+/* As CANN, one live communicator of a name per device, checked (as CANN
+ * does) before the engine is asked to join anything. */
+static HcclResult check_name_free(const char *api, const char *name, int32_t device)
+{
+    if (!hccl_comm_named_on(name, device))
+        return HCCL_SUCCESS;
+    return hccl_raise(api, HCCL_E_PARA,
+                      "a communicator on device %d is named %s already: each needs a name of its "
+                      "own (config->hcclCommName; for a sub-communicator, another subCommId)",
+                      (int)device, name);
+}
+
 static HcclResult make_comm(const char *api, const hccl_engine *engine, uint32_t nranks,
                             uint32_t rank, int32_t device, const unsigned char *root_bytes,
-                            const comm_settings *settings, const char *default_name, HcclComm *comm)
+                            const comm_settings *settings, const char *name, HcclComm *comm)
 {
     hccl_join join = {
         .nranks = nranks,
@@ -130,9 +142,8 @@ static HcclResult make_comm(const char *api, const hccl_engine *engine, uint32_t
     HcclResult err = engine->comm_init(&join, &engine_comm);
     if (err)
         return hccl_raise_engine(api, err);
-    hccl_comm *made =
-        hccl_comm_register(engine, engine_comm, rank, nranks, device, settings->exec_timeout_s,
-                           settings->name[0] ? settings->name : default_name);
+    hccl_comm *made = hccl_comm_register(engine, engine_comm, rank, nranks, device,
+                                         settings->exec_timeout_s, name, false);
     if (!made) {
         engine->comm_destroy(engine_comm);
         return hccl_raise(api, HCCL_E_MEMORY, "out of memory for a communicator");
@@ -173,7 +184,12 @@ static HcclResult init_root_info(const char *api, uint32_t nRanks, const HcclRoo
     if (err)
         return err;
     char name[COMM_NAME_MAX_LENGTH];
-    snprintf(name, sizeof name, "hccl_root_%016llx", (unsigned long long)id);
+    if (settings.name[0])
+        memcpy(name, settings.name, sizeof name);
+    else
+        snprintf(name, sizeof name, "hccl_root_%016llx", (unsigned long long)id);
+    if ((err = check_name_free(api, name, device)))
+        return err;
     return make_comm(api, engine, nRanks, rank, device, root_bytes, &settings, name, comm);
 }
 
@@ -221,12 +237,14 @@ static HcclResult init_cluster(const char *api, const char *clusterInfo, uint32_
                          "device current on this thread is %d: call aclrtSetDevice(%d) first",
                          clusterInfo, rank, table.ranks[rank].device, table.ranks[rank].server_id,
                          device, table.ranks[rank].device);
+    const char *name = settings.name[0] ? settings.name : CLUSTER_COMM_NAME;
+    if (!err)
+        err = check_name_free(api, name, device);
     unsigned char root_bytes[HCCL_ENGINE_ROOT_BYTES];
     if (!err)
         err = hccl_cluster_rendezvous(api, engine, &table, rank, hccl_env(), root_bytes);
     if (!err)
-        err = make_comm(api, engine, table.nranks, rank, device, root_bytes, &settings,
-                        CLUSTER_COMM_NAME, comm);
+        err = make_comm(api, engine, table.nranks, rank, device, root_bytes, &settings, name, comm);
     hccl_rank_table_free(&table);
     return err;
 }
@@ -292,7 +310,7 @@ HCCL_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm
         double exec_timeout_s = hccl_env()->exec_timeout_s;
         for (uint32_t i = 0; i < ndev && !err; i++) {
             made[i] = hccl_comm_register(engine, engine_comms[i], i, ndev, devices[i],
-                                         exec_timeout_s, name);
+                                         exec_timeout_s, name, false);
             if (!made[i])
                 err = HCCL_RAISE(HCCL_E_MEMORY, "out of memory for %u communicators", ndev);
         }
@@ -622,6 +640,14 @@ HCCL_EXPORT HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum,
     hccl_comm *parent;
     if ((err = hccl_comm_get(__func__, *comm, &parent)))
         return err;
+    if (parent->sub) {
+        hccl_comm_put(parent);
+        /* CANN documents splitting only a global communicator; its newer
+         * engine refuses one split too deep with this code. */
+        return HCCL_RAISE(HCCL_E_NOT_SUPPORT,
+                          "comm is itself a sub-communicator: split the communicator it was "
+                          "made from instead");
+    }
     char name[COMM_NAME_MAX_LENGTH];
     err = check_sub_ranks(parent, rankNum, rankIds, subCommRankId);
     if (!err && settings.name[0]) {
@@ -633,11 +659,8 @@ HCCL_EXPORT HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum,
                          "config->hcclCommName",
                          parent->name, (unsigned long long)subCommId, COMM_NAME_MAX_LENGTH - 1);
     }
-    if (!err && hccl_comm_named_on(name, parent->device))
-        err = HCCL_RAISE(HCCL_E_PARA,
-                         "a communicator on device %d is named %s already: each subCommId of a "
-                         "communicator, or each config->hcclCommName, makes one",
-                         (int)parent->device, name);
+    if (!err)
+        err = check_name_free(__func__, name, parent->device);
     hccl_split split = {
         .nranks = rankNum,
         .ranks = rankIds,
@@ -654,7 +677,7 @@ HCCL_EXPORT HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum,
     }
     hccl_comm *made = NULL;
     if (!err && !(made = hccl_comm_register(parent->engine, engine_comm, subCommRankId, rankNum,
-                                            parent->device, settings.exec_timeout_s, name))) {
+                                            parent->device, settings.exec_timeout_s, name, true))) {
         parent->engine->comm_destroy(engine_comm);
         err = HCCL_RAISE(HCCL_E_MEMORY, "out of memory for a communicator");
     }

@@ -25,7 +25,7 @@ HcclComm hccl_comm_handle(const hccl_comm *comm)
 
 hccl_comm *hccl_comm_register(const hccl_engine *engine, hccl_engine_comm *engine_comm,
                               uint32_t rank, uint32_t nranks, int32_t device, double exec_timeout_s,
-                              const char *name)
+                              const char *name, bool sub)
 {
     hccl_comm *comm = calloc(1, sizeof *comm);
     if (!comm)
@@ -37,6 +37,7 @@ hccl_comm *hccl_comm_register(const hccl_engine *engine, hccl_engine_comm *engin
     comm->nranks = nranks;
     comm->device = device;
     comm->exec_timeout_s = exec_timeout_s;
+    comm->sub = sub;
     snprintf(comm->name, sizeof comm->name, "%s", name);
     pthread_mutex_lock(&registry_lock);
     comm->id = next_id++;

@@ -20,6 +20,7 @@ typedef struct hccl_comm {
     uint32_t rank;
     uint32_t nranks;
     int32_t device; /* the ACL device current at init */
+    bool sub;       /* made by HcclCreateSubCommConfig, which CANN splits no further */
     double exec_timeout_s;
     char name[COMM_NAME_MAX_LENGTH];
     unsigned borrowers; /* the registry's lock */
@@ -29,7 +30,7 @@ typedef struct hccl_comm {
 /* A communicator around an engine's, registered; NULL when out of memory. */
 hccl_comm *hccl_comm_register(const hccl_engine *engine, hccl_engine_comm *engine_comm,
                               uint32_t rank, uint32_t nranks, int32_t device, double exec_timeout_s,
-                              const char *name);
+                              const char *name, bool sub);
 HcclComm hccl_comm_handle(const hccl_comm *comm);
 
 /* Borrows the communicator behind handle; raises for api (HCCL_E_PTR for

@@ -27,8 +27,8 @@
 #define HCCL_FAILS(call, code, words)                                                              \
     do {                                                                                           \
         HcclResult got_ = (call);                                                                  \
-        ck_assert_msg(got_ == (code), "%s returned %d, not %d (%s)", #call, (int)got_, (int)(code), \
-                      hccl_last_error());                                                          \
+        ck_assert_msg(got_ == (code), "%s returned %d, not %d (%s)", #call, (int)got_,             \
+                      (int)(code), hccl_last_error());                                             \
         ck_assert_msg(strstr(hccl_last_error(), (words)) != NULL,                                  \
                       "%s: the message \"%s\" does not say \"%s\"", #call, hccl_last_error(),      \
                       (words));                                                                    \
@@ -321,8 +321,8 @@ START_TEST(null_pointers_are_e_ptr)
                HCCL_E_PTR, "stream is NULL");
     HCCL_FAILS(HcclReduceScatter(BUF, NULL, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, STREAM),
                HCCL_E_PTR, "recvBuf is NULL");
-    HCCL_FAILS(HcclReduceScatterV(BUF, NULL, counts, BUF, 1, HCCL_DATA_TYPE_FP32,
-                                  HCCL_REDUCE_SUM, comm, STREAM),
+    HCCL_FAILS(HcclReduceScatterV(BUF, NULL, counts, BUF, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
+                                  comm, STREAM),
                HCCL_E_PTR, "sendCounts is NULL");
     HCCL_FAILS(HcclScatter(BUF, NULL, 1, HCCL_DATA_TYPE_FP32, 0, comm, STREAM), HCCL_E_PTR,
                "recvBuf is NULL");
@@ -336,15 +336,15 @@ START_TEST(null_pointers_are_e_ptr)
                "sendBuf is NULL");
     HCCL_FAILS(HcclRecv(NULL, 1, HCCL_DATA_TYPE_FP32, 0, comm, STREAM), HCCL_E_PTR,
                "recvBuf is NULL");
-    HCCL_FAILS(HcclAlltoAll(BUF, 1, HCCL_DATA_TYPE_FP32, NULL, 1, HCCL_DATA_TYPE_FP32, comm,
-                            STREAM),
-               HCCL_E_PTR, "recvBuf is NULL");
+    HCCL_FAILS(
+        HcclAlltoAll(BUF, 1, HCCL_DATA_TYPE_FP32, NULL, 1, HCCL_DATA_TYPE_FP32, comm, STREAM),
+        HCCL_E_PTR, "recvBuf is NULL");
     HCCL_FAILS(HcclAlltoAllV(BUF, counts, counts, HCCL_DATA_TYPE_FP32, BUF, NULL, counts,
                              HCCL_DATA_TYPE_FP32, comm, STREAM),
                HCCL_E_PTR, "recvCounts is NULL");
-    HCCL_FAILS(HcclAlltoAllVC(BUF, NULL, HCCL_DATA_TYPE_FP32, BUF, HCCL_DATA_TYPE_FP32, comm,
-                              STREAM),
-               HCCL_E_PTR, "sendCountMatrix is NULL");
+    HCCL_FAILS(
+        HcclAlltoAllVC(BUF, NULL, HCCL_DATA_TYPE_FP32, BUF, HCCL_DATA_TYPE_FP32, comm, STREAM),
+        HCCL_E_PTR, "sendCountMatrix is NULL");
     HCCL_FAILS(HcclBatchSendRecv(NULL, 1, comm, STREAM), HCCL_E_PTR, "sendRecvInfo is NULL");
     HCCL_FAILS(HcclBatchSendRecv(&item, 1, comm, NULL), HCCL_E_PTR, "stream is NULL");
     HCCL_FAILS(HcclBarrier(comm, NULL), HCCL_E_PTR, "stream is NULL");
@@ -363,8 +363,7 @@ START_TEST(null_pointers_are_e_ptr)
     HCCL_FAILS(HcclGetRootInfo(NULL), HCCL_E_PTR, "rootInfo is NULL");
     HCCL_FAILS(HcclCommInitRootInfo(2, NULL, 0, &comm), HCCL_E_PTR, "rootInfo is NULL");
     HCCL_FAILS(HcclCommInitRootInfo(2, &root, 0, NULL), HCCL_E_PTR, "comm is NULL");
-    HCCL_FAILS(HcclCommInitRootInfoConfig(2, &root, 0, NULL, &comm), HCCL_E_PTR,
-               "config is NULL");
+    HCCL_FAILS(HcclCommInitRootInfoConfig(2, &root, 0, NULL, &comm), HCCL_E_PTR, "config is NULL");
     HCCL_FAILS(HcclCommInitClusterInfo(NULL, 0, &comm), HCCL_E_PTR, "clusterInfo is NULL");
     HCCL_FAILS(HcclCommInitClusterInfo("x", 0, NULL), HCCL_E_PTR, "comm is NULL");
     HCCL_FAILS(HcclCommInitClusterInfoConfig("x", 0, NULL, &comm), HCCL_E_PTR, "config is NULL");
@@ -430,9 +429,9 @@ START_TEST(bad_values_are_refused_with_cann_codes)
                HCCL_E_NOT_SUPPORT, "fake: no BFP16 max");
     HCCL_FAILS(HcclBroadcast(BUF, 1, HCCL_DATA_TYPE_INT128, 0, comm, STREAM), HCCL_E_NOT_SUPPORT,
                "INT128 is moved by no collective");
-    HCCL_FAILS(HcclAllReduce(BUF, BUF, 0x800000000ULL, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
-                             STREAM),
-               HCCL_E_PARA, "count 34359738368 is more than the largest count");
+    HCCL_FAILS(
+        HcclAllReduce(BUF, BUF, 0x800000000ULL, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, STREAM),
+        HCCL_E_PARA, "count 34359738368 is more than the largest count");
     HCCL_FAILS(HcclBroadcast(BUF, 1, HCCL_DATA_TYPE_FP32, 4, comm, STREAM), HCCL_E_PARA,
                "root 4 is not a rank of the communicator (0 to 3)");
     HCCL_FAILS(HcclReduce(BUF, BUF, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 9, comm, STREAM),
@@ -441,23 +440,20 @@ START_TEST(bad_values_are_refused_with_cann_codes)
                "root 7");
     HCCL_FAILS(HcclScatter(NULL, BUF, 1, HCCL_DATA_TYPE_FP32, 1, comm, STREAM), HCCL_E_PTR,
                "sendBuf is NULL on the root");
-    HCCL_FAILS(HcclSend(BUF, 1, HCCL_DATA_TYPE_FP32, 4, comm, STREAM), HCCL_E_PARA,
-               "destRank 4");
+    HCCL_FAILS(HcclSend(BUF, 1, HCCL_DATA_TYPE_FP32, 4, comm, STREAM), HCCL_E_PARA, "destRank 4");
     HCCL_FAILS(HcclRecv(BUF, 1, HCCL_DATA_TYPE_FP32, 5, comm, STREAM), HCCL_E_PARA, "srcRank 5");
-    HCCL_FAILS(HcclSend(BUF, 1, HCCL_DATA_TYPE_FP32, 0, comm, NULL), HCCL_E_PTR,
-               "stream is NULL");
+    HCCL_FAILS(HcclSend(BUF, 1, HCCL_DATA_TYPE_FP32, 0, comm, NULL), HCCL_E_PTR, "stream is NULL");
     uint64_t counts[4] = {1, 2, 3, 4}, displs[4] = {0, 1, 3, 6};
     HCCL_FAILS(HcclAllGatherV(BUF, 1, BUF, counts, displs, HCCL_DATA_TYPE_FP32, comm, STREAM),
                HCCL_E_PARA, "recvCounts[1] is 2 but this rank (1) sends sendCount 1");
-    HCCL_FAILS(HcclReduceScatterV(BUF, counts, displs, BUF, 3, HCCL_DATA_TYPE_FP32,
-                                  HCCL_REDUCE_SUM, comm, STREAM),
+    HCCL_FAILS(HcclReduceScatterV(BUF, counts, displs, BUF, 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
+                                  comm, STREAM),
                HCCL_E_PARA, "sendCounts[1] is 2 but this rank (1) receives recvCount 3");
-    HCCL_FAILS(HcclAlltoAll(BUF, 2, HCCL_DATA_TYPE_FP32, BUF, 3, HCCL_DATA_TYPE_FP32, comm,
-                            STREAM),
+    HCCL_FAILS(HcclAlltoAll(BUF, 2, HCCL_DATA_TYPE_FP32, BUF, 3, HCCL_DATA_TYPE_FP32, comm, STREAM),
                HCCL_E_PARA, "sendCount 2 and recvCount 3 differ");
-    HCCL_FAILS(HcclAlltoAll(BUF, 2, HCCL_DATA_TYPE_FP32, BUF, 2, HCCL_DATA_TYPE_INT32, comm,
-                            STREAM),
-               HCCL_E_PARA, "sendType FP32 and recvType INT32 differ");
+    HCCL_FAILS(
+        HcclAlltoAll(BUF, 2, HCCL_DATA_TYPE_FP32, BUF, 2, HCCL_DATA_TYPE_INT32, comm, STREAM),
+        HCCL_E_PARA, "sendType FP32 and recvType INT32 differ");
     HCCL_FAILS(HcclAlltoAllV(NULL, counts, displs, HCCL_DATA_TYPE_FP32, BUF, counts, displs,
                              HCCL_DATA_TYPE_FP32, comm, STREAM),
                HCCL_E_PTR, "sendBuf is NULL");
@@ -501,8 +497,8 @@ START_TEST(collectives_reach_the_engine_as_described)
     ck_assert_int_eq(last_op->kind, HCCL_OP_SEND);
     ck_assert_uint_eq(last_op->peer, 0);
 
-    HCCL_OK(HcclAlltoAll(BUF, 4, HCCL_DATA_TYPE_INT32, BUF2, 4, HCCL_DATA_TYPE_INT32, comm,
-                         STREAM));
+    HCCL_OK(
+        HcclAlltoAll(BUF, 4, HCCL_DATA_TYPE_INT32, BUF2, 4, HCCL_DATA_TYPE_INT32, comm, STREAM));
     ck_assert_int_eq(last_op->kind, HCCL_OP_ALLTOALL);
     for (uint32_t i = 0; i < 3; i++) {
         ck_assert_uint_eq(last_op->send_counts[i], 4);
@@ -513,8 +509,8 @@ START_TEST(collectives_reach_the_engine_as_described)
 
     /* Rank 2 sends its row of the matrix and receives its column. */
     uint64_t matrix[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
-    HCCL_OK(HcclAlltoAllVC(BUF, matrix, HCCL_DATA_TYPE_FP32, BUF2, HCCL_DATA_TYPE_FP32, comm,
-                           STREAM));
+    HCCL_OK(
+        HcclAlltoAllVC(BUF, matrix, HCCL_DATA_TYPE_FP32, BUF2, HCCL_DATA_TYPE_FP32, comm, STREAM));
     ck_assert_int_eq(last_op->kind, HCCL_OP_ALLTOALLV);
     uint64_t row[3] = {6, 7, 8}, column[3] = {2, 5, 8}, row_displs[3] = {0, 6, 13},
              column_displs[3] = {0, 2, 7};
@@ -685,8 +681,7 @@ START_TEST(configs_are_read_and_checked)
     HCCL_FAILS(HcclCommInitRootInfoConfig(2, &root, 0, &config, &comm), HCCL_E_NOT_SUPPORT,
                "AI CPU");
     config.hcclOpExpansionMode = 3;
-    HCCL_FAILS(HcclCommInitRootInfoConfig(2, &root, 0, &config, &comm), HCCL_E_NOT_SUPPORT,
-               "AIV");
+    HCCL_FAILS(HcclCommInitRootInfoConfig(2, &root, 0, &config, &comm), HCCL_E_NOT_SUPPORT, "AIV");
     config.hcclOpExpansionMode = 9;
     HCCL_FAILS(HcclCommInitRootInfoConfig(2, &root, 0, &config, &comm), HCCL_E_PARA,
                "hcclOpExpansionMode is 9");
@@ -722,6 +717,45 @@ START_TEST(configs_are_read_and_checked)
     value.value = 3;
     HCCL_FAILS(HcclSetConfig(HCCL_DETERMINISTIC, value), HCCL_E_PARA, "not 3");
     HCCL_FAILS(HcclSetConfig(HCCL_CONFIG_RESERVED, value), HCCL_E_PARA, "not HCCL_DETERMINISTIC");
+}
+END_TEST
+
+/* A name a live communicator of the device has is refused, by whichever
+ * call would make the second, before the engine joins anything; once the
+ * first is destroyed the name is free, and another device may have it. */
+START_TEST(comm_names_are_one_per_device)
+{
+    use_fake_engine();
+    HcclRootInfo root;
+    HCCL_OK(HcclGetRootInfo(&root));
+    HcclCommConfig config;
+    HcclCommConfigInit(&config);
+    snprintf(config.hcclCommName, sizeof config.hcclCommName, "%s", "dp_group");
+    HcclComm first = NULL, second = NULL;
+    HCCL_OK(HcclCommInitRootInfoConfig(2, &root, 0, &config, &first));
+    memset(&last_join, 0, sizeof last_join);
+    HCCL_FAILS(HcclCommInitRootInfoConfig(2, &root, 1, &config, &second), HCCL_E_PARA,
+               "a communicator on device 0 is named dp_group already");
+    HCCL_FAILS(HcclCommInitClusterInfoConfig(fixture("single_device0.json"), 0, &config, &second),
+               HCCL_E_PARA, "named dp_group already");
+    uint32_t ids[2] = {0, 1};
+    HCCL_FAILS(HcclCreateSubCommConfig(&first, 2, ids, 3, 0, &config, &second), HCCL_E_PARA,
+               "named dp_group already");
+    ck_assert_uint_eq(last_join.nranks, 0);
+    ck_assert_int_eq(splits, 0);
+    ck_assert_ptr_null(second);
+
+    uint32_t count;
+    ACL_OK(aclrtGetDeviceCount(&count));
+    if (count >= 2) {
+        ACL_OK(aclrtSetDevice(1));
+        HCCL_OK(HcclCommInitRootInfoConfig(2, &root, 1, &config, &second));
+        HCCL_OK(HcclCommDestroy(second));
+        ACL_OK(aclrtSetDevice(0));
+    }
+    HCCL_OK(HcclCommDestroy(first));
+    HCCL_OK(HcclCommInitClusterInfoConfig(fixture("single_device0.json"), 0, &config, &second));
+    HCCL_OK(HcclCommDestroy(second));
 }
 END_TEST
 
@@ -793,8 +827,7 @@ START_TEST(refused_functions_say_why)
     HCCL_FAILS(HcclCommSymWinRegister(comm, BUF, 64, &window, 1), HCCL_E_NOT_SUPPORT,
                "refused: symmetric memory windows");
     HCCL_FAILS(HcclCommSymWinDeregister(window), HCCL_E_NOT_SUPPORT, "refused");
-    HCCL_FAILS(HcclCommSymWinGet(comm, BUF, 64, &window, &offset), HCCL_E_NOT_SUPPORT,
-               "refused");
+    HCCL_FAILS(HcclCommSymWinGet(comm, BUF, 64, &window, &offset), HCCL_E_NOT_SUPPORT, "refused");
 }
 END_TEST
 
@@ -841,6 +874,12 @@ START_TEST(sub_communicators_reach_the_engine_as_described)
     HCCL_FAILS(HcclCreateSubCommConfig(&parent, 3, ids, 7, 1, &config, &again), HCCL_E_PARA,
                "named hccl_root_");
     ck_assert_ptr_null(again);
+    /* As CANN, a sub-communicator is split no further. */
+    uint32_t sub_ids[2] = {0, 1};
+    HCCL_FAILS(HcclCreateSubCommConfig(&sub, 2, sub_ids, 8, 1, &config, &again), HCCL_E_NOT_SUPPORT,
+               "comm is itself a sub-communicator");
+    ck_assert_ptr_null(again);
+    ck_assert_int_eq(splits, 1);
     /* A name of the config's own wins over the id. */
     snprintf(config.hcclCommName, sizeof config.hcclCommName, "%s", "tp_group");
     HCCL_OK(HcclCreateSubCommConfig(&parent, 3, ids, 7, 1, &config, &again));
@@ -1127,6 +1166,7 @@ static Suite *suite(void)
     tcase_add_test(comms, communicators_live_until_destroyed);
     tcase_add_test(comms, init_checks_ranks_and_root_info);
     tcase_add_test(comms, configs_are_read_and_checked);
+    tcase_add_test(comms, comm_names_are_one_per_device);
     tcase_add_test(comms, init_all_makes_one_comm_per_device);
     tcase_add_test(comms, sub_communicators_reach_the_engine_as_described);
     tcase_add_test(comms, sub_communicator_arguments_are_checked);
