@@ -329,7 +329,17 @@ def parsed(qualified_name, fmt, error=DEFAULT_ERROR):
     return decorate
 
 
-def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
+def _unconverted_last(function):
+    """Another ctypes function object for the C function of function, whose
+    argtypes leave out the last parameter (a pointer the caller passes as a
+    byref)."""
+    twin = type(function)(ctypes.cast(function, ctypes.c_void_p).value)
+    twin.restype = function.restype
+    twin.argtypes = tuple(function.argtypes[:-1])
+    return twin
+
+
+def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR, sliced=None):
     """Decorator for a function that only passes its arguments on to the C
     function `function` (a ctypes function with argtypes): the wrapper checks
     them per fmt and calls it directly, with no Python body in between. The
@@ -344,8 +354,16 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
     masks them to the 64 bits of an integer parameter itself, and a pointer
     parameter refuses what does not fit with ArgumentError, before the C
     function is called; the slow path then masks them as PyArg_ParseTuple
-    does and calls again. error is as for parsed()."""
+    does and calls again. error is as for parsed().
+
+    With sliced, (slice_ms, busy): a wait in slices (no out then). The C
+    function takes one more argument, slice_ms, and is called again while
+    it returns a code in busy; a pending signal's handler runs between two
+    calls. A wait that ends in its first slice (an idle stream) costs one
+    call and one test."""
     letters, optional, check = _checker(qualified_name, fmt, error)
+    if sliced is not None and out is not None:
+        raise ValueError("foreign() takes out or sliced, not both")
     if optional or not set(letters) <= set("kKiI"):
         # Other letters have no fast path, or (O) could make ctypes refuse
         # an argument with ArgumentError instead of TypeError.
@@ -354,6 +372,11 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
 
     def slow(*args):
         converted = check(_given(*args))
+        if sliced is not None:
+            ret = function(*converted, sliced[0])
+            while ret and ret in sliced[1]:
+                ret = function(*converted, sliced[0])
+            return ret
         if out is None:
             return function(*converted)
         value = out()
@@ -363,7 +386,20 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
     def decorate(body):
         test, values = fast
         scope = {"_function": function, "_slow": slow, "_ArgumentError": ctypes.ArgumentError}
-        if out is None:
+        if sliced is not None:
+            # The loop is inline: a frame more costs as much as the test.
+            scope.update(_slice=sliced[0], _busy=tuple(sliced[1]))
+            call = "_function(%s)" % ", ".join(filter(None, [values, "_slice"]))
+            lines = ["if %s:" % test,
+                     "    try:",
+                     "        ret = %s" % call,
+                     "    except _ArgumentError:",
+                     "        pass",
+                     "    else:",
+                     "        while ret and ret in _busy:",
+                     "            ret = %s" % call,
+                     "        return ret"]
+        elif out is None:
             lines = ["if %s:" % test,
                      "    try:",
                      "        return _function(%s)" % values,
@@ -378,20 +414,28 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
             # its return and the read; one per thread, by a signal handler
             # or finalizer that runs there and calls the same function. The
             # pool holds as many values as calls were ever in flight at once.
+            # Each value comes with its byref, passed to a twin of function
+            # that leaves the last argument unconverted: ctypes passes a
+            # byref beyond the declared argtypes as it is (cdecl), where the
+            # declared POINTER parameter would check and wrap the value on
+            # every call (about 10% of the call, callgrind).
             pool = []
-            scope.update(_out=out, _take=pool.pop, _give=pool.append)
+            scope.update(_out=out, _take=pool.pop, _give=pool.append, _byref=ctypes.byref,
+                         _lean=_unconverted_last(function))
             lines = ["if %s:" % test,
                      "    try:",
-                     "        value = _take()",
+                     "        pair = _take()",
                      "    except IndexError:",
                      "        value = _out()",
+                     "        pair = value, _byref(value)",
+                     "    value, pointer = pair",
                      "    try:",
-                     "        ret = _function(%s)" % ", ".join(filter(None, [values, "value"])),
+                     "        ret = _lean(%s)" % ", ".join(filter(None, [values, "pointer"])),
                      "        return (0 if ret else value.value), ret",
                      "    except _ArgumentError:",
                      "        pass",
                      "    finally:",
-                     "        _give(value)"]
+                     "        _give(pair)"]
         lines.append("return _slow(%s)" % _parameters(letters))
         wrapper = _generate(body.__name__, letters, lines, scope)
         return functools.wraps(body)(wrapper)
@@ -410,13 +454,14 @@ def api(module, fmt, available=True, error=DEFAULT_ERROR):
     return decorate
 
 
-def foreign_api(module, fmt, function, out=None, error=DEFAULT_ERROR):
+def foreign_api(module, fmt, function, out=None, error=DEFAULT_ERROR, sliced=None):
     """Like foreign(), naming the function module.<name>; function is None
     when the library lacks it, and the result is UNAVAILABLE then."""
     def decorate(body):
         if function is None:
             return UNAVAILABLE
-        return foreign("%s.%s" % (module, body.__name__), fmt, function, out, error)(body)
+        return foreign("%s.%s" % (module, body.__name__), fmt, function, out, error,
+                       sliced)(body)
     return decorate
 
 

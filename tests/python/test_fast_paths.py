@@ -10,6 +10,7 @@ import threading
 import pytest
 
 import acl
+from acl import _lib
 from acl import _parse
 
 ACL_EVENT_SYNC = 0x1
@@ -144,12 +145,16 @@ def test_values_out_of_concurrent_calls_do_not_mix(context, stream, recorded):
     assert failures == []
 
 
+_QUERY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int))
+
+
 def _out_wrapper(c_function):
-    """foreign()'s wrapper of c_function, a Python stand-in for a C function
-    that writes an int to its last argument."""
+    """foreign()'s wrapper of c_function(handle, status), a Python stand-in
+    for a C function that writes an int to *status, called through ctypes."""
     def query(handle, /):
         """status, ret = t.query(handle)"""
-    return _parse.foreign("t.query", "k", c_function, out=ctypes.c_int)(query)
+    query.c_function = _QUERY(c_function)  # kept alive with the wrapper
+    return _parse.foreign("t.query", "k", query.c_function, out=ctypes.c_int)(query)
 
 
 def test_calls_in_the_c_function_at_once_each_read_their_own_value():
@@ -158,7 +163,7 @@ def test_calls_in_the_c_function_at_once_each_read_their_own_value():
     both_inside = threading.Barrier(2, timeout=30)
 
     def c_function(handle, status):
-        status.value = handle
+        status[0] = handle
         both_inside.wait()
         return 0
 
@@ -182,7 +187,7 @@ def test_a_call_made_before_another_reads_its_value_leaves_that_value_alone():
     # As a signal handler or a finalizer may, on the same thread, after the
     # C function returned and before the wrapper read the value.
     def c_function(handle, status):
-        status.value = handle
+        status[0] = handle
         if handle < 3:
             assert query(handle + 1) == (handle + 1, 0)
         return 0
@@ -239,3 +244,34 @@ def test_generated_wrappers_refuse_what_they_cannot_generate():
 
     with pytest.raises(ValueError):  # would shadow the body it calls
         _parse.parsed("t._body", "k")(_body)
+
+
+_HOST_FUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+@pytest.mark.parametrize("convert", [int, MyInt])
+@pytest.mark.parametrize("wait", ["synchronize_stream", "synchronize_event"])
+def test_waits_with_no_limit_go_on_over_several_slices(stream, convert, wait):
+    # The work outlasts three 100 ms slices: each path of the wrapper (the
+    # inline loop and the checked one) must call again, not return the
+    # "still busy" code of a slice.
+    gate = threading.Event()
+    held = _HOST_FUNC(lambda _: gate.wait(30))
+    launch = _lib.library["aclrtLaunchHostFunc"]
+    launch.argtypes = (ctypes.c_void_p, _HOST_FUNC, ctypes.c_void_p)
+    event, ret = acl.rt.create_event_with_flag(ACL_EVENT_SYNC)
+    assert ret == 0
+    assert launch(stream, held, None) == 0
+    assert acl.rt.record_event(event, stream) == 0
+    timer = threading.Timer(0.35, gate.set)
+    timer.start()
+    try:
+        target = stream if wait == "synchronize_stream" else event
+        assert getattr(acl.rt, wait)(convert(target)) == 0
+        assert gate.is_set()
+        assert acl.rt.query_event_status(event) == (1, 0)
+    finally:
+        gate.set()
+        timer.join()
+        assert acl.rt.synchronize_stream(stream) == 0
+        acl.rt.destroy_event(event)
