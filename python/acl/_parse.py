@@ -329,16 +329,6 @@ def parsed(qualified_name, fmt, error=DEFAULT_ERROR):
     return decorate
 
 
-def _unconverted_last(function):
-    """Another ctypes function object for the C function of function, whose
-    argtypes leave out the last parameter (a pointer the caller passes as a
-    byref)."""
-    twin = type(function)(ctypes.cast(function, ctypes.c_void_p).value)
-    twin.restype = function.restype
-    twin.argtypes = tuple(function.argtypes[:-1])
-    return twin
-
-
 def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR, sliced=None):
     """Decorator for a function that only passes its arguments on to the C
     function `function` (a ctypes function with argtypes): the wrapper checks
@@ -414,28 +404,20 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR, sliced
             # its return and the read; one per thread, by a signal handler
             # or finalizer that runs there and calls the same function. The
             # pool holds as many values as calls were ever in flight at once.
-            # Each value comes with its byref, passed to a twin of function
-            # that leaves the last argument unconverted: ctypes passes a
-            # byref beyond the declared argtypes as it is (cdecl), where the
-            # declared POINTER parameter would check and wrap the value on
-            # every call (about 10% of the call, callgrind).
             pool = []
-            scope.update(_out=out, _take=pool.pop, _give=pool.append, _byref=ctypes.byref,
-                         _lean=_unconverted_last(function))
+            scope.update(_out=out, _take=pool.pop, _give=pool.append)
             lines = ["if %s:" % test,
                      "    try:",
-                     "        pair = _take()",
+                     "        value = _take()",
                      "    except IndexError:",
                      "        value = _out()",
-                     "        pair = value, _byref(value)",
-                     "    value, pointer = pair",
                      "    try:",
-                     "        ret = _lean(%s)" % ", ".join(filter(None, [values, "pointer"])),
+                     "        ret = _function(%s)" % ", ".join(filter(None, [values, "value"])),
                      "        return (0 if ret else value.value), ret",
                      "    except _ArgumentError:",
                      "        pass",
                      "    finally:",
-                     "        _give(pair)"]
+                     "        _give(value)"]
         lines.append("return _slow(%s)" % _parameters(letters))
         wrapper = _generate(body.__name__, letters, lines, scope)
         return functools.wraps(body)(wrapper)

@@ -145,16 +145,12 @@ def test_values_out_of_concurrent_calls_do_not_mix(context, stream, recorded):
     assert failures == []
 
 
-_QUERY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int))
-
-
 def _out_wrapper(c_function):
-    """foreign()'s wrapper of c_function(handle, status), a Python stand-in
-    for a C function that writes an int to *status, called through ctypes."""
+    """foreign()'s wrapper of c_function, a Python stand-in for a C function
+    that writes an int to its last argument."""
     def query(handle, /):
         """status, ret = t.query(handle)"""
-    query.c_function = _QUERY(c_function)  # kept alive with the wrapper
-    return _parse.foreign("t.query", "k", query.c_function, out=ctypes.c_int)(query)
+    return _parse.foreign("t.query", "k", c_function, out=ctypes.c_int)(query)
 
 
 def test_calls_in_the_c_function_at_once_each_read_their_own_value():
@@ -163,7 +159,7 @@ def test_calls_in_the_c_function_at_once_each_read_their_own_value():
     both_inside = threading.Barrier(2, timeout=30)
 
     def c_function(handle, status):
-        status[0] = handle
+        status.value = handle
         both_inside.wait()
         return 0
 
@@ -187,7 +183,7 @@ def test_a_call_made_before_another_reads_its_value_leaves_that_value_alone():
     # As a signal handler or a finalizer may, on the same thread, after the
     # C function returned and before the wrapper read the value.
     def c_function(handle, status):
-        status[0] = handle
+        status.value = handle
         if handle < 3:
             assert query(handle + 1) == (handle + 1, 0)
         return 0

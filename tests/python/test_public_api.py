@@ -3,7 +3,6 @@ with their signatures, are the ones recorded in public-api.txt: nothing private 
 private area modules behind acl.rt, and nothing public gets lost when the
 areas move. A name added on purpose is added to public-api.txt (the
 failure message prints the lines to paste)."""
-import ctypes
 import importlib
 import inspect
 import os
@@ -72,9 +71,8 @@ def test_area_modules_export_functions_only():
 
 
 def test_hot_calls_go_straight_to_the_c_function():
-    # acl._parse.foreign() wrappers hold the ctypes function itself; the
-    # synchronize calls loop over its slices inline (test_interrupt.py), and
-    # the queries call a twin of it for the same C function.
+    # acl._parse.foreign() wrappers hold the ctypes function itself (the
+    # synchronize calls loop over its slices inline: test_interrupt.py).
     for name, c_function in [("record_event", "aclrtRecordEvent"), ("stream_wait_event", "aclrtStreamWaitEvent"),
                              ("query_event_status", "aclrtQueryEventStatus"),
                              ("query_event", "aclrtQueryEvent"),
@@ -82,12 +80,7 @@ def test_hot_calls_go_straight_to_the_c_function():
                              ("synchronize_event", "aclcudaSynchronizeEventSlice"),
                              ("memcpy_async", "aclrtMemcpyAsync"), ("memset_async", "aclrtMemsetAsync")]:
         wrapper = getattr(acl.rt, name)
-        function = getattr(acl._lib.api, c_function)
-        assert wrapper.__globals__["_function"] is function, name
-        twin = wrapper.__globals__.get("_lean")
-        if twin is not None:
-            address = ctypes.cast(twin, ctypes.c_void_p).value
-            assert address == ctypes.cast(function, ctypes.c_void_p).value, name
+        assert wrapper.__globals__["_function"] is getattr(acl._lib.api, c_function), name
 
 
 def test_help_lists_the_functions_of_acl_rt():
