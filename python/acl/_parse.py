@@ -329,7 +329,7 @@ def parsed(qualified_name, fmt, error=DEFAULT_ERROR):
     return decorate
 
 
-def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
+def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR, sliced=None):
     """Decorator for a function that only passes its arguments on to the C
     function `function` (a ctypes function with argtypes): the wrapper checks
     them per fmt and calls it directly, with no Python body in between. The
@@ -344,8 +344,16 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
     masks them to the 64 bits of an integer parameter itself, and a pointer
     parameter refuses what does not fit with ArgumentError, before the C
     function is called; the slow path then masks them as PyArg_ParseTuple
-    does and calls again. error is as for parsed()."""
+    does and calls again. error is as for parsed().
+
+    With sliced, (slice_ms, busy): a wait in slices (no out then). The C
+    function takes one more argument, slice_ms, and is called again while
+    it returns a code in busy; a pending signal's handler runs between two
+    calls. A wait that ends in its first slice (an idle stream) costs one
+    call and one test."""
     letters, optional, check = _checker(qualified_name, fmt, error)
+    if sliced is not None and out is not None:
+        raise ValueError("foreign() takes out or sliced, not both")
     if optional or not set(letters) <= set("kKiI"):
         # Other letters have no fast path, or (O) could make ctypes refuse
         # an argument with ArgumentError instead of TypeError.
@@ -354,6 +362,11 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
 
     def slow(*args):
         converted = check(_given(*args))
+        if sliced is not None:
+            ret = function(*converted, sliced[0])
+            while ret and ret in sliced[1]:
+                ret = function(*converted, sliced[0])
+            return ret
         if out is None:
             return function(*converted)
         value = out()
@@ -363,7 +376,21 @@ def foreign(qualified_name, fmt, function, out=None, error=DEFAULT_ERROR):
     def decorate(body):
         test, values = fast
         scope = {"_function": function, "_slow": slow, "_ArgumentError": ctypes.ArgumentError}
-        if out is None:
+        if sliced is not None:
+            # The slice loop is inline: a helper called here was most of
+            # the wrapper's cost on an idle stream (callgrind, #31).
+            scope.update(_slice=sliced[0], _busy=tuple(sliced[1]))
+            call = "_function(%s)" % ", ".join(filter(None, [values, "_slice"]))
+            lines = ["if %s:" % test,
+                     "    try:",
+                     "        ret = %s" % call,
+                     "    except _ArgumentError:",
+                     "        pass",
+                     "    else:",
+                     "        while ret and ret in _busy:",
+                     "            ret = %s" % call,
+                     "        return ret"]
+        elif out is None:
             lines = ["if %s:" % test,
                      "    try:",
                      "        return _function(%s)" % values,
@@ -410,13 +437,14 @@ def api(module, fmt, available=True, error=DEFAULT_ERROR):
     return decorate
 
 
-def foreign_api(module, fmt, function, out=None, error=DEFAULT_ERROR):
+def foreign_api(module, fmt, function, out=None, error=DEFAULT_ERROR, sliced=None):
     """Like foreign(), naming the function module.<name>; function is None
     when the library lacks it, and the result is UNAVAILABLE then."""
     def decorate(body):
         if function is None:
             return UNAVAILABLE
-        return foreign("%s.%s" % (module, body.__name__), fmt, function, out, error)(body)
+        return foreign("%s.%s" % (module, body.__name__), fmt, function, out, error,
+                       sliced)(body)
     return decorate
 
 

@@ -10,6 +10,7 @@ import threading
 import pytest
 
 import acl
+from acl import _lib
 from acl import _parse
 
 ACL_EVENT_SYNC = 0x1
@@ -239,3 +240,34 @@ def test_generated_wrappers_refuse_what_they_cannot_generate():
 
     with pytest.raises(ValueError):  # would shadow the body it calls
         _parse.parsed("t._body", "k")(_body)
+
+
+_HOST_FUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+@pytest.mark.parametrize("convert", [int, MyInt])
+@pytest.mark.parametrize("wait", ["synchronize_stream", "synchronize_event"])
+def test_waits_with_no_limit_go_on_over_several_slices(stream, convert, wait):
+    # The work outlasts three 100 ms slices: each path of the wrapper (the
+    # inline loop and the checked one) must call again, not return the
+    # "still busy" code of a slice.
+    gate = threading.Event()
+    held = _HOST_FUNC(lambda _: gate.wait(30))
+    launch = _lib.library["aclrtLaunchHostFunc"]
+    launch.argtypes = (ctypes.c_void_p, _HOST_FUNC, ctypes.c_void_p)
+    event, ret = acl.rt.create_event_with_flag(ACL_EVENT_SYNC)
+    assert ret == 0
+    assert launch(stream, held, None) == 0
+    assert acl.rt.record_event(event, stream) == 0
+    timer = threading.Timer(0.35, gate.set)
+    timer.start()
+    try:
+        target = stream if wait == "synchronize_stream" else event
+        assert getattr(acl.rt, wait)(convert(target)) == 0
+        assert gate.is_set()
+        assert acl.rt.query_event_status(event) == (1, 0)
+    finally:
+        gate.set()
+        timer.join()
+        assert acl.rt.synchronize_stream(stream) == 0
+        acl.rt.destroy_event(event)

@@ -71,11 +71,13 @@ def test_area_modules_export_functions_only():
 
 
 def test_hot_calls_go_straight_to_the_c_function():
-    # acl._parse.foreign() wrappers hold the ctypes function itself.
-    # (synchronize_stream is not one: it waits in slices, so that Ctrl-C
-    # interrupts it; see test_interrupt.py.)
+    # acl._parse.foreign() wrappers hold the ctypes function itself (the
+    # synchronize calls loop over its slices inline: test_interrupt.py).
     for name, c_function in [("record_event", "aclrtRecordEvent"), ("stream_wait_event", "aclrtStreamWaitEvent"),
                              ("query_event_status", "aclrtQueryEventStatus"),
+                             ("query_event", "aclrtQueryEvent"),
+                             ("synchronize_stream", "aclcudaSynchronizeStreamSlice"),
+                             ("synchronize_event", "aclcudaSynchronizeEventSlice"),
                              ("memcpy_async", "aclrtMemcpyAsync"), ("memset_async", "aclrtMemsetAsync")]:
         wrapper = getattr(acl.rt, name)
         assert wrapper.__globals__["_function"] is getattr(acl._lib.api, c_function), name

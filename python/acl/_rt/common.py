@@ -38,6 +38,14 @@ WAIT_SLICE_MS = 100
 _STILL_BUSY = (507046, 507047)  # ACL_ERROR_RT_STREAM/EVENT_SYNC_TIMEOUT
 
 
+def foreign_wait(fmt, c_function):
+    """foreign() for a wait with no limit through c_function(..., slice_ms),
+    called again while the work is still busy (as wait_in_slices does),
+    with no Python frame between the caller and the C function."""
+    return _foreign_api_for("acl.rt", fmt, getattr(c, c_function, None),
+                            sliced=(WAIT_SLICE_MS, _STILL_BUSY))
+
+
 def wait_in_slices(wait, *args):
     """Calls wait(*args, WAIT_SLICE_MS) until the work is done or an error
     other than "still busy" comes back; waits with no limit stay

@@ -11,9 +11,9 @@ from .._parse import CPYTHON_ERRORS as _CPYTHON_ERRORS
 from .common import api as _api
 from .common import c as _c
 from .common import foreign as _foreign
+from .common import foreign_wait as _foreign_wait
 from .common import handle_out as _handle_out
 from .common import value_out as _value_out
-from .common import wait_in_slices as _wait_in_slices
 
 
 @_api(None, "aclrtCreateEvent")
@@ -67,12 +67,11 @@ def query_event_wait_status(event, /):
     return _value_out(_c_int, _c.aclrtQueryEventWaitStatus, event)
 
 
-@_api("k", "aclcudaSynchronizeEventSlice")
+@_foreign_wait("k", "aclcudaSynchronizeEventSlice")
 def synchronize_event(event, /):
     """ret = acl.rt.synchronize_event(event) (other Python threads keep running)
 
     Waits in slices (see common.wait_in_slices), so Ctrl-C interrupts it."""
-    return _wait_in_slices(_c.aclcudaSynchronizeEventSlice, event)
 
 
 @_api("ki", "aclrtSynchronizeEventWithTimeout", error="{name} args parse failed!")

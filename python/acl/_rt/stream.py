@@ -10,10 +10,10 @@ from .._module import exported as _exported
 from .common import api as _api
 from .common import c as _c
 from .common import foreign as _foreign
+from .common import foreign_wait as _foreign_wait
 from .common import handle_out as _handle_out
 from .common import unsigned as _unsigned
 from .common import value_out as _value_out
-from .common import wait_in_slices as _wait_in_slices
 
 
 @_api(None, "aclrtCreateStream")
@@ -40,12 +40,11 @@ def destroy_stream_force(stream, /):
     return _c.aclrtDestroyStreamForce(stream)
 
 
-@_api("k", "aclcudaSynchronizeStreamSlice")
+@_foreign_wait("k", "aclcudaSynchronizeStreamSlice")
 def synchronize_stream(stream, /):
     """ret = acl.rt.synchronize_stream(stream) (other Python threads keep running)
 
     Waits in slices (see common.wait_in_slices), so Ctrl-C interrupts it."""
-    return _wait_in_slices(_c.aclcudaSynchronizeStreamSlice, stream)
 
 
 @_api("ki", "aclrtSynchronizeStreamWithTimeout")
