@@ -163,11 +163,8 @@ ACL_EXPORT aclError aclcudaLaunchHostFuncAnyThread(aclrtStream stream, aclrtHost
         return ret;
     if (!fn)
         ret = ACL_RAISE(ACL_ERROR_INVALID_PARAM, "fn is NULL");
-    else if (callback_has_subscriber(s, CHANNEL_HOST_FUNC))
-        ret = callback_launch(__func__, CHANNEL_HOST_FUNC, s, fn, args, true);
     else
-        ret = stream_submit(__func__, s,
-                            &(task){.kind = TASK_HOST_FUNC, .u.host_func = {fn, args, true}});
+        ret = callback_launch_host_func(__func__, s, fn, args, true);
     stream_put(s);
     return ret;
 }

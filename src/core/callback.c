@@ -62,7 +62,6 @@
  * so a thread that stopped spinning and sleeps is always woken. */
 #include <errno.h>
 #include <inttypes.h>
-#include <inttypes.h>
 #include <stdlib.h>
 
 #include <pthread.h>
@@ -724,4 +723,13 @@ __attribute__((constructor)) static void callback_init(void)
 {
     lifecycle_observe(LIFECYCLE_STREAM_GONE, stream_gone);
     fork_register(FORK_RANK_CALLBACKS, fork_prepare, fork_done, fork_child);
+}
+
+aclError callback_launch_host_func(const char *api, acl_stream *s, aclrtHostFunc fn, void *args,
+                                   bool any_thread)
+{
+    if (callback_has_subscriber(s, CHANNEL_HOST_FUNC))
+        return callback_launch(api, CHANNEL_HOST_FUNC, s, fn, args, true);
+    return stream_submit(api, s,
+                         &(task){.kind = TASK_HOST_FUNC, .u.host_func = {fn, args, any_thread}});
 }

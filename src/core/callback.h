@@ -26,6 +26,11 @@ aclError callback_unsubscribe(const char *api, callback_channel channel, uint64_
                               acl_stream *s);
 aclError callback_launch(const char *api, callback_channel channel, acl_stream *s, aclrtCallback fn,
                          void *user_data, bool block);
+/* aclrtLaunchHostFunc's work, fn checked: to a thread subscribed to s's
+ * host functions, else in s's order on its own thread (any_thread: or on a
+ * thread that synchronizes s, aclcudaLaunchHostFuncAnyThread). */
+aclError callback_launch_host_func(const char *api, acl_stream *s, aclrtHostFunc fn, void *args,
+                                   bool any_thread);
 /* Whether a thread of the channel serves s now (a hint: it may change). */
 bool callback_has_subscriber(acl_stream *s, callback_channel channel);
 /* aclrtProcessReport / aclrtProcessHostFunc for the calling thread;

@@ -735,6 +735,59 @@ static aclError capture_point(backend_stream *s, cudaGraph_t *graph, const cudaG
     return rc;
 }
 
+/* A conditional node's bodies are allocated before the node, so that
+ * handing them out cannot fail once it exists. NULL: out of memory. */
+static backend_graph **cond_bodies_alloc(uint32_t size)
+{
+    backend_graph **made = calloc(size, sizeof *made);
+    for (uint32_t i = 0; made && i < size; i++)
+        if (!(made[i] = calloc(1, sizeof *made[i]))) {
+            for (uint32_t j = 0; j < i; j++)
+                free(made[j]);
+            free(made);
+            made = NULL;
+        }
+    return made;
+}
+
+static void cond_bodies_free(backend_graph **made, uint32_t size)
+{
+    for (uint32_t i = 0; i < size; i++)
+        free(made[i]);
+    free(made);
+}
+
+static struct cudaGraphNodeParams cond_params(cudaGraphConditionalHandle handle, cond_kind kind,
+                                              uint32_t size)
+{
+    struct cudaGraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = cudaGraphNodeTypeConditional;
+    p.conditional.handle = handle;
+    p.conditional.type = kind == COND_IF      ? cudaGraphCondTypeIf
+                         : kind == COND_WHILE ? cudaGraphCondTypeWhile
+                                              : cudaGraphCondTypeSwitch;
+    p.conditional.size = size;
+    return p;
+}
+
+/* Hands out the bodies of the node added with p (CUDA's graphs of its
+ * branches), the condition read from word. */
+static void cond_bodies_hand_out(backend_graph **made, const struct cudaGraphNodeParams *p, int dev,
+                                 cond_kind kind, const void *word, backend_graph **bodies)
+{
+    for (uint32_t i = 0; i < p->conditional.size; i++) {
+        *made[i] = (backend_graph){.graph = p->conditional.phGraph_out[i],
+                                   .dev = dev,
+                                   .body = true,
+                                   .kind = kind,
+                                   .cond = (uint64_t)p->conditional.handle,
+                                   .word = word};
+        bodies[i] = made[i];
+    }
+    free(made);
+}
+
 static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word, cond_kind kind,
                               uint32_t size, backend_graph **bodies)
 {
@@ -742,16 +795,9 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
-    backend_graph **made = calloc(size, sizeof *made);
+    backend_graph **made = cond_bodies_alloc(size);
     if (!made)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    for (uint32_t i = 0; i < size; i++)
-        if (!(made[i] = calloc(1, sizeof *made[i]))) {
-            for (uint32_t j = 0; j < i; j++)
-                free(made[j]);
-            free(made);
-            return ACL_ERROR_RT_MEMORY_ALLOCATION;
-        }
     cudaGraph_t graph = NULL;
     const cudaGraphNode_t *deps = NULL;
     size_t ndeps = 0;
@@ -764,14 +810,7 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
         rc = cuda_set_condition(s, (uint64_t)handle, word);
     if (!rc)
         rc = capture_point(s, &graph, &deps, &ndeps);
-    struct cudaGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = cudaGraphNodeTypeConditional;
-    p.conditional.handle = handle;
-    p.conditional.type = kind == COND_IF      ? cudaGraphCondTypeIf
-                         : kind == COND_WHILE ? cudaGraphCondTypeWhile
-                                              : cudaGraphCondTypeSwitch;
-    p.conditional.size = size;
+    struct cudaGraphNodeParams p = cond_params(handle, kind, size);
     cudaGraphNode_t node = NULL;
     if (!rc)
         rc = check(cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &p));
@@ -779,21 +818,10 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
         rc = check(cudaStreamUpdateCaptureDependencies(s->s, &node, NULL, 1,
                                                        cudaStreamSetCaptureDependencies));
     if (rc) {
-        for (uint32_t i = 0; i < size; i++)
-            free(made[i]);
-        free(made);
+        cond_bodies_free(made, size);
         return rc;
     }
-    for (uint32_t i = 0; i < size; i++) {
-        *made[i] = (backend_graph){.graph = p.conditional.phGraph_out[i],
-                                   .dev = s->dev,
-                                   .body = true,
-                                   .kind = kind,
-                                   .cond = (uint64_t)handle,
-                                   .word = word};
-        bodies[i] = made[i];
-    }
-    free(made);
+    cond_bodies_hand_out(made, &p, s->dev, kind, word, bodies);
     return ACL_SUCCESS;
 }
 
@@ -976,48 +1004,25 @@ static aclError cuda_add_cond_node(backend_graph *g, const uint64_t *deps, size_
                                    const uint64_t *word, cond_kind kind, uint32_t size,
                                    backend_graph **bodies, uint64_t *node)
 {
-    backend_graph **made = calloc(size, sizeof *made);
+    backend_graph **made = cond_bodies_alloc(size);
     if (!made)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    aclError rc = ACL_SUCCESS;
-    for (uint32_t i = 0; i < size && !rc; i++)
-        if (!(made[i] = calloc(1, sizeof *made[i])))
-            rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
     /* Its condition, set from the word right before it (as add_cond's). */
     cudaGraphConditionalHandle handle = 0;
-    if (!rc)
-        rc = check(cudaGraphConditionalHandleCreate(&handle, g->graph, 0, 0));
+    aclError rc = check(cudaGraphConditionalHandleCreate(&handle, g->graph, 0, 0));
     uint64_t set = 0;
     if (!rc)
         rc = capture_at(g, deps, ndeps, queue_condition, &(condition_call){(uint64_t)handle, word},
                         &set);
-    struct cudaGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = cudaGraphNodeTypeConditional;
-    p.conditional.handle = handle;
-    p.conditional.type = kind == COND_IF      ? cudaGraphCondTypeIf
-                         : kind == COND_WHILE ? cudaGraphCondTypeWhile
-                                              : cudaGraphCondTypeSwitch;
-    p.conditional.size = size;
+    struct cudaGraphNodeParams p = cond_params(handle, kind, size);
     cudaGraphNode_t n = NULL, after = (cudaGraphNode_t)(uintptr_t)set;
     if (!rc)
         rc = check(cudaGraphAddNode(&n, g->graph, &after, NULL, 1, &p));
     if (rc) {
-        for (uint32_t i = 0; i < size; i++)
-            free(made[i]);
-        free(made);
+        cond_bodies_free(made, size);
         return rc;
     }
-    for (uint32_t i = 0; i < size; i++) {
-        *made[i] = (backend_graph){.graph = p.conditional.phGraph_out[i],
-                                   .dev = g->dev,
-                                   .body = true,
-                                   .kind = kind,
-                                   .cond = (uint64_t)handle,
-                                   .word = word};
-        bodies[i] = made[i];
-    }
-    free(made);
+    cond_bodies_hand_out(made, &p, g->dev, kind, word, bodies);
     *node = (uint64_t)(uintptr_t)n;
     return ACL_SUCCESS;
 }

@@ -1019,10 +1019,11 @@ static aclError host_cond_create(backend_stream *bs, uint32_t default_value, boo
     return ACL_SUCCESS;
 }
 
-static aclError host_add_cond(backend_stream *bs, uint64_t cond, const void *word, cond_kind kind,
-                              uint32_t size, backend_graph **bodies)
+/* A conditional node over `size` new bodies, handed out in bodies (each
+ * with a reference of the caller's). */
+static aclError cond_new(const void *word, cond_kind kind, uint32_t size, backend_graph **bodies,
+                         cond_node **out)
 {
-    (void)cond;
     if (size == 0)
         return ACL_ERROR_RT_PARAM_INVALID;
     cond_node *c = calloc(1, sizeof *c + size * sizeof c->bodies[0]);
@@ -1041,6 +1042,18 @@ static aclError host_add_cond(backend_stream *bs, uint64_t cond, const void *wor
         atomic_fetch_add(&c->bodies[i]->refs, 1);
         bodies[i] = c->bodies[i];
     }
+    *out = c;
+    return ACL_SUCCESS;
+}
+
+static aclError host_add_cond(backend_stream *bs, uint64_t cond, const void *word, cond_kind kind,
+                              uint32_t size, backend_graph **bodies)
+{
+    (void)cond;
+    cond_node *c;
+    aclError made = cond_new(word, kind, size, bodies, &c);
+    if (made)
+        return made;
     aclError err = stream_enqueue_job(bs->impl, &cond_job, c); /* recorded: s is capturing */
     if (err)
         for (uint32_t i = 0; i < size; i++)
@@ -1251,24 +1264,10 @@ static aclError host_add_cond_node(backend_graph *g, const uint64_t *deps, size_
 {
     (void)deps;
     (void)ndeps;
-    if (size == 0)
-        return ACL_ERROR_RT_PARAM_INVALID;
-    cond_node *c = calloc(1, sizeof *c + size * sizeof c->bodies[0]);
-    if (!c)
-        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-    c->kind = kind;
-    c->word = (const _Atomic uint64_t *)word;
-    for (uint32_t i = 0; i < size; i++) {
-        if (!(c->bodies[i] = body_new())) {
-            cond_release(c);
-            return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-        }
-        c->size = i + 1;
-    }
-    for (uint32_t i = 0; i < size; i++) {
-        atomic_fetch_add(&c->bodies[i]->refs, 1);
-        bodies[i] = c->bodies[i];
-    }
+    cond_node *c;
+    aclError made = cond_new(word, kind, size, bodies, &c);
+    if (made)
+        return made;
     aclError err = append_job(g, &cond_job, c, node);
     if (err)
         for (uint32_t i = 0; i < size; i++)

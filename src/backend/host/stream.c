@@ -1057,7 +1057,7 @@ static aclError host_prefetch_async(backend_stream *bs, const void *ptr, size_t 
     return ACL_SUCCESS;
 }
 
-static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
+static aclError submit_host_func(backend_stream *bs, host_fn fn, void *arg, bool any_thread)
 {
     if (!fn)
         return ACL_ERROR_RT_PARAM_INVALID;
@@ -1066,20 +1066,18 @@ static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
     t->u.call.fn = fn;
     t->u.call.arg = arg;
+    t->any_thread = any_thread;
     return submit(bs->impl, t);
+}
+
+static aclError host_host_func(backend_stream *bs, host_fn fn, void *arg)
+{
+    return submit_host_func(bs, fn, arg, false);
 }
 
 static aclError host_host_func_any_thread(backend_stream *bs, host_fn fn, void *arg)
 {
-    if (!fn)
-        return ACL_ERROR_RT_PARAM_INVALID;
-    task *t = task_new(TASK_HOST_FN);
-    if (!t)
-        return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-    t->u.call.fn = fn;
-    t->u.call.arg = arg;
-    t->any_thread = true;
-    return submit(bs->impl, t);
+    return submit_host_func(bs, fn, arg, true);
 }
 
 static aclError host_value_write(backend_stream *bs, void *addr, uint64_t value)
