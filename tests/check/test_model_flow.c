@@ -373,6 +373,45 @@ END_TEST
 
 /* ---- labels -------------------------------------------------------------------------- */
 
+/* Labels and label lists are the build's: a model destroyed after them, or
+ * run after they are gone, still takes the branch its index picks. */
+START_TEST(labels_destroyed_after_the_build_leave_the_model_whole)
+{
+    fixture f;
+    fixture_open(&f);
+    aclrtStream h = persistent();
+    aclrtLabel l[2] = {new_label(), new_label()}, end = new_label();
+    aclrtLabelList branches = new_list(l, 2), to_end = new_list(&end, 1);
+    uint32_t *index = (uint32_t *)(f.w + 8);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclrtSwitchLabelByIndex(index, 2, branches, h));
+    ACL_OK(aclrtSetLabel(l[0], h));
+    add(&f, f.w, 1, h);
+    ACL_OK(aclrtSwitchLabelByIndex(index, 1, to_end, h));
+    ACL_OK(aclrtSetLabel(l[1], h));
+    add(&f, f.w, 10, h);
+    ACL_OK(aclrtSetLabel(end, h));
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    ACL_OK(aclrtDestroyLabelList(branches));
+    ACL_OK(aclrtDestroyLabelList(to_end));
+    ACL_OK(aclrtDestroyLabel(l[0]));
+    ACL_OK(aclrtDestroyLabel(l[1]));
+    ACL_OK(aclrtDestroyLabel(end));
+    static const int32_t picks[][2] = {{0, 1}, {1, 10}};
+    for (int i = 0; i < 2; i++) {
+        set_word(&f, 8, picks[i][0]);
+        set_word(&f, 0, 0);
+        run(&f, model);
+        ck_assert_msg(word(&f, 0) == picks[i][1], "index %d gave %d", picks[i][0], word(&f, 0));
+    }
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(h));
+    fixture_close(&f);
+}
+END_TEST
+
 /* A jump to one of three branches, each jumping on to a common end; an
  * index past the list selects its last label. */
 START_TEST(label_switch_runs_one_branch)
@@ -1085,6 +1124,7 @@ static Suite *model_flow_suite(void)
     TCase *labels = tcase_create("labels");
     tcase_add_checked_fixture(labels, set_up, tear_down);
     tcase_add_test(labels, label_switch_runs_one_branch);
+    tcase_add_test(labels, labels_destroyed_after_the_build_leave_the_model_whole);
     tcase_add_test(labels, label_switch_falls_through);
     tcase_add_test(labels, label_jump_into_another_branch);
     tcase_add_test(labels, stream_started_in_a_branch_runs_with_it);
