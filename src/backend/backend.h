@@ -212,6 +212,12 @@ typedef struct backend_memory_ops {
     /* The frees wait for the device's queued work, as cudaFree does: the
      * core parks frees made where that work cannot go on (memory.c). */
     bool free_waits_for_device;
+    /* 0, or the unit in which another process maps shared device memory:
+     * an importer maps the whole allocation, in blocks of this size that a
+     * smaller allocation shares with others (cudaIpcOpenMemHandle). The core
+     * then rounds allocations of at least this size up to a multiple of it,
+     * so each owns its blocks, and exports only whole allocations. */
+    size_t share_block;
     aclError (*malloc_device)(int32_t dev, void **ptr, size_t size);
     aclError (*free_device)(int32_t dev, void *ptr);
     aclError (*malloc_host)(void **ptr, size_t size); /* page-locked */

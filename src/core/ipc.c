@@ -99,6 +99,34 @@ static aclError unknown_key(const char *api, const char *key)
                      IPC_KEY_LEN, key);
 }
 
+/* Where another process maps shared memory in whole blocks (on CUDA, an
+ * importer maps the whole cudaMalloc allocation, and allocations under 2 MiB
+ * share blocks with others), a key names a whole allocation that owns its
+ * blocks: anything less would hand the importer memory that was not
+ * exported. CANN refuses exports that are not page aligned for the same
+ * reason. ACL's padding (at most 63 bytes) may stay out of the export. */
+static aclError check_whole_allocation(const char *api, const void *ptr, size_t size,
+                                       const mem_block *b)
+{
+    size_t block = backend()->memory->share_block;
+    if (block == 0)
+        return ACL_SUCCESS;
+    if (b->capacity < block || b->base % block != 0 || b->capacity % block != 0)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%p (%zu bytes) shares its %zu MiB block with other allocations, all "
+                         "of which an importer would map; allocate memory you export with at "
+                         "least %zu MiB (as CANN's huge pages), or share it through the VMM "
+                         "interfaces",
+                         ptr, b->size, block >> 20, block >> 20);
+    if ((uintptr_t)ptr != b->base || size + 64 <= b->size)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%p..+%zu is part of the %zu-byte allocation at %#" PRIxPTR
+                         ", all of which an importer would map; export the allocation whole, "
+                         "from its start",
+                         ptr, size, b->size, b->base);
+    return ACL_SUCCESS;
+}
+
 aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size_t len,
                         bool check_pids)
 {
@@ -120,6 +148,9 @@ aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size
                          "len %zu is too short for a key (%d bytes with its terminator; ACL "
                          "passes 65)",
                          len, IPC_KEY_LEN);
+    ret = check_whole_allocation(api, ptr, size, &b);
+    if (ret != ACL_SUCCESS)
+        return ret;
     mem_blob blob = {.size = size};
     size_t backend_len = sizeof blob.backend;
     int fd = -1;

@@ -641,7 +641,10 @@ static void all_released(void *subject)
  * where nothing can go back, any parked block large enough is taken. */
 static aclError obtain(int32_t phys, size_t size, void **ptr, size_t *capacity)
 {
-    size_t roomy = size <= SIZE_MAX / 2 ? 2 * size : SIZE_MAX;
+    /* Whole share blocks are taken exactly: an export names the whole
+     * allocation (device_alloc_size). */
+    size_t block = backend()->memory->share_block;
+    size_t roomy = block != 0 && size >= block ? size : size <= SIZE_MAX / 2 ? 2 * size : SIZE_MAX;
     if ((*ptr = unpark(size, roomy, phys, capacity)) != NULL)
         return ACL_SUCCESS;
     *capacity = size;
@@ -655,6 +658,19 @@ static aclError obtain(int32_t phys, size_t size, void **ptr, size_t *capacity)
     return ret;
 }
 
+/* What is allocated for `padded` bytes of device memory: where another
+ * process maps shared memory in whole blocks (backend.h: share_block), an
+ * allocation of at least a block takes whole ones, so that it shares none
+ * with another allocation; as CANN backs allocations of 2 MiB and more
+ * with 2 MiB huge pages. */
+static size_t device_alloc_size(size_t padded)
+{
+    size_t block = backend()->memory->share_block;
+    if (block == 0 || padded < block || padded > SIZE_MAX - block)
+        return padded;
+    return (padded + block - 1) / block * block;
+}
+
 /* Allocates `size` bytes of device memory on `phys`, reserving `padded`
  * (ACL's rounded size, which callers may rely on) and registering them. */
 aclError memory_alloc_device(const char *api, void **dev_ptr, size_t size, size_t padded,
@@ -662,7 +678,7 @@ aclError memory_alloc_device(const char *api, void **dev_ptr, size_t size, size_
 {
     void *ptr;
     size_t capacity;
-    aclError ret = obtain(phys, padded, &ptr, &capacity);
+    aclError ret = obtain(phys, device_alloc_size(padded), &ptr, &capacity);
     if (ret != ACL_SUCCESS)
         return acl_raise(api, ret, "cannot allocate %zu bytes (%zu requested) on device %d: %s",
                          padded, size, device, acl_error_text(ret));

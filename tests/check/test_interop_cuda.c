@@ -653,6 +653,48 @@ START_TEST(exported_notify_hands_out_only_its_word)
 }
 END_TEST
 
+/* An IPC key hands out only what was exported: CUDA maps the whole
+ * allocation a handle names, and an allocation under 2 MiB shares its
+ * block with others, so such memory, or part of an allocation, is not
+ * exported; allocations of 2 MiB and more own whole 2 MiB blocks. */
+START_TEST(exported_memory_is_a_whole_allocation)
+{
+    char key[65];
+    const int64_t flags = ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION;
+    void *small, *neighbour;
+    ACL_OK(aclrtMalloc(&small, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc(&neighbour, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_FAILS_WITH(aclrtIpcMemGetExportKey(small, 4096, key, sizeof key, flags),
+                   ACL_ERROR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(aclGetRecentErrMsg(), "2 MiB"));
+
+    PFN_cuMemGetAddressRange_v3020 range = driver_function("cuMemGetAddressRange", 3020);
+    const size_t sizes[] = {2u << 20, (2u << 20) + 1, 3u << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        unsigned char *dev;
+        ACL_OK(aclrtMalloc((void **)&dev, sizes[i], ACL_MEM_MALLOC_HUGE_FIRST));
+        CUdeviceptr base = 0;
+        size_t size = 0;
+        ck_assert_int_eq(range(&base, &size, (CUdeviceptr)(uintptr_t)dev), CUDA_SUCCESS);
+        ck_assert_uint_eq(base, (uintptr_t)dev);
+        ck_assert_msg(base % (2u << 20) == 0 && size % (2u << 20) == 0,
+                      "%zu bytes asked: %zu bytes at %#llx", sizes[i], size,
+                      (unsigned long long)base);
+        /* Part of it: the importer would map the rest too. */
+        ACL_FAILS_WITH(aclrtIpcMemGetExportKey(dev, sizes[i] / 2, key, sizeof key, flags),
+                       ACL_ERROR_INVALID_PARAM);
+        ACL_FAILS_WITH(aclrtIpcMemGetExportKey(dev + 4096, sizes[i] - 4096, key, sizeof key,
+                                               flags),
+                       ACL_ERROR_INVALID_PARAM);
+        ACL_OK(aclrtIpcMemGetExportKey(dev, sizes[i], key, sizeof key, flags));
+        ACL_OK(aclrtIpcMemClose(key));
+        ACL_OK(aclrtFree(dev));
+    }
+    ACL_OK(aclrtFree(neighbour));
+    ACL_OK(aclrtFree(small));
+}
+END_TEST
+
 /* Whether the backend is cuda, asked in a child process so that this one
  * initialises no CUDA before Check forks the cases. */
 static bool backend_is_cuda(void)
@@ -697,6 +739,7 @@ int main(void)
     TCase *sharing = tcase_create("sharing");
     tcase_add_checked_fixture(sharing, set_up, tear_down);
     tcase_add_test(sharing, exported_notify_hands_out_only_its_word);
+    tcase_add_test(sharing, exported_memory_is_a_whole_allocation);
     suite_add_tcase(s, sharing);
     return acltest_run(s);
 }

@@ -582,10 +582,11 @@ START_TEST(ipc_codes)
 {
     void *dev;
     char key[65];
-    ACL_OK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
-    ACL_OK(aclrtMemset(dev, 4096, 0x42, 4096));
-    ACL_FAILS_WITH(aclrtIpcMemGetExportKey(dev, 4096, key, 8, 0), ACL_ERROR_RT_PARAM_INVALID);
-    ACL_OK(aclrtIpcMemGetExportKey(dev, 4096, key, sizeof key, 0));
+    enum { SHARED = 2 << 20 }; /* on CUDA only whole 2 MiB blocks are exported */
+    ACL_OK(aclrtMalloc(&dev, SHARED, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, SHARED, 0x42, SHARED));
+    ACL_FAILS_WITH(aclrtIpcMemGetExportKey(dev, SHARED, key, 8, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ACL_OK(aclrtIpcMemGetExportKey(dev, SHARED, key, sizeof key, 0));
     void *p;
     ACL_FAILS_WITH(aclrtIpcMemImportByKey(&p, key, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     ACL_FAILS_WITH(aclrtIpcMemImportByKey(&p, "acl-cuda-ipc:1:1:0000000000000001", 0),

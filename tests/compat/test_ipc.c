@@ -24,7 +24,9 @@ static void check_device(const void *dev, size_t n, unsigned char value)
     free(host);
 }
 
-enum { N = 64 * 1024 };
+/* Memory shared by key: whole 2 MiB blocks, as CANN's huge pages (CANN refuses
+ * exports that are not page aligned: FAQ "IPC memory sharing page alignment"). */
+enum { N = 2 << 20 };
 
 /* ---- memory keys ---------------------------------------------------------------------- */
 
@@ -72,9 +74,30 @@ COMPAT_TEST(test_key_with_pid_validation,
 }
 
 COMPAT_TEST(test_key_without_pid_validation,
-            "with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION any process imports the key; "
-            "the key covers devPtr..devPtr+size",
+            "with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION any process imports the key",
             "API ref aclrtIpcMemGetExportKey flags")
+{
+    peer p;
+    peer_start(&p);
+    void *dev;
+    ACL_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(dev, N, 0x6B, N));
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x6B));
+    expect_ok(peer_ask(&p, "close %s", key));
+    ACL_OK(aclrtIpcMemClose(key));
+    peer_stop(&p);
+    ACL_OK(aclrtFree(dev));
+}
+
+COMPAT_TEST(test_key_of_interior_range,
+            "a key of an interior, page-aligned range names that range; an implementation that "
+            "cannot share less than the whole allocation refuses it with ACL_ERROR_INVALID_PARAM",
+            "API ref aclrtIpcMemGetExportKey (devPtr, size); FAQ IPC memory sharing page "
+            "alignment (exports that would share more are refused)")
 {
     peer p;
     peer_start(&p);
@@ -83,13 +106,18 @@ COMPAT_TEST(test_key_without_pid_validation,
     ACL_OK(aclrtMemset(dev, 2 * N, 0x00, 2 * N));
     ACL_OK(aclrtMemset(dev + N, N, 0x6B, N));
     char key[65];
-    /* An interior address: the key names that part. */
-    ACL_OK(aclrtIpcMemGetExportKey(dev + N, N, key, sizeof key,
-                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
-    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
-    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x6B));
-    expect_ok(peer_ask(&p, "close %s", key));
-    ACL_OK(aclrtIpcMemClose(key));
+    aclError ret = aclrtIpcMemGetExportKey(dev + N, N, key, sizeof key,
+                                           ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+    if (ret == ACL_SUCCESS) {
+        uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+        expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x6B));
+        expect_ok(peer_ask(&p, "close %s", key));
+        ACL_OK(aclrtIpcMemClose(key));
+    } else {
+        ck_assert_int_eq(ret, ACL_ERROR_INVALID_PARAM);
+        const char *why = aclGetRecentErrMsg();
+        ck_assert_msg(why != NULL && *why != '\0', "a refusal says why");
+    }
     peer_stop(&p);
     ACL_OK(aclrtFree(dev));
 }
@@ -602,6 +630,7 @@ Suite *compat_suite_ipc(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_key_with_pid_validation);
     tcase_add_test(tc, test_key_without_pid_validation);
+    tcase_add_test(tc, test_key_of_interior_range);
     tcase_add_test(tc, test_key_of_ended_process_and_bad_keys);
     tcase_add_test(tc, test_key_withdrawn_by_free);
     tcase_add_test(tc, test_import_outlives_exporter_free);

@@ -225,12 +225,16 @@ def test_pid_lists_must_be_lists_of_ints(context):
             lambda: acl.rt.ipc_mem_set_import_pid("key", ["1"]))
 
 
-def test_ipc_key_length_below_1024(context, device_memory):
+def test_ipc_key_length_below_1024(context):
+    size = 2 << 20  # on CUDA only whole 2 MiB blocks are exported
+    dev, ret = acl.rt.malloc(size, 0)
+    assert ret == 0
     _raises(ValueError, "key len should be less than 1024",
-            lambda: acl.rt.ipc_mem_get_export_key(device_memory[0], 64, 1024, 0))
-    key, ret = acl.rt.ipc_mem_get_export_key(device_memory[0], 64, 65, 0)
+            lambda: acl.rt.ipc_mem_get_export_key(dev, size, 1024, 0))
+    key, ret = acl.rt.ipc_mem_get_export_key(dev, size, 65, 0)
     assert ret == 0 and isinstance(key, str) and key
     assert acl.rt.ipc_mem_close(key) == 0
+    assert acl.rt.free(dev) == 0
 
 
 def test_uce_info_and_repair_lists(context):

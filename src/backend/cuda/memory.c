@@ -209,6 +209,7 @@ static void cuda_pointer_info(const void *ptr, foreign_memory *out)
 
 const backend_memory_ops cuda_memory_ops = {
     .free_waits_for_device = true,
+    .share_block = 2 << 20,
     .malloc_device = cuda_malloc_device,
     .free_device = cuda_free_device,
     .malloc_host = cuda_malloc_host,

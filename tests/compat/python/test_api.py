@@ -203,6 +203,18 @@ def _device(env, size):
     return ptr
 
 
+# Memory shared by key: whole 2 MiB blocks (as CANN's huge pages; on CUDA
+# nothing smaller is exported).
+SHARED = 2 << 20
+
+
+def _exported(env):
+    """The key of device memory exported for the test."""
+    key, ret = acl.rt.ipc_mem_get_export_key(_device(env, SHARED), SHARED, 65, 0)
+    assert ret == 0
+    return key
+
+
 def _memcpy_desc(env):
     """A descriptor of a 64-byte copy within env.dev."""
     desc = _device(env, 64)
@@ -758,15 +770,14 @@ RT = [
          lambda e: _imported(e), (int, RET), expect=FAIL),  # in the exporting process: refused
     # IPC
     Case("ipc_mem_get_export_key", "aclrtIpcMemGetExportKey",
-         lambda e: acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0), (str, RET)),
+         lambda e: acl.rt.ipc_mem_get_export_key(_device(e, SHARED), SHARED, 65, 0), (str, RET)),
     Case("ipc_mem_set_import_pid", "aclrtIpcMemSetImportPid",
-         lambda e: acl.rt.ipc_mem_set_import_pid(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0],
-                                                 [os.getpid()])),
+         lambda e: acl.rt.ipc_mem_set_import_pid(_exported(e), [os.getpid()])),
     Case("ipc_mem_import_by_key", "aclrtIpcMemImportByKey",
-         lambda e: acl.rt.ipc_mem_import_by_key(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0], 0),
+         lambda e: acl.rt.ipc_mem_import_by_key(_exported(e), 0),
          (int, RET), expect=FAIL),
     Case("ipc_mem_close", "aclrtIpcMemClose",
-         lambda e: acl.rt.ipc_mem_close(acl.rt.ipc_mem_get_export_key(e.dev, e.size, 65, 0)[0])),
+         lambda e: acl.rt.ipc_mem_close(_exported(e))),
 ]
 
 MEDIA = [
