@@ -7,7 +7,8 @@ process after warm-up, their order rotating every round. What a batch
 queued is drained outside the timed window. A round's figure is batch time /
 calls; the table shows the median over rounds and the 10th-90th percentile
 spread. torch and cuda-python columns appear when they import and see a GPU
-and acl runs on its cuda backend.
+and acl runs on its cuda backend; the ctypes column (the same C functions
+through bare ctypes function objects: the floor of a ctypes package) always.
 
     PYTHONPATH=python ACLCUDA_LIBRARY=.libs/libascendcl.so python3 bench/bench_py.py [--json PATH]
 
@@ -138,6 +139,84 @@ class AclColumn:
             checked("destroy_stream", rt.destroy_stream(stream))
         checked("reset_device", rt.reset_device(0))
         checked("finalize", acl.finalize())
+
+
+class CtypesColumn:
+    """The same C functions on the acl column's handles, called through bare
+    ctypes function objects (argtypes declared, the query's out-value made
+    once): the floor a ctypes package cannot go under, so acl/ctypes is what
+    the acl package's wrappers add and ctypes/cuda-python what ctypes itself
+    costs next to a compiled binding."""
+    name = "ctypes"
+
+    def __init__(self, acl_column):
+        library = acl._lib.library
+        p, size, i32 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int32
+
+        def bare(name, *argtypes):
+            function = getattr(library, name)  # a fresh object: acl's own keeps its argtypes
+            function = type(function)((name, library))
+            function.argtypes = argtypes
+            function.restype = ctypes.c_int
+            return function
+
+        record = bare("aclrtRecordEvent", p, p)
+        wait = bare("aclrtStreamWaitEvent", p, p)
+        sync = bare("aclrtSynchronizeStream", p)
+        query = bare("aclrtQueryEventStatus", p, ctypes.POINTER(ctypes.c_int))
+        copy = bare("aclrtMemcpyAsync", p, size, p, size, i32, p)
+        fill = bare("aclrtMemsetAsync", p, size, i32, size, p)
+        c = acl_column
+        stream, other, event, recorded, dev, host = (c.stream, c.other, c.event, c.recorded,
+                                                      c.dev, c.host)
+        status = ctypes.c_int()
+        status_ref = ctypes.byref(status)
+        kind = ACL_MEMCPY_HOST_TO_DEVICE
+
+        def record_event(calls):
+            for _ in range(calls):
+                record(event, stream)
+
+        def stream_wait_event(calls):
+            for _ in range(calls):
+                wait(other, recorded)
+
+        def synchronize_stream(calls):
+            for _ in range(calls):
+                sync(stream)
+
+        def query_event(calls):
+            for _ in range(calls):
+                query(recorded, status_ref)
+                status.value  # read, as a binding returning it must
+
+        def memcpy_async(calls):
+            for _ in range(calls):
+                copy(dev, 4, host, 4, kind, stream)
+
+        def memset_async(calls):
+            for _ in range(calls):
+                fill(dev, 4, 0, 4, stream)
+
+        def settle():
+            sync(stream)
+            sync(other)
+
+        for what, result in (("aclrtRecordEvent", record(event, stream)),
+                             ("aclrtStreamWaitEvent", wait(other, recorded)),
+                             ("aclrtQueryEventStatus", query(recorded, status_ref)),
+                             ("aclrtMemcpyAsync", copy(dev, 4, host, 4, kind, stream)),
+                             ("aclrtMemsetAsync", fill(dev, 4, 0, 4, stream))):
+            checked(what, result)
+        settle()
+        self.ops = {
+            "record event": (record_event, settle),
+            "stream wait event": (stream_wait_event, settle),
+            "synchronize stream": (synchronize_stream, None),
+            "query event": (query_event, None),
+            "memcpy async 4 B H2D": (memcpy_async, settle),
+            "memset async 4 B": (memset_async, settle),
+        }
 
 
 class TorchColumn:
@@ -480,7 +559,7 @@ def main():
     acl_column = AclColumn()
     backend = acl_backend()
     rounds = args.rounds
-    columns = [acl_column]
+    columns = [acl_column, CtypesColumn(acl_column)]
     notes = []
     versions = {"python": platform.python_version()}
 
@@ -509,7 +588,7 @@ def main():
             except Exception as exc:  # an optional column: say why and go on
                 notes.append("cuda-python unusable: %s" % exc)
     else:
-        notes.append("backend %s: only the acl column runs" % backend)
+        notes.append("backend %s: only the acl and ctypes columns run" % backend)
 
     names = [c.name for c in columns]
     print("\nPython, ns per call (median [p10-p90] over %d interleaved rounds of %d calls); %s"
