@@ -45,7 +45,7 @@ def objects(builddir):
         library, _, stem = lo.stem.rpartition("-")  # libascendcl_la-device
         folder = lo.parent.relative_to(builddir / "src")
         sources = [p for p in (ROOT / "src" / folder).glob(stem + ".*") if p.suffix in (".c", ".cc", ".S")]
-        if sources:  # else left behind by a source since removed
+        if sources and (lo.parent / obj).exists():  # else left behind by a removed source
             found[str(folder / sources[0].name)] = (library, lo.parent / obj)
     return found
 
