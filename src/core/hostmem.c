@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "core/errors.h"
 #include "core/hostmem.h"
+#include "core/lifecycle.h"
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
@@ -227,7 +228,9 @@ aclError hostmem_device_pointer(const char *api, int32_t phys, void *p, void **d
     return ACL_SUCCESS;
 }
 
-void hostmem_forget(const void *ptr, size_t size)
+/* Forgets registrations inside [ptr, ptr + size), page-locked memory of
+ * ours that is being freed. */
+static void hostmem_forget(const void *ptr, size_t size)
 {
     pthread_mutex_lock(&hostmem_lock);
     for (registration **at = &registrations; *at != NULL;) {
@@ -252,7 +255,16 @@ static void fork_done(void)
     pthread_mutex_unlock(&hostmem_lock);
 }
 
+/* Told by memory.c's free, which never names this file. */
+static void hostmem_freed(void *subject)
+{
+    const mem_block *b = subject;
+    if (b->origin == ORIGIN_MALLOC_HOST)
+        hostmem_forget((const void *)b->base, b->size);
+}
+
 __attribute__((constructor)) static void hostmem_init(void)
 {
     fork_register(FORK_RANK_VMM, fork_prepare, fork_done, fork_done);
+    lifecycle_observe(LIFECYCLE_MEMORY_FREED, hostmem_freed);
 }

@@ -35,8 +35,4 @@ aclError hostmem_unregister(const char *api, int32_t phys, void *ptr);
 /* The device address of p, inside a mapped registration or page-locked
  * memory of ours. Raises. */
 aclError hostmem_device_pointer(const char *api, int32_t phys, void *p, void **dev_ptr);
-/* Forgets registrations inside [ptr, ptr + size), page-locked memory of
- * ours that is being freed. */
-void hostmem_forget(const void *ptr, size_t size);
-
 #endif

@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "core/device.h"
 #include "core/errors.h"
+#include "core/lifecycle.h"
 #include "core/managed.h"
 #include "core/memory.h"
 #include "util/fork.h"
@@ -66,7 +67,8 @@ aclError managed_alloc(const char *api, void **ptr, uint64_t size, int32_t phys,
     return ACL_SUCCESS;
 }
 
-void managed_forget(const void *ptr)
+/* Forgets the state of the allocation at ptr (aclrtFree freed it). */
+static void managed_forget(const void *ptr)
 {
     pthread_mutex_lock(&managed_lock);
     managed_range **at = &ranges;
@@ -400,7 +402,16 @@ static void fork_done(void)
     pthread_mutex_unlock(&managed_lock);
 }
 
+/* Told by memory.c's free, which never names this file. */
+static void managed_freed(void *subject)
+{
+    const mem_block *b = subject;
+    if (b->origin == ORIGIN_MANAGED)
+        managed_forget((const void *)b->base);
+}
+
 __attribute__((constructor)) static void managed_init(void)
 {
     fork_register(FORK_RANK_VMM, fork_prepare, fork_done, fork_done);
+    lifecycle_observe(LIFECYCLE_MEMORY_FREED, managed_freed);
 }

@@ -25,9 +25,6 @@
 /* Allocates size bytes rounded up to 2 MiB on the caller's device.
  * Raises. */
 aclError managed_alloc(const char *api, void **ptr, uint64_t size, int32_t phys, int32_t device);
-/* Forgets the state of the allocation at ptr (aclrtFree freed it). */
-void managed_forget(const void *ptr);
-
 /* A location as the caller gave it, checked and resolved: a device id
  * turned into the backend's, HOST_NUMA_CURRENT into the node the thread
  * runs on. Raises. */

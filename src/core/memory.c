@@ -23,9 +23,7 @@
 #include "core/callback.h"
 #include "core/device.h"
 #include "core/errors.h"
-#include "core/hostmem.h"
 #include "core/lifecycle.h"
-#include "core/managed.h"
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
@@ -760,11 +758,8 @@ aclError memory_free(const char *api, void *ptr, unsigned origins)
                          "%p is not live %s (never allocated by ACL or already freed)", ptr,
                          wanted_memory(origins));
     }
-    lifecycle_notify(LIFECYCLE_MEMORY_FREED, &b);
-    if (b.origin == ORIGIN_MALLOC_HOST)
-        hostmem_forget(ptr, b.size);
+    lifecycle_notify(LIFECYCLE_MEMORY_FREED, &b); /* hostmem.c and managed.c forget it */
     if (b.origin == ORIGIN_MANAGED) {
-        managed_forget(ptr);
         aclError ret = backend()->managed->free(b.phys, ptr);
         if (ret != ACL_SUCCESS)
             return acl_raise(api, ret, "the backend failed to free %p (%s): %s", ptr,

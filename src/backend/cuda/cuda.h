@@ -68,7 +68,7 @@ static inline aclError check(cudaError_t err)
     return from_cuda(err);
 }
 
-/* ---- the current device (device.c) ----
+/* ---- the current device (current.c) ----
  * The CUDA current device is per thread, while ACL objects remember their
  * device. Ops that create objects or allocate make the object's device
  * current first. Each thread caches the device it last set so that hot
@@ -112,12 +112,13 @@ struct cudaMemLocation cuda_managed_location(managed_location loc);
 /* Queues a copy (or L2 prefetch) whose addresses are read on the device. */
 aclError cuda_launch_indirect_copy(int dev, cudaStream_t stream, const indirect_copy *c);
 /* Load the backend's own kernels into dev's primary context now (see
- * backend_device_ops.prepare); each keeps its error for later launches. */
+ * backend_device_ops.prepare); each keeps its error for later launches.
+ * kernels.c's, notify_module.c's and builtin.c's. */
 void cuda_kernels_preload(int dev);
 void cuda_notify_preload(int dev);
 void cuda_builtin_preload(int dev);
 
-/* ---- waiting with a deadline (stream.c) ---- */
+/* ---- waiting with a deadline (deadline.c) ---- */
 
 /* Polls query(handle) with a growing sleep until it is not
  * cudaErrorNotReady or timeout_ms passes (timeout_code then). */
@@ -176,9 +177,17 @@ void cuda_waits_passed(backend_stream *s, size_t count);
 /* The stream's cancel_waits, and its destroy's part. */
 void cuda_stream_cancel_waits(backend_stream *s);
 void cuda_waits_free(backend_stream *s);
-/* Makes each wait of w[0..n) true on device dev (notify.c, which has the
- * kernel), and waits until that is done. */
-aclError cuda_waits_release(int dev, const pending_wait *w, size_t n);
+
+/* ---- notify_kernels.cu's kernels (notify_module.c) ---- */
+
+/* The one-thread kernels of the notifies (counting, timed waits: notify.c)
+ * and of a teardown's release of waits (memops.c), in dev's primary
+ * context; the first call (or the device's preload) loads them, and each
+ * device keeps the error of that one attempt. */
+typedef struct cuda_notify_kernels {
+    struct CUfunc_st *count, *wait, *release;
+} cuda_notify_kernels;
+aclError cuda_notify_kernels_get(int dev, const cuda_notify_kernels **out);
 /* ---- kernels (module.c, launch.c, builtin.c) and graphs (graph.c) ---- */
 
 /* The driver's handle of a kernel; the library's CUfunction type comes

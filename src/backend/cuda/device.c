@@ -1,38 +1,11 @@
-/* The cuda backend's devices: probing, properties, peer access and the
- * calling thread's current device. */
+/* The cuda backend's devices: probing, properties, peer access, and the
+ * device operations that make one current (current.c) or ready (each
+ * preload's file). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cuda/cuda.h"
 #include "util/pci.h"
-
-/* ---- current device ------------------------------------------------------ */
-
-_Thread_local int cuda_tls_device = -1;
-
-aclError cuda_set_device(int dev)
-{
-    cudaError_t err = cudaSetDevice(dev);
-    if (err != cudaSuccess) {
-        cuda_tls_device = -1;
-        return check(err);
-    }
-    cuda_tls_device = dev;
-    return ACL_SUCCESS;
-}
-
-aclError use_device_checked(int dev)
-{
-    int cur;
-    cudaError_t err = cudaGetDevice(&cur);
-    if (err == cudaSuccess && cur == dev) {
-        cuda_tls_device = dev;
-        return ACL_SUCCESS;
-    }
-    if (err != cudaSuccess)
-        (void)cudaGetLastError();
-    return cuda_set_device(dev);
-}
 
 static aclError cuda_make_current(int32_t dev)
 {

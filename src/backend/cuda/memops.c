@@ -168,6 +168,32 @@ void cuda_waits_passed(backend_stream *s, size_t count)
     pthread_mutex_unlock(&log->lock);
 }
 
+/* Makes each wait of w[0..n) true on device dev with notify_kernels.cu's
+ * aclcuda_wait_release, on a stream of its own, which the waits do not hold
+ * up, and waits until that is done. */
+static aclError cuda_waits_release(int dev, const pending_wait *w, size_t n)
+{
+    const cuda_notify_kernels *k;
+    aclError rc = cuda_notify_kernels_get(dev, &k);
+    if (rc == ACL_SUCCESS)
+        rc = use_device_checked(dev);
+    cudaStream_t own;
+    if (rc == ACL_SUCCESS)
+        rc = check(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+    if (rc != ACL_SUCCESS)
+        return rc;
+    for (size_t i = 0; i < n && rc == ACL_SUCCESS; i++) {
+        CUdeviceptr addr = (CUdeviceptr)w[i].addr;
+        unsigned long long value = w[i].value;
+        unsigned kind = w[i].kind, cmp = w[i].cmp;
+        void *params[] = {&addr, &value, &kind, &cmp};
+        rc = from_cu(drv.cuLaunchKernel(k->release, 1, 1, 1, 1, 1, 1, 0, own, params, NULL));
+    }
+    aclError done = check(cudaStreamSynchronize(own));
+    (void)check(cudaStreamDestroy(own));
+    return rc != ACL_SUCCESS ? rc : done;
+}
+
 static bool stream_idle(cudaStream_t cs)
 {
     cudaError_t err = cudaStreamQuery(cs);

@@ -12,12 +12,11 @@
  * waits for it, as ACL's notifies do.
  *
  * What the stream memory operations cannot express runs as a one-thread
- * kernel (notify_kernels.cu, loaded from PTX through the driver's JIT on
- * first use): waits with a timeout (the kernel reads the GPU's global
- * timer, and on expiry leaves ACL_ERROR_RT_TASK_TIMEOUT in the stream's
- * fault word and ends), and counting notifies (atomic add, or, and; the
- * five comparisons); and the release of waits a teardown gives up
- * (memops.c).
+ * kernel (notify_kernels.cu, which notify_module.c loads): waits with a
+ * timeout (the kernel reads the GPU's global timer, and on expiry leaves
+ * ACL_ERROR_RT_TASK_TIMEOUT in the stream's fault word and ends), and
+ * counting notifies (atomic add, or, and; the five comparisons); and the
+ * release of waits a teardown gives up (memops.c).
  *
  * An exported notify's word moves to a device allocation of its own, so
  * that the importer maps that word and nothing of this process's other
@@ -29,7 +28,6 @@
 
 #include "backend/cuda/cuda.h"
 #include "backend/cuda/driver.h"
-#include "backend/cuda/notify_ptx.h"
 #include "util/spin.h"
 
 enum {
@@ -168,61 +166,7 @@ static aclError word_set_now(int dev, uint32_t *word)
     return rc;
 }
 
-/* ---- the kernels --------------------------------------------------------------- */
-
-typedef struct kernels {
-    pthread_mutex_t lock;
-    atomic_bool ready;
-    aclError error; /* of the one attempt to load them */
-    bool tried;
-    CUfunction count, wait, release;
-} kernels;
-
-static kernels device_kernels[MAX_DEVICES];
-
-__attribute__((constructor)) static void kernels_init(void)
-{
-    for (int i = 0; i < MAX_DEVICES; i++)
-        pthread_mutex_init(&device_kernels[i].lock, NULL);
-}
-
-static aclError kernels_get(int dev, kernels **out)
-{
-    kernels *k = &device_kernels[dev];
-    if (!atomic_load_explicit(&k->ready, memory_order_acquire)) {
-        pthread_mutex_lock(&k->lock);
-        if (!k->tried) {
-            k->tried = true;
-            CUmodule mod;
-            aclError rc = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-            if (driver_ready() && drv.cuModuleLoadData && drv.cuModuleGetFunction &&
-                drv.cuLaunchKernel && (rc = use_device_checked(dev)) == ACL_SUCCESS &&
-                (rc = check(cudaFree(NULL))) == ACL_SUCCESS && /* the primary context */
-                (rc = from_cu(drv.cuModuleLoadData(&mod, notify_ptx))) == ACL_SUCCESS &&
-                (rc = from_cu(drv.cuModuleGetFunction(&k->count, mod, "aclcuda_notify_count"))) ==
-                    ACL_SUCCESS &&
-                (rc = from_cu(drv.cuModuleGetFunction(&k->wait, mod, "aclcuda_notify_wait"))) ==
-                    ACL_SUCCESS)
-                rc = from_cu(drv.cuModuleGetFunction(&k->release, mod, "aclcuda_wait_release"));
-            k->error = rc;
-            if (rc == ACL_SUCCESS)
-                atomic_store_explicit(&k->ready, true, memory_order_release);
-        }
-        aclError rc = k->error;
-        pthread_mutex_unlock(&k->lock);
-        if (rc != ACL_SUCCESS)
-            return rc;
-    }
-    *out = k;
-    return ACL_SUCCESS;
-}
-
-void cuda_notify_preload(int dev)
-{
-    kernels *k;
-    if (dev >= 0 && dev < MAX_DEVICES)
-        (void)kernels_get(dev, &k);
-}
+/* ---- launching the kernels (notify_module.c loads them) ------------------------ */
 
 static aclError launch_one(backend_stream *s, CUfunction f, void **params)
 {
@@ -235,8 +179,8 @@ static aclError launch_one(backend_stream *s, CUfunction f, void **params)
 static aclError launch_wait(backend_stream *s, uint32_t *word, bool counting, uint32_t cmp,
                             uint32_t value, uint32_t timeout_s, bool clear)
 {
-    kernels *k;
-    aclError rc = kernels_get(s->dev, &k);
+    const cuda_notify_kernels *k;
+    aclError rc = cuda_notify_kernels_get(s->dev, &k);
     uint32_t *fault = NULL;
     if (rc == ACL_SUCCESS)
         rc = cuda_stream_fault_word(s, &fault);
@@ -251,30 +195,6 @@ static aclError launch_wait(backend_stream *s, uint32_t *word, bool counting, ui
     if (rc == ACL_SUCCESS)
         cuda_wait_note(s, counting ? WAIT_COUNT32 : WAIT_FLAG32, word, value, cmp);
     return rc;
-}
-
-/* On a stream of its own, which the waits do not hold up. */
-aclError cuda_waits_release(int dev, const pending_wait *w, size_t n)
-{
-    kernels *k;
-    aclError rc = kernels_get(dev, &k);
-    if (rc == ACL_SUCCESS)
-        rc = use_device_checked(dev);
-    cudaStream_t own;
-    if (rc == ACL_SUCCESS)
-        rc = check(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
-    if (rc != ACL_SUCCESS)
-        return rc;
-    for (size_t i = 0; i < n && rc == ACL_SUCCESS; i++) {
-        CUdeviceptr addr = (CUdeviceptr)w[i].addr;
-        unsigned long long value = w[i].value;
-        unsigned kind = w[i].kind, cmp = w[i].cmp;
-        void *params[] = {&addr, &value, &kind, &cmp};
-        rc = from_cu(drv.cuLaunchKernel(k->release, 1, 1, 1, 1, 1, 1, 0, own, params, NULL));
-    }
-    aclError done = check(cudaStreamSynchronize(own));
-    (void)check(cudaStreamDestroy(own));
-    return rc != ACL_SUCCESS ? rc : done;
 }
 
 /* ---- the operations -------------------------------------------------------------- */
@@ -360,8 +280,8 @@ static aclError cuda_notify_count(backend_stream *s, backend_notify *n, uint32_t
         cuda_memops_ready(s->dev, false, false) == ACL_SUCCESS)
         return from_cu(drv.cuStreamWriteValue32(s->s, (CUdeviceptr)(uintptr_t)word, value,
                                                 CU_STREAM_WRITE_VALUE_DEFAULT));
-    kernels *k;
-    rc = kernels_get(s->dev, &k);
+    const cuda_notify_kernels *k;
+    rc = cuda_notify_kernels_get(s->dev, &k);
     if (rc != ACL_SUCCESS)
         return rc;
     unsigned mode_arg = mode, value_arg = value;

@@ -1,29 +1,7 @@
 /* The host backend's events: each is the mark of its latest record, and
  * record and wait are tasks (or no task at all) on the recording and the
  * waiting stream. */
-#include <stdlib.h>
-
 #include "backend/host/host.h"
-
-mark *host_event_mark(backend_event *e)
-{
-    pthread_mutex_lock(&e->lock);
-    mark *m = e->current;
-    if (m)
-        mark_retain(m);
-    pthread_mutex_unlock(&e->lock);
-    return m;
-}
-
-void host_event_set_mark(backend_event *e, mark *m)
-{
-    mark_retain(m);
-    pthread_mutex_lock(&e->lock);
-    mark *old = e->current;
-    e->current = m;
-    pthread_mutex_unlock(&e->lock);
-    mark_release(old);
-}
 
 static aclError host_event_create(backend_event *e, int32_t dev, bool timing)
 {

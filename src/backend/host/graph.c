@@ -219,7 +219,7 @@ void capture_release(host_capture *c)
 }
 
 /* With s's lock held (stream_enqueue). */
-aclError capture_record_task(host_capture *c, host_stream *s, task *t)
+static aclError capture_record_task(host_capture *c, host_stream *s, task *t)
 {
     size_t npending;
     int64_t tail;
@@ -256,6 +256,17 @@ aclError capture_record_task(host_capture *c, host_stream *s, task *t)
     }
     stream_set_tail(s, node);
     return ACL_SUCCESS;
+}
+
+static const host_capture_hooks capture_hooks = {
+    .record_task = capture_record_task,
+    .retain = capture_retain,
+    .release = capture_release,
+};
+
+__attribute__((constructor)) static void register_capture_hooks(void)
+{
+    host_capture_hooks_set(&capture_hooks);
 }
 
 mark *capture_mark(host_stream *s)

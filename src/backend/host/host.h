@@ -1,4 +1,4 @@
-/* Internals shared by the host backend's files. See stream.c for the model:
+/* Internals shared by the host backend's files. See queue.c for the model:
  * a worker thread per busy stream, events as marks (stream, sequence). */
 #ifndef ACLCUDA_BACKEND_HOST_H
 #define ACLCUDA_BACKEND_HOST_H
@@ -31,13 +31,17 @@ bool host_device_valid(int32_t dev);
 /* Bytes of "device" memory in use per device (memory.c charges it). */
 extern _Atomic size_t host_device_used[HOST_MAX_DEVICES];
 
-/* ---- memory (memory.c) ---- */
+/* ---- copies and fills (copy.c) ---- */
 
 void host_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
                   size_t height);
 aclError host_check_2d(const void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width);
 void host_fill32(uint32_t *dst, uint32_t value, size_t count);
+aclError host_copy_indirect(const indirect_copy *copy);
+
+/* ---- memory (memory.c) ---- */
+
 /* A descriptor holding the pages of dev's block at base (aclrtMalloc's
  * address) and nothing else, the caller's to close, for another process to
  * map; *fd_offset is where base + offset lies in it. The first export
@@ -47,9 +51,8 @@ void host_fill32(uint32_t *dst, uint32_t value, size_t count);
  * next. */
 aclError host_arena_export(int32_t dev, void *base, size_t offset, size_t size, int *fd,
                            uint64_t *fd_offset);
-aclError host_copy_indirect(const indirect_copy *copy);
 
-/* ---- streams, tasks and marks (stream.c) ---- */
+/* ---- streams, tasks and marks (queue.c) ---- */
 
 /* Until host_streams_resume, no worker starts a task; returns once no
  * running task may write memory (the caller's own stream excepted, when
@@ -104,7 +107,7 @@ struct mark {
     int64_t node;
 };
 
-/* The state of an event shared between processes (ipc.c): a page of a
+/* The state of an event shared between processes (ipc_page.c): a page of a
  * memfd that every process holding the event maps. */
 typedef struct ipc_page ipc_page;
 
@@ -175,25 +178,57 @@ void task_run(task *t);
 void task_free(task *t);
 task_kind task_kind_of(const task *t);
 const host_job_ops *task_job(const task *t);
-/* References to s for holders outside stream.c (captures). */
+/* References to s for holders outside queue.c (captures). */
 void stream_retain_ref(host_stream *s);
 void stream_release_ref(host_stream *s);
+
+/* A stream's life, for its operations (stream.c): a new stream of dev; its
+ * destroy (queued work still runs); a wait for everything queued, which
+ * reports a failed task or an abort once; whether everything queued has
+ * run; an abort (queued tasks are skipped, but host functions; running
+ * waits give up); and a teardown's cancel of its waits. */
+aclError host_queue_create(int32_t dev, host_stream **out);
+void host_queue_destroy(host_stream *s);
+aclError host_queue_synchronize(host_stream *s, int32_t timeout_ms);
+bool host_queue_idle(host_stream *s);
+void host_queue_abort(host_stream *s);
+void host_queue_cancel_waits(host_stream *s);
+/* The tasks of the stream operations, queued on s (the arguments checked). */
+aclError host_enqueue_copy(host_stream *s, void *dst, const void *src, size_t n);
+aclError host_enqueue_copy_2d(host_stream *s, void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, size_t height);
+aclError host_enqueue_set(host_stream *s, void *ptr, uint8_t value, size_t n);
+aclError host_enqueue_set32(host_stream *s, void *ptr, uint32_t value, size_t count);
+aclError host_enqueue_batch(host_stream *s, const batch_copy *copies, size_t count);
+aclError host_enqueue_indirect(host_stream *s, const indirect_copy *copy);
+aclError host_enqueue_host_fn(host_stream *s, host_fn fn, void *arg, bool any_thread);
+/* TASK_VALUE_WRITE (cmp unused) or TASK_VALUE_WAIT. */
+aclError host_enqueue_value(host_stream *s, task_kind kind, void *addr, uint64_t value,
+                            uint32_t cmp);
 
 /* ---- capture (graph.c) ----
  * While a stream is captured, stream_enqueue appends its tasks to the
  * capture as nodes instead of queueing them; each node depends on the
  * stream's previous node and on the nodes its waits named. */
 host_capture *stream_capture_of(host_stream *s, int64_t *tail);
-/* ACL_ERROR_RT_STREAM_NOT_CAPTURED once c's end has begun: the task is
- * then queued as on a stream not captured. */
-aclError capture_record_task(host_capture *c, host_stream *s, task *t);
+/* What the queue asks of a capture, which graph.c registers from a
+ * constructor: the queue sits below captures and never names their code. */
+typedef struct host_capture_hooks {
+    /* With s's lock held (stream_enqueue): t becomes a node of c;
+     * ACL_ERROR_RT_STREAM_NOT_CAPTURED once c's end has begun, and the task
+     * is then queued as on a stream not captured. */
+    aclError (*record_task)(host_capture *c, host_stream *s, task *t);
+    void (*retain)(host_capture *c);
+    void (*release)(host_capture *c);
+} host_capture_hooks;
+void host_capture_hooks_set(const host_capture_hooks *hooks);
 /* A mark of s's current node in its capture, or NULL when s is not capturing. */
 mark *capture_mark(host_stream *s);
 /* s waits for a capture mark: it joins the capture or depends on the node. */
 aclError capture_wait_mark(host_stream *s, const mark *m);
 void capture_retain(host_capture *c);
 void capture_release(host_capture *c);
-/* Under s's lock (stream_lock), for graph.c. */
+/* Under s's lock (stream_lock), for graph.c (queue.c). */
 void stream_lock(host_stream *s);
 void stream_unlock(host_stream *s);
 host_capture *stream_capture_of_locked(host_stream *s);
@@ -233,17 +268,23 @@ void mark_release(mark *m);
  * 0 just looks. Returns whether it is complete. */
 bool mark_wait(const mark *m, int32_t timeout_ms);
 
-/* Shared events (ipc.c): record, wait, and what the tasks do. */
+/* Shared events (ipc.c): record and wait. */
 aclError host_ipc_record(host_stream *s, ipc_page *page);
 aclError host_ipc_wait(host_stream *s, ipc_page *page);
+/* Unmaps a shared event's page (its destroy). */
+void host_ipc_event_release(backend_event *e);
+/* A shared event's page (ipc_page.c): made, recognised, the number of a
+ * new record, what the tasks do. */
+void host_ipc_page_init(ipc_page *page);
+bool host_ipc_page_valid(const ipc_page *page);
+uint64_t host_ipc_record_next(ipc_page *page);
 bool host_ipc_complete(ipc_page *page, uint64_t target);
 uint64_t host_ipc_recorded(ipc_page *page);
 void host_ipc_signal(ipc_page *page, uint64_t seq);
 /* Waits until target completed; timeout_ms < 0 forever. */
 bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms);
+/* Queues TASK_IPC_SIGNAL or TASK_IPC_WAIT on s (queue.c). */
 aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_page *page, uint64_t seq);
-/* Unmaps a shared event's page (its destroy). */
-void host_ipc_event_release(backend_event *e);
 
 /* record and wait (event.c), in the stream operations. */
 aclError host_record(backend_stream *bs, backend_event *e);
@@ -251,7 +292,8 @@ aclError host_wait(backend_stream *bs, backend_event *e);
 aclError host_record_external(backend_stream *bs, backend_event *e);
 aclError host_wait_external(backend_stream *bs, backend_event *e);
 /* e's current mark with a reference of the caller's, NULL if never
- * recorded; and e's mark replaced by m (which takes a reference of its own). */
+ * recorded; and e's mark replaced by m (which takes a reference of its own)
+ * (queue.c, whose tasks act on events too). */
 mark *host_event_mark(backend_event *e);
 void host_event_set_mark(backend_event *e, mark *m);
 
@@ -278,14 +320,14 @@ bool watch_stopped(const watch_stop *stop);
 watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns,
                         const watch_stop *stop);
 
-/* ---- notifies (notify.c) ---- */
+/* ---- notifies (notify.c) and their words (word.c) ---- */
 
 /* A notify's word, reference counted: queued tasks outlive a destroy. */
 typedef struct host_word {
     atomic_int refs;
     _Atomic(_Atomic uint32_t *) word; /* &own, or memory shared with other processes */
     _Atomic uint32_t own;
-    struct host_word *shared_next, *shared_prev; /* while shared (notify.c) */
+    struct host_word *shared_next, *shared_prev; /* while shared (word.c) */
     bool shared;
 } host_word;
 
@@ -304,12 +346,16 @@ typedef struct word_op {
     uint32_t timeout_s;
 } word_op;
 
+host_word *host_word_new(void);
+void host_word_retain(host_word *w);
 void host_word_release(host_word *w);
+/* From now on w lives in word, memory shared with other processes. */
+void host_word_share(host_word *w, _Atomic uint32_t *word);
 /* A record: changes the word (the caller then calls host_watch_changed). */
 void host_word_apply(const word_op *op);
 /* A wait's test: true once satisfied, the word then cleared as asked. */
 bool host_word_ready(void *op);
-/* Queues op on s (stream.c); the task takes op->w's reference. */
+/* Queues op on s (queue.c); the task takes op->w's reference. */
 aclError host_enqueue_word_op(host_stream *s, const word_op *op);
 
 /* ---- the groups of operations, one per file ---- */

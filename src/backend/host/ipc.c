@@ -11,32 +11,19 @@
  * many completed. A record takes the next number and queues a task that
  * completes it (in stream order); a wait or synchronize takes the number of
  * records made at the call and waits until that many completed, sleeping
- * on a futex of the shared page (a process-shared futex). Any process
- * holding the event may record it. */
+ * on a futex of the shared page (a process-shared futex; the page and what
+ * its tasks do: ipc_page.c). Any process holding the event may record it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend/host/host.h"
-#include "util/clock.h"
 #include "util/fork.h"
-#include "util/futex.h"
 #include "util/log.h"
-
-struct ipc_page {
-    _Atomic uint64_t recorded;  /* records made */
-    _Atomic uint64_t completed; /* the highest record completed */
-    _Atomic uint32_t wake;      /* bumped on every completion; the futex word */
-    uint32_t magic;
-};
-
-#define PAGE_MAGIC 0x61636c65u /* "acle" */
 
 /* ---- memory --------------------------------------------------------------------------- */
 
@@ -186,7 +173,7 @@ static aclError host_ipc_event_create(backend_event *e, int32_t dev)
         close(fd);
         return err;
     }
-    e->ipc->magic = PAGE_MAGIC;
+    host_ipc_page_init(e->ipc);
     return ACL_SUCCESS;
 }
 
@@ -223,7 +210,7 @@ static aclError host_ipc_event_open(backend_event *e, int32_t dev, const void *b
     e->timing = false;
     e->current = NULL;
     aclError err = map_page(e, mine);
-    if (err == ACL_SUCCESS && e->ipc->magic != PAGE_MAGIC) {
+    if (err == ACL_SUCCESS && !host_ipc_page_valid(e->ipc)) {
         munmap(e->ipc, host_config_get()->page_size);
         e->ipc = NULL;
         err = ACL_ERROR_RT_PARAM_INVALID;
@@ -245,50 +232,9 @@ void host_ipc_event_release(backend_event *e)
     e->ipc_fd = -1;
 }
 
-uint64_t host_ipc_recorded(ipc_page *page)
-{
-    return atomic_load_explicit(&page->recorded, memory_order_acquire);
-}
-
-bool host_ipc_complete(ipc_page *page, uint64_t target)
-{
-    return atomic_load_explicit(&page->completed, memory_order_acquire) >= target;
-}
-
-void host_ipc_signal(ipc_page *page, uint64_t seq)
-{
-    uint64_t seen = atomic_load_explicit(&page->completed, memory_order_relaxed);
-    while (seen < seq &&
-           !atomic_compare_exchange_weak_explicit(&page->completed, &seen, seq,
-                                                  memory_order_release, memory_order_relaxed))
-        ;
-    atomic_fetch_add_explicit(&page->wake, 1, memory_order_release);
-    futex_wake_all(&page->wake);
-}
-
-bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms)
-{
-    int64_t deadline = timeout_ms >= 0 ? monotonic_ns() + (int64_t)timeout_ms * 1000000 : 0;
-    for (;;) {
-        uint32_t word = atomic_load_explicit(&page->wake, memory_order_acquire);
-        if (host_ipc_complete(page, target))
-            return true;
-        struct timespec ts, *timeout = NULL;
-        if (timeout_ms >= 0) {
-            int64_t left = deadline - monotonic_ns();
-            if (left <= 0)
-                return false;
-            ts.tv_sec = left / 1000000000;
-            ts.tv_nsec = left % 1000000000;
-            timeout = &ts;
-        }
-        futex_wait(&page->wake, word, timeout);
-    }
-}
-
 aclError host_ipc_record(host_stream *s, ipc_page *page)
 {
-    uint64_t seq = atomic_fetch_add_explicit(&page->recorded, 1, memory_order_acq_rel) + 1;
+    uint64_t seq = host_ipc_record_next(page);
     aclError err = host_ipc_enqueue(s, TASK_IPC_SIGNAL, page, seq);
     if (err != ACL_SUCCESS)
         host_ipc_signal(page, seq); /* a record that cannot run must not block waiters */
