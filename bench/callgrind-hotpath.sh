@@ -10,10 +10,10 @@
 # of device memory) and aclrtMemcpyAsync (4 B, pinned host to device) a loop
 # calls it ITERATIONS times (default 2000) on one stream, synchronizing every
 # 100 calls, after a warm-up of 200 that is not collected; then the same for
-# an aclrtCreateEvent + aclrtDestroyEvent pair and an aclrtCreateStream +
-# aclrtDestroyStream pair and an aclrtMemPoolMallocAsync + aclrtMemPoolFreeAsync
-# pair (2 MiB, one pool block). Two figures per call (per pair), on the calling
-# thread only:
+# an aclrtCreateEvent + aclrtDestroyEvent pair, an aclrtCreateStream +
+# aclrtDestroyStream pair and an aclrtMemPoolMallocAsync +
+# aclrtMemPoolFreeAsync pair (2 MiB, one pool block). Two figures per call
+# (per pair), on the calling thread only:
 #   total    everything the call executes: argument checks, lookups, the
 #            core, and the host backend's enqueue (not its worker thread,
 #            which runs the work);
