@@ -10,9 +10,10 @@
 # of device memory) and aclrtMemcpyAsync (4 B, pinned host to device) a loop
 # calls it ITERATIONS times (default 2000) on one stream, synchronizing every
 # 100 calls, after a warm-up of 200 that is not collected; then the same for
-# an aclrtCreateEvent + aclrtDestroyEvent pair and an aclrtCreateStream +
-# aclrtDestroyStream pair. Two figures per call (per pair), on the calling
-# thread only:
+# an aclrtCreateEvent + aclrtDestroyEvent pair, an aclrtCreateStream +
+# aclrtDestroyStream pair and an aclrtMemPoolMallocAsync +
+# aclrtMemPoolFreeAsync pair (2 MiB, one pool block). Two figures per call
+# (per pair), on the calling thread only:
 #   total    everything the call executes: argument checks, lookups, the
 #            core, and the host backend's enqueue (not its worker thread,
 #            which runs the work);
@@ -44,6 +45,7 @@ trap 'rm -rf "$work"' EXIT
 
 cat >"$work/loop.c" <<'EOF'
 #include <acl/acl.h>
+#include <acl/acl_rt_memory_soma.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -58,6 +60,7 @@ cat >"$work/loop.c" <<'EOF'
 
 static aclrtStream s;
 static aclrtEvent e;
+static aclrtMemPool pool;
 static void *dev, *host;
 static int which;
 
@@ -83,10 +86,16 @@ static inline __attribute__((always_inline)) void loop(int n)
             CHECK(aclrtDestroyEvent(made));
             break;
         }
-        default: {
+        case 5: {
             aclrtStream made;
             CHECK(aclrtCreateStream(&made));
             CHECK(aclrtDestroyStream(made));
+            break;
+        }
+        default: {
+            void *block;
+            CHECK(aclrtMemPoolMallocAsync(&block, (size_t)2 << 20, pool, s));
+            CHECK(aclrtMemPoolFreeAsync(block, s));
             break;
         }
         }
@@ -119,9 +128,13 @@ int main(int argc, char **argv)
     CHECK(aclrtCreateEvent(&e));
     CHECK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK(aclrtMallocHost(&host, 4096));
+    aclrtMemPoolProps props = {.allocType = ACL_MEM_ALLOCATION_TYPE_PINNED,
+                               .location = {.type = ACL_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    CHECK(aclrtMemPoolCreate(&pool, &props));
     CHECK(aclrtRecordEvent(e, s)); /* so that waits wait */
     warm_up();
     hot_loop(n);
+    CHECK(aclrtMemPoolDestroy(pool));
     CHECK(aclrtFreeHost(host));
     CHECK(aclrtFree(dev));
     CHECK(aclrtDestroyEvent(e));
@@ -138,7 +151,8 @@ echo "instructions per call, host backend, $build ($iterations calls each)"
 printf '%-38s %7s %7s\n' call total library
 which=0
 for fns in aclrtRecordEvent aclrtStreamWaitEvent aclrtMemsetAsync aclrtMemcpyAsync \
-           aclrtCreateEvent+aclrtDestroyEvent aclrtCreateStream+aclrtDestroyStream; do
+           aclrtCreateEvent+aclrtDestroyEvent aclrtCreateStream+aclrtDestroyStream \
+           aclrtMemPoolMallocAsync+aclrtMemPoolFreeAsync; do
   out="$work/cg.$which"
   ACLCUDA_BACKEND=host valgrind -q --tool=callgrind --collect-atstart=no \
     --toggle-collect=hot_loop --callgrind-out-file="$out" "$work/loop" "$which" "$iterations" \

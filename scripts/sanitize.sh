@@ -108,7 +108,7 @@ mode_tsan() {
            compat/test_memory check/test_storm check/test_robustness check/test_callback_ending \
            check/test_memory_registry check/test_lifecycle check/test_fidelity \
            check/test_two_devices compat/test_notify check/test_runtime check/test_graph \
-           compat/test_ipc check/test_hostile_sharing; do
+           compat/test_ipc check/test_hostile_sharing compat/test_pool check/test_memory_complete; do
     tests="$tests tests/$t"
   done
   TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \

@@ -15,7 +15,6 @@
  * layer; such a pointer never reaches the backend. Failures reported by the
  * backend itself are passed on with the backend's code. */
 #include <pthread.h>
-#include <search.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +26,31 @@
 #include "core/memory.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/rangetree.h"
 
 /* ---- the registry ------------------------------------------------------------ */
 
-/* A balanced search tree (glibc's tsearch is a red-black tree) of
- * non-overlapping blocks. Two blocks compare equal when their ranges
- * overlap, so looking up a one-byte block finds the allocation containing
- * that byte in O(log n). One mutex guards it: a read-write lock cannot be
- * handed to a forked child (it remembers its writer's thread id), and
- * lookups rarely reach the tree (below). */
-static void *alloc_tree;
+/* A red-black tree of non-overlapping blocks (util/rangetree.h): the
+ * allocation containing a byte is found in O(log n). Each entry is one
+ * allocation, its tree node inside, and the tree compares in line: an
+ * allocation and its free, which every stream-ordered pool allocation
+ * makes, cost one malloc and free and no callbacks (glibc's tsearch
+ * allocates a node of its own and calls a comparison for every step). One
+ * mutex guards it: a read-write lock cannot be handed to a forked child
+ * (it remembers its writer's thread id), and lookups rarely reach the
+ * tree (below). */
+typedef struct registry_entry {
+    range_node node; /* the block's base and size */
+    mem_block block;
+} registry_entry;
+
+static range_tree alloc_tree;
 static pthread_mutex_t alloc_tree_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static mem_block *block_of(range_node *n)
+{
+    return &range_entry(n, registry_entry, node)->block;
+}
 
 /* Every copy and fill looks up one or two pointers, usually the same ones
  * as the thread's previous call; the lock alone costs two atomic
@@ -57,22 +70,12 @@ typedef struct lookup_cache {
 
 static _Thread_local lookup_cache tls_lookups;
 
-/* Called with the write lock held, after the change. */
+/* Called with the lock held, after the change. Only holders of the lock
+ * write the generation, so a load and a store do: no read-modify-write. */
 static void tree_changed(void)
 {
-    atomic_fetch_add_explicit(&alloc_tree_generation, 1, memory_order_release);
-}
-
-static int block_compare(const void *a, const void *b)
-{
-    const mem_block *x = a, *y = b;
-    /* Inclusive last bytes: no overflow at the top of the address space. */
-    uintptr_t x_last = x->base + (x->size - 1), y_last = y->base + (y->size - 1);
-    if (x_last < y->base)
-        return -1;
-    if (y_last < x->base)
-        return 1;
-    return 0;
+    uint_fast64_t next = atomic_load_explicit(&alloc_tree_generation, memory_order_relaxed) + 1;
+    atomic_store_explicit(&alloc_tree_generation, next, memory_order_release);
 }
 
 /* Bytes recorded per device (slot HOST_SLOT for host memory) and origin,
@@ -88,16 +91,20 @@ static int usage_slot(const mem_block *b)
 }
 
 /* Records a block. Fails only when the bookkeeping itself cannot be
- * allocated, or when the range overlaps one we still hold. */
+ * allocated, or when the range is empty or overlaps one we still hold. */
 static aclError registry_add(const mem_block *in)
 {
-    mem_block *b = malloc(sizeof *b);
-    if (b == NULL)
+    if (in->size == 0)
+        return ACL_ERROR_INVALID_PARAM;
+    registry_entry *e = malloc(sizeof *e);
+    if (e == NULL)
         return ACL_ERROR_BAD_ALLOC;
-    *b = *in;
+    e->node.base = in->base;
+    e->node.size = in->size;
+    e->block = *in;
+    const mem_block *b = &e->block;
     pthread_mutex_lock(&alloc_tree_lock);
-    void *node = tsearch(b, &alloc_tree, block_compare);
-    bool inserted = node != NULL && *(mem_block **)node == b;
+    bool inserted = range_tree_insert(&alloc_tree, &e->node) == NULL;
     if (inserted) {
         int slot = usage_slot(b);
         usage_now[slot][b->origin] += b->size;
@@ -107,8 +114,8 @@ static aclError registry_add(const mem_block *in)
     }
     pthread_mutex_unlock(&alloc_tree_lock);
     if (!inserted) {
-        free(b);
-        return node == NULL ? ACL_ERROR_BAD_ALLOC : ACL_ERROR_INVALID_PARAM;
+        free(e);
+        return ACL_ERROR_INVALID_PARAM;
     }
     return ACL_SUCCESS;
 }
@@ -120,12 +127,11 @@ static __attribute__((noinline)) bool registry_find_locked(const void *ptr, mem_
 {
     if (cache->generation != generation)
         *cache = (lookup_cache){.generation = generation};
-    mem_block key = {.base = (uintptr_t)ptr, .size = 1};
     bool found = false;
     pthread_mutex_lock(&alloc_tree_lock);
-    void *node = tfind(&key, &alloc_tree, block_compare);
+    range_node *node = range_tree_find(&alloc_tree, (uintptr_t)ptr);
     if (node != NULL) {
-        *out = **(mem_block **)node;
+        *out = *block_of(node);
         found = true;
     }
     pthread_mutex_unlock(&alloc_tree_lock);
@@ -166,19 +172,18 @@ bool registry_find(const void *ptr, mem_block *out)
  * both win. */
 static bool registry_take(const void *ptr, unsigned origins, mem_block *out)
 {
-    mem_block key = {.base = (uintptr_t)ptr, .size = 1};
-    mem_block *taken = NULL;
+    registry_entry *taken = NULL;
     pthread_mutex_lock(&alloc_tree_lock);
-    void *node = tfind(&key, &alloc_tree, block_compare);
+    range_node *node = range_tree_find(&alloc_tree, (uintptr_t)ptr);
     if (node == NULL) {
         *out = (mem_block){.base = (uintptr_t)ptr, .kind = MEM_UNKNOWN, .phys = -1};
     } else {
-        *out = **(mem_block **)node;
+        *out = *block_of(node);
         if (out->base == (uintptr_t)ptr && (origins & ORIGIN_BIT(out->origin))) {
-            taken = *(mem_block **)node;
-            tdelete(taken, &alloc_tree, block_compare);
-            usage_now[usage_slot(taken)][taken->origin] -= taken->size;
+            range_tree_remove(&alloc_tree, node);
+            usage_now[usage_slot(out)][out->origin] -= out->size;
             tree_changed();
+            taken = range_entry(node, registry_entry, node);
         }
     }
     pthread_mutex_unlock(&alloc_tree_lock);
@@ -198,12 +203,11 @@ bool memory_unregister(const void *ptr, mem_origin origin, mem_block *out)
 
 bool memory_set_flags(const void *ptr, mem_origin origin, uint32_t flags)
 {
-    mem_block key = {.base = (uintptr_t)ptr, .size = 1};
     bool done = false;
     pthread_mutex_lock(&alloc_tree_lock);
-    void *node = tfind(&key, &alloc_tree, block_compare);
+    range_node *node = range_tree_find(&alloc_tree, (uintptr_t)ptr);
     if (node != NULL) {
-        mem_block *b = *(mem_block **)node;
+        mem_block *b = block_of(node);
         if (b->base == (uintptr_t)ptr && b->origin == origin) {
             b->flags = flags;
             done = true;
@@ -239,12 +243,11 @@ bool memory_overlaps(const void *ptr, size_t size, mem_block *hit)
 {
     if (size == 0)
         return false;
-    mem_block key = {.base = (uintptr_t)ptr, .size = size};
     bool found = false;
     pthread_mutex_lock(&alloc_tree_lock);
-    void *node = tfind(&key, &alloc_tree, block_compare);
+    range_node *node = range_tree_overlap(&alloc_tree, (uintptr_t)ptr, size);
     if (node != NULL) {
-        *hit = **(mem_block **)node;
+        *hit = *block_of(node);
         found = true;
     }
     pthread_mutex_unlock(&alloc_tree_lock);

@@ -152,7 +152,8 @@ aclError memory_free(const char *api, void *ptr, unsigned origins);
 
 /* Records memory that another module made (a mapping, an import, a pool
  * block, a registered host range). Bare codes: ACL_ERROR_BAD_ALLOC, or
- * ACL_ERROR_INVALID_PARAM when the range overlaps a recorded one. */
+ * ACL_ERROR_INVALID_PARAM when the range is empty or overlaps a recorded
+ * one. */
 aclError memory_register(const mem_block *b);
 /* Takes the block starting exactly at ptr if it has the given origin,
  * copying it to *out; otherwise changes nothing and *out says what ptr is

@@ -1,7 +1,7 @@
-/* Stream-ordered memory pools (see mempool.h). A pool's counts are kept
- * under its own mutex; the allocation registry's lock is never taken
- * under it. */
-#include <pthread.h>
+/* Stream-ordered memory pools (see mempool.h). A pool's counts are
+ * atomics: an allocation and a free each change them with one
+ * read-modify-write. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "backend/backend.h"
@@ -12,23 +12,52 @@
 #include "core/mempool.h"
 #include "core/sink.h"
 
+/* In mem_pool.used: a destroy found nothing in use, and no allocation
+ * may follow. Pools are smaller than the device, far below this bit. */
+#define POOL_CLOSED (UINT64_C(1) << 63)
+
 typedef struct mem_pool {
     object obj;
     backend_pool *bp;
     int32_t phys, device;
     size_t max_size;
-    pthread_mutex_t lock;
-    uint64_t used, used_high; /* bytes handed out (whole blocks) */
-    uint32_t reuse[3];        /* the three reuse switches, 0 or 1 */
-    uint64_t release_threshold;
+    /* Bytes handed out (whole blocks), and POOL_CLOSED. One word for both
+     * is what keeps a pool alive while it has blocks: an allocation adds
+     * to it only while it is open, a destroy closes it only while it is 0,
+     * and a free's last use of the pool is its subtraction. */
+    _Atomic uint64_t used;
+    _Atomic uint64_t used_high;
+    _Atomic uint32_t reuse[3]; /* the three reuse switches, 0 or 1 */
+    _Atomic uint64_t release_threshold;
 } mem_pool;
 
 static void pool_free_object(object *o)
 {
     mem_pool *p = (mem_pool *)o;
     backend()->pool->destroy(p->bp);
-    pthread_mutex_destroy(&p->lock);
     free(p);
+}
+
+static uint64_t pool_used(mem_pool *p)
+{
+    return atomic_load_explicit(&p->used, memory_order_relaxed) & ~POOL_CLOSED;
+}
+
+/* The high-water mark back to what is in use. A compare-and-swap, not a
+ * store: an allocation that raised the mark after the use was read makes
+ * it fail and read again, so the mark never stays below the use. */
+static void pool_reset_high(mem_pool *p)
+{
+    uint64_t high = atomic_load_explicit(&p->used_high, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&p->used_high, &high, pool_used(p),
+                                                  memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+/* Gives back n bytes of blocks; the pool may be freed from then on. */
+static void pool_give_back(mem_pool *p, size_t n)
+{
+    atomic_fetch_sub_explicit(&p->used, n, memory_order_release);
 }
 
 /* The live pool behind h, borrowed (object_put). Raises. */
@@ -69,10 +98,8 @@ aclError mempool_create(const char *api, aclrtMemPool *out, const aclrtMemPoolPr
     p->phys = phys;
     p->device = (int32_t)props->location.id;
     p->max_size = max;
-    pthread_mutex_init(&p->lock, NULL);
     ret = backend()->pool->create(&p->bp, phys, max);
     if (ret != ACL_SUCCESS) {
-        pthread_mutex_destroy(&p->lock);
         free(p);
         return acl_raise(api, ret, "cannot create a %zu-byte pool on device %u: %s", max,
                          (unsigned)props->location.id, acl_error_text(ret));
@@ -80,7 +107,6 @@ aclError mempool_create(const char *api, aclrtMemPool *out, const aclrtMemPoolPr
     ret = handle_publish(&p->obj, HANDLE_MEM_POOL, pool_free_object);
     if (ret != ACL_SUCCESS) {
         backend()->pool->destroy(p->bp);
-        pthread_mutex_destroy(&p->lock);
         free(p);
         return acl_raise(api, ret, "no handle for a new pool");
     }
@@ -94,11 +120,13 @@ aclError mempool_destroy(const char *api, aclrtMemPool h)
     aclError ret = pool_get(api, h, &p);
     if (ret != ACL_SUCCESS)
         return ret;
-    pthread_mutex_lock(&p->lock);
-    uint64_t used = p->used;
-    pthread_mutex_unlock(&p->lock);
-    if (used != 0) {
+    /* Acquire: what the frees of its blocks did with the pool is done. */
+    uint64_t used = 0;
+    if (!atomic_compare_exchange_strong_explicit(&p->used, &used, POOL_CLOSED, memory_order_acquire,
+                                                 memory_order_relaxed)) {
         object_put(&p->obj);
+        if (used & POOL_CLOSED)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "%p was destroyed by another thread", h);
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
                          "the pool still has %llu bytes allocated; free them with "
                          "aclrtMemPoolFreeAsync first",
@@ -161,14 +189,12 @@ aclError mempool_set_attr(const char *api, aclrtMemPool h, aclrtMemPoolAttr attr
                         (int)attr, (unsigned long long)v);
         goto out;
     }
-    pthread_mutex_lock(&p->lock);
     if (attr == ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH)
-        p->used_high = p->used;
+        pool_reset_high(p);
     else if (reuse_attr(attr))
-        p->reuse[attr - 1] = (uint32_t)v;
+        atomic_store_explicit(&p->reuse[attr - 1], (uint32_t)v, memory_order_relaxed);
     else if (attr == ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD)
-        p->release_threshold = v;
-    pthread_mutex_unlock(&p->lock);
+        atomic_store_explicit(&p->release_threshold, v, memory_order_relaxed);
     if (attr != ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH) {
         ret = backend()->pool->set_attr(p->bp, (int32_t)attr, v);
         if (ret != ACL_SUCCESS)
@@ -201,16 +227,14 @@ aclError mempool_get_attr(const char *api, aclrtMemPool h, aclrtMemPoolAttr attr
             ret = acl_raise(api, ret, "the backend cannot answer attribute %d: %s", (int)attr,
                             acl_error_text(ret));
     } else {
-        pthread_mutex_lock(&p->lock);
         if (reuse_attr(attr))
-            *(uint32_t *)value = p->reuse[attr - 1];
+            *(uint32_t *)value = atomic_load_explicit(&p->reuse[attr - 1], memory_order_relaxed);
         else if (attr == ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD)
-            *(uint64_t *)value = p->release_threshold;
+            *(uint64_t *)value = atomic_load_explicit(&p->release_threshold, memory_order_relaxed);
         else if (attr == ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT)
-            *(uint64_t *)value = p->used;
+            *(uint64_t *)value = pool_used(p);
         else
-            *(uint64_t *)value = p->used_high;
-        pthread_mutex_unlock(&p->lock);
+            *(uint64_t *)value = atomic_load_explicit(&p->used_high, memory_order_relaxed);
     }
     object_put(&p->obj);
     return ret;
@@ -222,9 +246,7 @@ aclError mempool_trim(const char *api, aclrtMemPool h, size_t keep)
     aclError ret = pool_get(api, h, &p);
     if (ret != ACL_SUCCESS)
         return ret;
-    pthread_mutex_lock(&p->lock);
-    uint64_t used = p->used;
-    pthread_mutex_unlock(&p->lock);
+    uint64_t used = pool_used(p);
     uint64_t reserved = 0;
     ret = backend()->pool->get_attr(p->bp, ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT, &reserved);
     if (ret != ACL_SUCCESS) {
@@ -256,6 +278,25 @@ static aclError refuse_captured(const char *api, acl_stream *s, task_kind kind)
     return sink_admit(api, s, &(task){.kind = kind});
 }
 
+/* Counts n more bytes in use while the pool is open and has room for
+ * them; otherwise false, with what *in_use was (POOL_CLOSED included). */
+static bool pool_take_bytes(mem_pool *p, size_t n, uint64_t *in_use)
+{
+    uint64_t used = atomic_load_explicit(&p->used, memory_order_relaxed);
+    do {
+        if ((used & POOL_CLOSED) || n > p->max_size - used) {
+            *in_use = used;
+            return false;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(&p->used, &used, used + n, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    uint64_t now = used + n, high = atomic_load_explicit(&p->used_high, memory_order_relaxed);
+    while (now > high && !atomic_compare_exchange_weak_explicit(
+                             &p->used_high, &high, now, memory_order_relaxed, memory_order_relaxed))
+        ;
+    return true;
+}
+
 aclError mempool_malloc_async(const char *api, void **ptr, size_t size, aclrtMemPool h,
                               acl_stream *s)
 {
@@ -277,21 +318,18 @@ aclError mempool_malloc_async(const char *api, void **ptr, size_t size, aclrtMem
         goto out;
     }
     size_t n = ALIGN_UP(size, MEMPOOL_BLOCK);
-    pthread_mutex_lock(&p->lock);
-    uint64_t in_use = p->used;
-    bool room = n <= p->max_size - p->used;
-    if (room) {
-        p->used += n;
-        if (p->used > p->used_high)
-            p->used_high = p->used;
-    }
-    pthread_mutex_unlock(&p->lock);
-    if (!room) {
-        ret = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
-                        "%zu bytes (%zu requested) do not fit in the pool: %zu bytes, %llu in use",
-                        n, size, p->max_size, (unsigned long long)in_use);
+    uint64_t in_use;
+    if (!pool_take_bytes(p, n, &in_use)) {
+        if (in_use & POOL_CLOSED)
+            ret = acl_raise(api, ACL_ERROR_INVALID_PARAM, "the pool was destroyed meanwhile");
+        else
+            ret = acl_raise(
+                api, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "%zu bytes (%zu requested) do not fit in the pool: %zu bytes, %llu in use", n, size,
+                p->max_size, (unsigned long long)in_use);
         goto out;
     }
+    /* From here the block's bytes keep the pool alive (mem_pool.used). */
     void *addr = NULL;
     ret = stream_submit(
         api, s,
@@ -311,23 +349,10 @@ aclError mempool_malloc_async(const char *api, void **ptr, size_t size, aclrtMem
             ret = acl_raise(api, ret, "cannot record a %zu-byte pool allocation", n);
         }
     }
-    if (ret != ACL_SUCCESS) {
-        pthread_mutex_lock(&p->lock);
-        p->used -= n;
-        pthread_mutex_unlock(&p->lock);
-        goto out;
-    }
-    /* The block holds a reference: the pool outlives its memory. */
-    if (!object_hold(&p->obj)) {
-        /* Destroyed meanwhile: impossible while used > 0, but be safe. */
-        mem_block gone;
-        (void)memory_unregister(addr, ORIGIN_POOL, &gone);
-        (void)stream_submit(
-            NULL, s, &(task){.kind = TASK_POOL_FREE, .u.pool_free = {p->bp, addr, n, p->phys}});
-        ret = acl_raise(api, ACL_ERROR_INVALID_PARAM, "the pool was destroyed meanwhile");
-        goto out;
-    }
-    *ptr = addr;
+    if (ret != ACL_SUCCESS)
+        pool_give_back(p, n);
+    else
+        *ptr = addr;
 out:
     object_put(&p->obj);
     return ret;
@@ -347,10 +372,7 @@ aclError mempool_free_async(const char *api, void *ptr, acl_stream *s)
             (void)memory_register(&b);
             return ret;
         }
-        pthread_mutex_lock(&p->lock);
-        p->used -= b.size;
-        pthread_mutex_unlock(&p->lock);
-        object_release(&p->obj);
+        pool_give_back(p, b.size);
         return ACL_SUCCESS;
     }
     /* aclrtMalloc memory: freed when the stream gets there. */

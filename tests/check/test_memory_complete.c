@@ -8,6 +8,7 @@
  * down. Queued work keeps the memory it touches alive through frees, as on
  * CUDA. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -947,6 +948,95 @@ START_TEST(pool_default_stream_and_size_zero)
 }
 END_TEST
 
+/* Pools: a destroy racing allocations and frees on other threads fails
+ * (ACL_ERROR_RT_PARAM_INVALID) while any block is allocated and succeeds
+ * only when none is; every block allocated before it frees normally, and
+ * no allocation begun after it succeeds. */
+enum { POOL_RACE_THREADS = 3, POOL_RACE_ROUNDS = 400 };
+
+typedef struct pool_race {
+    aclrtContext ctx;
+    aclrtMemPool pool;
+    atomic_bool destroyed;
+    atomic_int rounds_done, workers_done;
+} pool_race;
+
+typedef struct pool_racer {
+    pool_race *race;
+    const char *failure; /* NULL: none */
+} pool_racer;
+
+static const char *pool_race_rounds(pool_race *r, aclrtStream s)
+{
+    for (int i = 0; i < POOL_RACE_ROUNDS; i++, atomic_fetch_add(&r->rounds_done, 1)) {
+        bool after_destroy = atomic_load(&r->destroyed);
+        void *p = NULL;
+        aclError ret = aclrtMemPoolMallocAsync(&p, (size_t)2 << 20, r->pool, s);
+        if (ret == ACL_ERROR_INVALID_PARAM)
+            return NULL; /* destroyed */
+        /* Blocks freed on other streams may not be reusable yet. */
+        if (ret == ACL_ERROR_RT_MEMORY_ALLOCATION)
+            continue;
+        if (ret != ACL_SUCCESS)
+            return "an allocation failed other than for a destroyed pool";
+        if (after_destroy)
+            return "an allocation begun after the destroy succeeded";
+        if (aclrtMemsetAsync(p, 64, i & 0xff, 64, s) != ACL_SUCCESS)
+            return "a fill of a pool block failed";
+        if (aclrtMemPoolFreeAsync(p, s) != ACL_SUCCESS)
+            return "a free of a pool block failed";
+    }
+    return NULL;
+}
+
+static void *pool_race_worker(void *arg)
+{
+    pool_racer *me = arg;
+    aclrtStream s;
+    if (aclrtSetCurrentContext(me->race->ctx) != ACL_SUCCESS ||
+        aclrtCreateStream(&s) != ACL_SUCCESS)
+        me->failure = "no stream";
+    else if ((me->failure = pool_race_rounds(me->race, s)) == NULL &&
+             (aclrtSynchronizeStream(s) != ACL_SUCCESS || aclrtDestroyStream(s) != ACL_SUCCESS))
+        me->failure = "the stream failed";
+    atomic_fetch_add(&me->race->workers_done, 1);
+    return NULL;
+}
+
+START_TEST(pool_destroy_races_allocations)
+{
+    pool_race r = {0};
+    aclrtMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    props.maxSize = (size_t)32 << 20;
+    ACL_OK(aclrtMemPoolCreate(&r.pool, &props));
+    ACL_OK(aclrtGetCurrentContext(&r.ctx));
+    pthread_t threads[POOL_RACE_THREADS];
+    pool_racer racers[POOL_RACE_THREADS];
+    for (int i = 0; i < POOL_RACE_THREADS; i++) {
+        racers[i] = (pool_racer){.race = &r};
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, pool_race_worker, &racers[i]), 0);
+    }
+    while (atomic_load(&r.rounds_done) < POOL_RACE_ROUNDS / 4 &&
+           atomic_load(&r.workers_done) < POOL_RACE_THREADS)
+        sched_yield();
+    /* Succeeds at the latest once the workers are done. */
+    aclError ret;
+    while ((ret = aclrtMemPoolDestroy(r.pool)) != ACL_SUCCESS) {
+        ck_assert_int_eq(ret, ACL_ERROR_RT_PARAM_INVALID);
+        sched_yield();
+    }
+    atomic_store(&r.destroyed, true);
+    for (int i = 0; i < POOL_RACE_THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        ck_assert_msg(racers[i].failure == NULL, "thread %d: %s", i, racers[i].failure);
+    }
+    ACL_FAILS_WITH(aclrtMemPoolDestroy(r.pool), ACL_ERROR_INVALID_PARAM);
+}
+END_TEST
+
 /* Shared buffers: acl-cuda's choices where CANN leaves them to its driver. */
 START_TEST(mbuf_choices)
 {
@@ -1054,6 +1144,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, managed_choices);
     tcase_add_test(tc, pool_choices);
     tcase_add_test(tc, pool_default_stream_and_size_zero);
+    tcase_add_test(tc, pool_destroy_races_allocations);
     tcase_add_test(tc, mbuf_choices);
     tcase_add_test(tc, allocator_choices);
     suite_add_tcase(s, tc);

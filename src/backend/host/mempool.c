@@ -157,11 +157,12 @@ aclError host_pool_alloc_async(backend_stream *bs, backend_pool *p, size_t n, vo
         pool_block *b = *at;
         if (b->size != n || b->stream != bs->impl)
             continue;
-        /* Its free, when it runs, only drops the record. */
+        /* Its free, when it runs, only drops the record, and frees it:
+         * read before the lock goes. */
         *at = b->next;
         b->taken = true;
-        pthread_mutex_unlock(&p->lock);
         *ptr = b->ptr;
+        pthread_mutex_unlock(&p->lock);
         return ACL_SUCCESS;
     }
     /* New memory, making room by releasing idle blocks. */
