@@ -535,8 +535,10 @@ static aclError backend_free(int32_t phys, void *ptr)
  * really frees it at the next free on a thread outside callbacks, when an
  * allocation fails outside callbacks, or when its device is reset or ACL is
  * finalized. A reused block is handed out without waiting for the device:
- * aclrtFree promises no synchronisation, so work still using memory that a
- * callback freed is the caller's bug, as on Ascend. A backend whose frees
+ * CANN's aclrtFree frees at once, neither synchronising nor waiting for the
+ * tasks that use the memory (aclrtFreeWithDevSync is the one that waits),
+ * so work still using memory that a callback freed is the caller's bug, as
+ * on Ascend. A backend whose frees
  * never wait (the host backend) gets every free, and holds the memory back
  * itself until the work queued before the free has run. */
 typedef struct parked_block {
