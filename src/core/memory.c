@@ -550,6 +550,16 @@ typedef struct parked_block {
 
 static parked_block *parked_head;
 static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
+/* How many blocks are parked, changed under parked_lock: every allocation
+ * and free looks, and while none is parked (always on a backend whose frees
+ * never wait, nearly always on cuda) they take no lock for it. A block
+ * parked just after the look is found by a later one. */
+static atomic_size_t parked_count;
+
+static bool none_parked(void)
+{
+    return atomic_load_explicit(&parked_count, memory_order_acquire) == 0;
+}
 
 /* True when the free was parked; false when it must happen now. */
 static bool park_free(void *ptr, size_t size, int32_t phys)
@@ -562,6 +572,7 @@ static bool park_free(void *ptr, size_t size, int32_t phys)
     pthread_mutex_lock(&parked_lock);
     *p = (parked_block){ptr, size, phys, parked_head};
     parked_head = p;
+    atomic_fetch_add_explicit(&parked_count, 1, memory_order_release);
     pthread_mutex_unlock(&parked_lock);
     return true;
 }
@@ -570,6 +581,8 @@ static bool park_free(void *ptr, size_t size, int32_t phys)
  * bytes and no more than `most`; NULL when there is none. */
 static void *unpark(size_t size, size_t most, int32_t phys, size_t *capacity)
 {
+    if (none_parked())
+        return NULL;
     parked_block **best = NULL;
     pthread_mutex_lock(&parked_lock);
     for (parked_block **link = &parked_head; *link; link = &(*link)->next) {
@@ -585,6 +598,7 @@ static void *unpark(size_t size, size_t most, int32_t phys, size_t *capacity)
         ptr = p->ptr;
         *capacity = p->size;
         free(p);
+        atomic_fetch_sub_explicit(&parked_count, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&parked_lock);
     return ptr;
@@ -595,7 +609,7 @@ static void *unpark(size_t size, size_t most, int32_t phys, size_t *capacity)
  * Returns how many went back. */
 static size_t release_parked(int32_t phys, bool every_kind)
 {
-    if (callback_running())
+    if (none_parked() || callback_running())
         return 0;
     size_t count = 0;
     parked_block *mine = NULL;
@@ -606,6 +620,7 @@ static size_t release_parked(int32_t phys, bool every_kind)
             *link = p->next;
             p->next = mine;
             mine = p;
+            atomic_fetch_sub_explicit(&parked_count, 1, memory_order_relaxed);
         } else {
             link = &p->next;
         }
