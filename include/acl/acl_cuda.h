@@ -44,6 +44,13 @@ ACL_FUNC_VISIBILITY const char *aclcudaGetBackendName(void);
  * context's default stream). On the host backend *native is set to NULL. */
 ACL_FUNC_VISIBILITY aclError aclcudaGetNativeStream(aclrtStream stream, void **native);
 
+/* aclcudaGetNativeStream and the CUDA ordinal of the stream's device
+ * (aclcudaGetNativeDevice of aclcudaStreamGetDevice) in one call: what
+ * torch.cuda.ExternalStream and cupy.cuda.ExternalStream take. On the host
+ * backend *native is NULL and *nativeDevice the device's index. */
+ACL_FUNC_VISIBILITY aclError aclcudaGetNativeStreamDevice(aclrtStream stream, void **native,
+                                                          int32_t *nativeDevice);
+
 /* Stores in *native the cudaEvent_t behind event; NULL on the host backend.
  * ACL's status queries, waits and synchronizations follow the records made
  * through ACL; a record made directly through CUDA is not seen by them. */

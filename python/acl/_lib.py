@@ -496,6 +496,7 @@ _PROTOTYPES = (
     # acl-cuda's own (acl/acl_cuda.h): the backend and native handles (acl.cuda)
     ("aclcudaGetBackendName", c_char_p, ()),
     ("aclcudaGetNativeStream", aclError, (_vp, _P(_vp))),
+    ("aclcudaGetNativeStreamDevice", aclError, (_vp, _P(_vp), _P(c_int32))),
     ("aclcudaGetNativeEvent", aclError, (_vp, _P(_vp))),
     ("aclcudaStreamFromNative", aclError, (_vp, _P(_vp))),
     ("aclcudaEventFromNative", aclError, (_vp, _P(_vp))),

@@ -28,6 +28,22 @@ ACL_EXPORT aclError aclcudaGetNativeStream(aclrtStream stream, void **native)
     return ACL_SUCCESS;
 }
 
+ACL_EXPORT aclError aclcudaGetNativeStreamDevice(aclrtStream stream, void **native,
+                                                 int32_t *nativeDevice)
+{
+    PROF_API();
+    if (!native || !nativeDevice)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", native ? "nativeDevice" : "native");
+    acl_stream *s;
+    aclError err = current_stream_get(__func__, stream, &s);
+    if (err)
+        return err;
+    *native = stream_native(s);
+    *nativeDevice = s->ctx->phys;
+    stream_put(s);
+    return ACL_SUCCESS;
+}
+
 ACL_EXPORT aclError aclcudaGetNativeEvent(aclrtEvent event, void **native)
 {
     PROF_API();

@@ -77,6 +77,28 @@ COMPAT_TEST(native_device,
     ACL_OK(aclrtDestroyStream(stream));
 }
 
+COMPAT_TEST(native_stream_device,
+            "aclcudaGetNativeStreamDevice gives what aclcudaGetNativeStream and "
+            "aclcudaGetNativeDevice of the stream's device give, in one call",
+            "acl/acl_cuda.h aclcudaGetNativeStreamDevice")
+{
+    aclrtStream stream = compat_new_stream();
+    aclrtStream streams[] = {stream, NULL};
+    for (size_t i = 0; i < 2; i++) {
+        void *native = (void *)1, *alone = (void *)2;
+        int32_t device = -1, acl_device = -1, expected = -2;
+        ACL_OK(aclcudaGetNativeStreamDevice(streams[i], &native, &device));
+        ACL_OK(aclcudaGetNativeStream(streams[i], &alone));
+        ACL_OK(aclcudaStreamGetDevice(streams[i], &acl_device));
+        ACL_OK(aclcudaGetNativeDevice(acl_device, &expected));
+        ck_assert_ptr_eq(native, alone);
+        ck_assert_int_eq(device, expected);
+        if (on_cuda())
+            ck_assert_ptr_nonnull(native);
+    }
+    ACL_OK(aclrtDestroyStream(stream));
+}
+
 static atomic_int kept_released;
 
 static void count_release(void *ptr)
@@ -367,6 +389,18 @@ ROW(aclcudaGetNativeDevice)
             "a device that does not exist");
 }
 
+ROW(aclcudaGetNativeStreamDevice)
+{
+    void *native;
+    int32_t device;
+    FOR_EACH_BAD(KIND_STREAM, h, ACL_ERROR_INVALID_PARAM,
+                 aclcudaGetNativeStreamDevice(h, &native, &device));
+    REJECTS(aclcudaGetNativeStreamDevice(NULL, NULL, &device), ACL_ERROR_INVALID_PARAM,
+            "a NULL native");
+    REJECTS(aclcudaGetNativeStreamDevice(NULL, &native, NULL), ACL_ERROR_INVALID_PARAM,
+            "a NULL nativeDevice");
+}
+
 ROW(aclcudaStreamGetDevice)
 {
     int32_t device;
@@ -451,6 +485,7 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclcudaStreamFromNative),      COMPAT_ROW(aclcudaStreamGetDevice),
     COMPAT_ROW(aclcudaCaptureKeep),           COMPAT_ROW(aclcudaLaunchHostFuncAnyThread),
     COMPAT_ROW(aclcudaSynchronizeEventSlice), COMPAT_ROW(aclcudaSynchronizeStreamSlice),
+    COMPAT_ROW(aclcudaGetNativeStreamDevice),
 };
 COMPAT_BAD_ARGS(cuda, rows);
 
@@ -464,6 +499,7 @@ Suite *compat_suite_cuda(void)
     tcase_add_test(handles, native_handles);
     tcase_add_test(handles, waits_in_slices);
     tcase_add_test(handles, native_device);
+    tcase_add_test(handles, native_stream_device);
     tcase_add_test(handles, capture_keep);
     tcase_add_test(handles, launch_host_func_any_thread);
     tcase_add_test(handles, host_func_any_thread_goes_to_the_subscriber);
