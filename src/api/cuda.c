@@ -14,18 +14,28 @@ ACL_EXPORT const char *aclcudaGetBackendName(void)
     return backend()->name;
 }
 
+/* The CUDA stream behind stream and, where native_device is set, the CUDA
+ * ordinal of its device. */
+static aclError native_stream_of(const char *api, aclrtStream stream, void **native,
+                                 int32_t *native_device)
+{
+    acl_stream *s;
+    aclError err = current_stream_get(api, stream, &s);
+    if (err)
+        return err;
+    *native = stream_native(s);
+    if (native_device)
+        *native_device = s->ctx->phys;
+    stream_put(s);
+    return ACL_SUCCESS;
+}
+
 ACL_EXPORT aclError aclcudaGetNativeStream(aclrtStream stream, void **native)
 {
     PROF_API();
     if (!native)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "native is NULL");
-    acl_stream *s;
-    aclError err = current_stream_get(__func__, stream, &s);
-    if (err)
-        return err;
-    *native = stream_native(s);
-    stream_put(s);
-    return ACL_SUCCESS;
+    return native_stream_of(__func__, stream, native, NULL);
 }
 
 ACL_EXPORT aclError aclcudaGetNativeStreamDevice(aclrtStream stream, void **native,
@@ -34,14 +44,7 @@ ACL_EXPORT aclError aclcudaGetNativeStreamDevice(aclrtStream stream, void **nati
     PROF_API();
     if (!native || !nativeDevice)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "%s is NULL", native ? "nativeDevice" : "native");
-    acl_stream *s;
-    aclError err = current_stream_get(__func__, stream, &s);
-    if (err)
-        return err;
-    *native = stream_native(s);
-    *nativeDevice = s->ctx->phys;
-    stream_put(s);
-    return ACL_SUCCESS;
+    return native_stream_of(__func__, stream, native, nativeDevice);
 }
 
 ACL_EXPORT aclError aclcudaGetNativeEvent(aclrtEvent event, void **native)
