@@ -538,9 +538,9 @@ static aclError backend_free(int32_t phys, void *ptr)
  * CANN's aclrtFree frees at once, neither synchronising nor waiting for the
  * tasks that use the memory (aclrtFreeWithDevSync is the one that waits),
  * so work still using memory that a callback freed is the caller's bug, as
- * on Ascend. A backend whose frees
- * never wait (the host backend) gets every free, and holds the memory back
- * itself until the work queued before the free has run. */
+ * on Ascend. A backend whose frees never wait (the host backend) gets every
+ * free, and holds the memory back itself until the work queued before the
+ * free has run. */
 typedef struct parked_block {
     void *ptr;
     size_t size;
