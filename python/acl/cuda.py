@@ -185,12 +185,10 @@ _torch_streams = {}
 _cupy_streams = {}
 
 
-def _cached(cache, key, make):
-    value = cache.get(key)
-    if value is None:
-        if len(cache) >= _EXTERNAL_CACHE_MOST:
-            cache.clear()
-        value = cache[key] = make()
+def _remember(cache, key, make):
+    if len(cache) >= _EXTERNAL_CACHE_MOST:
+        cache.clear()
+    value = cache[key] = make(*key)
     return value
 
 
@@ -206,21 +204,30 @@ def _native_for_library(stream, library):
     return native.value, device.value
 
 
+def _torch_external_stream(native, device):
+    torch = _import("torch")
+    return torch.cuda.ExternalStream(native, device=torch.device("cuda", device))
+
+
+def _cupy_external_stream(native, device):
+    return _import("cupy").cuda.ExternalStream(native, device_id=device)
+
+
+# A hit costs a lookup only: no import, no closure (about 0.25 us of a
+# call on the host).
 def torch_stream(stream=0):
     """A torch.cuda.ExternalStream for an ACL stream (0: the default stream):
     ``with torch.cuda.stream(acl.cuda.torch_stream(s)):`` runs torch's work on it."""
-    native, device = _native_for_library(stream, "torch")
-    torch = _import("torch")
-    return _cached(_torch_streams, (native, device),
-                   lambda: torch.cuda.ExternalStream(native, device=torch.device("cuda", device)))
+    key = _native_for_library(stream, "torch")
+    value = _torch_streams.get(key)
+    return value if value is not None else _remember(_torch_streams, key, _torch_external_stream)
 
 
 def cupy_stream(stream=0):
     """A cupy.cuda.ExternalStream for an ACL stream (0: the default stream)."""
-    native, device = _native_for_library(stream, "CuPy")
-    cupy = _import("cupy")
-    return _cached(_cupy_streams, (native, device),
-                   lambda: cupy.cuda.ExternalStream(native, device_id=device))
+    key = _native_for_library(stream, "CuPy")
+    value = _cupy_streams.get(key)
+    return value if value is not None else _remember(_cupy_streams, key, _cupy_external_stream)
 
 
 def stream_from_torch(stream):
@@ -236,7 +243,11 @@ def event_from_torch(event):
     if not native:
         raise ValueError("acl.cuda.event_from_torch: this torch.cuda.Event has no CUDA event yet "
                          "(torch makes it at the first record): record it first")
-    return event_from_native(native)
+    out = _c_void_p()  # event_from_native's body: a call less (about 60 ns)
+    ret = _c.aclcudaEventFromNative(native, out)
+    if ret:
+        _fail("aclcudaEventFromNative", ret)
+    return out.value
 
 
 def stream_from_cupy(stream):
