@@ -1069,6 +1069,78 @@ START_TEST(kernel_task_params)
 }
 END_TEST
 
+/* A task of a group takes an update, then new parameters from the host
+ * (aclmdlRITaskSetParams + aclmdlRIUpdate), then an update again: each
+ * time the latest change is the one the next runs see (on the cuda backend
+ * with device-side updates: what an update posted does not outlive a change
+ * from the host). */
+START_TEST(task_update_then_host_params)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle add = kt_function(bin, "add_scalar");
+    aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
+    int32_t *x = kt_device(N * 4);
+    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
+    uint32_t n = N;
+    int32_t one = 1, hundred = 100, ten = 10;
+    void *args[] = {&x, &one, &n}, *update[] = {&x, &hundred, &n}, *again[] = {&x, &ten, &n};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, args));
+    aclrtTaskGrp group = NULL;
+    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, &group));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    aclmdlRITask k = first_of_type(s, ACL_MODEL_RI_TASK_KERNEL);
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
+    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    int32_t got;
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 1 + 100);
+    struct {
+        int32_t *data;
+        int32_t value;
+        uint32_t n;
+    } host_args = {x, 1000, N};
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(k, &p));
+    p.kernelTaskParams.args = &host_args;
+    p.kernelTaskParams.argsSize = sizeof host_args;
+    p.kernelTaskParams.isHostArgs = 1;
+    p.kernelTaskParams.cfg = NULL;
+    p.taskGrp = NULL;
+    ACL_OK(aclmdlRITaskSetParams(k, &p));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 101 + 1000);
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 1101 + 1000);
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, again));
+    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    ACL_OK(aclrtSynchronizeStream(u));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    kt_read_i32(x + N - 1, &got, 1);
+    ck_assert_int_eq(got, 2101 + 10);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(u));
+    ACL_OK(aclrtFree(x));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
 START_TEST(task_listing_rules)
 {
     aclrtStream s = acltest_new_stream(), t = acltest_new_stream();
@@ -1561,6 +1633,7 @@ static Suite *graph_suite(void)
     tcase_add_checked_fixture(tasks, set_up, tear_down);
     tcase_set_timeout(tasks, 60);
     tcase_add_test(tasks, kernel_task_params);
+    tcase_add_test(tasks, task_update_then_host_params);
     tcase_add_test(tasks, task_listing_rules);
     tcase_add_test(tasks, task_update_async);
     tcase_add_test(tasks, task_update_async_refuses_placeholder_launches);

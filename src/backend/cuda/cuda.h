@@ -210,6 +210,25 @@ aclError cuda_graph_launch(backend_stream *s, backend_graph *g);
 /* backend_stream_ops.graph_set_node (graph.c). */
 aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64_t node,
                                      int32_t dev, const node_work *w);
+
+/* ---- task updates in stream order (graph_ordered.c) ---- */
+
+/* A graph's task-group kernels and their appliers. */
+typedef struct graph_appliers graph_appliers;
+/* backend_graph_ops.mark_updatable: the node is a task-group kernel. */
+aclError cuda_mark_updatable(backend_stream *s, uint64_t node);
+/* The capture of graph ended (dev current); when apply, its marked kernels
+ * get appliers, before it is instantiated. NULL: none. */
+graph_appliers *cuda_updatable_settle(cudaGraph_t graph, bool apply, int dev);
+void cuda_appliers_free(graph_appliers *ap);
+/* The node changed on the host side (for later launches); ap may be NULL. */
+void cuda_appliers_host_changed(graph_appliers *ap, cudaGraphNode_t node);
+/* Before each launch of the executable graph on s (the graph's lock held). */
+aclError cuda_appliers_prepare(graph_appliers *ap, cudaGraphExec_t exec, backend_stream *s);
+/* Queues on s the posting of w to node's mailbox; the graph's lock held.
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT: the node takes it for later launches. */
+aclError cuda_appliers_post(graph_appliers *ap, backend_stream *s, uint64_t node,
+                            const node_work *w);
 /* Ties ptr to the graph being captured on s (release(ptr) runs once the
  * graph and its launches are gone; it must not call CUDA). On failure
  * ptr stays the caller's. */

@@ -55,6 +55,7 @@
     X(cuMemExportToShareableHandle, 10020)                                                         \
     X(cuMemImportFromShareableHandle, 10020)                                                       \
     X(cuGraphKernelNodeGetParams, 12000)                                                           \
+    X(cuGraphAddKernelNode, 12000)                                                                 \
     X(cuGraphExecKernelNodeSetParams, 12000)                                                       \
     X(cuGraphNodeGetType, 10000)                                                                   \
     X(cuGraphBatchMemOpNodeGetParams, 11070)                                                       \

@@ -37,6 +37,8 @@ struct backend_graph {
     cond_kind kind;
     uint64_t cond;
     const void *word;
+    /* Task-group kernels that take updates in stream order (graph_ordered.c). */
+    graph_appliers *appliers;
 };
 
 static aclError capture_error(cudaError_t err)
@@ -68,8 +70,6 @@ static aclError cuda_capture_begin(backend_stream *s)
     return capture_error(cudaStreamBeginCapture(s->s, cudaStreamCaptureModeRelaxed));
 }
 
-static void updatable_settle(cudaGraph_t graph, bool apply);
-
 static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph **out)
 {
     *out = NULL;
@@ -78,23 +78,21 @@ static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph 
         return rc;
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
-    if (graph)
-        updatable_settle(graph, !rc && !discard);
+    graph_appliers *appliers = graph ? cuda_updatable_settle(graph, !rc && !discard, s->dev) : NULL;
+    backend_graph *g = NULL;
+    if (!rc && !discard && !(g = calloc(1, sizeof *g)))
+        rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    if (!rc && !discard) {
+        g->graph = graph;
+        g->dev = s->dev;
+        g->appliers = appliers;
+        rc = check(cudaGraphInstantiate(&g->exec, graph, 0));
+    }
     if (rc || discard) {
+        cuda_appliers_free(appliers);
+        free(g);
         if (graph)
             (void)check(cudaGraphDestroy(graph));
-        return rc;
-    }
-    backend_graph *g = calloc(1, sizeof *g);
-    if (!g) {
-        (void)check(cudaGraphDestroy(graph));
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    }
-    g->graph = graph;
-    g->dev = s->dev;
-    if ((rc = check(cudaGraphInstantiate(&g->exec, graph, 0)))) {
-        (void)check(cudaGraphDestroy(graph));
-        free(g);
         return rc;
     }
     pthread_mutex_init(&g->exec_lock, NULL);
@@ -151,6 +149,7 @@ static void cuda_graph_destroy(backend_graph *g)
             (void)check(cudaGraphExecDestroy(g->exec));
             pthread_mutex_destroy(&g->exec_lock);
         }
+        cuda_appliers_free(g->appliers);
         (void)check(cudaGraphDestroy(g->graph));
     }
     free(g);
@@ -162,7 +161,10 @@ aclError cuda_graph_launch(backend_stream *s, backend_graph *g)
     if (rc)
         return rc;
     pthread_mutex_lock(&g->exec_lock);
-    rc = check(cudaGraphLaunch(g->exec, s->s));
+    if (g->appliers)
+        rc = cuda_appliers_prepare(g->appliers, g->exec, s);
+    if (!rc)
+        rc = check(cudaGraphLaunch(g->exec, s->s));
     pthread_mutex_unlock(&g->exec_lock);
     return rc;
 }
@@ -304,6 +306,7 @@ static aclError cuda_graph_update_node(backend_graph *g, uint64_t target, backen
     pthread_mutex_lock(&g->exec_lock);
     aclError rc =
         update_from(g, (cudaGraphNode_t)(uintptr_t)target, (cudaGraphNode_t)(uintptr_t)source);
+    cuda_appliers_host_changed(g->appliers, (cudaGraphNode_t)(uintptr_t)target);
     pthread_mutex_unlock(&g->exec_lock);
     return rc;
 }
@@ -468,6 +471,7 @@ static aclError cuda_graph_enable_node(backend_graph *g, uint64_t node, bool ena
 {
     pthread_mutex_lock(&g->exec_lock);
     aclError rc = enable_node(g, node, enable);
+    cuda_appliers_host_changed(g->appliers, (cudaGraphNode_t)(uintptr_t)node);
     pthread_mutex_unlock(&g->exec_lock);
     return rc;
 }
@@ -477,228 +481,22 @@ static aclError cuda_graph_set_node(backend_graph *g, uint64_t node, int32_t dev
 {
     pthread_mutex_lock(&g->exec_lock);
     aclError rc = set_node(g, node, dev, w);
+    cuda_appliers_host_changed(g->appliers, (cudaGraphNode_t)(uintptr_t)node);
     pthread_mutex_unlock(&g->exec_lock);
     return rc;
 }
 
-/* ---- nodes changed in stream order -------------------------------------------------
- * CUDA changes an executable graph's nodes for later launches only
- * (cudaGraphExec*SetParams), but ACL's task updates are stream-ordered: a
- * model run queued before the update and reaching the task after it runs
- * the updated task. CUDA 12.4's device-updatable kernel nodes do that: the
- * kernels of a task group are made so when their capture ends, before the
- * graph is instantiated (cudaLaunchAttributeDeviceUpdatableKernelNode;
- * not in branches of conditional tasks), and an update is a
- * one-thread kernel of ours queued on the updating stream
- * (graph_update_kernels.cu), which gives the node its new arguments and
- * grid from the device (cudaGraphKernelNodeSetParam, ...SetGridDim); every
- * launch of the graph that reaches the node afterwards runs with them. The
- * function, block shape and shared memory cannot change that way; such an
- * update, a node that could not be made updatable, and other kinds of
- * nodes are changed for later launches instead (set_node). A failure on
- * the device leaves ACL_ERROR_RT_MODEL_UPDATE_FAILED in the stream's fault
- * word, for its next synchronize.
- *
- * Opt-in (ACLCUDA_DEVICE_TASK_UPDATES=1) until it has passed on a GPU: in
- * its first run (H200, CUDA 13.0) the update kernel faulted the context
- * and a run waiting for its update never finished. Without it every
- * update reaches later launches (docs/backends.md). */
-#if CUDART_VERSION >= 12040
-static pthread_once_t device_updates_once = PTHREAD_ONCE_INIT;
-static bool device_updates;
-
-static void device_updates_read(void)
-{
-    const char *v = getenv("ACLCUDA_DEVICE_TASK_UPDATES");
-    device_updates = v && strcmp(v, "1") == 0;
-}
-
-static bool device_updates_enabled(void)
-{
-    pthread_once(&device_updates_once, device_updates_read);
-    return device_updates;
-}
-#endif
-
-/* Kernel nodes to make device-updatable, kept from mark_updatable until
- * the capture of their graph ends: the attribute is set on the finished
- * graph, before it is instantiated, not on one CUDA is still capturing. */
-typedef struct updatable {
-    struct updatable *next;
-    cudaGraph_t graph;
-    cudaGraphNode_t node;
-} updatable;
-
-static pthread_mutex_t updatable_lock = PTHREAD_MUTEX_INITIALIZER;
-static updatable *updatables;
-
-static aclError cuda_mark_updatable(backend_stream *s, uint64_t node)
-{
-#if CUDART_VERSION >= 12040
-    if (!device_updates_enabled())
-        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    enum cudaStreamCaptureStatus status;
-    cudaGraph_t graph = NULL;
-    aclError rc = check(cudaStreamGetCaptureInfo(s->s, &status, NULL, &graph, NULL, NULL, NULL));
-    if (rc)
-        return rc;
-    if (status != cudaStreamCaptureStatusActive || !graph)
-        return ACL_ERROR_RT_STREAM_NOT_CAPTURED;
-    updatable *u = malloc(sizeof *u);
-    if (!u)
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    u->graph = graph;
-    u->node = (cudaGraphNode_t)(uintptr_t)node;
-    pthread_mutex_lock(&updatable_lock);
-    u->next = updatables;
-    updatables = u;
-    pthread_mutex_unlock(&updatable_lock);
-    return ACL_SUCCESS;
-#else
-    (void)s;
-    (void)node;
-    return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-#endif
-}
-
-/* The capture of graph ended: its marked nodes become device-updatable
- * (when apply; a driver that cannot leaves them as they are, and their
- * updates reach later launches), and are forgotten. */
-static void updatable_settle(cudaGraph_t graph, bool apply)
-{
-    updatable *mine = NULL;
-    pthread_mutex_lock(&updatable_lock);
-    for (updatable **p = &updatables; *p;) {
-        updatable *u = *p;
-        if (u->graph == graph) {
-            *p = u->next;
-            u->next = mine;
-            mine = u;
-        } else {
-            p = &u->next;
-        }
-    }
-    pthread_mutex_unlock(&updatable_lock);
-    while (mine) {
-        updatable *u = mine;
-        mine = u->next;
-#if CUDART_VERSION >= 12040
-        cudaKernelNodeAttrValue v;
-        memset(&v, 0, sizeof v);
-        v.deviceUpdatableKernelNode.deviceUpdatable = 1;
-        cudaError_t err = apply ? cudaGraphKernelNodeSetAttribute(
-                                      u->node, cudaLaunchAttributeDeviceUpdatableKernelNode, &v)
-                                : cudaSuccess;
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            ACL_LOG(LOG_INFO, "kernel node %p cannot be made device-updatable: %s", (void *)u->node,
-                    cudaGetErrorString(err));
-        }
-#endif
-        free(u);
-    }
-}
-
-#if defined(ACLCUDA_HAVE_BUILTIN_KERNELS) && CUDART_VERSION >= 12040
-extern const unsigned char aclcuda_graph_update_fatbin[];
-
-static pthread_once_t updater_once = PTHREAD_ONCE_INIT;
-static CUkernel updater;
-static CUresult updater_result = CUDA_ERROR_NOT_INITIALIZED;
-
-static void updater_load(void)
-{
-    CUlibrary library;
-    if (!driver_ready() || !drv.cuLibraryLoadData || !drv.cuLibraryGetKernel) {
-        updater_result = CUDA_ERROR_NOT_SUPPORTED;
-        return;
-    }
-    updater_result =
-        drv.cuLibraryLoadData(&library, aclcuda_graph_update_fatbin, NULL, NULL, 0, NULL, NULL, 0);
-    if (updater_result == CUDA_SUCCESS)
-        updater_result = drv.cuLibraryGetKernel(&updater, library, "aclcuda_graph_node_update");
-}
-
-/* The device-side handle of node n, when it is device-updatable and can
- * take p's launch (the same function, block shape and shared memory). */
-static bool updatable_for(cudaGraphNode_t n, const launch_params *p, unsigned long long *dev_node)
-{
-    cudaKernelNodeAttrValue v;
-    memset(&v, 0, sizeof v);
-    if (cudaGraphKernelNodeGetAttribute(n, cudaLaunchAttributeDeviceUpdatableKernelNode, &v) !=
-            cudaSuccess ||
-        !v.deviceUpdatableKernelNode.deviceUpdatable) {
-        (void)cudaGetLastError();
-        ACL_LOG(LOG_INFO,
-                "kernel node %p is not device-updatable: the update reaches later launches",
-                (void *)n);
-        return false;
-    }
-    CUDA_KERNEL_NODE_PARAMS k;
-    memset(&k, 0, sizeof k);
-    if (!drv.cuGraphKernelNodeGetParams ||
-        drv.cuGraphKernelNodeGetParams((CUgraphNode)n, &k) != CUDA_SUCCESS)
-        return false;
-    *dev_node = (unsigned long long)(uintptr_t)v.deviceUpdatableKernelNode.devNode;
-    CUfunction f = cuda_function_handle(p->fn);
-    bool same = (k.func == f || (CUfunction)k.kern == f) && k.blockDimX == p->block[0] &&
-                k.blockDimY == p->block[1] && k.blockDimZ == p->block[2] &&
-                k.sharedMemBytes == p->shared_bytes;
-    if (!same)
-        ACL_LOG(LOG_INFO,
-                "kernel node %p takes the update for later launches: its function, "
-                "block shape or shared memory changes",
-                (void *)n);
-    return same;
-}
-
 aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64_t node,
                                      int32_t dev, const node_work *w)
 {
-    (void)g; /* the node's device-side handle names it; the caller keeps g alive */
     (void)dev;
-    if (!device_updates_enabled() || w->kind != NODE_WORK_KERNEL ||
-        w->u.launch->args_size > GRAPH_UPDATE_ARGS_MAX || !driver_ready())
+    if (!g->appliers)
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    const launch_params *p = w->u.launch;
-    aclError rc = use_device(s->dev);
-    if (rc)
-        return rc;
-    graph_node_update *u = calloc(1, sizeof *u);
-    if (!u)
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    if (!updatable_for((cudaGraphNode_t)(uintptr_t)node, p, &u->node)) {
-        free(u);
-        return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    }
-    pthread_once(&updater_once, updater_load);
-    rc = updater_result == CUDA_SUCCESS ? cuda_stream_fault_word(s, &u->fault)
-                                        : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-    if (!rc) {
-        u->code = (uint32_t)ACL_ERROR_RT_MODEL_UPDATE_FAILED;
-        memcpy(u->grid, p->grid, sizeof u->grid);
-        u->args_size = (uint32_t)p->args_size;
-        if (p->args_size)
-            memcpy(u->args, p->args, p->args_size);
-        void *params[] = {u};
-        rc = from_cu(drv.cuLaunchKernel((CUfunction)updater, 1, 1, 1, 1, 1, 1, 0, (CUstream)s->s,
-                                        params, NULL));
-    }
-    free(u); /* the launch copied its argument */
+    pthread_mutex_lock(&g->exec_lock);
+    aclError rc = cuda_appliers_post(g->appliers, s, node, w);
+    pthread_mutex_unlock(&g->exec_lock);
     return rc;
 }
-#else
-aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64_t node,
-                                     int32_t dev, const node_work *w)
-{
-    (void)s;
-    (void)g;
-    (void)node;
-    (void)dev;
-    (void)w;
-    return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-}
-#endif
 
 /* ---- conditional nodes ------------------------------------------------------------ */
 
@@ -845,8 +643,8 @@ static aclError cuda_capture_end_into(backend_stream *s, backend_graph *body, bo
                        : cuda_set_condition(s, body->cond, body->word);
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
-    if (graph)
-        updatable_settle(graph, false); /* branches' kernels update for later launches */
+    if (graph) /* branches' kernels update for later launches */
+        (void)cuda_updatable_settle(graph, false, s->dev);
     return rc ? rc : set;
 }
 
@@ -884,8 +682,8 @@ static aclError cuda_capture_end_piece(backend_stream *s, bool discard, backend_
     cudaGraphNode_t *last = end ? capture_last_nodes(s, &nlast) : NULL;
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
-    if (graph)
-        updatable_settle(graph, !rc && !discard);
+    if (graph) /* a piece is cloned into its model's graph: updates for later launches */
+        (void)cuda_updatable_settle(graph, false, s->dev);
     backend_graph *g = NULL;
     if (!rc && !discard && !(g = calloc(1, sizeof *g)))
         rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
