@@ -42,6 +42,7 @@
     X(cuFuncGetAttribute, 2020)                                                                    \
     X(cuFuncSetAttribute, 9000)                                                                    \
     X(cuFuncGetParamInfo, 12040)                                                                   \
+    X(cuFuncLoad, 12040)                                                                           \
     X(cuLaunchKernelEx, 11060)                                                                     \
     X(cuMemsetD32Async, 3020)                                                                      \
     X(cuMemAddressReserve, 10020)                                                                  \

@@ -48,6 +48,10 @@ typedef struct applier {
 
 struct graph_appliers {
     int dev;
+    /* Our kernels in dev's context, loaded when the graph was made: loading
+     * one later may wait for the device, where a run waits for the update
+     * (CUDA's lazy loading). */
+    CUfunction post, apply;
     /* The fault word the appliers' parameters name (host address), and
      * whether their parameters or the uploaded graph are to be renewed
      * before the next launch. */
@@ -292,6 +296,14 @@ static bool applier_add(cudaGraph_t graph, applier *a, CUfunction f)
     return true;
 }
 
+/* Kernel k in the current context, its code loaded now. */
+static bool function_loaded(CUkernel k, CUfunction *f)
+{
+    if (drv.cuKernelGetFunction(f, k) != CUDA_SUCCESS)
+        return false;
+    return !drv.cuFuncLoad || drv.cuFuncLoad(*f) == CUDA_SUCCESS;
+}
+
 /* Makes node device-updatable and gives it an applier; false leaves it to
  * take its updates for later launches. */
 static bool applier_make(cudaGraph_t graph, cudaGraphNode_t node, int dev, applier *a, CUfunction f)
@@ -322,11 +334,14 @@ graph_appliers *cuda_updatable_settle(cudaGraph_t graph, bool apply, int dev)
     size_t count;
     updatable *mine = updatable_take(graph, &count);
     graph_appliers *made = NULL;
-    CUfunction f = NULL;
-    if (apply && count && kernels_ready() &&
-        drv.cuKernelGetFunction(&f, apply_kernel) == CUDA_SUCCESS &&
-        (made = calloc(1, sizeof *made + count * sizeof made->items[0])))
+    CUfunction post = NULL, f = NULL;
+    if (apply && count && kernels_ready() && function_loaded(post_kernel, &post) &&
+        function_loaded(apply_kernel, &f) &&
+        (made = calloc(1, sizeof *made + count * sizeof made->items[0]))) {
         made->dev = dev;
+        made->post = post;
+        made->apply = f;
+    }
     while (mine) {
         updatable *u = mine;
         mine = u->next;
@@ -381,9 +396,6 @@ aclError cuda_appliers_prepare(graph_appliers *ap, cudaGraphExec_t exec, backend
     aclError rc = cuda_stream_fault_word(s, &dev_word);
     if (rc)
         return rc;
-    CUfunction f;
-    if ((rc = from_cu(drv.cuKernelGetFunction(&f, apply_kernel))))
-        return rc;
     for (size_t i = 0; i < ap->count && !rc; i++) {
         applier *a = &ap->items[i];
         graph_node_apply arg = {.box = a->box,
@@ -392,7 +404,7 @@ aclError cuda_appliers_prepare(graph_appliers *ap, cudaGraphExec_t exec, backend
                                 .fault = dev_word,
                                 .code = (uint32_t)ACL_ERROR_RT_MODEL_UPDATE_FAILED};
         void *params[1];
-        CUDA_KERNEL_NODE_PARAMS k = apply_params(&arg, params, f);
+        CUDA_KERNEL_NODE_PARAMS k = apply_params(&arg, params, ap->apply);
         rc = from_cu(
             drv.cuGraphExecKernelNodeSetParams((CUgraphExec)exec, (CUgraphNode)a->apply, &k));
     }
@@ -432,7 +444,7 @@ aclError cuda_appliers_post(graph_appliers *ap, backend_stream *s, uint64_t node
                             const node_work *w)
 {
     applier *a = applier_of(ap, (cudaGraphNode_t)(uintptr_t)node);
-    if (!a || !device_updates_enabled() || w->kind != NODE_WORK_KERNEL ||
+    if (!a || s->dev != ap->dev || w->kind != NODE_WORK_KERNEL ||
         w->u.launch->args_size > GRAPH_UPDATE_ARGS_MAX || !kernels_ready())
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     const launch_params *p = w->u.launch;
@@ -451,8 +463,7 @@ aclError cuda_appliers_post(graph_appliers *ap, backend_stream *s, uint64_t node
     if (p->args_size)
         memcpy(post->args, p->args, p->args_size);
     void *params[] = {post};
-    rc = from_cu(drv.cuLaunchKernel((CUfunction)post_kernel, 1, 1, 1, 128, 1, 1, 0, (CUstream)s->s,
-                                    params, NULL));
+    rc = from_cu(drv.cuLaunchKernel(ap->post, 1, 1, 1, 128, 1, 1, 0, (CUstream)s->s, params, NULL));
     free(post); /* the launch copied its argument */
     return rc;
 }
