@@ -758,6 +758,34 @@ END_TEST
 
 /* ---- task groups, inspection ----------------------------------------------------------- */
 
+/* A model whose one task, in a task group, is a launch of add: x += value. */
+static aclmdlRI grouped_add(aclrtStream s, aclrtFuncHandle add, int32_t *x, int32_t value,
+                            aclrtTaskGrp *group)
+{
+    uint32_t n = N;
+    void *args[] = {&x, &value, &n};
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, args));
+    *group = NULL;
+    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, group));
+    ck_assert_ptr_nonnull(*group);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    return model;
+}
+
+/* The group's launch becomes one of add adding value, as u's work. */
+static void update_grouped_add(aclrtStream u, aclrtTaskGrp group, aclrtFuncHandle add, int32_t *x,
+                               int32_t value)
+{
+    uint32_t n = N;
+    void *args[] = {&x, &value, &n};
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, args));
+    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+}
+
 START_TEST(task_group_update)
 {
     aclrtBinHandle bin = kt_load();
@@ -765,28 +793,14 @@ START_TEST(task_group_update)
     aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
     int32_t *x = kt_device(N * 4);
     ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
-    uint32_t n = N;
-    int32_t one = 1;
-    void *args[] = {&x, &one, &n};
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
-    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
-    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, args));
-    aclrtTaskGrp group = NULL;
-    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, &group));
-    ck_assert_ptr_nonnull(group);
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    aclrtTaskGrp group;
+    aclmdlRI model = grouped_add(s, add, x, 1, &group);
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtSynchronizeStream(s));
     int32_t got;
     kt_read_i32(x, &got, 1);
     ck_assert_int_eq(got, 1);
-    /* The group's launch becomes one adding 100. */
-    int32_t hundred = 100;
-    void *update[] = {&x, &hundred, &n};
-    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
-    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
-    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    update_grouped_add(u, group, add, x, 100);
     ACL_OK(aclrtSynchronizeStream(u)); /* the update is u's work (CANN: asynchronous) */
     kt_read_i32(x, &got, 1);
     ck_assert_int_eq(got, 1); /* an update runs nothing */
@@ -1081,22 +1095,12 @@ START_TEST(task_update_then_host_params)
     aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
     int32_t *x = kt_device(N * 4);
     ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
-    uint32_t n = N;
-    int32_t one = 1, hundred = 100, ten = 10;
-    void *args[] = {&x, &one, &n}, *update[] = {&x, &hundred, &n}, *again[] = {&x, &ten, &n};
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
-    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
-    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, args));
-    aclrtTaskGrp group = NULL;
-    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, &group));
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    aclrtTaskGrp group;
+    aclmdlRI model = grouped_add(s, add, x, 1, &group);
     aclmdlRITask k = first_of_type(s, ACL_MODEL_RI_TASK_KERNEL);
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtSynchronizeStream(s));
-    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
-    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, update));
-    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    update_grouped_add(u, group, add, x, 100);
     ACL_OK(aclrtSynchronizeStream(u));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtSynchronizeStream(s));
@@ -1125,9 +1129,7 @@ START_TEST(task_update_then_host_params)
     ACL_OK(aclrtSynchronizeStream(s));
     kt_read_i32(x + N - 1, &got, 1);
     ck_assert_int_eq(got, 1101 + 1000);
-    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
-    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, again));
-    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    update_grouped_add(u, group, add, x, 10);
     ACL_OK(aclrtSynchronizeStream(u));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtSynchronizeStream(s));
