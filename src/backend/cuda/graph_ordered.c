@@ -26,8 +26,9 @@
  * ACL_ERROR_RT_MODEL_UPDATE_FAILED in the fault word of the stream that
  * launched the graph, for its next synchronize.
  *
- * Opt-in (ACLCUDA_DEVICE_TASK_UPDATES=1) until the whole flow has passed on
- * a GPU (docs/backends.md). */
+ * ACLCUDA_DEVICE_TASK_UPDATES=0 turns it off (an applier costs each run a
+ * one-thread kernel per task-group kernel): every update then reaches later
+ * launches only (docs/backends.md). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static bool device_updates;
 static void device_updates_read(void)
 {
     const char *v = getenv("ACLCUDA_DEVICE_TASK_UPDATES");
-    device_updates = v && strcmp(v, "1") == 0;
+    device_updates = !v || strcmp(v, "0") != 0;
 }
 
 static bool device_updates_enabled(void)
