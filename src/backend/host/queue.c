@@ -1051,7 +1051,12 @@ aclError host_enqueue_batch(host_stream *s, const batch_copy *copies, size_t cou
     memcpy(mine, copies, count * sizeof *mine);
     t->u.batch.copies = mine;
     t->u.batch.count = count;
-    return submit(s, t);
+    aclError err = stream_enqueue(s, t, NULL);
+    if (err != ACL_SUCCESS) { /* submit's cleanup, and the list the task owns */
+        free(mine);
+        free(t);
+    }
+    return err;
 }
 
 aclError host_enqueue_indirect(host_stream *s, const indirect_copy *copy)
