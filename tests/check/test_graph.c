@@ -758,65 +758,89 @@ END_TEST
 
 /* ---- task groups, inspection ----------------------------------------------------------- */
 
-/* A model whose one task, in a task group, is a launch of add: x += value. */
-static aclmdlRI grouped_add(aclrtStream s, aclrtFuncHandle add, int32_t *x, int32_t value,
-                            aclrtTaskGrp *group)
+/* A model on stream s whose one task, in a task group, is a launch of
+ * add_scalar adding 1 to x (N zeroed words), and a second stream u for
+ * its updates. */
+typedef struct grouped_add {
+    aclrtBinHandle bin;
+    aclrtFuncHandle add;
+    aclrtStream s, u;
+    int32_t *x;
+    aclrtTaskGrp group;
+    aclmdlRI model;
+} grouped_add;
+
+static grouped_add grouped_add_new(void)
 {
+    grouped_add g;
+    g.bin = kt_load();
+    g.add = kt_function(g.bin, "add_scalar");
+    g.s = acltest_new_stream();
+    g.u = acltest_new_stream();
+    g.x = kt_device(N * 4);
+    ACL_OK(aclrtMemset(g.x, N * 4, 0, N * 4));
+    int32_t one = 1;
     uint32_t n = N;
-    void *args[] = {&x, &value, &n};
-    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
-    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
-    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, s, NULL, args));
-    *group = NULL;
-    ACL_OK(aclmdlRICaptureTaskGrpEnd(s, group));
-    ck_assert_ptr_nonnull(*group);
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRICaptureEnd(s, &model));
-    return model;
+    void *args[] = {&g.x, &one, &n};
+    ACL_OK(aclmdlRICaptureBegin(g.s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(g.s));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(g.add, 4, g.s, NULL, args));
+    g.group = NULL;
+    ACL_OK(aclmdlRICaptureTaskGrpEnd(g.s, &g.group));
+    ck_assert_ptr_nonnull(g.group);
+    g.model = NULL;
+    ACL_OK(aclmdlRICaptureEnd(g.s, &g.model));
+    return g;
 }
 
-/* The group's launch becomes one of add adding value, as u's work. */
-static void update_grouped_add(aclrtStream u, aclrtTaskGrp group, aclrtFuncHandle add, int32_t *x,
-                               int32_t value)
+/* The group's launch becomes one adding value, as u's work. */
+static void grouped_add_update(const grouped_add *g, int32_t value)
 {
     uint32_t n = N;
+    int32_t *x = g->x;
     void *args[] = {&x, &value, &n};
-    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
-    ACL_OK(aclrtLaunchKernelWithArgsArray(add, 4, u, NULL, args));
-    ACL_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(g->u, g->group));
+    ACL_OK(aclrtLaunchKernelWithArgsArray(g->add, 4, g->u, NULL, args));
+    ACL_OK(aclmdlRICaptureTaskUpdateEnd(g->u));
+}
+
+/* A run of the model, to its end; x's last word then. */
+static int32_t grouped_add_run(const grouped_add *g)
+{
+    ACL_OK(aclmdlRIExecuteAsync(g->model, g->s));
+    ACL_OK(aclrtSynchronizeStream(g->s));
+    int32_t got;
+    kt_read_i32(g->x + N - 1, &got, 1);
+    return got;
+}
+
+static void grouped_add_free(grouped_add *g)
+{
+    if (g->model)
+        ACL_OK(aclmdlRIDestroy(g->model));
+    ACL_OK(aclrtDestroyStream(g->s));
+    ACL_OK(aclrtDestroyStream(g->u));
+    ACL_OK(aclrtFree(g->x));
+    ACL_OK(aclrtBinaryUnLoad(g->bin));
 }
 
 START_TEST(task_group_update)
 {
-    aclrtBinHandle bin = kt_load();
-    aclrtFuncHandle add = kt_function(bin, "add_scalar");
-    aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
-    int32_t *x = kt_device(N * 4);
-    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
-    aclrtTaskGrp group;
-    aclmdlRI model = grouped_add(s, add, x, 1, &group);
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
+    grouped_add g = grouped_add_new();
+    ck_assert_int_eq(grouped_add_run(&g), 1);
+    grouped_add_update(&g, 100);
+    ACL_OK(aclrtSynchronizeStream(g.u)); /* the update is u's work (CANN: asynchronous) */
     int32_t got;
-    kt_read_i32(x, &got, 1);
-    ck_assert_int_eq(got, 1);
-    update_grouped_add(u, group, add, x, 100);
-    ACL_OK(aclrtSynchronizeStream(u)); /* the update is u's work (CANN: asynchronous) */
-    kt_read_i32(x, &got, 1);
+    kt_read_i32(g.x, &got, 1);
     ck_assert_int_eq(got, 1); /* an update runs nothing */
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    kt_read_i32(x + N - 1, &got, 1);
-    ck_assert_int_eq(got, 101);
+    ck_assert_int_eq(grouped_add_run(&g), 101);
     /* An update of another shape is refused. */
-    ACL_OK(aclmdlRICaptureTaskUpdateBegin(u, group));
-    ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateEnd(u), ACL_ERROR_RT_MODEL_UPDATE_FAILED);
-    ACL_OK(aclmdlRIDestroy(model));
-    ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateBegin(u, group), ACL_ERROR_INVALID_PARAM);
-    ACL_OK(aclrtDestroyStream(s));
-    ACL_OK(aclrtDestroyStream(u));
-    ACL_OK(aclrtFree(x));
-    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_OK(aclmdlRICaptureTaskUpdateBegin(g.u, g.group));
+    ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateEnd(g.u), ACL_ERROR_RT_MODEL_UPDATE_FAILED);
+    ACL_OK(aclmdlRIDestroy(g.model));
+    g.model = NULL;
+    ACL_FAILS_WITH(aclmdlRICaptureTaskUpdateBegin(g.u, g.group), ACL_ERROR_INVALID_PARAM);
+    grouped_add_free(&g);
 }
 END_TEST
 
@@ -1090,28 +1114,17 @@ END_TEST
  * from the host). */
 START_TEST(task_update_then_host_params)
 {
-    aclrtBinHandle bin = kt_load();
-    aclrtFuncHandle add = kt_function(bin, "add_scalar");
-    aclrtStream s = acltest_new_stream(), u = acltest_new_stream();
-    int32_t *x = kt_device(N * 4);
-    ACL_OK(aclrtMemset(x, N * 4, 0, N * 4));
-    aclrtTaskGrp group;
-    aclmdlRI model = grouped_add(s, add, x, 1, &group);
-    aclmdlRITask k = first_of_type(s, ACL_MODEL_RI_TASK_KERNEL);
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    update_grouped_add(u, group, add, x, 100);
-    ACL_OK(aclrtSynchronizeStream(u));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    int32_t got;
-    kt_read_i32(x + N - 1, &got, 1);
-    ck_assert_int_eq(got, 1 + 100);
+    grouped_add g = grouped_add_new();
+    aclmdlRITask k = first_of_type(g.s, ACL_MODEL_RI_TASK_KERNEL);
+    ck_assert_int_eq(grouped_add_run(&g), 1);
+    grouped_add_update(&g, 100);
+    ACL_OK(aclrtSynchronizeStream(g.u));
+    ck_assert_int_eq(grouped_add_run(&g), 1 + 100);
     struct {
         int32_t *data;
         int32_t value;
         uint32_t n;
-    } host_args = {x, 1000, N};
+    } host_args = {g.x, 1000, N};
     aclmdlRITaskParams p;
     ACL_OK(aclmdlRITaskGetParams(k, &p));
     p.kernelTaskParams.args = &host_args;
@@ -1120,26 +1133,13 @@ START_TEST(task_update_then_host_params)
     p.kernelTaskParams.cfg = NULL;
     p.taskGrp = NULL;
     ACL_OK(aclmdlRITaskSetParams(k, &p));
-    ACL_OK(aclmdlRIUpdate(model));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    kt_read_i32(x + N - 1, &got, 1);
-    ck_assert_int_eq(got, 101 + 1000);
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    kt_read_i32(x + N - 1, &got, 1);
-    ck_assert_int_eq(got, 1101 + 1000);
-    update_grouped_add(u, group, add, x, 10);
-    ACL_OK(aclrtSynchronizeStream(u));
-    ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtSynchronizeStream(s));
-    kt_read_i32(x + N - 1, &got, 1);
-    ck_assert_int_eq(got, 2101 + 10);
-    ACL_OK(aclmdlRIDestroy(model));
-    ACL_OK(aclrtDestroyStream(s));
-    ACL_OK(aclrtDestroyStream(u));
-    ACL_OK(aclrtFree(x));
-    ACL_OK(aclrtBinaryUnLoad(bin));
+    ACL_OK(aclmdlRIUpdate(g.model));
+    ck_assert_int_eq(grouped_add_run(&g), 101 + 1000);
+    ck_assert_int_eq(grouped_add_run(&g), 1101 + 1000);
+    grouped_add_update(&g, 10);
+    ACL_OK(aclrtSynchronizeStream(g.u));
+    ck_assert_int_eq(grouped_add_run(&g), 2101 + 10);
+    grouped_add_free(&g);
 }
 END_TEST
 
