@@ -8,6 +8,7 @@
 #include "core/event.h"
 #include "core/sink.h"
 #include "core/share.h"
+#include "util/cacheline.h"
 
 enum { EVENT_LIMIT = 1 << 20 };
 
@@ -26,7 +27,7 @@ static void event_free(object *o)
         backend()->notify->destroy(e->flag);
         free(e->flag);
     }
-    free(e);
+    cacheline_free(e);
     atomic_fetch_sub(&live_events, 1);
 }
 
@@ -63,13 +64,10 @@ static aclError flag_set(const char *api, acl_event *e, acl_stream *s, uint32_t 
  * the backend's, aligned as its hot line asks (acl_event.flag). */
 static acl_event *event_alloc(const backend_event_ops *ops)
 {
-    size_t align = _Alignof(acl_event);
-    size_t size = (offsetof(acl_event, backend) + ops->size + align - 1) / align * align;
-    acl_event *e = aligned_alloc(align, size);
-    if (e) {
-        memset(e, 0, size);
+    _Static_assert(_Alignof(acl_event) <= CACHELINE_BYTES, "events start on a cache line");
+    acl_event *e = cacheline_zalloc(offsetof(acl_event, backend) + ops->size);
+    if (e)
         e->ops = ops;
-    }
     return e;
 }
 
@@ -94,7 +92,7 @@ aclError event_create(const char *api, acl_context *ctx, event_flavour flavour, 
     else
         err = ops->create(event_backend(e), ctx->phys, flags & ACL_EVENT_TIME_LINE);
     if (err) {
-        free(e);
+        cacheline_free(e);
         atomic_fetch_sub(&live_events, 1);
         return acl_raise(api, err, "creating an event on device %d failed", (int)ctx->device);
     }
@@ -134,7 +132,7 @@ aclError event_adopt(const char *api, acl_context *ctx, void *native, acl_event 
     aclError err = ops->adopt(event_backend(e), ctx->phys, native);
     if (err) {
         ops->destroy(event_backend(e)); /* leaves the native event */
-        free(e);
+        cacheline_free(e);
         atomic_fetch_sub(&live_events, 1);
         bool bad_handle = err == ACL_ERROR_RT_PARAM_INVALID || err == ACL_ERROR_RT_INVALID_HANDLE;
         return acl_raise(api, bad_handle ? ACL_ERROR_INVALID_PARAM : err,
@@ -170,7 +168,7 @@ aclError event_open_ipc(const char *api, acl_context *ctx, const void *blob, siz
     }
     aclError err = backend()->ipc->event_open(event_backend(e), ctx->phys, blob, len, fd);
     if (err) {
-        free(e);
+        cacheline_free(e);
         atomic_fetch_sub(&live_events, 1);
         return acl_raise(api, err, "opening the event of another process failed: %s",
                          acl_error_text(err));

@@ -10,6 +10,7 @@
 #include "core/lifecycle.h"
 #include "core/sink.h"
 #include "core/stream.h"
+#include "util/cacheline.h"
 
 enum { STREAM_LIMIT = 65536 };
 
@@ -300,13 +301,10 @@ static void stream_count_gone(void)
  * the backend's, aligned as its hot line asks (acl_stream.sink). */
 static acl_stream *stream_alloc(const backend_stream_ops *ops)
 {
-    size_t align = _Alignof(acl_stream);
-    size_t size = (offsetof(acl_stream, backend) + ops->size + align - 1) / align * align;
-    acl_stream *s = aligned_alloc(align, size);
-    if (s) {
-        memset(s, 0, size);
+    _Static_assert(_Alignof(acl_stream) <= CACHELINE_BYTES, "streams start on a cache line");
+    acl_stream *s = cacheline_zalloc(offsetof(acl_stream, backend) + ops->size);
+    if (s)
         s->ops = ops;
-    }
     return s;
 }
 
@@ -316,7 +314,7 @@ static void stream_free(object *o)
     uint_fast64_t queued;
     backend()->stream->destroy(stream_backend(s), known_idle(s, &queued));
     context_release(s->ctx);
-    free(s);
+    cacheline_free(s);
 }
 
 aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool is_default,
@@ -336,13 +334,13 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool
     int32_t backend_priority = ctx->greatest_priority + (span * (int32_t)priority) / 7;
     aclError err = be->stream->create(stream_backend(s), ctx->phys, backend_priority);
     if (err) {
-        free(s);
+        cacheline_free(s);
         stream_count_gone();
         return err;
     }
     if (!context_hold(ctx)) {
         be->stream->destroy(stream_backend(s), true);
-        free(s);
+        cacheline_free(s);
         stream_count_gone();
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
@@ -411,7 +409,7 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
     if (err) {
         if (s) {
             be->stream->destroy(stream_backend(s), false); /* leaves the native stream */
-            free(s);
+            cacheline_free(s);
         }
         stream_count_gone();
         return err;
