@@ -5,7 +5,6 @@
  * the backend once that work completed, holding its physical memory until
  * then; a reservation released meanwhile is released after it. */
 #include <pthread.h>
-#include <search.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "core/vmm_internal.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/rangetree.h"
 
 #define GIB ((size_t)1 << 30)
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -30,32 +30,19 @@ pthread_mutex_t vmm_lock = PTHREAD_MUTEX_INITIALIZER;
 /* ---- reservations ---------------------------------------------------------- */
 
 typedef struct reservation {
-    uintptr_t base;
-    size_t size;
+    range_node node;     /* its addresses, in reservations */
     int32_t mapped_phys; /* device of its physical memory, -2 while nothing was mapped */
     int imported;        /* -1 while nothing was mapped, else whether imported memory was */
     size_t mappings;
 } reservation;
 
-static void *reservations; /* tsearch tree of non-overlapping ranges */
-
-static int range_compare(const void *a, const void *b)
-{
-    const reservation *x = a, *y = b;
-    uintptr_t x_last = x->base + (x->size - 1), y_last = y->base + (y->size - 1);
-    if (x_last < y->base)
-        return -1;
-    if (y_last < x->base)
-        return 1;
-    return 0;
-}
+static range_tree reservations; /* under vmm_lock */
 
 /* The reservation containing ptr, or NULL. Under vmm_lock. */
 static reservation *reservation_at(const void *ptr)
 {
-    reservation key = {.base = (uintptr_t)ptr, .size = 1};
-    void *node = tfind(&key, &reservations, range_compare);
-    return node ? *(reservation **)node : NULL;
+    range_node *n = range_tree_find(&reservations, (uintptr_t)ptr);
+    return n ? range_entry(n, reservation, node) : NULL;
 }
 
 bool vmm_reserved(const void *ptr)
@@ -258,10 +245,10 @@ aclError vmm_reserve(const char *api, void **va, size_t size, size_t alignment, 
         return acl_raise(api, ret, "cannot reserve %zu bytes of addresses: %s", size,
                          acl_error_text(ret));
     }
-    *r = (reservation){.base = (uintptr_t)p, .size = rounded, .mapped_phys = -2, .imported = -1};
+    *r = (reservation){
+        .node = {.base = (uintptr_t)p, .size = rounded}, .mapped_phys = -2, .imported = -1};
     pthread_mutex_lock(&vmm_lock);
-    void *node = tsearch(r, &reservations, range_compare);
-    bool inserted = node != NULL && *(reservation **)node == r;
+    bool inserted = range_tree_insert(&reservations, &r->node) == NULL;
     pthread_mutex_unlock(&vmm_lock);
     if (!inserted) {
         (void)backend()->vmm->release(p, rounded);
@@ -278,9 +265,9 @@ aclError vmm_reserve(const char *api, void **va, size_t size, size_t alignment, 
 static void release_run(void *arg)
 {
     reservation *r = arg;
-    aclError ret = backend()->vmm->release((void *)r->base, r->size);
+    aclError ret = backend()->vmm->release((void *)r->node.base, r->node.size);
     if (ret != ACL_SUCCESS)
-        ACL_LOG(LOG_ERROR, "releasing the range at %p (deferred) failed: %s", (void *)r->base,
+        ACL_LOG(LOG_ERROR, "releasing the range at %p (deferred) failed: %s", (void *)r->node.base,
                 acl_error_text(ret));
 }
 
@@ -297,33 +284,33 @@ aclError vmm_release(const char *api, void *va)
                         "%p is not a range from aclrtReserveMemAddress (never reserved, or "
                         "already released)",
                         va);
-    else if (r->base != (uintptr_t)va)
+    else if (r->node.base != (uintptr_t)va)
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "%p lies %zu bytes inside the range reserved at %p; release that address",
-                        va, (size_t)((uintptr_t)va - r->base), (void *)r->base);
+                        va, (size_t)((uintptr_t)va - r->node.base), (void *)r->node.base);
     else if (r->mappings != 0)
         ret = acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
                         "%zu mapping(s) remain in the range at %p: unmap them (aclrtUnmapMem) "
                         "first",
                         r->mappings, va);
-    else if (deferred_overlaps(va, r->size)) {
+    else if (deferred_overlaps(va, r->node.size)) {
         /* An unmap in it waits for queued work: the release follows it. */
         if (after == NULL) {
             ret = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
         } else {
-            tdelete(r, &reservations, range_compare);
-            deferred_add(after, release_run, free, r, va, r->size);
+            range_tree_remove(&reservations, &r->node);
+            deferred_add(after, release_run, free, r, va, r->node.size);
             after = NULL;
             deferred = true;
         }
     }
     if (ret == ACL_SUCCESS && !deferred) {
-        ret = backend()->vmm->release(va, r->size);
+        ret = backend()->vmm->release(va, r->node.size);
         if (ret != ACL_SUCCESS)
             ret = acl_raise(api, ret, "releasing the range at %p failed: %s", va,
                             acl_error_text(ret));
         else
-            tdelete(r, &reservations, range_compare);
+            range_tree_remove(&reservations, &r->node);
     }
     if (after != NULL)
         deferred_cancel(after);
@@ -490,16 +477,16 @@ static aclError map_target(const char *api, uintptr_t va, size_t size, const phy
     if (r == NULL)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not in a range reserved with aclrtReserveMemAddress", (void *)va);
-    if (size > r->base + r->size - va)
+    if (size > r->node.base + r->node.size - va)
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
                          "%zu bytes from %p run past the end of the range reserved at %p (%zu "
                          "bytes)",
-                         size, (void *)va, (void *)r->base, r->size);
+                         size, (void *)va, (void *)r->node.base, r->node.size);
     size_t g;
     aclError ret = granularity_of(api, &pm->info, false, &g);
     if (ret != ACL_SUCCESS)
         return ret;
-    if ((va - r->base) % g != 0)
+    if ((va - r->node.base) % g != 0)
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
                          "%p is not a multiple of the granularity (%zu bytes) into its range",
                          (void *)va, g);
@@ -513,12 +500,12 @@ static aclError map_target(const char *api, uintptr_t va, size_t size, const phy
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
                          "the range at %p already maps memory of another device: one reserved "
                          "range maps one device's memory",
-                         (void *)r->base);
+                         (void *)r->node.base);
     if (r->imported != -1 && r->imported != (int)pm->imported)
         return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
                          "the range at %p already maps %s memory: one reserved range maps either "
                          "allocated or imported memory",
-                         (void *)r->base, r->imported ? "imported" : "allocated");
+                         (void *)r->node.base, r->imported ? "imported" : "allocated");
     *out = r;
     return ACL_SUCCESS;
 }
@@ -832,7 +819,7 @@ aclError vmm_map_alias(const char *api, void *dst, size_t size, void *src)
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "[%p, +%zu) is not a mapped range starting at a mapping's address", src,
                         size);
-    else if (r == NULL || r->base != (uintptr_t)dst)
+    else if (r == NULL || r->node.base != (uintptr_t)dst)
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                         "%p is not the start of a range from aclrtReserveMemAddress", dst);
     size_t done = 0;
