@@ -371,7 +371,7 @@ class InteropConversions:
         made_streams, made_events = [], []
         native_stream, native_event = cuda.native_stream, cuda.native_event
         torch_stream, stream_from_torch = cuda.torch_stream, cuda.stream_from_torch
-        event_from_torch = cuda.event_from_torch
+        event_from_torch, event_from_native = cuda.event_from_torch, cuda.event_from_native
 
         def release():
             for handle in made_streams:
@@ -402,12 +402,22 @@ class InteropConversions:
             for _ in range(calls):
                 append(event_from_torch(torch_event))
 
+        # event_from_torch's C call alone, on the same event: what the torch
+        # property and the Python layer add is the difference.
+        torch_native_event = torch_event.cuda_event
+
+        def event_from_native_op(calls):
+            append = made_events.append
+            for _ in range(calls):
+                append(event_from_native(torch_native_event))
+
         self.side, self.torch_event = side, torch_event  # the wrapped objects outlive their handles
         self.ops = {
             "native_stream": (native_stream_op, None),
             "native_event": (native_event_op, None),
             "torch_stream": (torch_stream_op, None),
             "stream_from_torch": (stream_from_torch_op, release),
+            "event_from_native": (event_from_native_op, release),
             "event_from_torch": (event_from_torch_op, release),
         }
 
