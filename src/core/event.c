@@ -1,6 +1,5 @@
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/device.h"
 #include "core/errors.h"

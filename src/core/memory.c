@@ -34,7 +34,7 @@
  * allocation containing a byte is found in O(log n). Each entry is one
  * allocation, its tree node inside, and the tree compares in line: an
  * allocation and its free, which every stream-ordered pool allocation
- * makes, cost one malloc and free and no callbacks (glibc's tsearch
+ * makes, cost no callbacks and at most one malloc and free (glibc's tsearch
  * allocates a node of its own and calls a comparison for every step). One
  * mutex guards it: a read-write lock cannot be handed to a forked child
  * (it remembers its writer's thread id), and lookups rarely reach the
@@ -50,7 +50,8 @@ static pthread_mutex_t alloc_tree_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Entries of blocks gone, kept for the next blocks under the tree's lock:
  * a stream-ordered pool allocation and its free then cost no malloc and
- * free of an entry (about 25 ns of the pair on an H100's host). The count
+ * free of an entry (about 25 ns of the pair in an ablation on an H100's
+ * host). The count
  * changes under the lock only; read without it, it tells an addition that
  * finds none spare to allocate before taking the lock. */
 enum { SPARE_ENTRIES_MOST = 64 };

@@ -1,7 +1,6 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/context.h"

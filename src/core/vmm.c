@@ -253,8 +253,9 @@ aclError vmm_reserve(const char *api, void **va, size_t size, size_t alignment, 
     if (!inserted) {
         (void)backend()->vmm->release(p, rounded);
         free(r);
-        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION,
-                         "cannot record a reservation of %zu bytes", size);
+        return acl_raise(api, ACL_ERROR_RT_INTERNAL_ERROR,
+                         "the %zu bytes reserved at %p overlap a range recorded as reserved",
+                         rounded, p);
     }
     ACL_LOG(LOG_DEBUG, "%p: %zu bytes of addresses reserved", p, rounded);
     *va = p;
