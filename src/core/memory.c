@@ -51,9 +51,8 @@ static pthread_mutex_t alloc_tree_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Entries of blocks gone, kept for the next blocks under the tree's lock:
  * a stream-ordered pool allocation and its free then cost no malloc and
  * free of an entry (about 25 ns of the pair in an ablation on an H100's
- * host). The count
- * changes under the lock only; read without it, it tells an addition that
- * finds none spare to allocate before taking the lock. */
+ * host). The count changes under the lock only; read without it, it tells
+ * an addition that finds none spare to allocate before taking the lock. */
 enum { SPARE_ENTRIES_MOST = 64 };
 static registry_entry *spare_entries;
 static atomic_uint spare_count;

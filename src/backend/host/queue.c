@@ -959,12 +959,12 @@ uint64_t stream_fed(host_stream *s, bool *done)
     return seq;
 }
 
-/* Enqueues t, freeing it if that fails. */
+/* Enqueues t, freeing it and what it owns (task_free) if that fails. */
 static aclError submit(host_stream *s, task *t)
 {
     aclError err = stream_enqueue(s, t, NULL);
     if (err != ACL_SUCCESS)
-        free(t);
+        task_free(t);
     return err;
 }
 
@@ -1051,12 +1051,7 @@ aclError host_enqueue_batch(host_stream *s, const batch_copy *copies, size_t cou
     memcpy(mine, copies, count * sizeof *mine);
     t->u.batch.copies = mine;
     t->u.batch.count = count;
-    aclError err = stream_enqueue(s, t, NULL);
-    if (err != ACL_SUCCESS) { /* submit's cleanup, and the list the task owns */
-        free(mine);
-        free(t);
-    }
-    return err;
+    return submit(s, t);
 }
 
 aclError host_enqueue_indirect(host_stream *s, const indirect_copy *copy)
