@@ -81,8 +81,8 @@ static void race_destroys(void *(*make)(void), aclError (*destroy)(void *), int 
                       "round %d: the two destroys returned %d and %d; exactly one must succeed", i,
                       (int)a, (int)b);
         aclError loser = a == ACL_SUCCESS ? b : a;
-        ck_assert_msg(loser == ACL_ERROR_INVALID_PARAM, "round %d: the losing destroy returned %d", i,
-                      (int)loser);
+        ck_assert_msg(loser == ACL_ERROR_INVALID_PARAM, "round %d: the losing destroy returned %d",
+                      i, (int)loser);
     }
     (void)aclGetRecentErrMsg();
 }
@@ -138,8 +138,8 @@ typedef struct user {
 
 static bool acceptable(aclError err)
 {
-    return err == ACL_SUCCESS || err == ACL_ERROR_INVALID_PARAM || err == ACL_ERROR_RT_CONTEXT_NULL ||
-           err == ACL_ERROR_RT_STREAM_CONTEXT;
+    return err == ACL_SUCCESS || err == ACL_ERROR_INVALID_PARAM ||
+           err == ACL_ERROR_RT_CONTEXT_NULL || err == ACL_ERROR_RT_STREAM_CONTEXT;
 }
 
 /* Queues fills and synchronizes the stream until told to stop. */
@@ -183,7 +183,8 @@ static void destroy_under_use(aclError (*destroy)(aclrtStream), int count)
         ACL_OK(destroy(u.stream));
         atomic_store(&u.stop, true);
         pthread_join(thread, NULL);
-        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call on the stream returned %d", i, (int)u.bad);
+        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call on the stream returned %d", i,
+                      (int)u.bad);
     }
     ACL_OK(aclrtSynchronizeDevice());
     ACL_OK(aclrtFree(base));
@@ -259,9 +260,10 @@ static void teardown_under_use(enum teardown how, int count)
         atomic_store(&u.stop, true);
         for (int t = 0; t < USERS; t++)
             pthread_join(threads[t], NULL);
-        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call in the torn-down context returned %d", i,
-                      (int)u.bad);
-        ACL_OK(aclrtSetDevice(0)); /* the device was reset, or the thread bound the destroyed context */
+        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call in the torn-down context returned %d",
+                      i, (int)u.bad);
+        ACL_OK(aclrtSetDevice(
+            0)); /* the device was reset, or the thread bound the destroyed context */
     }
 }
 
@@ -468,12 +470,11 @@ START_TEST(reset_force_releases_chained_waits)
 }
 END_TEST
 
-/* A model whose captured value wait nothing will satisfy is running. The
- * cuda backend cannot release waits inside a CUDA graph (docs/porting.md). */
+/* A model whose captured value waits nothing will satisfy is running: a
+ * force reset releases them, the second (on the same word) after the
+ * first has seen its value, and the work after the model runs. */
 START_TEST(reset_force_releases_a_model_waiting)
 {
-    if (strcmp(aclcudaGetBackendName(), "host") != 0)
-        return;
     aclrtStream s = acltest_new_stream();
     uint64_t *w = zeroed_word();
     atomic_int ran = 0;
@@ -487,6 +488,116 @@ START_TEST(reset_force_releases_a_model_waiting)
     ACL_OK(aclrtResetDeviceForce(0));
     ck_assert_int_eq(atomic_load(&ran), 1);
     ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+}
+END_TEST
+
+/* The same with notify waits inside the model, one without a timeout and
+ * one with a timeout far longer than the test. */
+START_TEST(reset_force_releases_a_model_waiting_on_notifies)
+{
+    aclrtStream s = acltest_new_stream();
+    aclrtNotify plain, timed;
+    ACL_OK(aclrtCreateNotify(&plain, 0));
+    ACL_OK(aclrtCreateNotify(&timed, 0));
+    atomic_int ran = 0;
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtWaitAndResetNotify(plain, s, 0));
+    ACL_OK(aclrtWaitAndResetNotify(timed, s, 3600));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+}
+END_TEST
+
+/* A wait inside a conditional task's branch. */
+START_TEST(reset_force_releases_a_wait_in_a_branch)
+{
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
+    uint64_t *w = zeroed_word();
+    atomic_int ran = 0;
+    aclmdlRI parent = NULL, branch = NULL, model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
+    aclmdlRICondHandle cond = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(parent, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond));
+    aclmdlRICondTaskParams params = {
+        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = &branch};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    ACL_OK(aclmdlRICaptureToModelRIBegin(body, branch, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_EQ, body));
+    ACL_OK(aclmdlRICaptureEnd(body, &branch));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+}
+END_TEST
+
+/* A wait task given another word before the run: the new word is the one
+ * released, and the old one is left alone. */
+START_TEST(reset_force_releases_an_updated_wait)
+{
+    aclrtStream s = acltest_new_stream();
+    uint64_t *old_word = zeroed_word(), *new_word = zeroed_word();
+    atomic_int ran = 0;
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtValueWait(old_word, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    uint32_t n = 1;
+    aclmdlRITask task;
+    ACL_OK(aclmdlRIGetTasksByStream(s, &task, &n));
+    ck_assert_uint_eq(n, 1);
+    aclmdlRITaskParams p;
+    ACL_OK(aclmdlRITaskGetParams(task, &p));
+    ck_assert_int_eq(p.type, ACL_MODEL_RI_TASK_VALUE_WAIT);
+    p.valueWaitTaskParams.devAddr = new_word;
+    p.valueWaitTaskParams.value = 7;
+    ACL_OK(aclmdlRITaskSetParams(task, &p));
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+    uint64_t old_now = 1;
+    ACL_OK(
+        aclrtMemcpy(&old_now, sizeof old_now, old_word, sizeof old_now, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(old_now, 0);
+}
+END_TEST
+
+/* A model launched while another stream is captured: its wait becomes
+ * part of the outer model, and is released when that one runs. */
+START_TEST(reset_force_releases_a_wait_of_a_model_in_a_model)
+{
+    aclrtStream s = acltest_new_stream(), t = acltest_new_stream();
+    uint64_t *w = zeroed_word();
+    atomic_int ran = 0;
+    aclmdlRI inner, outer;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_GEQ, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &inner));
+    ACL_OK(aclmdlRICaptureBegin(t, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclmdlRIExecuteAsync(inner, t));
+    ACL_OK(aclmdlRICaptureEnd(t, &outer));
+    ACL_OK(aclmdlRIExecuteAsync(outer, t));
+    ACL_OK(aclrtLaunchHostFunc(t, set_flag, &ran));
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(outer));
+    ACL_OK(aclmdlRIDestroy(inner));
     device_usable_again();
 }
 END_TEST
@@ -572,10 +683,10 @@ START_TEST(fork_while_threads_are_inside)
             child_body();
         int status;
         ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                      "child %d of %d %s %d", i, children,
-                      WIFSIGNALED(status) ? "was killed by signal (SIGALRM: it hung)" : "exited with",
-                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        ck_assert_msg(
+            WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d of %d %s %d", i, children,
+            WIFSIGNALED(status) ? "was killed by signal (SIGALRM: it hung)" : "exited with",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     }
     atomic_store(&stop, true);
     for (int t = 0; t < USERS; t++)
@@ -631,6 +742,10 @@ int main(void)
     tcase_set_timeout(teardown, 20);
     tcase_add_test(teardown, reset_force_releases_chained_waits);
     tcase_add_test(teardown, reset_force_releases_a_model_waiting);
+    tcase_add_test(teardown, reset_force_releases_a_model_waiting_on_notifies);
+    tcase_add_test(teardown, reset_force_releases_a_wait_in_a_branch);
+    tcase_add_test(teardown, reset_force_releases_an_updated_wait);
+    tcase_add_test(teardown, reset_force_releases_a_wait_of_a_model_in_a_model);
     tcase_add_test(teardown, destroy_context_releases_a_wait_of_a_force_destroyed_stream);
     suite_add_tcase(s, teardown);
 

@@ -166,10 +166,12 @@ typedef struct pending_wait {
     uint64_t addr, value;
     uint32_t kind, cmp;
 } pending_wait;
-/* Notes a wait just queued on s (nothing while s is captured: the graph
- * holds it). */
+/* Notes a wait just queued on s: in its log, or in the waits of the graph
+ * s is captured into. */
 void cuda_wait_note(backend_stream *s, wait_kind kind, const void *addr, uint64_t value,
                     uint32_t cmp);
+/* Adds w to the log of s, which is not captured. */
+void cuda_wait_log_add(backend_stream *s, const pending_wait *w);
 /* How many noted waits s has; and the first `count` of them forgotten,
  * once the stream is known to have passed them. */
 size_t cuda_waits_noted(backend_stream *s);
@@ -210,6 +212,38 @@ aclError cuda_graph_launch(backend_stream *s, backend_graph *g);
 /* backend_stream_ops.graph_set_node (graph.c). */
 aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64_t node,
                                      int32_t dev, const node_work *w);
+
+/* ---- the waits inside graphs (graph_waits.c) ---- */
+
+typedef struct graph_wait {
+    pending_wait w;
+    cudaGraphNode_t node; /* the node it is; NULL in a clone of it */
+    bool disabled;
+} graph_wait;
+typedef struct graph_waits {
+    graph_wait *at;
+    size_t count, cap;
+} graph_waits;
+/* Notes a wait just captured on s, in the waits of the graph it belongs to. */
+void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w);
+/* body (a conditional node's) belongs to parent: its waits count there. */
+void cuda_graph_waits_body(cudaGraph_t body, cudaGraph_t parent);
+/* The waits noted for graph, taken out of the table (and its bodies'
+ * entries dropped); empty when none. */
+void cuda_graph_waits_take(cudaGraph_t graph, graph_waits *out);
+/* Adds from's waits to those of graph (a piece cloned into it, or a graph
+ * launched while graph is captured); their nodes are kept or forgotten. */
+void cuda_graph_waits_add(cudaGraph_t graph, const graph_waits *from, bool keep_nodes);
+void cuda_graph_waits_append(graph_waits *to, const graph_waits *from);
+void cuda_graph_waits_free(graph_waits *gw);
+/* node now does what from_node of from does (no wait when from is NULL or
+ * does not name it). */
+void cuda_graph_waits_set_node(graph_waits *gw, cudaGraphNode_t node, const graph_waits *from,
+                               cudaGraphNode_t from_node);
+void cuda_graph_waits_enable(graph_waits *gw, cudaGraphNode_t node, bool enable);
+/* A graph with these waits was launched on s: when s is captured, they
+ * are added to its capture's waits (true); false: s runs them. */
+bool cuda_graph_waits_captured(cudaStream_t s, const graph_waits *gw);
 
 /* ---- task updates in stream order (graph_ordered.c) ---- */
 

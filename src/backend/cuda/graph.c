@@ -39,6 +39,8 @@ struct backend_graph {
     const void *word;
     /* Task-group kernels that take updates in stream order (graph_ordered.c). */
     graph_appliers *appliers;
+    /* The waits a launch runs (graph_waits.c), which a teardown releases. */
+    graph_waits waits;
 };
 
 static aclError capture_error(cudaError_t err)
@@ -62,12 +64,40 @@ static aclError capture_error(cudaError_t err)
     }
 }
 
+/* The graph s is captured into (NULL when none). */
+static cudaGraph_t capture_graph(cudaStream_t s)
+{
+    enum cudaStreamCaptureStatus status;
+    cudaGraph_t graph = NULL;
+    if (cudaStreamGetCaptureInfo(s, &status, NULL, &graph, NULL, NULL, NULL) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return status == cudaStreamCaptureStatusNone ? NULL : graph;
+}
+
+/* The waits noted for s's capture so far: *out, or freed when out is NULL. */
+static void capture_waits_take(cudaStream_t s, graph_waits *out)
+{
+    graph_waits taken = {0};
+    cudaGraph_t graph = capture_graph(s);
+    if (graph)
+        cuda_graph_waits_take(graph, &taken);
+    if (out)
+        *out = taken;
+    else
+        cuda_graph_waits_free(&taken);
+}
+
 static aclError cuda_capture_begin(backend_stream *s)
 {
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
-    return capture_error(cudaStreamBeginCapture(s->s, cudaStreamCaptureModeRelaxed));
+    rc = capture_error(cudaStreamBeginCapture(s->s, cudaStreamCaptureModeRelaxed));
+    if (!rc) /* what a graph gone from that address left */
+        capture_waits_take(s->s, NULL);
+    return rc;
 }
 
 static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph **out)
@@ -76,6 +106,8 @@ static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph 
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
+    graph_waits waits;
+    capture_waits_take(s->s, &waits);
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
     graph_appliers *appliers = graph ? cuda_updatable_settle(graph, !rc && !discard, s->dev) : NULL;
@@ -86,10 +118,12 @@ static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph 
         g->graph = graph;
         g->dev = s->dev;
         g->appliers = appliers;
+        g->waits = waits;
         rc = check(cudaGraphInstantiate(&g->exec, graph, 0));
     }
     if (rc || discard) {
         cuda_appliers_free(appliers);
+        cuda_graph_waits_free(&waits);
         free(g);
         if (graph)
             (void)check(cudaGraphDestroy(graph));
@@ -150,6 +184,10 @@ static void cuda_graph_destroy(backend_graph *g)
             pthread_mutex_destroy(&g->exec_lock);
         }
         cuda_appliers_free(g->appliers);
+        cuda_graph_waits_free(&g->waits);
+        graph_waits unfinished; /* a model put together but not finished */
+        cuda_graph_waits_take(g->graph, &unfinished);
+        cuda_graph_waits_free(&unfinished);
         (void)check(cudaGraphDestroy(g->graph));
     }
     free(g);
@@ -165,6 +203,10 @@ aclError cuda_graph_launch(backend_stream *s, backend_graph *g)
         rc = cuda_appliers_prepare(g->appliers, g->exec, s);
     if (!rc)
         rc = check(cudaGraphLaunch(g->exec, s->s));
+    if (!rc && g->waits.count && !cuda_graph_waits_captured(s->s, &g->waits))
+        for (size_t i = 0; i < g->waits.count; i++)
+            if (!g->waits.at[i].disabled)
+                cuda_wait_log_add(s, &g->waits.at[i].w);
     pthread_mutex_unlock(&g->exec_lock);
     return rc;
 }
@@ -302,10 +344,13 @@ static aclError update_from(backend_graph *g, cudaGraphNode_t to, cudaGraphNode_
 static aclError cuda_graph_update_node(backend_graph *g, uint64_t target, backend_graph *update,
                                        uint64_t source)
 {
-    (void)update; /* the source node belongs to it; it is alive during the call */
+    /* The source node belongs to update, alive during the call. */
     pthread_mutex_lock(&g->exec_lock);
     aclError rc =
         update_from(g, (cudaGraphNode_t)(uintptr_t)target, (cudaGraphNode_t)(uintptr_t)source);
+    if (!rc)
+        cuda_graph_waits_set_node(&g->waits, (cudaGraphNode_t)(uintptr_t)target, &update->waits,
+                                  (cudaGraphNode_t)(uintptr_t)source);
     cuda_appliers_host_changed(g->appliers, (cudaGraphNode_t)(uintptr_t)target);
     pthread_mutex_unlock(&g->exec_lock);
     return rc;
@@ -427,15 +472,20 @@ static aclError set_node(backend_graph *g, uint64_t node, int32_t dev, const nod
     aclError rc = use_device(dev);
     if (rc)
         return rc;
-    if (w->kind == NODE_WORK_KERNEL)
-        return set_kernel(g, target, w->u.launch);
+    if (w->kind == NODE_WORK_KERNEL) {
+        if (!(rc = set_kernel(g, target, w->u.launch)))
+            cuda_graph_waits_set_node(&g->waits, target, NULL, NULL);
+        return rc;
+    }
     backend_stream scratch;
     memset(&scratch, 0, sizeof scratch);
     scratch.dev = dev;
     if ((rc = check(cudaStreamCreateWithFlags(&scratch.s, cudaStreamNonBlocking))))
         return rc;
     cudaGraph_t graph = NULL;
+    graph_waits waits = {0};
     if (!(rc = capture_error(cudaStreamBeginCapture(scratch.s, cudaStreamCaptureModeRelaxed)))) {
+        capture_waits_take(scratch.s, NULL);
         switch (w->kind) {
         case NODE_WORK_RANDOM:
             rc = cuda_random(&scratch, w->u.random);
@@ -450,6 +500,7 @@ static aclError set_node(backend_graph *g, uint64_t node, int32_t dev, const nod
             rc = ACL_ERROR_RT_PARAM_INVALID;
             break;
         }
+        capture_waits_take(scratch.s, &waits);
         aclError end = capture_error(cudaStreamEndCapture(scratch.s, &graph));
         if (!rc)
             rc = end;
@@ -460,7 +511,10 @@ static aclError set_node(backend_graph *g, uint64_t node, int32_t dev, const nod
         rc = check(cudaGraphGetNodes(graph, source, &count));
         if (!rc)
             rc = count == 1 ? update_from(g, target, source[0]) : ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+        if (!rc)
+            cuda_graph_waits_set_node(&g->waits, target, &waits, source[0]);
     }
+    cuda_graph_waits_free(&waits);
     if (graph)
         (void)check(cudaGraphDestroy(graph));
     (void)check(cudaStreamDestroy(scratch.s));
@@ -471,6 +525,8 @@ static aclError cuda_graph_enable_node(backend_graph *g, uint64_t node, bool ena
 {
     pthread_mutex_lock(&g->exec_lock);
     aclError rc = enable_node(g, node, enable);
+    if (!rc)
+        cuda_graph_waits_enable(&g->waits, (cudaGraphNode_t)(uintptr_t)node, enable);
     cuda_appliers_host_changed(g->appliers, (cudaGraphNode_t)(uintptr_t)node);
     pthread_mutex_unlock(&g->exec_lock);
     return rc;
@@ -569,12 +625,14 @@ static struct cudaGraphNodeParams cond_params(cudaGraphConditionalHandle handle,
     return p;
 }
 
-/* Hands out the bodies of the node added with p (CUDA's graphs of its
- * branches), the condition read from word. */
-static void cond_bodies_hand_out(backend_graph **made, const struct cudaGraphNodeParams *p, int dev,
-                                 cond_kind kind, const void *word, backend_graph **bodies)
+/* Hands out the bodies of the node added with p to parent (CUDA's graphs
+ * of its branches), the condition read from word. */
+static void cond_bodies_hand_out(backend_graph **made, const struct cudaGraphNodeParams *p,
+                                 cudaGraph_t parent, int dev, cond_kind kind, const void *word,
+                                 backend_graph **bodies)
 {
     for (uint32_t i = 0; i < p->conditional.size; i++) {
+        cuda_graph_waits_body(p->conditional.phGraph_out[i], parent);
         *made[i] = (backend_graph){.graph = p->conditional.phGraph_out[i],
                                    .dev = dev,
                                    .body = true,
@@ -619,7 +677,7 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
         cond_bodies_free(made, size);
         return rc;
     }
-    cond_bodies_hand_out(made, &p, s->dev, kind, word, bodies);
+    cond_bodies_hand_out(made, &p, graph, s->dev, kind, word, bodies);
     return ACL_SUCCESS;
 }
 
@@ -680,6 +738,8 @@ static aclError cuda_capture_end_piece(backend_stream *s, bool discard, backend_
         return rc;
     size_t nlast = 0;
     cudaGraphNode_t *last = end ? capture_last_nodes(s, &nlast) : NULL;
+    graph_waits waits;
+    capture_waits_take(s->s, &waits);
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
     if (graph) /* a piece is cloned into its model's graph: updates for later launches */
@@ -692,6 +752,7 @@ static aclError cuda_capture_end_piece(backend_stream *s, bool discard, backend_
         rc = check(cudaGraphAddEmptyNode(&joined, graph, last, nlast));
     free(last);
     if (rc || discard) {
+        cuda_graph_waits_free(&waits);
         free(g);
         if (graph)
             (void)check(cudaGraphDestroy(graph));
@@ -699,6 +760,7 @@ static aclError cuda_capture_end_piece(backend_stream *s, bool discard, backend_
     }
     g->graph = graph;
     g->dev = s->dev;
+    g->waits = waits;
     if (end)
         *end = (uint64_t)(uintptr_t)joined;
     *out = g;
@@ -728,8 +790,10 @@ static aclError cuda_add_child(backend_graph *g, const uint64_t *deps, size_t nd
     cudaGraphNode_t n = NULL;
     rc = check(cudaGraphAddChildGraphNode(&n, g->graph, d, ndeps, piece->graph));
     free(d);
-    if (!rc)
+    if (!rc) {
+        cuda_graph_waits_add(g->graph, &piece->waits, true);
         *node = (uint64_t)(uintptr_t)n;
+    }
     return rc;
 }
 
@@ -820,7 +884,7 @@ static aclError cuda_add_cond_node(backend_graph *g, const uint64_t *deps, size_
         cond_bodies_free(made, size);
         return rc;
     }
-    cond_bodies_hand_out(made, &p, g->dev, kind, word, bodies);
+    cond_bodies_hand_out(made, &p, g->graph, g->dev, kind, word, bodies);
     *node = (uint64_t)(uintptr_t)n;
     return ACL_SUCCESS;
 }
@@ -846,6 +910,10 @@ static aclError cuda_graph_keep(backend_graph *g, void *ptr, void (*release)(voi
 
 static aclError cuda_graph_finish(backend_graph *g)
 {
+    graph_waits added; /* by the nodes put in after the piece */
+    cuda_graph_waits_take(g->graph, &added);
+    cuda_graph_waits_append(&g->waits, &added);
+    cuda_graph_waits_free(&added);
     aclError rc = use_device(g->dev);
     if (!rc)
         rc = check(cudaGraphInstantiate(&g->exec, g->graph, 0));

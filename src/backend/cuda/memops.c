@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/cuda/cuda.h"
 #include "backend/cuda/driver.h"
@@ -114,16 +115,8 @@ static struct wait_log *wait_log_of(backend_stream *s)
     return log;
 }
 
-void cuda_wait_note(backend_stream *s, wait_kind kind, const void *addr, uint64_t value,
-                    uint32_t cmp)
+void cuda_wait_log_add(backend_stream *s, const pending_wait *w)
 {
-    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(s->s, &status) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return;
-    }
-    if (status != cudaStreamCaptureStatusNone)
-        return;
     struct wait_log *log = wait_log_of(s);
     if (!log)
         return; /* out of memory: a teardown cannot release this one */
@@ -137,9 +130,23 @@ void cuda_wait_note(backend_stream *s, wait_kind kind, const void *addr, uint64_
         }
     }
     if (log->count < log->cap)
-        log->waits[log->count++] = (pending_wait){
-            .addr = (uint64_t)(uintptr_t)addr, .value = value, .kind = kind, .cmp = cmp};
+        log->waits[log->count++] = *w;
     pthread_mutex_unlock(&log->lock);
+}
+
+void cuda_wait_note(backend_stream *s, wait_kind kind, const void *addr, uint64_t value,
+                    uint32_t cmp)
+{
+    pending_wait w = {.addr = (uint64_t)(uintptr_t)addr, .value = value, .kind = kind, .cmp = cmp};
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(s->s, &status) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (status != cudaStreamCaptureStatusNone)
+        cuda_capture_wait_note(s->s, &w);
+    else
+        cuda_wait_log_add(s, &w);
 }
 
 size_t cuda_waits_noted(backend_stream *s)
@@ -168,21 +175,49 @@ void cuda_waits_passed(backend_stream *s, size_t count)
     pthread_mutex_unlock(&log->lock);
 }
 
-/* Makes each wait of w[0..n) true on device dev with notify_kernels.cu's
- * aclcuda_wait_release, on a stream of its own, which the waits do not hold
- * up, and waits until that is done. */
-static aclError cuda_waits_release(int dev, const pending_wait *w, size_t n)
+static bool stream_idle(cudaStream_t cs)
+{
+    cudaError_t err = cudaStreamQuery(cs);
+    if (err != cudaSuccess && err != cudaErrorNotReady)
+        (void)cudaGetLastError();
+    return err == cudaSuccess;
+}
+
+static bool word_released_before(const pending_wait *w, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (w[j].addr == w[i].addr)
+            return true;
+    return false;
+}
+
+/* Gives s up to a millisecond to pass the waits released so far: a later
+ * wait on the same word (an EQ 1 then an EQ 2) must not overwrite the
+ * value an earlier one has yet to see. */
+static void let_pass(cudaStream_t own, backend_stream *s)
+{
+    (void)check(cudaStreamSynchronize(own));
+    for (int turn = 0; turn < 50 && !stream_idle(s->s); turn++)
+        nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+}
+
+/* Makes each wait of w[0..n) of s true with notify_kernels.cu's
+ * aclcuda_wait_release, on a stream of its own, which the waits do not
+ * hold up, and waits until that is done. */
+static aclError cuda_waits_release(backend_stream *s, const pending_wait *w, size_t n)
 {
     const cuda_notify_kernels *k;
-    aclError rc = cuda_notify_kernels_get(dev, &k);
+    aclError rc = cuda_notify_kernels_get(s->dev, &k);
     if (rc == ACL_SUCCESS)
-        rc = use_device_checked(dev);
+        rc = use_device_checked(s->dev);
     cudaStream_t own;
     if (rc == ACL_SUCCESS)
         rc = check(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
     if (rc != ACL_SUCCESS)
         return rc;
     for (size_t i = 0; i < n && rc == ACL_SUCCESS; i++) {
+        if (word_released_before(w, i))
+            let_pass(own, s);
         CUdeviceptr addr = (CUdeviceptr)w[i].addr;
         unsigned long long value = w[i].value;
         unsigned kind = w[i].kind, cmp = w[i].cmp;
@@ -192,14 +227,6 @@ static aclError cuda_waits_release(int dev, const pending_wait *w, size_t n)
     aclError done = check(cudaStreamSynchronize(own));
     (void)check(cudaStreamDestroy(own));
     return rc != ACL_SUCCESS ? rc : done;
-}
-
-static bool stream_idle(cudaStream_t cs)
-{
-    cudaError_t err = cudaStreamQuery(cs);
-    if (err != cudaSuccess && err != cudaErrorNotReady)
-        (void)cudaGetLastError();
-    return err == cudaSuccess;
 }
 
 /* The noted waits are taken out and released, unless the stream (and the
@@ -220,7 +247,7 @@ void cuda_stream_cancel_waits(backend_stream *s)
     if (count && use_device_checked(s->dev) == ACL_SUCCESS && stream_idle(s->s) &&
         (!s->retired || stream_idle(s->retired)))
         count = 0;
-    if (count && cuda_waits_release(s->dev, waits, count) != ACL_SUCCESS)
+    if (count && cuda_waits_release(s, waits, count) != ACL_SUCCESS)
         ACL_LOG(LOG_ERROR, "%zu wait(s) of a stream being torn down could not be released", count);
     free(waits);
 }

@@ -1,0 +1,215 @@
+/* The waits inside graphs, as a teardown releases them (memops.c). A wait
+ * queued while a stream is captured becomes a node of the graph, which
+ * each launch runs again: the captures note their waits here, per graph,
+ * and a launch notes its graph's waits in the launching stream's log, so
+ * that cancel_waits releases a model stuck on one as it releases a wait
+ * of the stream's own.
+ *
+ * While a graph is captured or put together its waits are kept in a table
+ * keyed by the graph; a conditional node's bodies are entries that point
+ * at their root graph, so a wait captured into a body counts for the
+ * graph the body belongs to. The finished graph takes its list out of the
+ * table (backend_graph.waits), and updates of its nodes keep the list
+ * true: each wait carries the node it is. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda.h"
+#include "util/log.h"
+
+typedef struct graph_entry {
+    cudaGraph_t graph;
+    cudaGraph_t root; /* the graph itself, or the one a body belongs to */
+    graph_waits waits;
+} graph_entry;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static graph_entry *table;
+static size_t table_count, table_cap;
+
+static graph_entry *entry_find(cudaGraph_t graph)
+{
+    for (size_t i = 0; i < table_count; i++)
+        if (table[i].graph == graph)
+            return &table[i];
+    return NULL;
+}
+
+/* graph's entry, made (a root) when it has none; NULL: out of memory. */
+static graph_entry *entry_get(cudaGraph_t graph)
+{
+    graph_entry *e = entry_find(graph);
+    if (e)
+        return e;
+    if (table_count == table_cap) {
+        size_t cap = table_cap ? 2 * table_cap : 8;
+        graph_entry *grown = realloc(table, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        table = grown;
+        table_cap = cap;
+    }
+    e = &table[table_count++];
+    *e = (graph_entry){.graph = graph, .root = graph};
+    return e;
+}
+
+/* Removes root's entry and its bodies'; root's list goes to *out (or is
+ * freed when out is NULL). */
+static void entries_remove(cudaGraph_t root, graph_waits *out)
+{
+    for (size_t i = 0; i < table_count;) {
+        graph_entry *e = &table[i];
+        if (e->root != root && e->graph != root) {
+            i++;
+            continue;
+        }
+        if (out && e->graph == root)
+            *out = e->waits;
+        else
+            free(e->waits.at);
+        *e = table[--table_count];
+    }
+}
+
+static bool waits_append(graph_waits *gw, const graph_wait *w, size_t n)
+{
+    if (gw->count + n > gw->cap) {
+        size_t cap = gw->cap ? gw->cap : 4;
+        while (cap < gw->count + n)
+            cap *= 2;
+        graph_wait *grown = realloc(gw->at, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        gw->at = grown;
+        gw->cap = cap;
+    }
+    memcpy(gw->at + gw->count, w, n * sizeof *w);
+    gw->count += n;
+    return true;
+}
+
+static void note_failed(void)
+{
+    ACL_LOG(LOG_ERROR, "out of memory: a teardown cannot release a wait inside a model");
+}
+
+void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w)
+{
+    enum cudaStreamCaptureStatus status;
+    cudaGraph_t graph = NULL;
+    const cudaGraphNode_t *deps = NULL;
+    size_t count = 0;
+    if (cudaStreamGetCaptureInfo(s, &status, NULL, &graph, &deps, NULL, &count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (status != cudaStreamCaptureStatusActive || !graph)
+        return;
+    graph_wait gw = {.w = *w, .node = count && deps ? deps[count - 1] : NULL};
+    pthread_mutex_lock(&table_lock);
+    graph_entry *e = entry_get(graph);
+    graph_entry *root = e ? entry_get(e->root) : NULL;
+    if (!root || !waits_append(&root->waits, &gw, 1))
+        note_failed();
+    pthread_mutex_unlock(&table_lock);
+}
+
+void cuda_graph_waits_body(cudaGraph_t body, cudaGraph_t parent)
+{
+    pthread_mutex_lock(&table_lock);
+    entries_remove(body, NULL); /* a graph of that address that is gone */
+    graph_entry *p = entry_get(parent);
+    cudaGraph_t root = p ? p->root : NULL;
+    graph_entry *e = root ? entry_get(body) : NULL;
+    if (e)
+        e->root = root;
+    else
+        note_failed();
+    pthread_mutex_unlock(&table_lock);
+}
+
+void cuda_graph_waits_take(cudaGraph_t graph, graph_waits *out)
+{
+    *out = (graph_waits){0};
+    pthread_mutex_lock(&table_lock);
+    entries_remove(graph, out);
+    pthread_mutex_unlock(&table_lock);
+}
+
+void cuda_graph_waits_add(cudaGraph_t graph, const graph_waits *from, bool keep_nodes)
+{
+    if (!from->count)
+        return;
+    pthread_mutex_lock(&table_lock);
+    graph_entry *e = entry_get(graph);
+    graph_entry *root = e ? entry_get(e->root) : NULL;
+    size_t at = root ? root->waits.count : 0;
+    if (!root || !waits_append(&root->waits, from->at, from->count))
+        note_failed();
+    else if (!keep_nodes)
+        for (size_t i = at; i < root->waits.count; i++)
+            root->waits.at[i].node = NULL;
+    pthread_mutex_unlock(&table_lock);
+}
+
+void cuda_graph_waits_append(graph_waits *to, const graph_waits *from)
+{
+    if (from->count && !waits_append(to, from->at, from->count))
+        note_failed();
+}
+
+void cuda_graph_waits_free(graph_waits *gw)
+{
+    free(gw->at);
+    *gw = (graph_waits){0};
+}
+
+void cuda_graph_waits_set_node(graph_waits *gw, cudaGraphNode_t node, const graph_waits *from,
+                               cudaGraphNode_t from_node)
+{
+    /* A node is one wait at most (a notify's wait and reset is one). */
+    size_t at = 0;
+    while (at < gw->count && gw->at[at].node != node)
+        at++;
+    const graph_wait *now = NULL;
+    for (size_t i = 0; from && i < from->count && !now; i++)
+        if (from->at[i].node == from_node)
+            now = &from->at[i];
+    if (at < gw->count && now) {
+        bool disabled = gw->at[at].disabled;
+        gw->at[at] = *now;
+        gw->at[at].node = node;
+        gw->at[at].disabled = disabled;
+    } else if (at < gw->count) {
+        memmove(gw->at + at, gw->at + at + 1, (gw->count - at - 1) * sizeof *gw->at);
+        gw->count--;
+    } else if (now) {
+        graph_wait added = *now;
+        added.node = node;
+        if (!waits_append(gw, &added, 1))
+            note_failed();
+    }
+}
+
+void cuda_graph_waits_enable(graph_waits *gw, cudaGraphNode_t node, bool enable)
+{
+    for (size_t i = 0; i < gw->count; i++)
+        if (gw->at[i].node == node)
+            gw->at[i].disabled = !enable;
+}
+
+bool cuda_graph_waits_captured(cudaStream_t s, const graph_waits *gw)
+{
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    cudaGraph_t graph = NULL;
+    if (cudaStreamGetCaptureInfo(s, &status, NULL, &graph, NULL, NULL, NULL) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return true; /* not known: not noted */
+    }
+    if (status == cudaStreamCaptureStatusNone)
+        return false;
+    if (status == cudaStreamCaptureStatusActive && graph)
+        cuda_graph_waits_add(graph, gw, false); /* the launch is a clone of ours there */
+    return true;
+}
