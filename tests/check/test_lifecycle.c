@@ -81,8 +81,8 @@ static void race_destroys(void *(*make)(void), aclError (*destroy)(void *), int 
                       "round %d: the two destroys returned %d and %d; exactly one must succeed", i,
                       (int)a, (int)b);
         aclError loser = a == ACL_SUCCESS ? b : a;
-        ck_assert_msg(loser == ACL_ERROR_INVALID_PARAM, "round %d: the losing destroy returned %d",
-                      i, (int)loser);
+        ck_assert_msg(loser == ACL_ERROR_INVALID_PARAM, "round %d: the losing destroy returned %d", i,
+                      (int)loser);
     }
     (void)aclGetRecentErrMsg();
 }
@@ -138,8 +138,8 @@ typedef struct user {
 
 static bool acceptable(aclError err)
 {
-    return err == ACL_SUCCESS || err == ACL_ERROR_INVALID_PARAM ||
-           err == ACL_ERROR_RT_CONTEXT_NULL || err == ACL_ERROR_RT_STREAM_CONTEXT;
+    return err == ACL_SUCCESS || err == ACL_ERROR_INVALID_PARAM || err == ACL_ERROR_RT_CONTEXT_NULL ||
+           err == ACL_ERROR_RT_STREAM_CONTEXT;
 }
 
 /* Queues fills and synchronizes the stream until told to stop. */
@@ -183,8 +183,7 @@ static void destroy_under_use(aclError (*destroy)(aclrtStream), int count)
         ACL_OK(destroy(u.stream));
         atomic_store(&u.stop, true);
         pthread_join(thread, NULL);
-        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call on the stream returned %d", i,
-                      (int)u.bad);
+        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call on the stream returned %d", i, (int)u.bad);
     }
     ACL_OK(aclrtSynchronizeDevice());
     ACL_OK(aclrtFree(base));
@@ -260,10 +259,9 @@ static void teardown_under_use(enum teardown how, int count)
         atomic_store(&u.stop, true);
         for (int t = 0; t < USERS; t++)
             pthread_join(threads[t], NULL);
-        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call in the torn-down context returned %d",
-                      i, (int)u.bad);
-        ACL_OK(aclrtSetDevice(
-            0)); /* the device was reset, or the thread bound the destroyed context */
+        ck_assert_msg(u.bad == ACL_SUCCESS, "round %d: a call in the torn-down context returned %d", i,
+                      (int)u.bad);
+        ACL_OK(aclrtSetDevice(0)); /* the device was reset, or the thread bound the destroyed context */
     }
 }
 
@@ -470,6 +468,14 @@ START_TEST(reset_force_releases_chained_waits)
 }
 END_TEST
 
+/* The work after a wait has not run a while after it was queued: the wait
+ * holds the stream. */
+static void still_waiting(atomic_int *ran)
+{
+    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+    ck_assert_int_eq(atomic_load(ran), 0);
+}
+
 /* A model whose captured value waits nothing will satisfy is running: a
  * force reset releases them, the second (on the same word) after the
  * first has seen its value, and the work after the model runs. */
@@ -485,6 +491,7 @@ START_TEST(reset_force_releases_a_model_waiting)
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    still_waiting(&ran);
     ACL_OK(aclrtResetDeviceForce(0));
     ck_assert_int_eq(atomic_load(&ran), 1);
     ACL_OK(aclmdlRIDestroy(model));
@@ -508,6 +515,31 @@ START_TEST(reset_force_releases_a_model_waiting_on_notifies)
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    still_waiting(&ran);
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+}
+END_TEST
+
+/* A model waiting on a notify is launched three times: each launch's wait
+ * is released in turn (a released flag is consumed by the wait before the
+ * next launch needs it again). */
+START_TEST(reset_force_releases_every_launch_of_a_model)
+{
+    aclrtStream s = acltest_new_stream();
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    atomic_int ran = 0;
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    for (int i = 0; i < 3; i++)
+        ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    still_waiting(&ran);
     ACL_OK(aclrtResetDeviceForce(0));
     ck_assert_int_eq(atomic_load(&ran), 1);
     ACL_OK(aclmdlRIDestroy(model));
@@ -536,6 +568,7 @@ START_TEST(reset_force_releases_a_wait_in_a_branch)
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    still_waiting(&ran);
     ACL_OK(aclrtResetDeviceForce(0));
     ck_assert_int_eq(atomic_load(&ran), 1);
     ACL_OK(aclmdlRIDestroy(model));
@@ -567,6 +600,7 @@ START_TEST(reset_force_releases_an_updated_wait)
     ACL_OK(aclmdlRIUpdate(model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
     ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    still_waiting(&ran);
     ACL_OK(aclrtResetDeviceForce(0));
     ck_assert_int_eq(atomic_load(&ran), 1);
     ACL_OK(aclmdlRIDestroy(model));
@@ -594,6 +628,7 @@ START_TEST(reset_force_releases_a_wait_of_a_model_in_a_model)
     ACL_OK(aclmdlRICaptureEnd(t, &outer));
     ACL_OK(aclmdlRIExecuteAsync(outer, t));
     ACL_OK(aclrtLaunchHostFunc(t, set_flag, &ran));
+    still_waiting(&ran);
     ACL_OK(aclrtResetDeviceForce(0));
     ck_assert_int_eq(atomic_load(&ran), 1);
     ACL_OK(aclmdlRIDestroy(outer));
@@ -683,10 +718,10 @@ START_TEST(fork_while_threads_are_inside)
             child_body();
         int status;
         ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        ck_assert_msg(
-            WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d of %d %s %d", i, children,
-            WIFSIGNALED(status) ? "was killed by signal (SIGALRM: it hung)" : "exited with",
-            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                      "child %d of %d %s %d", i, children,
+                      WIFSIGNALED(status) ? "was killed by signal (SIGALRM: it hung)" : "exited with",
+                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     }
     atomic_store(&stop, true);
     for (int t = 0; t < USERS; t++)
@@ -743,6 +778,7 @@ int main(void)
     tcase_add_test(teardown, reset_force_releases_chained_waits);
     tcase_add_test(teardown, reset_force_releases_a_model_waiting);
     tcase_add_test(teardown, reset_force_releases_a_model_waiting_on_notifies);
+    tcase_add_test(teardown, reset_force_releases_every_launch_of_a_model);
     tcase_add_test(teardown, reset_force_releases_a_wait_in_a_branch);
     tcase_add_test(teardown, reset_force_releases_an_updated_wait);
     tcase_add_test(teardown, reset_force_releases_a_wait_of_a_model_in_a_model);

@@ -37,6 +37,9 @@ struct backend_stream {
     /* The waits queued on the stream (memops.c), which a teardown releases;
      * made on the first one. */
     _Atomic(struct wait_log *) waits;
+    /* The graph of the capture graph.c began on the stream, whose waits it
+     * takes when the capture ends, whatever became of the capture. */
+    cudaGraph_t capture_graph;
 };
 
 struct backend_event {
@@ -217,23 +220,26 @@ aclError cuda_graph_set_node_ordered(backend_stream *s, backend_graph *g, uint64
 
 typedef struct graph_wait {
     pending_wait w;
-    cudaGraphNode_t node; /* the node it is; NULL in a clone of it */
+    cudaGraphNode_t node; /* the node it is; NULL in a piece or a launch put into a graph */
     bool disabled;
 } graph_wait;
 typedef struct graph_waits {
     graph_wait *at;
     size_t count, cap;
 } graph_waits;
-/* Notes a wait just captured on s, in the waits of the graph it belongs to. */
+/* Notes a wait just captured on s, in the waits of the graph it belongs to
+ * (nothing when that is not a graph of ours). */
 void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w);
+/* A capture of ours into graph began: it notes its waits from now on. */
+void cuda_graph_waits_begin(cudaGraph_t graph);
 /* body (a conditional node's) belongs to parent: its waits count there. */
 void cuda_graph_waits_body(cudaGraph_t body, cudaGraph_t parent);
 /* The waits noted for graph, taken out of the table (and its bodies'
  * entries dropped); empty when none. */
 void cuda_graph_waits_take(cudaGraph_t graph, graph_waits *out);
-/* Adds from's waits to those of graph (a piece cloned into it, or a graph
- * launched while graph is captured); their nodes are kept or forgotten. */
-void cuda_graph_waits_add(cudaGraph_t graph, const graph_waits *from, bool keep_nodes);
+/* Adds from's waits to those of graph (a piece put into it), their nodes
+ * forgotten. */
+void cuda_graph_waits_add(cudaGraph_t graph, const graph_waits *from);
 void cuda_graph_waits_append(graph_waits *to, const graph_waits *from);
 void cuda_graph_waits_free(graph_waits *gw);
 /* node now does what from_node of from does (no wait when from is NULL or
@@ -241,8 +247,9 @@ void cuda_graph_waits_free(graph_waits *gw);
 void cuda_graph_waits_set_node(graph_waits *gw, cudaGraphNode_t node, const graph_waits *from,
                                cudaGraphNode_t from_node);
 void cuda_graph_waits_enable(graph_waits *gw, cudaGraphNode_t node, bool enable);
-/* A graph with these waits was launched on s: when s is captured, they
- * are added to its capture's waits (true); false: s runs them. */
+/* A graph with these waits was launched on s. true: s is captured, and
+ * they went to its capture's waits (when that is ours); false: s runs
+ * them. */
 bool cuda_graph_waits_captured(cudaStream_t s, const graph_waits *gw);
 
 /* ---- task updates in stream order (graph_ordered.c) ---- */

@@ -64,8 +64,9 @@ static aclError capture_error(cudaError_t err)
     }
 }
 
-/* The graph s is captured into (NULL when none). */
-static cudaGraph_t capture_graph(cudaStream_t s)
+/* The graph of the capture just begun on s, which notes its waits from
+ * now on; NULL when not known. */
+static cudaGraph_t capture_begun(cudaStream_t s)
 {
     enum cudaStreamCaptureStatus status;
     cudaGraph_t graph = NULL;
@@ -73,20 +74,19 @@ static cudaGraph_t capture_graph(cudaStream_t s)
         (void)cudaGetLastError();
         return NULL;
     }
-    return status == cudaStreamCaptureStatusNone ? NULL : graph;
+    if (status != cudaStreamCaptureStatusActive || !graph)
+        return NULL;
+    cuda_graph_waits_begin(graph);
+    return graph;
 }
 
-/* The waits noted for s's capture so far: *out, or freed when out is NULL. */
-static void capture_waits_take(cudaStream_t s, graph_waits *out)
+/* The waits the capture into graph noted (empty when graph is NULL). */
+static graph_waits capture_waits(cudaGraph_t graph)
 {
     graph_waits taken = {0};
-    cudaGraph_t graph = capture_graph(s);
     if (graph)
         cuda_graph_waits_take(graph, &taken);
-    if (out)
-        *out = taken;
-    else
-        cuda_graph_waits_free(&taken);
+    return taken;
 }
 
 static aclError cuda_capture_begin(backend_stream *s)
@@ -95,8 +95,8 @@ static aclError cuda_capture_begin(backend_stream *s)
     if (rc)
         return rc;
     rc = capture_error(cudaStreamBeginCapture(s->s, cudaStreamCaptureModeRelaxed));
-    if (!rc) /* what a graph gone from that address left */
-        capture_waits_take(s->s, NULL);
+    if (!rc)
+        s->capture_graph = capture_begun(s->s);
     return rc;
 }
 
@@ -106,8 +106,8 @@ static aclError cuda_capture_end(backend_stream *s, bool discard, backend_graph 
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
-    graph_waits waits;
-    capture_waits_take(s->s, &waits);
+    graph_waits waits = capture_waits(s->capture_graph);
+    s->capture_graph = NULL;
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
     graph_appliers *appliers = graph ? cuda_updatable_settle(graph, !rc && !discard, s->dev) : NULL;
@@ -485,7 +485,7 @@ static aclError set_node(backend_graph *g, uint64_t node, int32_t dev, const nod
     cudaGraph_t graph = NULL;
     graph_waits waits = {0};
     if (!(rc = capture_error(cudaStreamBeginCapture(scratch.s, cudaStreamCaptureModeRelaxed)))) {
-        capture_waits_take(scratch.s, NULL);
+        cudaGraph_t capturing = capture_begun(scratch.s);
         switch (w->kind) {
         case NODE_WORK_RANDOM:
             rc = cuda_random(&scratch, w->u.random);
@@ -500,7 +500,7 @@ static aclError set_node(backend_graph *g, uint64_t node, int32_t dev, const nod
             rc = ACL_ERROR_RT_PARAM_INVALID;
             break;
         }
-        capture_waits_take(scratch.s, &waits);
+        waits = capture_waits(capturing);
         aclError end = capture_error(cudaStreamEndCapture(scratch.s, &graph));
         if (!rc)
             rc = end;
@@ -738,8 +738,8 @@ static aclError cuda_capture_end_piece(backend_stream *s, bool discard, backend_
         return rc;
     size_t nlast = 0;
     cudaGraphNode_t *last = end ? capture_last_nodes(s, &nlast) : NULL;
-    graph_waits waits;
-    capture_waits_take(s->s, &waits);
+    graph_waits waits = capture_waits(s->capture_graph);
+    s->capture_graph = NULL;
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
     if (graph) /* a piece is cloned into its model's graph: updates for later launches */
@@ -791,7 +791,7 @@ static aclError cuda_add_child(backend_graph *g, const uint64_t *deps, size_t nd
     rc = check(cudaGraphAddChildGraphNode(&n, g->graph, d, ndeps, piece->graph));
     free(d);
     if (!rc) {
-        cuda_graph_waits_add(g->graph, &piece->waits, true);
+        cuda_graph_waits_add(g->graph, &piece->waits);
         *node = (uint64_t)(uintptr_t)n;
     }
     return rc;

@@ -8,9 +8,10 @@
  * While a graph is captured or put together its waits are kept in a table
  * keyed by the graph; a conditional node's bodies are entries that point
  * at their root graph, so a wait captured into a body counts for the
- * graph the body belongs to. The finished graph takes its list out of the
- * table (backend_graph.waits), and updates of its nodes keep the list
- * true: each wait carries the node it is. */
+ * graph the body belongs to. Only graphs of ours have entries (a capture
+ * the application made on a stream of ours notes nothing). The finished
+ * graph takes its list out of the table (backend_graph.waits), and updates
+ * of its nodes keep the list true: each wait carries the node it is. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,9 +109,18 @@ void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w)
         return;
     graph_wait gw = {.w = *w, .node = count && deps ? deps[count - 1] : NULL};
     pthread_mutex_lock(&table_lock);
-    graph_entry *e = entry_get(graph);
+    graph_entry *e = entry_find(graph);
     graph_entry *root = e ? entry_get(e->root) : NULL;
-    if (!root || !waits_append(&root->waits, &gw, 1))
+    if (e && (!root || !waits_append(&root->waits, &gw, 1)))
+        note_failed();
+    pthread_mutex_unlock(&table_lock);
+}
+
+void cuda_graph_waits_begin(cudaGraph_t graph)
+{
+    pthread_mutex_lock(&table_lock);
+    entries_remove(graph, NULL); /* a graph of that address that is gone */
+    if (!entry_get(graph))
         note_failed();
     pthread_mutex_unlock(&table_lock);
 }
@@ -137,20 +147,27 @@ void cuda_graph_waits_take(cudaGraph_t graph, graph_waits *out)
     pthread_mutex_unlock(&table_lock);
 }
 
-void cuda_graph_waits_add(cudaGraph_t graph, const graph_waits *from, bool keep_nodes)
+/* Adds from's waits, their nodes forgotten, to graph's root; a graph
+ * without an entry gets one when create, else nothing. */
+static void waits_add(cudaGraph_t graph, const graph_waits *from, bool create)
 {
     if (!from->count)
         return;
     pthread_mutex_lock(&table_lock);
-    graph_entry *e = entry_get(graph);
+    graph_entry *e = create ? entry_get(graph) : entry_find(graph);
     graph_entry *root = e ? entry_get(e->root) : NULL;
     size_t at = root ? root->waits.count : 0;
-    if (!root || !waits_append(&root->waits, from->at, from->count))
+    if (e && (!root || !waits_append(&root->waits, from->at, from->count)))
         note_failed();
-    else if (!keep_nodes)
-        for (size_t i = at; i < root->waits.count; i++)
+    else
+        for (size_t i = at; root && i < root->waits.count; i++)
             root->waits.at[i].node = NULL;
     pthread_mutex_unlock(&table_lock);
+}
+
+void cuda_graph_waits_add(cudaGraph_t graph, const graph_waits *from)
+{
+    waits_add(graph, from, true);
 }
 
 void cuda_graph_waits_append(graph_waits *to, const graph_waits *from)
@@ -205,11 +222,9 @@ bool cuda_graph_waits_captured(cudaStream_t s, const graph_waits *gw)
     cudaGraph_t graph = NULL;
     if (cudaStreamGetCaptureInfo(s, &status, NULL, &graph, NULL, NULL, NULL) != cudaSuccess) {
         (void)cudaGetLastError();
-        return true; /* not known: not noted */
-    }
-    if (status == cudaStreamCaptureStatusNone)
         return false;
+    }
     if (status == cudaStreamCaptureStatusActive && graph)
-        cuda_graph_waits_add(graph, gw, false); /* the launch is a clone of ours there */
-    return true;
+        waits_add(graph, gw, false); /* the launch is a clone of ours there */
+    return status != cudaStreamCaptureStatusNone;
 }

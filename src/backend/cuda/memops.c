@@ -92,6 +92,25 @@ aclError cuda_value_wait(backend_stream *s, void *addr, uint64_t value, uint32_t
 
 /* ---- the waits a teardown releases ---------------------------------------------- */
 
+static bool stream_idle(cudaStream_t cs)
+{
+    cudaError_t err = cudaStreamQuery(cs);
+    if (err != cudaSuccess && err != cudaErrorNotReady)
+        (void)cudaGetLastError();
+    return err == cudaSuccess;
+}
+
+/* s, and the stream an abort retired, have run all their work. */
+static bool streams_idle(backend_stream *s)
+{
+    return stream_idle(s->s) && (!s->retired || stream_idle(s->retired));
+}
+
+/* A log this long is emptied when it would grow and the stream has passed
+ * it all: streams that are never synchronized (models launched and waited
+ * for through events) do not keep every wait they ever ran. */
+enum { LOG_TRIM_AT = 256 };
+
 struct wait_log {
     pthread_mutex_t lock;
     pending_wait *waits;
@@ -121,6 +140,11 @@ void cuda_wait_log_add(backend_stream *s, const pending_wait *w)
     if (!log)
         return; /* out of memory: a teardown cannot release this one */
     pthread_mutex_lock(&log->lock);
+    if (log->count == log->cap && log->count >= LOG_TRIM_AT && streams_idle(s)) {
+        log->count = 0; /* w was queued before: passed too */
+        pthread_mutex_unlock(&log->lock);
+        return;
+    }
     if (log->count == log->cap) {
         size_t cap = log->cap ? 2 * log->cap : 8;
         pending_wait *grown = realloc(log->waits, cap * sizeof *grown);
@@ -175,14 +199,6 @@ void cuda_waits_passed(backend_stream *s, size_t count)
     pthread_mutex_unlock(&log->lock);
 }
 
-static bool stream_idle(cudaStream_t cs)
-{
-    cudaError_t err = cudaStreamQuery(cs);
-    if (err != cudaSuccess && err != cudaErrorNotReady)
-        (void)cudaGetLastError();
-    return err == cudaSuccess;
-}
-
 static bool word_released_before(const pending_wait *w, size_t i)
 {
     for (size_t j = 0; j < i; j++)
@@ -191,14 +207,52 @@ static bool word_released_before(const pending_wait *w, size_t i)
     return false;
 }
 
-/* Gives s up to a millisecond to pass the waits released so far: a later
- * wait on the same word (an EQ 1 then an EQ 2) must not overwrite the
- * value an earlier one has yet to see. */
-static void let_pass(cudaStream_t own, backend_stream *s)
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The releases queued on own have run; then s gets up to ns to pass the
+ * waits they released (it is idle, or the time is up: a stream stuck on a
+ * later wait never shows which it passed). */
+static void let_pass(cudaStream_t own, backend_stream *s, uint64_t ns)
 {
     (void)check(cudaStreamSynchronize(own));
-    for (int turn = 0; turn < 50 && !stream_idle(s->s); turn++)
+    uint64_t until = now_ns() + ns;
+    while (!streams_idle(s) && now_ns() < until)
         nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+}
+
+/* A wait is released by making its word satisfy it, which a later wait on
+ * the same word may undo before the stream got there (an EQ 1 then an EQ
+ * 2; a notify's flag set while still set, which the first wait then
+ * consumes). So the stream gets a while to pass each wait before the next
+ * one on its word is released, and the waits are released again, in
+ * rounds, while the stream is stuck (a loop's body runs its waits again).
+ * The rounds are bounded: a stream may be stuck behind another stream's
+ * wait, which that stream's own release frees. */
+enum {
+    RELEASE_ROUNDS = 20,
+    SAME_WORD_GAP_NS = 1000000,
+    ROUND_GAP_NS = 5000000,
+};
+
+static aclError release_round(backend_stream *s, cudaStream_t own, CUfunction release,
+                              const pending_wait *w, size_t n)
+{
+    aclError rc = ACL_SUCCESS;
+    for (size_t i = 0; i < n && rc == ACL_SUCCESS; i++) {
+        if (word_released_before(w, i))
+            let_pass(own, s, SAME_WORD_GAP_NS);
+        CUdeviceptr addr = (CUdeviceptr)w[i].addr;
+        unsigned long long value = w[i].value;
+        unsigned kind = w[i].kind, cmp = w[i].cmp;
+        void *params[] = {&addr, &value, &kind, &cmp};
+        rc = from_cu(drv.cuLaunchKernel(release, 1, 1, 1, 1, 1, 1, 0, own, params, NULL));
+    }
+    return rc;
 }
 
 /* Makes each wait of w[0..n) of s true with notify_kernels.cu's
@@ -215,14 +269,11 @@ static aclError cuda_waits_release(backend_stream *s, const pending_wait *w, siz
         rc = check(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
     if (rc != ACL_SUCCESS)
         return rc;
-    for (size_t i = 0; i < n && rc == ACL_SUCCESS; i++) {
-        if (word_released_before(w, i))
-            let_pass(own, s);
-        CUdeviceptr addr = (CUdeviceptr)w[i].addr;
-        unsigned long long value = w[i].value;
-        unsigned kind = w[i].kind, cmp = w[i].cmp;
-        void *params[] = {&addr, &value, &kind, &cmp};
-        rc = from_cu(drv.cuLaunchKernel(k->release, 1, 1, 1, 1, 1, 1, 0, own, params, NULL));
+    for (int round = 0; round < RELEASE_ROUNDS && rc == ACL_SUCCESS; round++) {
+        rc = release_round(s, own, k->release, w, n);
+        let_pass(own, s, ROUND_GAP_NS);
+        if (streams_idle(s))
+            break;
     }
     aclError done = check(cudaStreamSynchronize(own));
     (void)check(cudaStreamDestroy(own));
@@ -244,8 +295,7 @@ void cuda_stream_cancel_waits(backend_stream *s)
     log->waits = NULL;
     log->count = log->cap = 0;
     pthread_mutex_unlock(&log->lock);
-    if (count && use_device_checked(s->dev) == ACL_SUCCESS && stream_idle(s->s) &&
-        (!s->retired || stream_idle(s->retired)))
+    if (count && use_device_checked(s->dev) == ACL_SUCCESS && streams_idle(s))
         count = 0;
     if (count && cuda_waits_release(s, waits, count) != ACL_SUCCESS)
         ACL_LOG(LOG_ERROR, "%zu wait(s) of a stream being torn down could not be released", count);
