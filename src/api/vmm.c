@@ -260,16 +260,6 @@ static share_name name_of_u64(uint64_t h)
     return (share_name){.pid = (int32_t)(h >> SHARE_SHORT_ID_BITS), .id = h & SHORT_ID_MASK};
 }
 
-/* Pids are positive, as aclrtNotifySetImportPid requires. */
-static aclError pids_valid(const char *func, const int32_t *pid, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (pid[i] <= 0)
-            return acl_raise(func, ACL_ERROR_INVALID_PARAM, "pid[%zu] = %d is not a process id", i,
-                             (int)pid[i]);
-    return ACL_SUCCESS;
-}
-
 static const char fabric_tag[8] = {'a', 'c', 'l', 'f', 'a', 'b', 'r', 1};
 
 static void name_to_fabric(const share_name *name, aclrtMemFabricHandle *f)
@@ -371,9 +361,7 @@ ACL_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, in
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pid is NULL");
     if (pidNum == 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pidNum is 0");
-    aclError ret = pids_valid(__func__, pid, pidNum);
-    if (ret == ACL_SUCCESS)
-        ret = BACKEND_REQUIRE(__func__, vmm);
+    aclError ret = BACKEND_REQUIRE(__func__, vmm);
     share_name name = name_of_u64(shareableHandle);
     return ret != ACL_SUCCESS ? ret : vmm_allow(__func__, &name, pid, pidNum);
 }
@@ -389,8 +377,6 @@ ACL_EXPORT aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
     if (pidNum == 0)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "pidNum is 0");
     aclError ret = share_type_valid(__func__, shareType);
-    if (ret == ACL_SUCCESS)
-        ret = pids_valid(__func__, pid, pidNum);
     share_name name;
     if (ret == ACL_SUCCESS)
         ret = name_of(__func__, shareableHandle, shareType, &name);

@@ -14,6 +14,7 @@
 #include "core/device.h"
 #include "core/lifecycle.h"
 #include "core/stream.h"
+#include "util/clock.h"
 #include "util/fork.h"
 
 struct deferral {
@@ -228,13 +229,14 @@ void deferred_reap(void)
 }
 
 /* Polls: the marks may go at any reap, so nothing here waits on them. */
-bool deferred_wait(const void *base, size_t size)
+bool deferred_wait(const void *base, size_t size, int64_t limit_ms)
 {
+    int64_t until = limit_ms < 0 ? INT64_MAX : monotonic_ns() + limit_ms * 1000000;
     for (unsigned round = 0;; round++) {
         reap();
         if (!deferred_overlaps(base, size))
             return true;
-        if (callback_running())
+        if (callback_running() || monotonic_ns() >= until)
             return false;
         long ns = round < 10 ? 1000L << round : 1000000L;
         nanosleep(&(struct timespec){.tv_nsec = ns}, NULL);

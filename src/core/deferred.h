@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct deferral deferral;
 
@@ -48,8 +49,9 @@ bool deferred_overlaps(const void *base, size_t size);
 void deferred_reap(void);
 /* Returns once no deferred release of [base, base + size) is left: waits
  * for their work, then runs them (and those before them). No lock held.
- * False, without waiting, inside a callback (callback.h), whose own
- * stream cannot go on before it returns: the release is still deferred. */
-bool deferred_wait(const void *base, size_t size);
+ * False when limit_ms (-1: none) passed first, and without waiting inside
+ * a callback (callback.h), whose own stream cannot go on before it
+ * returns: the release is still deferred. */
+bool deferred_wait(const void *base, size_t size, int64_t limit_ms);
 
 #endif

@@ -198,11 +198,7 @@ aclError ipc_mem_allow(const char *api, const char *key, const int32_t *pids, si
     if (withdrawn)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "the memory of key \"%s\" was freed: the key names nothing any more", key);
-    aclError ret = share_allow(&name, pids, count);
-    if (ret != ACL_SUCCESS)
-        return acl_raise(api, ret, "cannot allow %zu processes to import \"%s\": %s", count, key,
-                         acl_error_text(ret));
-    return ACL_SUCCESS;
+    return share_allow(api, &name, pids, count);
 }
 
 /* ---- imports closed while work may use them ---------------------------------------

@@ -14,8 +14,7 @@
 #include "core/share.h"
 
 enum {
-    NOTIFY_LIMIT = 65536, /* live notifies of both kinds, as the largest Ascend devices */
-    NOTIFY_MAX_PIDS = 1024,
+    NOTIFY_LIMIT = 65536,    /* live notifies of both kinds, as the largest Ascend devices */
     PAGE_MAGIC = 0x41434e46, /* "ACNF" */
 };
 
@@ -36,7 +35,6 @@ _Static_assert(sizeof(notify_blob) <= SHARE_BLOB_MAX, "a notify's blob fits the 
 struct notify_share {
     notify_page *page;
     share_name name; /* ours, when exported */
-    size_t npids;    /* allowed so far */
 };
 
 static atomic_uint next_notify_id;
@@ -274,22 +272,7 @@ aclError notify_allow_pids(const char *api, acl_notify *n, const int32_t *pids, 
     if (!n->exported)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "notify %u was not exported: call aclrtNotifyGetExportKey first", n->id);
-    struct notify_share *share = n->share;
-    if (num > NOTIFY_MAX_PIDS - share->npids)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "at most %d processes may be allowed per notify (%zu are already)",
-                         NOTIFY_MAX_PIDS, share->npids);
-    for (size_t i = 0; i < num; i++) {
-        if (pids[i] <= 0)
-            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "pid[%zu] = %d is not a process id", i,
-                             (int)pids[i]);
-    }
-    aclError err = share_allow(&share->name, pids, num);
-    if (err)
-        return acl_raise(api, err, "cannot allow %zu processes to import notify %u: %s", num, n->id,
-                         acl_error_text(err));
-    share->npids += num;
-    return ACL_SUCCESS;
+    return share_allow(api, &n->share->name, pids, num);
 }
 
 aclError notify_import(const char *api, acl_context *ctx, const char *key, bool peer_access,

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/errors.h"
 #include "core/share.h"
 #include "util/clock.h"
 #include "util/fork.h"
@@ -24,6 +25,7 @@ enum {
     CLIENT_IDLE_MS = 2000, /* a connection that sends nothing is dropped after this */
     MAX_CLIENTS = 128,     /* connections waiting for their request at once */
     BACKLOG = 128,
+    MAX_PIDS = 1024, /* processes allowed per entry: a caller cannot grow it without end */
 };
 
 typedef struct entry {
@@ -362,24 +364,41 @@ aclError share_publish_at(share_kind kind, int fd, const void *blob, size_t len,
     return ret;
 }
 
-aclError share_allow(const share_name *name, const int32_t *pids, size_t count)
+static bool pid_listed(const int32_t *pids, size_t count, int32_t pid)
 {
+    for (size_t i = 0; i < count; i++)
+        if (pids[i] == pid)
+            return true;
+    return false;
+}
+
+aclError share_allow(const char *api, const share_name *name, const int32_t *pids, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (pids[i] <= 0)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM, "pid[%zu] = %d is not a process id", i,
+                             (int)pids[i]);
     aclError ret = ACL_SUCCESS;
     pthread_mutex_lock(&share_lock);
     entry *e = name->pid == (int32_t)getpid() ? find(name->id) : NULL;
-    if (e == NULL || e->nonce != name->nonce) {
-        ret = ACL_ERROR_INVALID_PARAM;
-    } else if (count > SIZE_MAX / sizeof(int32_t) - e->npids) {
-        ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
-    } else {
-        int32_t *grown = realloc(e->pids, (e->npids + count) * sizeof *grown);
-        if (grown == NULL) {
-            ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
-        } else {
-            memcpy(grown + e->npids, pids, count * sizeof *grown);
-            e->pids = grown;
-            e->npids += count;
-        }
+    size_t fresh = 0; /* pids not listed yet, repeats in pids counted once each */
+    for (size_t i = 0; e && i < count && fresh <= MAX_PIDS; i++)
+        if (!pid_listed(e->pids, e->npids, pids[i]) && !pid_listed(pids, i, pids[i]))
+            fresh++;
+    int32_t *grown = NULL;
+    if (e == NULL || e->nonce != name->nonce)
+        ret = acl_raise(api, ACL_ERROR_INVALID_PARAM, "the export is not this process's any more");
+    else if (fresh > MAX_PIDS - e->npids)
+        ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "at most %d processes may be allowed per export (%zu are already)",
+                        MAX_PIDS, e->npids);
+    else if (fresh && !(grown = realloc(e->pids, (e->npids + fresh) * sizeof *grown)))
+        ret = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    if (grown) {
+        e->pids = grown;
+        for (size_t i = 0; i < count; i++)
+            if (!pid_listed(e->pids, e->npids, pids[i]))
+                e->pids[e->npids++] = pids[i];
     }
     pthread_mutex_unlock(&share_lock);
     return ret;

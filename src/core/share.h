@@ -80,8 +80,9 @@ aclError share_publish(share_kind kind, int fd, const void *blob, size_t len, bo
  * ACL_ERROR_INVALID_PARAM when the id is taken. */
 aclError share_publish_at(share_kind kind, int fd, const void *blob, size_t len, uint64_t id,
                           share_name *name);
-/* Adds processes allowed to fetch an entry of ours. */
-aclError share_allow(const share_name *name, const int32_t *pids, size_t count);
+/* Adds processes allowed to fetch an entry of ours (each pid positive; a
+ * pid listed already counts once; at most 1024 per entry). Raises for api. */
+aclError share_allow(const char *api, const share_name *name, const int32_t *pids, size_t count);
 /* Withdraws an entry of ours; later fetches fail. */
 void share_withdraw(const share_name *name);
 /* Whether name is a live entry of this process of that kind. */

@@ -656,11 +656,8 @@ aclError tdt_queue_grant(const char *api, uint32_t qid, int32_t pid, uint32_t pe
     q_unlock(q);
     /* The broker's list is what admits a process; the header only tells
      * it its bits. */
-    if (ret == ACL_SUCCESS && fresh) {
-        ret = share_allow(&q->name, &pid, 1);
-        if (ret != ACL_SUCCESS)
-            ret = acl_raise(api, ret, "cannot allow process %d to attach queue %u", (int)pid, qid);
-    }
+    if (ret == ACL_SUCCESS && fresh)
+        ret = share_allow(api, &q->name, &pid, 1);
     tq_put(q);
     return ret;
 }

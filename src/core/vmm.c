@@ -24,6 +24,10 @@
 
 #define GIB ((size_t)1 << 30)
 #define HUGE_PAGE ((size_t)2 << 20)
+/* How long a reservation at a given address waits for the release of an
+ * earlier one there, behind queued work, before the address counts as in
+ * use (CANN fails a reservation at an occupied address). */
+enum { RESERVE_WAIT_MS = 2000 };
 
 pthread_mutex_t vmm_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -229,9 +233,10 @@ aclError vmm_reserve(const char *api, void **va, size_t size, size_t alignment, 
                          expect, size >= GIB ? "1 GiB" : "2 MiB");
     deferred_reap();
     /* An address released while work was queued is reserved again once
-     * that work completed (in a callback, it is still in use). */
+     * that work completed. Until then it is in use, as in a callback, or
+     * after a while: the work may wait for what this thread does next. */
     if (expect != NULL)
-        (void)deferred_wait(expect, rounded);
+        (void)deferred_wait(expect, rounded, RESERVE_WAIT_MS);
     reservation *r = malloc(sizeof *r);
     if (r == NULL)
         return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -550,7 +555,7 @@ aclError vmm_map(const char *api, void *va, size_t size, size_t offset, aclrtDrv
         pthread_mutex_unlock(&vmm_lock);
         if (!unmapping)
             return ret;
-        if (!deferred_wait(va, size))
+        if (!deferred_wait(va, size, -1))
             return still_unmapping(api, va);
     }
 }
@@ -809,7 +814,7 @@ aclError vmm_set_link(const char *api, aclrtDrvMemHandle handle, aclrtMemLinkTyp
 aclError vmm_map_alias(const char *api, void *dst, size_t size, void *src)
 {
     /* An unmap there waiting for queued work goes first. */
-    if (!deferred_wait(dst, size))
+    if (!deferred_wait(dst, size, -1))
         return still_unmapping(api, dst);
     pthread_mutex_lock(&vmm_lock);
     mapping *maps[MOST_MAPPINGS];
@@ -995,10 +1000,7 @@ aclError vmm_allow(const char *api, const share_name *name, const int32_t *pids,
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "the shareable handle was not exported by this process (or its memory "
                          "was freed)");
-    aclError ret = share_allow(name, pids, count);
-    if (ret != ACL_SUCCESS)
-        return acl_raise(api, ret, "cannot allow %zu processes: %s", count, acl_error_text(ret));
-    return ACL_SUCCESS;
+    return share_allow(api, name, pids, count);
 }
 
 aclError vmm_import(const char *api, const share_name *name, int32_t device, aclrtDrvMemHandle *out)

@@ -442,6 +442,69 @@ COMPAT_TEST(guessed_shareable_handles_import_nothing,
     ACL_OK(aclrtFreePhysical(hidden));
 }
 
+/* The allow-list checks of one export, whose list setter is allow(pids, n). */
+typedef aclError (*allow_fn)(const void *exported, int32_t *pids, size_t n);
+
+static void allow_list_checked(allow_fn allow, const void *exported, const char *what)
+{
+    int32_t bad[] = {7, 0}, negative = -1, same[64];
+    ck_assert_msg(allow(exported, bad, 2) == ACL_ERROR_INVALID_PARAM, "%s took pid 0", what);
+    ck_assert_msg(allow(exported, &negative, 1) == ACL_ERROR_INVALID_PARAM, "%s took pid -1", what);
+    /* A pid allowed again counts once: the list does not grow with it. */
+    for (size_t i = 0; i < 64; i++)
+        same[i] = 4242;
+    for (int round = 0; round < 100; round++)
+        ck_assert_msg(allow(exported, same, 64) == ACL_SUCCESS, "%s refused a repeat", what);
+    static int32_t many[1024];
+    for (size_t i = 0; i < 1024; i++)
+        many[i] = (int32_t)(100000 + i);
+    ck_assert_msg(allow(exported, many, 1023) == ACL_SUCCESS, "%s refused 1024 processes", what);
+    ck_assert_msg(allow(exported, many + 1023, 1) == ACL_ERROR_INVALID_PARAM,
+                  "%s took a 1025th process", what);
+    ck_assert_msg(allow(exported, many, 1) == ACL_SUCCESS, "%s refused a listed one", what);
+}
+
+static aclError allow_memory(const void *key, int32_t *pids, size_t n)
+{
+    return aclrtIpcMemSetImportPid(key, pids, n);
+}
+
+static aclError allow_physical(const void *handle, int32_t *pids, size_t n)
+{
+    return aclrtMemSetPidToShareableHandle(*(const uint64_t *)handle, pids, n);
+}
+
+static aclError allow_notify(const void *notify, int32_t *pids, size_t n)
+{
+    return aclrtNotifySetImportPid(*(aclrtNotify const *)notify, pids, n);
+}
+
+COMPAT_TEST(allow_lists_take_process_ids_only,
+            "each kind of export refuses pids that are not process ids, counts a pid allowed "
+            "again once, and stops at 1024 processes",
+            "hardening round two")
+{
+    void *dev = device_filled(N, 0x21);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+    allow_list_checked(allow_memory, key, "a memory key");
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+    aclrtDrvMemHandle physical = physical_handle();
+    uint64_t handle;
+    ACL_OK(aclrtMemExportToShareableHandle(physical, ACL_MEM_HANDLE_TYPE_NONE,
+                                           ACL_RT_VMM_EXPORT_FLAG_DEFAULT, &handle));
+    allow_list_checked(allow_physical, &handle, "a shareable handle");
+    ACL_OK(aclrtFreePhysical(physical));
+    aclrtNotify notify;
+    ACL_OK(aclrtCreateNotify(&notify, 0));
+    char notify_key[65];
+    ACL_OK(aclrtNotifyGetExportKey(notify, notify_key, sizeof notify_key,
+                                   ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    allow_list_checked(allow_notify, &notify, "a notify");
+    ACL_OK(aclrtDestroyNotify(notify));
+}
+
 COMPAT_TEST(guessed_memory_keys_import_nothing,
             "IPC keys made from a known key by changing its numbers import nothing",
             "issue 26 item 16")
@@ -615,6 +678,7 @@ int main(void)
     tcase_add_test(names, guessed_shareable_handles_import_nothing);
     tcase_add_test(names, guessed_memory_keys_import_nothing);
     tcase_add_test(names, forged_files_do_not_allow_an_import);
+    tcase_add_test(names, allow_lists_take_process_ids_only);
     suite_add_tcase(s, names);
 
     TCase *range = tcase_create("exported range");

@@ -187,6 +187,37 @@ START_TEST(vmm_release_with_work_queued)
 }
 END_TEST
 
+/* A reservation asked at an address whose release still waits for queued
+ * work that waits for this thread: it fails as at an occupied address
+ * (CANN: ACL_ERROR_RT_MEMORY_ALLOCATION) instead of waiting for ever, and
+ * succeeds once the work ran. */
+START_TEST(vmm_reserve_where_a_release_waits_for_the_caller)
+{
+    aclrtPhysicalMemProp prop;
+    size_t g = huge_granularity(&prop);
+    unsigned char *va;
+    aclrtDrvMemHandle h;
+    ACL_OK(aclrtReserveMemAddress((void **)&va, g, 0, NULL, 0));
+    ACL_OK(aclrtMallocPhysical(&h, g, &prop, 0));
+    ACL_OK(aclrtMapMem(va, g, 0, h, 0));
+    aclrtStream s = acltest_new_stream();
+    atomic_int open = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, hold_stream, &open));
+    ACL_OK(aclrtMemsetAsync(va, g, 0x5A, g, s));
+    ACL_OK(aclrtUnmapMem(va));
+    ACL_OK(aclrtFreePhysical(h));
+    ACL_OK(aclrtReleaseMemAddress(va));
+    void *at = NULL;
+    ACL_FAILS_WITH(aclrtReserveMemAddress(&at, g, 0, va, 0), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    atomic_store(&open, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtReserveMemAddress(&at, g, 0, va, 0));
+    ck_assert_ptr_eq(at, va);
+    ACL_OK(aclrtReleaseMemAddress(at));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
 /* The same with the stream destroyed by aclrtDestroyStreamForce before the
  * releases: its work still runs (porting.md), so it still keeps the
  * memory it touches. */
@@ -1127,6 +1158,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, virtual_memory_codes);
     tcase_add_test(tc, value_ops_respect_access);
     tcase_add_test(tc, vmm_release_with_work_queued);
+    tcase_add_test(tc, vmm_reserve_where_a_release_waits_for_the_caller);
     tcase_add_test(tc, vmm_release_with_work_of_a_force_destroyed_stream);
     tcase_add_test(tc, vmm_remap_after_unmap_with_work_queued);
     tcase_add_test(tc, free_with_work_queued);

@@ -413,8 +413,9 @@ COMPAT_TEST(test_selected_link_alias,
 
 /* Reservations at a chosen address. */
 COMPAT_TEST(test_reserve_at_address,
-            "aclrtReserveMemAddress(NoUCMemory) reserve at the requested address or fail; the NoUC "
-            "variant needs a 1 GiB multiple and an address",
+            "aclrtReserveMemAddress(NoUCMemory) reserve at the requested address or fail "
+            "(ACL_ERROR_RT_MEMORY_ALLOCATION where it is in use); the NoUC variant needs a 1 GiB "
+            "multiple and an address",
             "API ref aclrtReserveMemAddress (expectPtr), aclrtReserveMemAddressNoUCMemory")
 {
     void *first, *at, *again;
@@ -423,7 +424,8 @@ COMPAT_TEST(test_reserve_at_address,
     ACL_OK(aclrtReserveMemAddress(&at, GIB, 0, first, 0));
     ck_assert_ptr_eq(at, first);
     /* Taken now. */
-    ACL_FAILS(aclrtReserveMemAddress(&again, GIB, 0, first, 0));
+    ACL_FAILS_WITH(aclrtReserveMemAddress(&again, GIB, 0, first, 0),
+                   ACL_ERROR_RT_MEMORY_ALLOCATION);
     ACL_OK(aclrtReleaseMemAddress(at));
     /* The no-UC variant: 1 GiB multiples at a given address. */
     ACL_OK(aclrtReserveMemAddressNoUCMemory(&at, GIB, 0, first, 0));

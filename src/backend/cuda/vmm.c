@@ -81,9 +81,9 @@ static aclError cuda_vmm_reserve(int32_t dev, void **va, size_t size, size_t ali
     rc = from_cu(drv.cuMemAddressReserve(&p, size, alignment, (CUdeviceptr)(uintptr_t)expect, 0));
     if (rc != ACL_SUCCESS)
         return rc;
-    if (expect && (void *)(uintptr_t)p != expect) { /* the address is only a hint to CUDA */
+    if (expect && (void *)(uintptr_t)p != expect) { /* in use: to CUDA the address is a hint */
         (void)drv.cuMemAddressFree(p, size);
-        return ACL_ERROR_RT_PARAM_INVALID;
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     *va = (void *)(uintptr_t)p;
     return ACL_SUCCESS;

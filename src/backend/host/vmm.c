@@ -189,12 +189,14 @@ static aclError host_vmm_reserve(int32_t dev, void **va, size_t size, size_t ali
 {
     (void)dev;
     if (expect) {
+        /* An address in use fails as CANN says: ACL_ERROR_RT_MEMORY_ALLOCATION. */
         void *p = mmap(expect, size, PROT_NONE, reserved_flags | MAP_FIXED_NOREPLACE, -1, 0);
         if (p == MAP_FAILED)
-            return errno == ENOMEM ? ACL_ERROR_RT_MEMORY_ALLOCATION : ACL_ERROR_RT_PARAM_INVALID;
+            return errno == ENOMEM || errno == EEXIST ? ACL_ERROR_RT_MEMORY_ALLOCATION
+                                                      : ACL_ERROR_RT_PARAM_INVALID;
         if (p != expect) { /* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
             munmap(p, size);
-            return ACL_ERROR_RT_PARAM_INVALID;
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
         }
         *va = p;
         return ACL_SUCCESS;
