@@ -23,6 +23,7 @@
 #include "core/graph_internal.h"
 #include "core/kernel.h"
 #include "core/memory.h"
+#include "core/value.h"
 #include "util/fork.h"
 #include "util/probe.h"
 
@@ -648,12 +649,8 @@ aclError model_task_set_params(const char *api, aclmdlRITask handle,
         bool wait = t->type == ACL_MODEL_RI_TASK_VALUE_WAIT;
         void *addr =
             wait ? params->valueWaitTaskParams.devAddr : params->valueWriteTaskParams.devAddr;
-        if (!addr || (uintptr_t)addr % 8) {
-            err =
-                acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                          "devAddr %p: an 8-byte aligned address of device memory is needed", addr);
+        if ((err = value_word_check(api, addr, !wait)))
             goto out;
-        }
         if (wait && (err = check_wait_flag(api, params->valueWaitTaskParams.flag)))
             goto out;
         if ((err = set_op_info(api, t, params->opInfoPtr, params->opInfoSize)))

@@ -7,7 +7,7 @@
  * its device may write (a write) or read (a wait). What ACL did not
  * allocate, or a mapping whose access forbids it, is refused here: queued,
  * the stream would fault on it (host backend) or wait forever (CUDA). */
-static aclError check_word(const char *api, const void *addr, bool write)
+aclError value_word_check(const char *api, const void *addr, bool write)
 {
     if ((uintptr_t)addr % 8 != 0)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
@@ -18,7 +18,7 @@ static aclError check_word(const char *api, const void *addr, bool write)
 
 aclError value_write(const char *api, acl_stream *s, void *addr, uint64_t value)
 {
-    aclError err = check_word(api, addr, true);
+    aclError err = value_word_check(api, addr, true);
     if (err)
         return err;
     return stream_submit(
@@ -27,7 +27,7 @@ aclError value_write(const char *api, acl_stream *s, void *addr, uint64_t value)
 
 aclError value_wait(const char *api, acl_stream *s, void *addr, uint64_t value, uint32_t cmp)
 {
-    aclError err = check_word(api, addr, false);
+    aclError err = value_word_check(api, addr, false);
     if (err)
         return err;
     return stream_submit(

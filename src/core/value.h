@@ -7,6 +7,9 @@
 
 #include "core/stream.h"
 
+/* Whether addr is a word a value write (write) or wait may use, as both
+ * check it: also for a model's task given a new word. */
+aclError value_word_check(const char *api, const void *addr, bool write);
 /* cmp: ACL_STREAM_WAIT_VALUE_GEQ, EQ, AND or NOR (checked by the caller). */
 aclError value_write(const char *api, acl_stream *s, void *addr, uint64_t value);
 aclError value_wait(const char *api, acl_stream *s, void *addr, uint64_t value, uint32_t cmp);

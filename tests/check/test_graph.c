@@ -1107,6 +1107,47 @@ START_TEST(kernel_task_params)
 }
 END_TEST
 
+/* A value task's new word is checked as aclrtValueWrite and aclrtValueWait
+ * check theirs: memory ACL did not allocate, an unmapped address, NULL or
+ * a misaligned word is refused, and the task keeps its word. */
+START_TEST(value_task_params_take_acl_memory_only)
+{
+    aclrtStream s = acltest_new_stream();
+    uint64_t *words = NULL;
+    ACL_OK(aclrtMalloc((void **)&words, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(words, 64, 0, 64));
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtValueWrite(&words[0], 5, 0, s));
+    ACL_OK(aclrtValueWait(&words[0], 5, ACL_STREAM_WAIT_VALUE_EQ, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    uint64_t on_stack = 0;
+    void *bad[] = {&on_stack, (void *)(uintptr_t)0x1000, NULL, (char *)&words[1] + 4};
+    aclmdlRITaskType types[] = {ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT};
+    for (size_t k = 0; k < 2; k++) {
+        aclmdlRITask task = first_of_type(s, types[k]);
+        aclmdlRITaskParams p;
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            ACL_OK(aclmdlRITaskGetParams(task, &p));
+            if (k == 0)
+                p.valueWriteTaskParams.devAddr = bad[i];
+            else
+                p.valueWaitTaskParams.devAddr = bad[i];
+            ACL_FAILS_WITH(aclmdlRITaskSetParams(task, &p), ACL_ERROR_INVALID_PARAM);
+        }
+        ACL_OK(aclmdlRITaskGetParams(task, &p));
+        ck_assert_ptr_eq(k == 0 ? p.valueWriteTaskParams.devAddr : p.valueWaitTaskParams.devAddr,
+                         &words[0]);
+    }
+    ACL_OK(aclmdlRIUpdate(model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_uint_eq(on_stack, 0);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(words));
+}
+END_TEST
+
 /* A task of a group takes an update, then new parameters from the host
  * (aclmdlRITaskSetParams + aclmdlRIUpdate), then an update again: each
  * time the latest change is the one the next runs see (on the cuda backend
@@ -1636,6 +1677,7 @@ static Suite *graph_suite(void)
     tcase_set_timeout(tasks, 60);
     tcase_add_test(tasks, kernel_task_params);
     tcase_add_test(tasks, task_update_then_host_params);
+    tcase_add_test(tasks, value_task_params_take_acl_memory_only);
     tcase_add_test(tasks, task_listing_rules);
     tcase_add_test(tasks, task_update_async);
     tcase_add_test(tasks, task_update_async_refuses_placeholder_launches);

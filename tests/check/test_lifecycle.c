@@ -637,6 +637,63 @@ START_TEST(reset_force_releases_a_wait_of_a_model_in_a_model)
 }
 END_TEST
 
+/* A model whose WHILE task's condition stays 1, captured on s and launched
+ * there: it loops for ever, filling the word at scratch. */
+static aclmdlRI looping_model(aclrtStream s, aclrtStream body, void *scratch)
+{
+    aclmdlRI parent = NULL, loop = NULL, model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &parent));
+    aclmdlRICondHandle cond = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(parent, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond));
+    aclmdlRICondTaskParams params = {
+        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_WHILE, .size = 1, .modelRIArray = &loop};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    ACL_OK(aclmdlRICaptureToModelRIBegin(body, loop, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    ACL_OK(aclrtMemsetAsync(scratch, 8, 1, 8, body));
+    ACL_OK(aclmdlRICaptureEnd(body, &loop));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    return model;
+}
+
+/* A force reset stops a model looping for ever, and the work after it
+ * runs. The cuda backend cannot stop a CUDA graph's loop yet. */
+START_TEST(reset_force_stops_a_model_looping)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return;
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
+    uint64_t *scratch = zeroed_word();
+    aclmdlRI model = looping_model(s, body, scratch);
+    atomic_int ran = 0;
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    still_waiting(&ran);
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+}
+END_TEST
+
+/* aclmdlRIAbort stops a model looping for ever: its stream synchronizes. */
+START_TEST(abort_stops_a_model_looping)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return;
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
+    uint64_t *scratch = zeroed_word();
+    aclmdlRI model = looping_model(s, body, scratch);
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    ck_assert_int_eq(aclrtSynchronizeStreamWithTimeout(s, 50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    ACL_OK(aclmdlRIAbort(model));
+    ACL_OK(aclrtSynchronizeStreamWithTimeout(s, 10000));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(scratch));
+}
+END_TEST
+
 /* aclrtDestroyContext after aclrtDestroyStreamForce left a wait of the
  * context's stream: the work before the wait has run when it returns. */
 START_TEST(destroy_context_releases_a_wait_of_a_force_destroyed_stream)
@@ -782,6 +839,8 @@ int main(void)
     tcase_add_test(teardown, reset_force_releases_a_wait_in_a_branch);
     tcase_add_test(teardown, reset_force_releases_an_updated_wait);
     tcase_add_test(teardown, reset_force_releases_a_wait_of_a_model_in_a_model);
+    tcase_add_test(teardown, reset_force_stops_a_model_looping);
+    tcase_add_test(teardown, abort_stops_a_model_looping);
     tcase_add_test(teardown, destroy_context_releases_a_wait_of_a_force_destroyed_stream);
     suite_add_tcase(s, teardown);
 

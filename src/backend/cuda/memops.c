@@ -14,6 +14,7 @@
 
 #include "backend/cuda/cuda.h"
 #include "backend/cuda/driver.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 enum { MAX_DEVICES = 64, FAULT_PAGE_WORDS = 1024 };
@@ -207,21 +208,14 @@ static bool word_released_before(const pending_wait *w, size_t i)
     return false;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The releases queued on own have run; then s gets up to ns to pass the
  * waits they released (it is idle, or the time is up: a stream stuck on a
  * later wait never shows which it passed). */
-static void let_pass(cudaStream_t own, backend_stream *s, uint64_t ns)
+static void let_pass(cudaStream_t own, backend_stream *s, int64_t ns)
 {
     (void)check(cudaStreamSynchronize(own));
-    uint64_t until = now_ns() + ns;
-    while (!streams_idle(s) && now_ns() < until)
+    int64_t until = monotonic_ns() + ns;
+    while (!streams_idle(s) && monotonic_ns() < until)
         nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
 }
 

@@ -158,22 +158,33 @@ static void graph_release(backend_graph *g)
     free(g);
 }
 
-/* Nodes [begin, end) of p in order, but the disabled ones; a replay of g
- * stops between nodes once g's abort generation is no longer gen. */
-static void plan_run(const gplan *p, const backend_graph *g, unsigned gen, size_t begin, size_t end)
+/* The replay this worker runs (its conditional bodies run inside it). */
+static _Thread_local const replay *running_replay;
+
+/* A replay stops between nodes, and a loop between rounds, once its
+ * graph's abort generation moved on (aclmdlRIAbort) or a teardown
+ * cancelled its stream's waits: a model that loops for ever ends there. */
+static bool replay_stopped(void)
 {
-    for (size_t i = begin; i < end; i++) {
-        if (g && atomic_load_explicit(&g->abort_gen, memory_order_acquire) != gen)
-            return;
+    const replay *r = running_replay;
+    return (r && atomic_load_explicit(&r->g->abort_gen, memory_order_acquire) != r->gen) ||
+           host_task_cancelled();
+}
+
+/* Nodes [begin, end) of p in order, but the disabled ones. */
+static void plan_run(const gplan *p, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end && !replay_stopped(); i++)
         if (!p->off || !p->off[i])
             task_run((task *)gnode_task(p->nodes[i]));
-    }
 }
 
 static void replay_run(void *arg)
 {
-    replay *r = arg;
-    plan_run(r->plan, r->g, r->gen, r->begin, r->end);
+    const replay *r = arg, *outer = running_replay; /* a model run by a model's node */
+    running_replay = r;
+    plan_run(r->plan, r->begin, r->end);
+    running_replay = outer;
 }
 
 static void replay_release(void *arg)
@@ -983,7 +994,7 @@ static backend_graph *body_new(void)
 static void run_body(backend_graph *body)
 {
     gplan *p = graph_plan(body);
-    plan_run(p, NULL, 0, 0, p->count);
+    plan_run(p, 0, p->count);
     plan_release(p);
 }
 
@@ -999,7 +1010,7 @@ static void cond_run(void *arg)
             run_body(c->bodies[1]);
         break;
     case COND_WHILE:
-        while (atomic_load_explicit(c->word, memory_order_acquire))
+        while (atomic_load_explicit(c->word, memory_order_acquire) && !replay_stopped())
             run_body(c->bodies[0]);
         break;
     case COND_SWITCH:

@@ -193,6 +193,9 @@ aclError host_queue_synchronize(host_stream *s, int32_t timeout_ms);
 bool host_queue_idle(host_stream *s);
 void host_queue_abort(host_stream *s);
 void host_queue_cancel_waits(host_stream *s);
+/* Whether the task this worker runs had its stream's waits cancelled by a
+ * teardown since it began: long work (a model's loop) stops there. */
+bool host_task_cancelled(void);
 /* The tasks of the stream operations, queued on s (the arguments checked). */
 aclError host_enqueue_copy(host_stream *s, void *dst, const void *src, size_t n);
 aclError host_enqueue_copy_2d(host_stream *s, void *dst, size_t dpitch, const void *src,

@@ -1244,6 +1244,12 @@ void host_queue_abort(host_stream *s)
     host_watch_changed(); /* running value and notify waits look again */
 }
 
+bool host_task_cancelled(void)
+{
+    host_stream *s = running_stream;
+    return s && atomic_load_explicit(&s->cancelled_to, memory_order_acquire) >= running_seq;
+}
+
 void host_queue_cancel_waits(host_stream *s)
 {
     pthread_mutex_lock(&s->lock);
