@@ -39,6 +39,7 @@ allocator of the process, torch's and CuPy's included (acl/acl_cuda.h).
 """
 
 import ctypes as _ctypes
+import operator as _operator
 import threading as _threading
 from ctypes import byref as _byref
 from ctypes import c_int32 as _c_int32
@@ -139,6 +140,9 @@ def native_device(device_id=None):
         if ret:
             _fail("aclrtGetDevice", ret)
         device_id = current.value
+    device_id = _operator.index(device_id)
+    if not -2**31 <= device_id < 2**31:  # ctypes would cut it to 32 bits
+        raise ValueError("device_id %d is not a device id (int32)" % device_id)
     out = _c_int32()
     ret = _c.aclcudaGetNativeDevice(device_id, out)
     if ret:

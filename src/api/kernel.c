@@ -434,6 +434,11 @@ ACL_EXPORT aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle, size_t
     PROF_API();
     if (!actualArgsSize)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "actualArgsSize is NULL");
+    if (userArgsSize > KERNEL_ARGS_MAX)
+        return ACL_RAISE(ACL_ERROR_INVALID_PARAM,
+                         "userArgsSize %zu: a list takes at most %d bytes of parameters and "
+                         "placeholder data",
+                         userArgsSize, KERNEL_ARGS_MAX);
     acl_function *f;
     aclError err = function_get(__func__, funcHandle, &f);
     if (err)

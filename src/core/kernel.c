@@ -783,6 +783,7 @@ static void args_free(object *o)
         if (!a->user_mem)
             free(a->params[i].data);
     pthread_mutex_destroy(&a->lock);
+    object_release(&a->fn->obj);
     free(a);
 }
 
@@ -814,12 +815,18 @@ size_t args_mem_size(acl_function *f, size_t user_size)
     return ALIGN8(need);
 }
 
-/* A new list of f, published and linked, borrowed by the caller. */
+/* A new list of f, published and linked, borrowed by the caller. The list
+ * holds f: a thread may still be in a call on it when f's binary is
+ * unloaded. ACL_ERROR_INVALID_PARAM: it was unloaded meanwhile. */
 static aclError args_new(acl_function *f, acl_args **out)
 {
+    if (!object_hold(&f->obj))
+        return ACL_ERROR_INVALID_PARAM;
     acl_args *a = calloc(1, sizeof *a);
-    if (!a)
+    if (!a) {
+        object_release(&f->obj);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
     a->fn = f;
     pthread_mutex_init(&a->lock, NULL);
     aclError err = handle_publish(&a->obj, HANDLE_ARGS, args_free);
@@ -836,12 +843,19 @@ static aclError args_new(acl_function *f, acl_args **out)
     return ACL_SUCCESS;
 }
 
+static aclError args_new_failed(const char *api, aclError err)
+{
+    return acl_raise(api, err,
+                     err == ACL_ERROR_INVALID_PARAM ? "the kernel's binary was unloaded"
+                                                    : "out of host memory");
+}
+
 aclError args_init(const char *api, acl_function *f, aclrtArgsHandle *out)
 {
     acl_args *a;
     aclError err = args_new(f, &a);
     if (err)
-        return acl_raise(api, err, "out of host memory");
+        return args_new_failed(api, err);
     *out = handle_of(&a->obj);
     args_put(a);
     return ACL_SUCCESS;
@@ -870,7 +884,7 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
     acl_args *a;
     aclError err = args_new(f, &a);
     if (err)
-        return acl_raise(api, err, "out of host memory");
+        return args_new_failed(api, err);
     a->user_mem = true;
     a->buf = mem;
     a->capacity = size;

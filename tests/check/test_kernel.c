@@ -635,6 +635,48 @@ START_TEST(unload_while_another_thread_launches)
 }
 END_TEST
 
+/* Builds argument lists of "increment" and appends to them until the
+ * function is unloaded: each call works, or is refused, on a list whose
+ * function is still there (a list holds it). */
+static void *append_until_unloaded(void *arg)
+{
+    launcher *l = arg;
+    ACL_OK(aclrtSetCurrentContext(l->ctx));
+    for (;;) {
+        aclrtArgsHandle args;
+        aclError err = aclrtKernelArgsInit(l->f, &args);
+        for (int i = 0; err == ACL_SUCCESS && i < 8; i++) {
+            aclrtParamHandle param;
+            err = aclrtKernelArgsAppend(args, &l->counter, sizeof l->counter, &param);
+            if (err == ACL_ERROR_INVALID_PARAM && i > 0)
+                err = ACL_SUCCESS; /* one parameter only: the list is full */
+        }
+        if (err != ACL_SUCCESS) {
+            ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
+            return NULL;
+        }
+        atomic_fetch_add(&l->launched, 1);
+    }
+}
+
+START_TEST(unload_while_other_threads_append_arguments)
+{
+    for (int round = 0; round < 20; round++) {
+        aclrtBinHandle bin = kt_load();
+        launcher l = {.f = kt_function(bin, "increment")};
+        ACL_OK(aclrtGetCurrentContext(&l.ctx));
+        pthread_t t[3];
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(pthread_create(&t[i], NULL, append_until_unloaded, &l), 0);
+        while (atomic_load(&l.launched) < round)
+            sched_yield();
+        ACL_OK(aclrtBinaryUnLoad(bin));
+        for (int i = 0; i < 3; i++)
+            pthread_join(t[i], NULL);
+    }
+}
+END_TEST
+
 /* ---- every launch style ------------------------------------------------------------- */
 
 START_TEST(launch_with_device_args)
@@ -966,6 +1008,13 @@ START_TEST(argument_sizes_beyond_the_limit)
     ACL_FAILS_WITH(aclrtKernelArgsInitByUserMem(pair, handle_mem, small, (size_t)1 << 30),
                    ACL_ERROR_INVALID_PARAM);
     free(handle_mem);
+    /* A size no list takes gets no size back (it wrapped to 0 once). */
+    size_t mem_size = 0;
+    ACL_FAILS_WITH(aclrtKernelArgsGetMemSize(pair, SIZE_MAX, &mem_size), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtKernelArgsGetMemSize(pair, (size_t)1 << 30, &mem_size),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtKernelArgsGetMemSize(pair, 100, &mem_size));
+    ck_assert_uint_ge(mem_size, 100);
     ACL_OK(aclrtSynchronizeStream(s));
     ACL_OK(aclrtDestroyStream(s));
     ACL_OK(aclrtBinaryUnLoad(bin));
@@ -1592,6 +1641,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, unload_with_stream_destroyed_by_force);
     tcase_add_test(binaries, unload_after_task_update_to_its_kernel);
     tcase_add_test(binaries, unload_while_another_thread_launches);
+    tcase_add_test(binaries, unload_while_other_threads_append_arguments);
     suite_add_tcase(s, binaries);
 
     TCase *launches = tcase_create("launches");

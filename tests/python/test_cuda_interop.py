@@ -71,6 +71,11 @@ def test_refusals_raise_with_the_code_and_message(context):
     with pytest.raises(acl.cuda.Error) as info:
         acl.cuda.native_stream(0x1234)  # not a handle
     assert info.value.ret == ACL_ERROR_INVALID_PARAM
+    for beyond in (2**32, 2**70, -2**31 - 1):  # not cut to 32 bits (2**32 was device 0)
+        with pytest.raises(ValueError):
+            acl.cuda.native_device(beyond)
+    with pytest.raises(TypeError):
+        acl.cuda.native_device(1.0)
 
 
 @host_only
