@@ -476,6 +476,20 @@ static void still_waiting(atomic_int *ran)
     ck_assert_int_eq(atomic_load(ran), 0);
 }
 
+/* Work queued on s after model (launched there, waiting) has not run: a
+ * force reset releases the model and the work runs; then the model goes
+ * and the device works again. */
+static void force_reset_runs_what_follows(aclrtStream s, aclmdlRI model)
+{
+    atomic_int ran = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
+    still_waiting(&ran);
+    ACL_OK(aclrtResetDeviceForce(0));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    device_usable_again();
+}
+
 /* A model whose captured value waits nothing will satisfy is running: a
  * force reset releases them, the second (on the same word) after the
  * first has seen its value, and the work after the model runs. */
@@ -483,19 +497,13 @@ START_TEST(reset_force_releases_a_model_waiting)
 {
     aclrtStream s = acltest_new_stream();
     uint64_t *w = zeroed_word();
-    atomic_int ran = 0;
     aclmdlRI model;
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
     ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
     ACL_OK(aclrtValueWait(w, 2, ACL_STREAM_WAIT_VALUE_EQ, s));
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
-    still_waiting(&ran);
-    ACL_OK(aclrtResetDeviceForce(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    device_usable_again();
+    force_reset_runs_what_follows(s, model);
 }
 END_TEST
 
@@ -507,19 +515,13 @@ START_TEST(reset_force_releases_a_model_waiting_on_notifies)
     aclrtNotify plain, timed;
     ACL_OK(aclrtCreateNotify(&plain, 0));
     ACL_OK(aclrtCreateNotify(&timed, 0));
-    atomic_int ran = 0;
     aclmdlRI model;
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
     ACL_OK(aclrtWaitAndResetNotify(plain, s, 0));
     ACL_OK(aclrtWaitAndResetNotify(timed, s, 3600));
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
-    still_waiting(&ran);
-    ACL_OK(aclrtResetDeviceForce(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    device_usable_again();
+    force_reset_runs_what_follows(s, model);
 }
 END_TEST
 
@@ -531,19 +533,13 @@ START_TEST(reset_force_releases_every_launch_of_a_model)
     aclrtStream s = acltest_new_stream();
     aclrtNotify n;
     ACL_OK(aclrtCreateNotify(&n, 0));
-    atomic_int ran = 0;
     aclmdlRI model;
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
     ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     for (int i = 0; i < 3; i++)
         ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
-    still_waiting(&ran);
-    ACL_OK(aclrtResetDeviceForce(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    device_usable_again();
+    force_reset_runs_what_follows(s, model);
 }
 END_TEST
 
@@ -552,7 +548,6 @@ START_TEST(reset_force_releases_a_wait_in_a_branch)
 {
     aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
     uint64_t *w = zeroed_word();
-    atomic_int ran = 0;
     aclmdlRI parent = NULL, branch = NULL, model = NULL;
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     aclmdlRICaptureStatus status;
@@ -567,12 +562,7 @@ START_TEST(reset_force_releases_a_wait_in_a_branch)
     ACL_OK(aclmdlRICaptureEnd(body, &branch));
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
-    still_waiting(&ran);
-    ACL_OK(aclrtResetDeviceForce(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    device_usable_again();
+    force_reset_runs_what_follows(s, model);
 }
 END_TEST
 
@@ -582,7 +572,6 @@ START_TEST(reset_force_releases_an_updated_wait)
 {
     aclrtStream s = acltest_new_stream();
     uint64_t *old_word = zeroed_word(), *new_word = zeroed_word();
-    atomic_int ran = 0;
     aclmdlRI model;
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
     ACL_OK(aclrtValueWait(old_word, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
@@ -599,12 +588,7 @@ START_TEST(reset_force_releases_an_updated_wait)
     ACL_OK(aclmdlRITaskSetParams(task, &p));
     ACL_OK(aclmdlRIUpdate(model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
-    still_waiting(&ran);
-    ACL_OK(aclrtResetDeviceForce(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    device_usable_again();
+    force_reset_runs_what_follows(s, model);
     uint64_t old_now = 1;
     ACL_OK(
         aclrtMemcpy(&old_now, sizeof old_now, old_word, sizeof old_now, ACL_MEMCPY_DEVICE_TO_HOST));
@@ -618,7 +602,6 @@ START_TEST(reset_force_releases_a_wait_of_a_model_in_a_model)
 {
     aclrtStream s = acltest_new_stream(), t = acltest_new_stream();
     uint64_t *w = zeroed_word();
-    atomic_int ran = 0;
     aclmdlRI inner, outer;
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
     ACL_OK(aclrtValueWait(w, 1, ACL_STREAM_WAIT_VALUE_GEQ, s));
@@ -627,13 +610,8 @@ START_TEST(reset_force_releases_a_wait_of_a_model_in_a_model)
     ACL_OK(aclmdlRIExecuteAsync(inner, t));
     ACL_OK(aclmdlRICaptureEnd(t, &outer));
     ACL_OK(aclmdlRIExecuteAsync(outer, t));
-    ACL_OK(aclrtLaunchHostFunc(t, set_flag, &ran));
-    still_waiting(&ran);
-    ACL_OK(aclrtResetDeviceForce(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    ACL_OK(aclmdlRIDestroy(outer));
+    force_reset_runs_what_follows(t, outer);
     ACL_OK(aclmdlRIDestroy(inner));
-    device_usable_again();
 }
 END_TEST
 
@@ -666,14 +644,8 @@ START_TEST(reset_force_stops_a_model_looping)
     aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
     uint64_t *scratch = zeroed_word();
     aclmdlRI model = looping_model(s, body, scratch);
-    atomic_int ran = 0;
     ACL_OK(aclmdlRIExecuteAsync(model, s));
-    ACL_OK(aclrtLaunchHostFunc(s, set_flag, &ran));
-    still_waiting(&ran);
-    ACL_OK(aclrtResetDeviceForce(0));
-    ck_assert_int_eq(atomic_load(&ran), 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    device_usable_again();
+    force_reset_runs_what_follows(s, model);
 }
 END_TEST
 
