@@ -374,6 +374,10 @@ static bool pid_listed(const int32_t *pids, size_t count, int32_t pid)
 
 aclError share_allow(const char *api, const share_name *name, const int32_t *pids, size_t count)
 {
+    /* Also bounds the search for repeats below, done under the lock. */
+    if (count > MAX_PIDS)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "%zu processes: at most %d may be allowed per export", count, MAX_PIDS);
     for (size_t i = 0; i < count; i++)
         if (pids[i] <= 0)
             return acl_raise(api, ACL_ERROR_INVALID_PARAM, "pid[%zu] = %d is not a process id", i,
@@ -382,7 +386,7 @@ aclError share_allow(const char *api, const share_name *name, const int32_t *pid
     pthread_mutex_lock(&share_lock);
     entry *e = name->pid == (int32_t)getpid() ? find(name->id) : NULL;
     size_t fresh = 0; /* pids not listed yet, repeats in pids counted once each */
-    for (size_t i = 0; e && i < count && fresh <= MAX_PIDS; i++)
+    for (size_t i = 0; e && i < count; i++)
         if (!pid_listed(e->pids, e->npids, pids[i]) && !pid_listed(pids, i, pids[i]))
             fresh++;
     int32_t *grown = NULL;

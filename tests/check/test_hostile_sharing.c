@@ -455,9 +455,11 @@ static void allow_list_checked(allow_fn allow, const void *exported, const char 
         same[i] = 4242;
     for (int round = 0; round < 100; round++)
         ck_assert_msg(allow(exported, same, 64) == ACL_SUCCESS, "%s refused a repeat", what);
-    static int32_t many[1024];
-    for (size_t i = 0; i < 1024; i++)
+    static int32_t many[1025];
+    for (size_t i = 0; i < 1025; i++)
         many[i] = (int32_t)(100000 + i);
+    ck_assert_msg(allow(exported, many, 1025) == ACL_ERROR_INVALID_PARAM,
+                  "%s took 1025 processes at once", what);
     ck_assert_msg(allow(exported, many, 1023) == ACL_SUCCESS, "%s refused 1024 processes", what);
     ck_assert_msg(allow(exported, many + 1023, 1) == ACL_ERROR_INVALID_PARAM,
                   "%s took a 1025th process", what);

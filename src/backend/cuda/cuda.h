@@ -227,9 +227,10 @@ typedef struct graph_waits {
     graph_wait *at;
     size_t count, cap;
 } graph_waits;
-/* Notes a wait just captured on s, in the waits of the graph it belongs to
- * (nothing when that is not a graph of ours). */
-void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w);
+/* Notes a wait just queued on s in the waits of the graph s is captured
+ * into (nothing when that is not a graph of ours). false: s is not
+ * captured, the wait is the stream's own. */
+bool cuda_capture_wait_note(cudaStream_t s, const pending_wait *w);
 /* A capture of ours into graph began: it notes its waits from now on. */
 void cuda_graph_waits_begin(cudaGraph_t graph);
 /* body (a conditional node's) belongs to parent: its waits count there. */

@@ -185,9 +185,11 @@ static void cuda_graph_destroy(backend_graph *g)
         }
         cuda_appliers_free(g->appliers);
         cuda_graph_waits_free(&g->waits);
-        graph_waits unfinished; /* a model put together but not finished */
-        cuda_graph_waits_take(g->graph, &unfinished);
-        cuda_graph_waits_free(&unfinished);
+        if (!g->exec) { /* a model put together but not finished */
+            graph_waits unfinished;
+            cuda_graph_waits_take(g->graph, &unfinished);
+            cuda_graph_waits_free(&unfinished);
+        }
         (void)check(cudaGraphDestroy(g->graph));
     }
     free(g);

@@ -95,7 +95,7 @@ static void note_failed(void)
     ACL_LOG(LOG_ERROR, "out of memory: a teardown cannot release a wait inside a model");
 }
 
-void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w)
+bool cuda_capture_wait_note(cudaStream_t s, const pending_wait *w)
 {
     enum cudaStreamCaptureStatus status;
     cudaGraph_t graph = NULL;
@@ -103,10 +103,12 @@ void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w)
     size_t count = 0;
     if (cudaStreamGetCaptureInfo(s, &status, NULL, &graph, &deps, NULL, &count) != cudaSuccess) {
         (void)cudaGetLastError();
-        return;
+        return true; /* not known: not noted */
     }
+    if (status == cudaStreamCaptureStatusNone)
+        return false;
     if (status != cudaStreamCaptureStatusActive || !graph)
-        return;
+        return true;
     graph_wait gw = {.w = *w, .node = count && deps ? deps[count - 1] : NULL};
     pthread_mutex_lock(&table_lock);
     graph_entry *e = entry_find(graph);
@@ -114,6 +116,7 @@ void cuda_capture_wait_note(cudaStream_t s, const pending_wait *w)
     if (e && (!root || !waits_append(&root->waits, &gw, 1)))
         note_failed();
     pthread_mutex_unlock(&table_lock);
+    return true;
 }
 
 void cuda_graph_waits_begin(cudaGraph_t graph)
@@ -157,11 +160,11 @@ static void waits_add(cudaGraph_t graph, const graph_waits *from, bool create)
     graph_entry *e = create ? entry_get(graph) : entry_find(graph);
     graph_entry *root = e ? entry_get(e->root) : NULL;
     size_t at = root ? root->waits.count : 0;
-    if (e && (!root || !waits_append(&root->waits, from->at, from->count)))
-        note_failed();
-    else
-        for (size_t i = at; root && i < root->waits.count; i++)
+    if (root && waits_append(&root->waits, from->at, from->count))
+        for (size_t i = at; i < root->waits.count; i++)
             root->waits.at[i].node = NULL;
+    else if (e || create)
+        note_failed();
     pthread_mutex_unlock(&table_lock);
 }
 
