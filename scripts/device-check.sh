@@ -11,7 +11,9 @@
 # the compatibility suite's results. The device tool brings back at most 8
 # files, so everything but the summary on stdout and the benchmark JSON goes
 # into $OUT/logs.tgz.
-# STEPS picks what runs (default "check compat bench sanitize"; also
+# CONFIGURE_FLAGS are added to configure's arguments (--with-nccl=DIR where
+# the toolkit has no nccl.h). STEPS picks what runs (default "check compat
+# bench sanitize"; also
 # "pytest", and "benchcmp": bench/bench_c of DIR/old/acl-cuda-*.tar.gz, an
 # older tree, and of this one, alternating twice, for a before/after in one
 # sitting; BENCH_ARGS are its options). CHECK_TIMEOUT and COMPAT_TIMEOUT
@@ -43,7 +45,8 @@ export PKG_CONFIG_PATH=$pc LD_LIBRARY_PATH=$dep/usr/lib/x86_64-linux-gnu${LD_LIB
 work=$(mktemp -d)
 tar xzf "$dir"/acl-cuda-*.tar.gz -C "$work" && cd "$work"/acl-cuda-* || exit 1
 prefix=$work/prefix
-./configure -q --enable-werror --prefix="$prefix" CPPFLAGS="-I$dep/usr/include" \
+# shellcheck disable=SC2086 # CONFIGURE_FLAGS is a list
+./configure -q --enable-werror --prefix="$prefix" ${CONFIGURE_FLAGS:-} CPPFLAGS="-I$dep/usr/include" \
   LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" PYTHON="$(command -v python3)" > "$out/configure.txt" 2>&1 ||
   { tail -20 "$out/configure.txt"; exit 1; }
 make -j"$(nproc)" > "$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
@@ -52,7 +55,9 @@ rc=0
 for step in $steps; do
   case $step in
     check)
-      timeout "${CHECK_TIMEOUT:-540}" make -j"$(nproc)" check > "$out/check.txt" 2>&1 || rc=1
+      # CHECK_TESTS narrows it to those tests (make's TESTS).
+      timeout "${CHECK_TIMEOUT:-540}" make -j"$(nproc)" check ${CHECK_TESTS:+TESTS="$CHECK_TESTS"} \
+        > "$out/check.txt" 2>&1 || rc=1
       grep -E '^(FAIL|ERROR|SKIP)|^# ' "$out/check.txt"
       # The failing tests' failures, and pytest's counts (skips included).
       find tests samples -name '*.trs' | while read -r trs; do
