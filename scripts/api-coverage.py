@@ -140,6 +140,7 @@ NOTES = {
     "aclrtMemManagedGetAttrs": "answers from the advice and prefetches acl-cuda recorded",
     "aclrtMemPoolCreate": "device pools; handleType other than NONE is not supported",
     "aclrtAllocBuf": "the data area is page-locked host memory",
+    "aclmdlRIExecuteAsync": "on a stream being captured: part of the capture's model on host; cuda refuses it (CUDA cannot capture a graph's launch)",
     "aclmdlRIAbort": "host: runs not begun are skipped and the running one stops between tasks; cuda: refused at run time, a launched CUDA graph always runs to its end",
     "aclmdlRIGetTasksByStream": "the tasks of the newest live captured or built model the stream took part in",
     "aclmdlRITaskGetParams": "a kernel's arguments are a host copy made at capture (isHostArgs 1); cfg is NULL (aclmdlRIKernelTaskGetAttribute)",

@@ -597,6 +597,9 @@ typedef struct backend_graph_ops {
     aclError (*capture_keep)(backend_stream *s, void *ptr, void (*release)(void *));
     /* Never blocks; a graph still running is freed once it finished. */
     void (*destroy)(backend_graph *g);
+    /* Whether a graph's launch (backend_stream_ops.graph_launch) may be
+     * queued on a captured stream, into the graph being captured. */
+    bool launch_captured;
     /* How many nodes it has, and the kind of each (for debug prints). */
     aclError (*nodes)(backend_graph *g, size_t *count, const char **kinds, size_t max);
     /* Gives node `target` of g the parameters of node `source` of update

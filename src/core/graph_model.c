@@ -152,6 +152,19 @@ static aclError model_ready_graph(const char *api, acl_model *m, backend_graph *
     }
 }
 
+/* A run queued on a stream being captured (or bound to a model being
+ * built) becomes part of that model, where the backend can put it there. */
+static aclError run_placeable(const char *api, const acl_model *m, acl_stream *s)
+{
+    if (backend()->graph->launch_captured || !atomic_load_explicit(&s->sink, memory_order_acquire))
+        return ACL_SUCCESS;
+    return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "model %u cannot run on stream %d while the stream is captured or bound to a "
+                     "model being built: the %s backend cannot put a model's run into another "
+                     "model (CUDA cannot capture a graph's launch)",
+                     (unsigned)m->id, (int)s->id, backend()->name);
+}
+
 aclError model_execute_async(const char *api, acl_model *m, acl_stream *s)
 {
     backend_graph *g;
@@ -162,7 +175,7 @@ aclError model_execute_async(const char *api, acl_model *m, acl_stream *s)
         return acl_raise(api, ACL_ERROR_RT_MODEL_CONTEXT,
                          "model %u belongs to another device than stream %d", (unsigned)m->id,
                          (int)s->id);
-    if ((err = cond_assign_defaults(api, m, s)))
+    if ((err = run_placeable(api, m, s)) || (err = cond_assign_defaults(api, m, s)))
         return err;
     return stream_submit(api, s,
                          &(task){.kind = TASK_GRAPH, .u.graph = {.graph = g, .model_id = m->id}});
@@ -199,7 +212,9 @@ aclError model_execute(const char *api, acl_model *m, int32_t timeout_ms)
                          "model %u belongs to another device than the current context",
                          (unsigned)m->id);
     }
-    err = cond_assign_defaults(api, m, s);
+    err = run_placeable(api, m, s);
+    if (!err)
+        err = cond_assign_defaults(api, m, s);
     if (!err)
         err = stream_submit(api, s,
                             &(task){.kind = TASK_GRAPH,

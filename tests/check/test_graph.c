@@ -1567,6 +1567,46 @@ START_TEST(cond_parent_abandoned)
 }
 END_TEST
 
+/* A model run queued on a stream being captured: on the host backend the
+ * outer model runs it; CUDA cannot capture a graph's launch, so the cuda
+ * backend refuses it and the capture goes on unharmed. */
+START_TEST(model_run_into_a_capture)
+{
+    aclrtStream s = acltest_new_stream(), t = acltest_new_stream();
+    uint8_t *dev = kt_device(N);
+    ACL_OK(aclrtMemset(dev, N, 0, N));
+    aclmdlRI inner = NULL, outer = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtMemsetAsync(dev, N, 0x5a, N, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &inner));
+    ACL_OK(aclmdlRICaptureBegin(t, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    bool nests = strcmp(aclcudaGetBackendName(), "host") == 0;
+    if (nests) {
+        ACL_OK(aclmdlRIExecuteAsync(inner, t));
+    } else {
+        ck_assert_int_eq(aclmdlRIExecuteAsync(inner, t), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        const char *why = aclGetRecentErrMsg();
+        ck_assert_ptr_nonnull(why);
+        ck_assert_ptr_nonnull(strstr(why, "captured"));
+        ACL_OK(aclrtMemsetAsync(dev, N, 0x5a, N, t));
+    }
+    ACL_OK(aclmdlRICaptureEnd(t, &outer));
+    uint8_t host[N];
+    ACL_OK(aclrtMemcpy(host, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(host[0], 0); /* nothing ran during the captures */
+    ACL_OK(aclmdlRIExecuteAsync(outer, t));
+    ACL_OK(aclrtSynchronizeStream(t));
+    ACL_OK(aclrtMemcpy(host, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(host[0], 0x5a);
+    ck_assert_uint_eq(host[N - 1], 0x5a);
+    ACL_OK(aclmdlRIDestroy(outer));
+    ACL_OK(aclmdlRIDestroy(inner));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(t));
+}
+END_TEST
+
 /* External records and waits where a launch cannot act on them beforehand
  * act when reached: in a conditional branch, and in a model launched into
  * another model's capture. Host backend only: CUDA takes no event nodes in
@@ -1658,6 +1698,7 @@ static Suite *graph_suite(void)
     tcase_set_tags(running, "concurrent");
     tcase_add_checked_fixture(running, set_up, tear_down);
     tcase_add_test(running, replay_is_queued_work);
+    tcase_add_test(running, model_run_into_a_capture);
     tcase_add_test(running, destroy_model_while_kernels_run);
     tcase_add_test(running, capture_end_races_with_work_queued);
     tcase_add_test(running, captures_begin_on_two_threads_at_once);

@@ -145,14 +145,16 @@ aclError cuda_random(backend_stream *s, const random_params *p)
 #endif
 
 #ifdef ACLCUDA_HAVE_BUILTIN_KERNELS
-aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word)
+aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word, cond_kind kind)
 {
     CUkernel k;
     aclError rc = builtin_kernel("aclcuda_set_condition", &k);
     if (rc)
         return rc;
     unsigned long long handle = cond;
-    void *params[] = {&handle, &word};
+    const uint32_t *stop = cuda_capture_stop_word(s->s);
+    unsigned stopped = kind == COND_SWITCH ? 0xffffffffu : 0u;
+    void *params[] = {&handle, &word, &stop, &stopped};
     if ((rc = use_device(s->dev)))
         return rc;
     return from_cu(
@@ -187,11 +189,12 @@ aclError cuda_flow_select(backend_stream *s, uint64_t *word, const flow_select *
         drv.cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, (CUstream)s->s, params, NULL));
 }
 #else
-aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word)
+aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word, cond_kind kind)
 {
     (void)s;
     (void)cond;
     (void)word;
+    (void)kind;
     return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
 }
 

@@ -247,12 +247,17 @@ extern "C" __global__ void aclcuda_random(builtin_random_args a)
 // CUDA's conditional nodes read a value set with cudaGraphSetConditional.
 // This one-thread kernel, captured before each conditional node (and at
 // the end of a WHILE body), carries the word over; values above 32 bits
-// saturate, which keeps them non-zero and past any SWITCH branch.
-extern "C" __global__ void aclcuda_set_condition(unsigned long long handle, const uint64_t *word)
+// saturate, which keeps them non-zero and past any SWITCH branch. Once the
+// model's stop word (graph_waits.c) is set, the node gets `stopped`
+// instead: IF and WHILE 0, SWITCH past its branches.
+extern "C" __global__ void aclcuda_set_condition(unsigned long long handle, const uint64_t *word,
+                                                 const unsigned *stop, unsigned stopped)
 {
     uint64_t v = *(volatile const uint64_t *)word;
-    cudaGraphSetConditional((cudaGraphConditionalHandle)handle,
-                            v > 0xffffffffull ? 0xffffffffu : (unsigned)v);
+    unsigned value = v > 0xffffffffull ? 0xffffffffu : (unsigned)v;
+    if (stop && *(volatile const unsigned *)stop)
+        value = stopped;
+    cudaGraphSetConditional((cudaGraphConditionalHandle)handle, value);
 }
 
 // ---- stream control flow of built models -----------------------------------------------

@@ -152,6 +152,13 @@ aclError cuda_memops_ready(int dev, bool need64, bool need_nor);
 aclError cuda_stream_fault_word(backend_stream *s, uint32_t **word);
 /* Returns a stream's fault word to the pool (destroy). */
 void cuda_stream_fault_release(backend_stream *s);
+/* A zeroed word of mapped host memory (the same address on the device)
+ * and its serial number (when serial is not NULL), and its return; NULL:
+ * out of memory. holds: whether w is still the word handed out with
+ * serial. */
+uint32_t *cuda_host_word_get(uint64_t *serial);
+void cuda_host_word_put(uint32_t *w);
+bool cuda_host_word_holds(const uint32_t *w, uint64_t serial);
 /* The failure device code left in the stream's fault word, cleared; 0 when
  * none. */
 aclError cuda_stream_fault_take(backend_stream *s);
@@ -164,6 +171,8 @@ typedef enum wait_kind {
     WAIT_VALUE64, /* aclrtValueWait: cmp is ACL_STREAM_WAIT_VALUE_* */
     WAIT_FLAG32,  /* a plain notify: the word becomes 1 */
     WAIT_COUNT32, /* a counting notify: cmp is ACL_RT_CNT_NOTIFY_WAIT_* */
+    WAIT_STOP32,  /* a model's stop word (graph_waits.c): the word becomes 1;
+                     value is the word's serial (host_words.c) */
 } wait_kind;
 typedef struct pending_wait {
     uint64_t addr, value;
@@ -205,9 +214,10 @@ aclError cuda_launch(backend_stream *s, const launch_params *p);
 aclError cuda_reduce(backend_stream *s, void *dst, const void *src, size_t elements, reduce_op op,
                      reduce_type type);
 aclError cuda_random(backend_stream *s, const random_params *p);
-/* Queues the one-thread kernel that sets conditional handle cond from the
- * 64-bit word at word (a conditional node's condition, graph.c). */
-aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word);
+/* Queues the one-thread kernel that sets conditional handle cond, of a
+ * node of that kind, from the 64-bit word at word (a conditional node's
+ * condition, graph.c), or as not taken once the model's stop word is set. */
+aclError cuda_set_condition(backend_stream *s, uint64_t cond, const void *word, cond_kind kind);
 /* Queues the one-thread kernel that sets *word as sel says (a selection
  * node of a model with stream control flow, graph.c). */
 aclError cuda_flow_select(backend_stream *s, uint64_t *word, const flow_select *sel);
@@ -252,6 +262,11 @@ void cuda_graph_waits_enable(graph_waits *gw, cudaGraphNode_t node, bool enable)
  * they went to its capture's waits (when that is ours); false: s runs
  * them. */
 bool cuda_graph_waits_captured(cudaStream_t s, const graph_waits *gw);
+/* The stop word of the graph of ours that s is captured into (its root's,
+ * for a conditional body), made on first use and noted among its waits:
+ * a teardown sets it, and the graph's conditions then read as not taken
+ * (loops end). NULL when there is none. */
+const uint32_t *cuda_capture_stop_word(cudaStream_t s);
 
 /* ---- task updates in stream order (graph_ordered.c) ---- */
 

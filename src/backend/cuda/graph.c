@@ -665,7 +665,7 @@ static aclError cuda_add_cond(backend_stream *s, uint64_t cond, const void *word
         rc = check(cudaGraphConditionalHandleCreate(&handle, graph, 0, 0));
     /* The condition, set from the word right before the node. */
     if (!rc)
-        rc = cuda_set_condition(s, (uint64_t)handle, word);
+        rc = cuda_set_condition(s, (uint64_t)handle, word, kind);
     if (!rc)
         rc = capture_point(s, &graph, &deps, &ndeps);
     struct cudaGraphNodeParams p = cond_params(handle, kind, size);
@@ -700,7 +700,7 @@ static aclError cuda_capture_end_into(backend_stream *s, backend_graph *body, bo
     /* A loop reads its word again after each run of its body. */
     aclError set = discard || body->kind != COND_WHILE
                        ? ACL_SUCCESS
-                       : cuda_set_condition(s, body->cond, body->word);
+                       : cuda_set_condition(s, body->cond, body->word, COND_WHILE);
     cudaGraph_t graph = NULL;
     rc = capture_error(cudaStreamEndCapture(s->s, &graph));
     if (graph) /* branches' kernels update for later launches */
@@ -856,12 +856,13 @@ static aclError cuda_add_select(backend_graph *g, const uint64_t *deps, size_t n
 typedef struct condition_call {
     uint64_t handle;
     const void *word;
+    cond_kind kind;
 } condition_call;
 
 static aclError queue_condition(backend_stream *s, const void *arg)
 {
     const condition_call *c = arg;
-    return cuda_set_condition(s, c->handle, c->word);
+    return cuda_set_condition(s, c->handle, c->word, c->kind);
 }
 
 static aclError cuda_add_cond_node(backend_graph *g, const uint64_t *deps, size_t ndeps,
@@ -876,8 +877,8 @@ static aclError cuda_add_cond_node(backend_graph *g, const uint64_t *deps, size_
     aclError rc = check(cudaGraphConditionalHandleCreate(&handle, g->graph, 0, 0));
     uint64_t set = 0;
     if (!rc)
-        rc = capture_at(g, deps, ndeps, queue_condition, &(condition_call){(uint64_t)handle, word},
-                        &set);
+        rc = capture_at(g, deps, ndeps, queue_condition,
+                        &(condition_call){(uint64_t)handle, word, kind}, &set);
     struct cudaGraphNodeParams p = cond_params(handle, kind, size);
     cudaGraphNode_t n = NULL, after = (cudaGraphNode_t)(uintptr_t)set;
     if (!rc)
@@ -895,8 +896,8 @@ static aclError cuda_add_cond_node(backend_graph *g, const uint64_t *deps, size_
  * from the word again for the next round. */
 static aclError cuda_loop_end(backend_graph *body, const uint64_t *deps, size_t ndeps)
 {
-    return capture_at(body, deps, ndeps, queue_condition, &(condition_call){body->cond, body->word},
-                      NULL);
+    return capture_at(body, deps, ndeps, queue_condition,
+                      &(condition_call){body->cond, body->word, COND_WHILE}, NULL);
 }
 
 static aclError cuda_graph_keep(backend_graph *g, void *ptr, void (*release)(void *))
@@ -933,6 +934,7 @@ const backend_graph_ops cuda_graph_ops = {
     .capture_last_node = cuda_capture_last_node,
     .capture_keep = cuda_keep,
     .destroy = cuda_graph_destroy,
+    .launch_captured = false, /* cudaGraphLaunch cannot be captured */
     .nodes = cuda_graph_nodes,
     .update_node = cuda_graph_update_node,
     .enable_node = cuda_graph_enable_node,

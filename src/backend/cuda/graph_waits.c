@@ -11,7 +11,13 @@
  * graph the body belongs to. Only graphs of ours have entries (a capture
  * the application made on a stream of ours notes nothing). The finished
  * graph takes its list out of the table (backend_graph.waits), and updates
- * of its nodes keep the list true: each wait carries the node it is. */
+ * of its nodes keep the list true: each wait carries the node it is.
+ *
+ * A loop waits on nothing, yet may never end: each graph whose conditions
+ * are set by our kernels (builtin_kernels.cu) has a stop word that they
+ * read, noted among its waits, which a teardown sets as it releases them.
+ * The word is mapped host memory, so that nothing on the device has to
+ * run for it to be set. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +28,7 @@ typedef struct graph_entry {
     cudaGraph_t graph;
     cudaGraph_t root; /* the graph itself, or the one a body belongs to */
     graph_waits waits;
+    uint32_t *stop; /* a root's stop word, once a condition reads it */
 } graph_entry;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -217,6 +224,64 @@ void cuda_graph_waits_enable(graph_waits *gw, cudaGraphNode_t node, bool enable)
     for (size_t i = 0; i < gw->count; i++)
         if (gw->at[i].node == node)
             gw->at[i].disabled = !enable;
+}
+
+/* The word goes back to the pool once the graph, every graph made from it
+ * and their runs are gone. */
+static void stop_word_free(void *word)
+{
+    cuda_host_word_put(word);
+}
+
+static uint32_t *stop_word_new(cudaGraph_t graph, uint64_t *serial)
+{
+    uint32_t *w = cuda_host_word_get(serial);
+    if (!w)
+        return NULL;
+    void *on_device = NULL;
+    cudaUserObject_t object;
+    if (cudaHostGetDevicePointer(&on_device, w, 0) != cudaSuccess || on_device != w ||
+        cudaUserObjectCreate(&object, w, stop_word_free, 1, cudaUserObjectNoDestructorSync) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        cuda_host_word_put(w);
+        return NULL;
+    }
+    if (cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove) != cudaSuccess) {
+        (void)cudaGetLastError();
+        (void)cudaUserObjectRelease(object, 1); /* gives the word back */
+        return NULL;
+    }
+    return w;
+}
+
+const uint32_t *cuda_capture_stop_word(cudaStream_t s)
+{
+    enum cudaStreamCaptureStatus status;
+    cudaGraph_t graph = NULL;
+    if (cudaStreamGetCaptureInfo(s, &status, NULL, &graph, NULL, NULL, NULL) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    if (status != cudaStreamCaptureStatusActive || !graph)
+        return NULL;
+    pthread_mutex_lock(&table_lock);
+    /* A model being put together has an entry from its first wait or
+     * condition on. */
+    graph_entry *e = entry_get(graph);
+    graph_entry *root = e ? entry_get(e->root) : NULL;
+    uint64_t serial = 0;
+    if (root && !root->stop && (root->stop = stop_word_new(root->graph, &serial))) {
+        graph_wait gw = {
+            .w = {.addr = (uint64_t)(uintptr_t)root->stop, .value = serial, .kind = WAIT_STOP32}};
+        if (!waits_append(&root->waits, &gw, 1))
+            note_failed();
+    }
+    const uint32_t *stop = root ? root->stop : NULL;
+    pthread_mutex_unlock(&table_lock);
+    if (!stop)
+        ACL_LOG(LOG_ERROR, "out of memory: a teardown cannot end a loop of this model");
+    return stop;
 }
 
 bool cuda_graph_waits_captured(cudaStream_t s, const graph_waits *gw)

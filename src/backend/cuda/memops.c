@@ -17,7 +17,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-enum { MAX_DEVICES = 64, FAULT_PAGE_WORDS = 1024 };
+enum { MAX_DEVICES = 64 };
 
 /* ---- can the device do them ------------------------------------------------ */
 
@@ -201,6 +201,15 @@ static bool word_released_before(const pending_wait *w, size_t i)
     return false;
 }
 
+/* Whether w's word still is what it was when w was noted: a model's stop
+ * word goes back to its pool once the model is gone, which a log the
+ * stream has not been found past yet may outlive. */
+static bool word_still_noted(const pending_wait *w)
+{
+    return w->kind != WAIT_STOP32 ||
+           cuda_host_word_holds((const uint32_t *)(uintptr_t)w->addr, w->value);
+}
+
 /* The releases queued on own have run; then s gets up to ns to pass the
  * waits they released (it is idle, or the time is up: a stream stuck on a
  * later wait never shows which it passed). */
@@ -231,6 +240,8 @@ static aclError release_round(backend_stream *s, cudaStream_t own, CUfunction re
 {
     aclError rc = ACL_SUCCESS;
     for (size_t i = 0; i < n && rc == ACL_SUCCESS; i++) {
+        if (!word_still_noted(&w[i]))
+            continue;
         if (word_released_before(w, i))
             let_pass(own, s, SAME_WORD_GAP_NS);
         CUdeviceptr addr = (CUdeviceptr)w[i].addr;
@@ -286,6 +297,14 @@ void cuda_stream_cancel_waits(backend_stream *s)
         count = 0;
     if (count && cuda_waits_release(s, waits, count) != ACL_SUCCESS)
         ACL_LOG(LOG_ERROR, "%zu wait(s) of a stream being torn down could not be released", count);
+    /* A stop word set here ended its model's run on s; once the stream
+     * has passed it, the model's later runs (on other streams) loop again.
+     * Still stuck, the stream holds the run, and CUDA queues the model's
+     * later runs behind it. */
+    if (count && streams_idle(s))
+        for (size_t i = 0; i < count; i++)
+            if (waits[i].kind == WAIT_STOP32 && word_still_noted(&waits[i]))
+                __atomic_store_n((uint32_t *)(uintptr_t)waits[i].addr, 0u, __ATOMIC_RELEASE);
     free(waits);
 }
 
@@ -301,48 +320,18 @@ void cuda_waits_free(backend_stream *s)
 
 /* ---- fault words ------------------------------------------------------------ */
 
-/* Pages of mapped, portable host memory, never freed (cudaFreeHost would
- * wait for the device). */
-static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t **free_words; /* a stack of free words */
-static size_t free_count, free_cap;
-
-static bool fault_page_new(void)
-{
-    uint32_t *page;
-    if (cudaHostAlloc((void **)&page, FAULT_PAGE_WORDS * sizeof *page,
-                      cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    if (free_count + FAULT_PAGE_WORDS > free_cap) {
-        size_t cap = free_cap * 2 + FAULT_PAGE_WORDS;
-        uint32_t **grown = realloc(free_words, cap * sizeof *grown);
-        if (!grown)
-            return false; /* the page stays allocated, unused */
-        free_words = grown;
-        free_cap = cap;
-    }
-    for (size_t i = 0; i < FAULT_PAGE_WORDS; i++) {
-        page[i] = 0;
-        free_words[free_count++] = &page[i];
-    }
-    return true;
-}
-
 aclError cuda_stream_fault_word(backend_stream *s, uint32_t **word)
 {
     uint32_t *w = atomic_load_explicit(&s->fault, memory_order_acquire);
     if (!w) {
-        pthread_mutex_lock(&fault_lock);
-        w = atomic_load_explicit(&s->fault, memory_order_acquire);
-        if (!w && (free_count > 0 || fault_page_new())) {
-            w = free_words[--free_count];
-            atomic_store_explicit(&s->fault, w, memory_order_release);
-        }
-        pthread_mutex_unlock(&fault_lock);
-        if (!w)
+        uint32_t *made = cuda_host_word_get(NULL);
+        if (!made)
             return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        if (atomic_compare_exchange_strong_explicit(&s->fault, &w, made, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            w = made;
+        else
+            cuda_host_word_put(made); /* another thread gave the stream one first */
     }
     /* Mapped host memory has the same address on the device (UVA). */
     void *dev_ptr;
@@ -363,11 +352,6 @@ aclError cuda_stream_fault_take(backend_stream *s)
 void cuda_stream_fault_release(backend_stream *s)
 {
     uint32_t *w = atomic_exchange(&s->fault, NULL);
-    if (!w)
-        return;
-    __atomic_store_n(w, 0u, __ATOMIC_RELEASE);
-    pthread_mutex_lock(&fault_lock);
-    if (free_count < free_cap)
-        free_words[free_count++] = w;
-    pthread_mutex_unlock(&fault_lock);
+    if (w)
+        cuda_host_word_put(w);
 }

@@ -102,6 +102,7 @@ extern "C" __global__ void aclcuda_notify_wait(unsigned *word, unsigned counting
 #define RELEASE_VALUE64 0u
 #define RELEASE_FLAG32 1u
 #define RELEASE_COUNT32 2u
+#define RELEASE_STOP32 3u
 
 static __device__ __forceinline__ bool value_true(unsigned long long now, unsigned cmp,
                                                   unsigned long long value)
@@ -141,13 +142,15 @@ static __device__ __forceinline__ bool value_target(unsigned long long now, unsi
 static __device__ __forceinline__ bool word_true(unsigned kind, unsigned now, unsigned cmp,
                                                  unsigned value)
 {
-    return kind == RELEASE_FLAG32 ? now == 1u : matches(now, cmp, value);
+    if (kind == RELEASE_FLAG32 || kind == RELEASE_STOP32)
+        return now == 1u;
+    return matches(now, cmp, value);
 }
 
 static __device__ __forceinline__ bool word_target(unsigned kind, unsigned now, unsigned cmp,
                                                    unsigned value, unsigned *to)
 {
-    if (kind == RELEASE_FLAG32) {
+    if (kind == RELEASE_FLAG32 || kind == RELEASE_STOP32) {
         *to = 1u;
         return true;
     }

@@ -1339,6 +1339,7 @@ const backend_graph_ops host_graph_ops = {
     .capture_last_node = host_capture_last_node,
     .capture_keep = host_capture_keep,
     .destroy = host_graph_destroy,
+    .launch_captured = true,
     .nodes = host_graph_nodes,
     .update_node = host_graph_update_node,
     .enable_node = host_graph_enable_node,
