@@ -9,6 +9,10 @@
  * its results checked, more than once where a run could leave state. The
  * host backend runs a graph's nodes in the order they were added, which
  * follows their dependencies: the dependencies themselves reach a GPU. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
 #include "kerneltest.h"
 
 static void set_up(void)
@@ -617,6 +621,65 @@ START_TEST(label_loop_decided_at_its_end)
 }
 END_TEST
 
+static void set_flag(void *arg)
+{
+    atomic_store((atomic_int *)arg, 1);
+}
+
+/* A built model's loop that would run for ever (its count is 2^31 - 1) is
+ * ended by the teardown of the context whose stream runs it, and the
+ * stream goes on; the model's next run, on another stream, loops its full
+ * count. */
+START_TEST(teardown_ends_a_loop_and_later_runs_loop_again)
+{
+    fixture f;
+    fixture_open(&f);
+    aclrtStream h = persistent();
+    aclrtLabel head = new_label(), out = new_label();
+    aclrtLabel ways[2] = {out, head};
+    aclrtLabelList list = new_list(ways, 2);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclrtMemcpyAsync(f.w + 9, 4, f.w + 10, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, h));
+    ACL_OK(aclrtSetLabel(head, h));
+    increment(&f, f.w, h);
+    add(&f, f.w + 9, -1, h);
+    ACL_OK(aclrtSwitchLabelByIndex(f.w + 9, 2, list, h));
+    ACL_OK(aclrtSetLabel(out, h));
+    increment(&f, f.w + 1, h);
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+
+    aclrtContext main_ctx, ctx;
+    ACL_OK(aclrtGetCurrentContext(&main_ctx));
+    set_word(&f, 10, INT32_MAX);
+    ACL_OK(aclrtCreateContext(&ctx, 0));
+    aclrtStream doomed;
+    ACL_OK(aclrtCreateStream(&doomed));
+    atomic_int ran = 0;
+    ACL_OK(aclmdlRIExecuteAsync(model, doomed));
+    ACL_OK(aclrtLaunchHostFunc(doomed, set_flag, &ran));
+    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+    ck_assert_int_eq(atomic_load(&ran), 0);
+    ACL_OK(aclrtDestroyStreamForce(doomed));
+    ACL_OK(aclrtDestroyContext(ctx));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    ACL_OK(aclrtSetCurrentContext(main_ctx));
+
+    int32_t rounds = word(&f, 0), ends = word(&f, 1);
+    set_word(&f, 10, 3);
+    run(&f, model);
+    ck_assert_int_eq(word(&f, 0), rounds + 3);
+    ck_assert_int_eq(word(&f, 1), ends + 1);
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyLabelList(list));
+    ACL_OK(aclrtDestroyLabel(head));
+    ACL_OK(aclrtDestroyLabel(out));
+    ACL_OK(aclrtDestroyStream(h));
+    fixture_close(&f);
+}
+END_TEST
+
 /* A loop tested at its top (the layout of a while loop): its jump back is
  * unconditional; the test goes on into the body or out. Zero rounds too. */
 START_TEST(label_loop_tested_at_its_top)
@@ -1130,6 +1193,7 @@ static Suite *model_flow_suite(void)
     tcase_add_test(labels, stream_started_in_a_branch_runs_with_it);
     tcase_add_test(labels, label_loop_decided_at_its_end);
     tcase_add_test(labels, label_loop_tested_at_its_top);
+    tcase_add_test(labels, teardown_ends_a_loop_and_later_runs_loop_again);
     tcase_add_test(labels, stream_started_in_a_loop_runs_each_round);
     tcase_add_test(labels, loop_inside_a_switched_to_stream);
     suite_add_tcase(s, labels);
