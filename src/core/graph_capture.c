@@ -114,11 +114,28 @@ aclError capture_add_stream(capture *c, acl_stream *s)
     }
     if (!stream_hold(s))
         return ACL_ERROR_INVALID_PARAM;
+    /* The stream is claimed in one step: of two captures that both found
+     * it free (two begins racing), one gets it. A stream without a sink
+     * is never ready (sink_ready false), so no submitter takes the sink
+     * for ready before its capture has begun. Sequentially consistent,
+     * as a lookup's load (handle.c, reader_register). */
+    sink *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&s->sink, &none, &c->sink, memory_order_seq_cst,
+                                                 memory_order_seq_cst)) {
+        stream_release(s);
+        return ACL_ERROR_RT_STREAM_CAPTURED;
+    }
     c->ended[c->nstreams] = false;
     c->streams[c->nstreams++] = s;
-    atomic_store_explicit(&s->sink_ready, false, memory_order_relaxed);
-    atomic_store_explicit(&s->sink, &c->sink, memory_order_seq_cst);
     return ACL_SUCCESS;
+}
+
+/* s leaves its sink: not ready first, then no sink (a submitter waiting
+ * for the sink to be ready sees it go). */
+static void unclaim(acl_stream *s)
+{
+    atomic_store_explicit(&s->sink_ready, false, memory_order_release);
+    atomic_store_explicit(&s->sink, NULL, memory_order_seq_cst);
 }
 
 acl_stream *capture_remove_stream(capture *c, acl_stream *s)
@@ -136,7 +153,7 @@ acl_stream *capture_remove_stream(capture *c, acl_stream *s)
     pthread_mutex_unlock(&c->lock);
     if (!found)
         return NULL;
-    atomic_store_explicit(&s->sink, NULL, memory_order_seq_cst);
+    unclaim(s);
     if (s != c->origin)
         return s;
     c->origin_kept = true; /* messages name it until c goes */
@@ -147,8 +164,7 @@ acl_stream *capture_remove_stream(capture *c, acl_stream *s)
 static void capture_remove_last(capture *c, acl_stream *s)
 {
     c->nstreams--;
-    atomic_store_explicit(&s->sink, NULL, memory_order_seq_cst);
-    atomic_store_explicit(&s->sink_ready, true, memory_order_release);
+    unclaim(s);
 }
 
 /* Work an inline submitter (stream_submit) queued after reading that s is
@@ -238,7 +254,7 @@ static acl_stream **capture_finish(capture *c, size_t *count)
     /* Sequentially consistent, as a withdrawal (handle.c): see
      * stream_submit_diverted. */
     for (size_t i = 0; i < nstreams; i++)
-        atomic_store_explicit(&streams[i]->sink, NULL, memory_order_seq_cst);
+        unclaim(streams[i]);
     *count = nstreams;
     return streams;
 }
@@ -705,8 +721,10 @@ static aclError capture_end_held(const char *api, acl_stream *s, capture *c, acl
         model_settle(m, c, NULL);
         if (g)
             backend()->graph->destroy(g);
-        /* The model goes: nothing it could replay was kept. */
-        (void)object_take(&m->obj);
+        /* The model goes, with its branches, conditions and task groups:
+         * nothing it could replay was kept. */
+        if (object_take(&m->obj))
+            model_gone(m);
         if (out)
             *out = NULL;
         if (invalidated)

@@ -229,7 +229,8 @@ void capture_register(capture *c);
  * caller that ends it, which then drops the registry's reference; *err:
  * the backend's code. */
 bool capture_close(capture *c, bool discard, backend_graph **g, bool *invalidated, aclError *err);
-/* Adds s to c, with c->lock held. */
+/* Adds s to c, with c->lock held; ACL_ERROR_RT_STREAM_CAPTURED when
+ * another capture holds s. */
 aclError capture_add_stream(capture *c, acl_stream *s);
 /* Takes s out of c's streams, under c's gate: its work is no longer
  * recorded. Returns the reference c held, for the caller to release once
@@ -263,6 +264,9 @@ void model_add_member(acl_model *m, acl_stream *s);
 /* Makes the model of c, a finished capture, ready with g, or breaks it (g
  * NULL). */
 void model_settle(acl_model *m, capture *c, backend_graph *g);
+/* m, just withdrawn (object_take), goes: its task groups, task handles,
+ * branches and conditions with it, then its destroy callbacks run. */
+void model_gone(acl_model *m);
 
 /* ---- graph_build.c ---- */
 

@@ -274,6 +274,13 @@ aclError model_destroy(const char *api, aclmdlRI handle)
         capture_unref(c);
     }
     build_forget(m);
+    model_gone(m);
+    model_put(m); /* a graph still running is freed once it finished */
+    return ACL_SUCCESS;
+}
+
+void model_gone(acl_model *m)
+{
     pthread_mutex_lock(&m->lock);
     size_t ncallbacks = m->ncallbacks;
     destroy_callback *callbacks = m->callbacks;
@@ -293,8 +300,6 @@ aclError model_destroy(const char *api, aclmdlRI handle)
     for (size_t i = 0; i < ncallbacks; i++)
         callbacks[i].fn(callbacks[i].user_data);
     free(callbacks);
-    model_put(m); /* a graph still running is freed once it finished */
-    return ACL_SUCCESS;
 }
 
 aclError model_abort(const char *api, acl_model *m)

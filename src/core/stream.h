@@ -57,7 +57,8 @@ typedef struct acl_stream {
     /* Whether the sink takes this stream's work yet: set after sink
      * (below) and once the sink is ready for it (a capture: after the
      * backend began capturing the stream); a submitter that finds the sink
-     * before that waits (stream_submit_diverted). */
+     * before that waits (stream_submit_diverted). False while there is no
+     * sink. */
     atomic_bool sink_ready;
     /* What every submission reads, then the head of the backend's stream,
      * in one cache line (streams are allocated aligned to it), which is all

@@ -1567,6 +1567,85 @@ START_TEST(cond_parent_abandoned)
 }
 END_TEST
 
+/* A capture whose end fails (a task group left open) takes its model's
+ * branches and conditions with it: their handles are dead afterwards. */
+START_TEST(failed_capture_end_takes_branches_and_conditions)
+{
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream();
+    aclmdlRI during = NULL, branch = NULL, model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    aclmdlRICaptureStatus status;
+    ACL_OK(aclmdlRICaptureGetInfo(s, &status, &during));
+    aclmdlRICondHandle cond = NULL;
+    ACL_OK(aclmdlRICondHandleCreate(during, 1, 0, &cond));
+    aclmdlRICondTaskParams params = {
+        .handle = cond, .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1, .modelRIArray = &branch};
+    ACL_OK(aclmdlRIAddCondTask(params, s, 0));
+    ACL_OK(aclmdlRICaptureTaskGrpBegin(s));
+    ACL_FAILS_WITH(aclmdlRICaptureEnd(s, &model), ACL_ERROR_STREAM_TASK_GROUP_STATUS);
+    ck_assert_ptr_null(model);
+    uint64_t *word = NULL;
+    ACL_FAILS_WITH(aclmdlRICondHandleGetCondPtr(cond, &word), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclmdlRICaptureToModelRIBegin(body, branch, ACL_MODEL_RI_CAPTURE_MODE_RELAXED),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclmdlRIDestroy(branch), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclmdlRIDestroy(during), ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtDestroyStream(s));
+    ACL_OK(aclrtDestroyStream(body));
+}
+END_TEST
+
+typedef struct racing_begin {
+    aclrtStream s;
+    aclrtContext ctx;
+    pthread_barrier_t *start;
+    aclError err;
+} racing_begin;
+
+static void *begin_capture(void *arg)
+{
+    racing_begin *r = arg;
+    ACL_OK(aclrtSetCurrentContext(r->ctx));
+    pthread_barrier_wait(r->start);
+    r->err = aclmdlRICaptureBegin(r->s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED);
+    return NULL;
+}
+
+/* Two threads begin capturing one stream at once: one capture gets it, the
+ * other is refused (ACL_ERROR_RT_STREAM_CAPTURED) and leaves it alone, and
+ * the winner's capture ends whole, leaving the stream uncaptured. */
+START_TEST(two_begins_on_one_stream_race)
+{
+    aclrtContext ctx;
+    ACL_OK(aclrtGetCurrentContext(&ctx));
+    void *dev = kt_device(64);
+    for (int round = 0; round < 300; round++) {
+        aclrtStream s = acltest_new_stream();
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, 2);
+        racing_begin r[2] = {{s, ctx, &start, ACL_SUCCESS}, {s, ctx, &start, ACL_SUCCESS}};
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(pthread_create(&t[i], NULL, begin_capture, &r[i]), 0);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        pthread_barrier_destroy(&start);
+        ck_assert_msg((r[0].err == ACL_SUCCESS) != (r[1].err == ACL_SUCCESS),
+                      "round %d: the begins returned %d and %d", round, (int)r[0].err,
+                      (int)r[1].err);
+        aclError lost = r[0].err ? r[0].err : r[1].err;
+        ck_assert_int_eq(lost, ACL_ERROR_RT_STREAM_CAPTURED);
+        ACL_OK(aclrtMemsetAsync(dev, 64, round, 64, s));
+        aclmdlRI model = NULL;
+        ACL_OK(aclmdlRICaptureEnd(s, &model));
+        ACL_OK(aclrtSynchronizeStream(s)); /* no longer captured */
+        ACL_OK(aclmdlRIDestroy(model));
+        ACL_OK(aclrtDestroyStream(s));
+    }
+    ACL_OK(aclrtFree(dev));
+}
+END_TEST
+
 /* A model run queued on a stream being captured: on the host backend the
  * outer model runs it; CUDA cannot capture a graph's launch, so the cuda
  * backend refuses it and the capture goes on unharmed. */
@@ -1699,6 +1778,8 @@ static Suite *graph_suite(void)
     tcase_add_checked_fixture(running, set_up, tear_down);
     tcase_add_test(running, replay_is_queued_work);
     tcase_add_test(running, model_run_into_a_capture);
+    tcase_add_test(running, failed_capture_end_takes_branches_and_conditions);
+    tcase_add_test(running, two_begins_on_one_stream_race);
     tcase_add_test(running, destroy_model_while_kernels_run);
     tcase_add_test(running, capture_end_races_with_work_queued);
     tcase_add_test(running, captures_begin_on_two_threads_at_once);
