@@ -297,12 +297,18 @@ def _dtype_name(dtype):
     return name
 
 
+_INT64_MAX = (1 << 63) - 1
+
+
 def _shape(shape):
-    if isinstance(shape, int):
-        shape = (shape,)
-    shape = tuple(int(n) for n in shape)
+    try:
+        shape = (_operator.index(shape),)  # one dimension, of any integer type
+    except TypeError:
+        shape = tuple(_operator.index(n) for n in shape)
     if any(n < 0 for n in shape):
         raise ValueError("acl.cuda: negative dimension in shape %r" % (shape,))
+    if any(n > _INT64_MAX for n in shape):  # DLPack's shapes are int64
+        raise ValueError("acl.cuda: dimension past 2**63 - 1 in shape %r" % (shape,))
     return shape
 
 
@@ -397,7 +403,10 @@ class DeviceBuffer:
         self.dtype = _dtype_name(dtype)
         self.itemsize = _DTYPES[self.dtype][2] // 8
         self.nbytes = _count(self.shape) * self.itemsize
-        self.ptr = int(ptr or 0)
+        self.ptr = _operator.index(ptr or 0)
+        if not 0 <= self.ptr < 1 << 64:
+            raise ValueError("acl.cuda: 0x%x is not an address" % self.ptr if self.ptr >= 0
+                             else "acl.cuda: negative address %d" % self.ptr)
         self.stream = stream
         self._owner = owner
         self.device = None
@@ -454,7 +463,7 @@ class DeviceBuffer:
                 _fail("aclrtFree", ret)
 
     def _view_released(self):
-        """A DLPack tensor made from the buffer is gone."""
+        """A DLPack tensor made from the buffer (or from a buffer inside it) is gone."""
         with _views_lock:
             self._views -= 1
             free_now = self._closed and self._views == 0 and not self._interfaced
@@ -488,7 +497,9 @@ class DeviceBuffer:
         stream = None
         if self.stream is not None:
             stream = native_stream(self.stream) or _CUDA_STREAM_LEGACY
-        self._interfaced = True  # its consumer holds the buffer: the memory goes with it
+        with _views_lock:  # its consumer holds the buffer: the memory goes with it
+            for held in _chain(self):
+                held._interfaced = True
         return {"shape": self.shape, "typestr": typestr, "data": (self.ptr, False),
                 "strides": None, "version": 3, "stream": stream}
 
@@ -498,7 +509,7 @@ class DeviceBuffer:
         return self._dl_device
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        if self._closed:
+        if self._closed:  # checked again, with the views counted, by _export
             raise BufferError("acl.cuda: the buffer is closed")
         if dl_device is not None and tuple(dl_device) != tuple(self._dl_device):
             raise BufferError("acl.cuda: the buffer is on DLPack device %r, not %r (no copies)"
@@ -510,6 +521,11 @@ class DeviceBuffer:
                 raise ValueError("acl.cuda: stream 0 is ambiguous in DLPack (1: legacy, 2: per-thread)")
             if stream != -1 and self.stream is not None:
                 _order_before(self.stream, _CUDA_STREAM_LEGACY if stream is None else stream)
+        elif stream != -1 and self.stream is not None:
+            # The consumer is the host: it reads once the producer is done.
+            ret = _c.aclrtSynchronizeStream(self.stream)
+            if ret:
+                _fail("aclrtSynchronizeStream", ret)
         versioned = max_version is not None and tuple(max_version)[0] >= 1
         return _export(self, versioned)
 
@@ -545,6 +561,19 @@ def as_array(ptr, shape, dtype, device=None, *, stream=None, owner=None):
     return DeviceBuffer(ptr, shape, dtype, stream=stream, owner=owner, device=device)
 
 
+def _typestr_itemsize(typestr):
+    """Bytes per element of an array interface's typestr ("<f4", "|b1",
+    "<U5": five UCS-4 characters, "<M8[s]": a unit after the size)."""
+    digits = ""
+    for ch in typestr[2:]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    if not digits:
+        raise ValueError("acl.cuda.data_ptr: unknown typestr %r" % (typestr,))
+    return int(digits) * (4 if typestr[1:2] == "U" else 1)
+
+
 def data_ptr(obj):
     """(ptr, nbytes) of a C-contiguous tensor or array: a torch tensor, a CuPy
     or NumPy array, a DeviceBuffer, or anything with __cuda_array_interface__
@@ -565,7 +594,7 @@ def data_ptr(obj):
         raise TypeError("acl.cuda.data_ptr: %s exposes no memory (no tensor, array or array interface)"
                         % type(obj).__name__)
     shape = tuple(interface["shape"])
-    itemsize = int(interface["typestr"][2:])
+    itemsize = _typestr_itemsize(interface["typestr"])
     strides = interface.get("strides")
     if strides is not None and tuple(strides) != tuple(s * itemsize for s in _contiguous_strides(shape)) \
             and _count(shape) > 1:
@@ -649,10 +678,23 @@ _NAME_UNVERSIONED = b"dltensor"
 _exported = {}
 
 
-def _release(address):
+def _chain(buffer):
+    """The buffer and the DeviceBuffers it lies in (as_array's owner), which
+    its views keep alive with it."""
+    chain = []
+    while isinstance(buffer, DeviceBuffer):
+        chain.append(buffer)
+        buffer = buffer._owner
+    return chain
+
+
+# Bound as defaults: a tensor may be released while the interpreter shuts
+# down, after this module's globals are gone.
+def _release(address, _exported=_exported):
     entry = _exported.pop(address, None)
     if entry is not None:
-        entry[3]._view_released()
+        for held in entry[3]:
+            held._view_released()
 
 
 _DELETER_TYPE = _ctypes.CFUNCTYPE(None, _c_void_p)
@@ -669,13 +711,14 @@ _capsule_pointer = _ctypes.PYFUNCTYPE(_c_void_p, _c_void_p, _ctypes.c_char_p)(
     ("PyCapsule_GetPointer", _ctypes.pythonapi))
 
 
-def _capsule_destroyed(capsule):
+def _capsule_destroyed(capsule, _names=(_NAME_VERSIONED, _NAME_UNVERSIONED),
+                       _is_valid=_capsule_is_valid, _pointer=_capsule_pointer, _release=_release):
     """A capsule's destructor: a consumer renames the capsule it consumes
     ("used_..."), so one still under our name was never consumed and its
     tensor is released here."""
-    for name in (_NAME_VERSIONED, _NAME_UNVERSIONED):
-        if _capsule_is_valid(capsule, name):
-            _release(_capsule_pointer(capsule, name))
+    for name in _names:
+        if _is_valid(capsule, name):
+            _release(_pointer(capsule, name))
             return
 
 
@@ -683,14 +726,41 @@ _DESTRUCTOR_TYPE = _ctypes.CFUNCTYPE(None, _c_void_p)
 _destructor = _DESTRUCTOR_TYPE(_capsule_destroyed)
 _DESTRUCTOR_ADDRESS = _ctypes.cast(_destructor, _c_void_p).value
 
+# The two callbacks live as long as the process: a consumer may release a
+# tensor, or a capsule nobody consumed may go, during the interpreter's
+# shutdown, after this module's globals were cleared.
+for _callback in (_deleter, _destructor):
+    _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(_callback))
+del _callback
+
 
 def _export(buffer, versioned):
+    # The buffer is checked, its address read and the view counted in one
+    # step: a close() on another thread either comes first (refused here)
+    # or finds the view and leaves the memory to it.
+    chain = _chain(buffer)
+    with _views_lock:
+        if any(held._closed for held in chain):
+            raise BufferError("acl.cuda: the buffer (or the one it lies in) is closed")
+        ptr = buffer.ptr
+        for held in chain:
+            held._views += 1
+    try:
+        return _export_counted(buffer, ptr, chain, versioned)
+    except BaseException:
+        for held in chain:
+            held._view_released()
+        raise
+
+
+def _export_counted(buffer, ptr, chain, versioned):
+    """The capsule of a view already counted on chain."""
     ndim = len(buffer.shape)
     shape = (_c_int64 * max(ndim, 1))(*buffer.shape)
     strides = (_c_int64 * max(ndim, 1))(*_contiguous_strides(buffer.shape))
     managed = _DLManagedTensorVersioned() if versioned else _DLManagedTensor()
     tensor = managed.dl_tensor
-    tensor.data = buffer.ptr or None
+    tensor.data = ptr or None
     tensor.device = _DLDevice(*buffer._dl_device)
     tensor.ndim = ndim
     _, code, bits = _DTYPES[buffer.dtype]
@@ -703,14 +773,12 @@ def _export(buffer, versioned):
         managed.version = _DLPackVersion(*_DLPACK_VERSION)
         managed.flags = 0
     address = _ctypes.addressof(managed)
-    with _views_lock:
-        buffer._views += 1
-    _exported[address] = (managed, shape, strides, buffer)
+    _exported[address] = (managed, shape, strides, chain)
     try:
         return _capsule_new(address, _NAME_VERSIONED if versioned else _NAME_UNVERSIONED,
                             _DESTRUCTOR_ADDRESS)
     except BaseException:
-        _release(address)
+        del _exported[address]  # the caller releases the views
         raise
 
 

@@ -402,3 +402,69 @@ def test_as_array_of_a_buffer_stays_inside_it(context):
             acl.cuda.as_array(buffer.ptr, 4, "float32", owner=closed)
     finally:
         buffer.close()
+
+
+# ---- misuse and races (hostile review of 2026-12-07) ------------------------------------------
+
+def test_views_of_a_view_keep_its_owner(context):
+    """A DLPack tensor of an as_array view inside a DeviceBuffer holds the
+    owner's memory: closing the owner leaves it to the tensor."""
+    owner = acl.cuda.empty(64, "uint8")
+    view = acl.cuda.as_array(owner.ptr + 16, 16, "uint8", owner=owner)
+    capsule = view.__dlpack__(stream=-1)
+    address = owner.ptr
+    owner.close()
+    assert acl.cuda._exported_count() == 1
+    again = acl.cuda.empty(64, "uint8")  # the freed block would come back first
+    assert again.ptr != address
+    again.close()
+    with pytest.raises(BufferError):
+        view.__dlpack__(stream=-1)  # its owner is closed
+    del capsule
+    settle()
+    assert acl.cuda._exported_count() == 0
+
+
+@host_only
+def test_host_consumer_waits_for_the_producer_stream(context, stream):
+    buffer = acl.cuda.empty(1 << 20, "uint8", stream=stream)
+    assert acl.rt.memset_async(buffer.ptr, buffer.nbytes, 7, buffer.nbytes, stream) == 0
+    array = numpy.from_dlpack(buffer)  # ordered after the memset: the host reads
+    assert array[-1] == 7
+    del array
+    settle()
+    buffer.close()
+
+
+def test_shapes_and_addresses_out_of_range_are_refused(context):
+    with pytest.raises(ValueError):
+        acl.cuda.empty((1 << 63,), "uint8")
+    with pytest.raises(ValueError):
+        acl.cuda.as_array(-1, 4, "uint8")
+    with pytest.raises(ValueError):
+        acl.cuda.as_array(1 << 70, 4, "uint8")
+    with pytest.raises(TypeError):
+        acl.cuda.as_array(1.5, 4, "uint8")
+    assert acl.cuda.empty(numpy.int64(3), "uint8").shape == (3,)
+
+
+def test_data_ptr_of_wide_and_dated_typestrs():
+    text = numpy.array(["abcde", "xy"])  # <U5: 5 UCS-4 characters each
+    assert acl.cuda.data_ptr(text)[1] == 2 * 5 * 4
+    dates = numpy.array(["2026-12-07"], dtype="datetime64[s]")
+    assert acl.cuda.data_ptr(dates)[1] == 8
+
+
+@host_only
+def test_tensors_alive_at_exit_do_not_crash_it(run_python):
+    """A NumPy array of ACL memory, or a capsule nobody consumed, that lives
+    until the interpreter shuts down is released after acl.cuda's globals
+    are gone."""
+    code = ("import sys, numpy, acl, acl.cuda\n"
+            "acl.init(); acl.rt.set_device(0)\n"
+            "sys.kept = [numpy.from_dlpack(acl.cuda.empty(8, 'uint8')),\n"
+            "            acl.cuda.empty(8, 'uint8').__dlpack__()]\n"
+            "print('done')\n")
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "done"
