@@ -356,10 +356,13 @@ const host_job_ops *task_job(const task *t)
 
 /* The stream whose worker this thread is (a task, or a model replaying
  * captured tasks, runs on it): where waits look for aborts and failures
- * are reported; and the sequence number of the task it runs, which
- * cancelled_to is compared with. */
+ * are reported; the sequence number of the task it runs, which
+ * cancelled_to is compared with; and the stream's abort generation when
+ * the task was taken off the queue, under the stream's lock: an abort
+ * from then on stops it (one that came before marked it cancelled). */
 static _Thread_local host_stream *running_stream;
 static _Thread_local uint64_t running_seq;
+static _Thread_local unsigned running_abort_gen;
 
 /* A value wait's word is ACL memory that the application may also change
  * with plain stores (aclrtMemcpy from the host, its own code), as a device
@@ -413,7 +416,7 @@ void task_run(task *t)
     host_stream *s = running_stream;
     const watch_stop stop = {
         .abort_gen = &s->abort_gen,
-        .gen = atomic_load_explicit(&s->abort_gen, memory_order_acquire),
+        .gen = running_abort_gen,
         .cancelled_to = &s->cancelled_to,
         .seq = running_seq,
     };
@@ -729,6 +732,7 @@ static void *stream_worker(void *arg)
             s->tail = NULL;
         s->running = t;
         running_seq = s->completed + 1; /* tasks complete in order */
+        running_abort_gen = atomic_load_explicit(&s->abort_gen, memory_order_relaxed);
         pthread_mutex_unlock(&s->lock);
 
         running_stream = s;
@@ -1152,6 +1156,7 @@ static void run_here_locked(host_stream *s, task *t)
         s->tail = NULL;
     s->running = t;
     running_seq = s->completed + 1;
+    running_abort_gen = atomic_load_explicit(&s->abort_gen, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
     running_stream = s;
     if (!t->cancelled)
