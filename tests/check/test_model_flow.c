@@ -583,25 +583,51 @@ END_TEST
 
 /* A loop whose jump back decides: rounds while the count left (w[9]) is
  * not 0 (index 0: out, else back), w[10] the count a run starts from. */
+/* A loop decided at its end (the layout of a do-while loop): w[0] counts
+ * its rounds, w[10] says how many, w[9] counts down, w[1] counts the runs
+ * that left it. */
+typedef struct counted_loop {
+    aclrtStream h;
+    aclrtLabel head, out;
+    aclrtLabelList list;
+} counted_loop;
+
+static aclmdlRI counted_loop_build(const fixture *f, counted_loop *loop)
+{
+    loop->h = persistent();
+    loop->head = new_label();
+    loop->out = new_label();
+    aclrtLabel ways[2] = {loop->out, loop->head};
+    loop->list = new_list(ways, 2);
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRIBuildBegin(&model, 0));
+    ACL_OK(aclmdlRIBindStream(model, loop->h, ACL_MODEL_STREAM_FLAG_HEAD));
+    ACL_OK(aclrtMemcpyAsync(f->w + 9, 4, f->w + 10, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, loop->h));
+    ACL_OK(aclrtSetLabel(loop->head, loop->h));
+    increment(f, f->w, loop->h);
+    add(f, f->w + 9, -1, loop->h);
+    ACL_OK(aclrtSwitchLabelByIndex(f->w + 9, 2, loop->list, loop->h));
+    ACL_OK(aclrtSetLabel(loop->out, loop->h));
+    increment(f, f->w + 1, loop->h);
+    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    return model;
+}
+
+static void counted_loop_destroy(counted_loop *loop, aclmdlRI model)
+{
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyLabelList(loop->list));
+    ACL_OK(aclrtDestroyLabel(loop->head));
+    ACL_OK(aclrtDestroyLabel(loop->out));
+    ACL_OK(aclrtDestroyStream(loop->h));
+}
+
 START_TEST(label_loop_decided_at_its_end)
 {
     fixture f;
     fixture_open(&f);
-    aclrtStream h = persistent();
-    aclrtLabel head = new_label(), out = new_label();
-    aclrtLabel ways[2] = {out, head};
-    aclrtLabelList list = new_list(ways, 2);
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRIBuildBegin(&model, 0));
-    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
-    ACL_OK(aclrtMemcpyAsync(f.w + 9, 4, f.w + 10, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, h));
-    ACL_OK(aclrtSetLabel(head, h));
-    increment(&f, f.w, h);
-    add(&f, f.w + 9, -1, h);
-    ACL_OK(aclrtSwitchLabelByIndex(f.w + 9, 2, list, h));
-    ACL_OK(aclrtSetLabel(out, h));
-    increment(&f, f.w + 1, h);
-    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    counted_loop loop;
+    aclmdlRI model = counted_loop_build(&f, &loop);
     static const int32_t counts[] = {3, 1, 5};
     int32_t total = 0;
     for (int i = 0; i < 3; i++) {
@@ -612,11 +638,7 @@ START_TEST(label_loop_decided_at_its_end)
                       word(&f, 0), total);
         ck_assert_int_eq(word(&f, 1), i + 1);
     }
-    ACL_OK(aclmdlRIDestroy(model));
-    ACL_OK(aclrtDestroyLabelList(list));
-    ACL_OK(aclrtDestroyLabel(head));
-    ACL_OK(aclrtDestroyLabel(out));
-    ACL_OK(aclrtDestroyStream(h));
+    counted_loop_destroy(&loop, model);
     fixture_close(&f);
 }
 END_TEST
@@ -634,21 +656,8 @@ START_TEST(teardown_ends_a_loop_and_later_runs_loop_again)
 {
     fixture f;
     fixture_open(&f);
-    aclrtStream h = persistent();
-    aclrtLabel head = new_label(), out = new_label();
-    aclrtLabel ways[2] = {out, head};
-    aclrtLabelList list = new_list(ways, 2);
-    aclmdlRI model = NULL;
-    ACL_OK(aclmdlRIBuildBegin(&model, 0));
-    ACL_OK(aclmdlRIBindStream(model, h, ACL_MODEL_STREAM_FLAG_HEAD));
-    ACL_OK(aclrtMemcpyAsync(f.w + 9, 4, f.w + 10, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, h));
-    ACL_OK(aclrtSetLabel(head, h));
-    increment(&f, f.w, h);
-    add(&f, f.w + 9, -1, h);
-    ACL_OK(aclrtSwitchLabelByIndex(f.w + 9, 2, list, h));
-    ACL_OK(aclrtSetLabel(out, h));
-    increment(&f, f.w + 1, h);
-    ACL_OK(aclmdlRIBuildEnd(model, NULL));
+    counted_loop loop;
+    aclmdlRI model = counted_loop_build(&f, &loop);
 
     aclrtContext main_ctx, ctx;
     ACL_OK(aclrtGetCurrentContext(&main_ctx));
@@ -671,11 +680,7 @@ START_TEST(teardown_ends_a_loop_and_later_runs_loop_again)
     run(&f, model);
     ck_assert_int_eq(word(&f, 0), rounds + 3);
     ck_assert_int_eq(word(&f, 1), ends + 1);
-    ACL_OK(aclmdlRIDestroy(model));
-    ACL_OK(aclrtDestroyLabelList(list));
-    ACL_OK(aclrtDestroyLabel(head));
-    ACL_OK(aclrtDestroyLabel(out));
-    ACL_OK(aclrtDestroyStream(h));
+    counted_loop_destroy(&loop, model);
     fixture_close(&f);
 }
 END_TEST

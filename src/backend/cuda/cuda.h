@@ -262,6 +262,9 @@ void cuda_graph_waits_enable(graph_waits *gw, cudaGraphNode_t node, bool enable)
  * they went to its capture's waits (when that is ours); false: s runs
  * them. */
 bool cuda_graph_waits_captured(cudaStream_t s, const graph_waits *gw);
+/* The graph being captured on s; NULL when s is not captured, or when
+ * that cannot be told. */
+cudaGraph_t cuda_capture_graph(cudaStream_t s);
 /* The stop word of the graph of ours that s is captured into (its root's,
  * for a conditional body), made on first use and noted among its waits:
  * a teardown sets it, and the graph's conditions then read as not taken

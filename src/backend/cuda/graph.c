@@ -68,15 +68,9 @@ static aclError capture_error(cudaError_t err)
  * now on; NULL when not known. */
 static cudaGraph_t capture_begun(cudaStream_t s)
 {
-    enum cudaStreamCaptureStatus status;
-    cudaGraph_t graph = NULL;
-    if (cudaStreamGetCaptureInfo(s, &status, NULL, &graph, NULL, NULL, NULL) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    if (status != cudaStreamCaptureStatusActive || !graph)
-        return NULL;
-    cuda_graph_waits_begin(graph);
+    cudaGraph_t graph = cuda_capture_graph(s);
+    if (graph)
+        cuda_graph_waits_begin(graph);
     return graph;
 }
 

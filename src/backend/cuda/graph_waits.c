@@ -255,7 +255,7 @@ static uint32_t *stop_word_new(cudaGraph_t graph, uint64_t *serial)
     return w;
 }
 
-const uint32_t *cuda_capture_stop_word(cudaStream_t s)
+cudaGraph_t cuda_capture_graph(cudaStream_t s)
 {
     enum cudaStreamCaptureStatus status;
     cudaGraph_t graph = NULL;
@@ -263,7 +263,13 @@ const uint32_t *cuda_capture_stop_word(cudaStream_t s)
         (void)cudaGetLastError();
         return NULL;
     }
-    if (status != cudaStreamCaptureStatusActive || !graph)
+    return status == cudaStreamCaptureStatusActive ? graph : NULL;
+}
+
+const uint32_t *cuda_capture_stop_word(cudaStream_t s)
+{
+    cudaGraph_t graph = cuda_capture_graph(s);
+    if (!graph)
         return NULL;
     pthread_mutex_lock(&table_lock);
     /* A model being put together has an entry from its first wait or
