@@ -670,6 +670,62 @@ START_TEST(abort_stops_a_model_looping)
 }
 END_TEST
 
+/* aclmdlRIAbort of a model run inside another (a run launched while the
+ * outer was captured) stops it there; an abort of the outer stops the
+ * inner's loop too. Host backend only: CUDA cannot capture a launch. */
+START_TEST(abort_stops_a_model_looping_inside_another)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return;
+    aclrtStream s = acltest_new_stream(), body = acltest_new_stream(), t = acltest_new_stream();
+    uint64_t *scratch = zeroed_word();
+    aclmdlRI inner = looping_model(s, body, scratch), outer = NULL;
+    ACL_OK(aclmdlRICaptureBegin(t, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclmdlRIExecuteAsync(inner, t));
+    ACL_OK(aclmdlRICaptureEnd(t, &outer));
+    ACL_OK(aclmdlRIExecuteAsync(outer, t));
+    ck_assert_int_eq(aclrtSynchronizeStreamWithTimeout(t, 50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    ACL_OK(aclmdlRIAbort(outer));
+    ACL_OK(aclrtSynchronizeStreamWithTimeout(t, 10000));
+    ACL_OK(aclmdlRIDestroy(outer));
+    ACL_OK(aclmdlRIDestroy(inner));
+    ACL_OK(aclrtFree(scratch));
+}
+END_TEST
+
+static void count_call(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/* An abort of a model stops the runs begun before it, not the runs of a
+ * model that holds it which begin later. Host backend only, as above. */
+START_TEST(abort_of_an_inner_model_spares_later_outer_runs)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return;
+    aclrtStream s = acltest_new_stream(), t = acltest_new_stream();
+    atomic_int calls = 0;
+    aclmdlRI inner = NULL, outer = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchHostFunc(s, count_call, &calls));
+    ACL_OK(aclmdlRICaptureEnd(s, &inner));
+    ACL_OK(aclmdlRICaptureBegin(t, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclmdlRIExecuteAsync(inner, t));
+    ACL_OK(aclmdlRICaptureEnd(t, &outer));
+    ACL_OK(aclmdlRIExecuteAsync(outer, t));
+    ACL_OK(aclrtSynchronizeStream(t));
+    ck_assert_int_eq(atomic_load(&calls), 1);
+    ACL_OK(aclmdlRIAbort(inner));
+    for (int i = 0; i < 3; i++)
+        ACL_OK(aclmdlRIExecuteAsync(outer, t));
+    ACL_OK(aclrtSynchronizeStream(t));
+    ck_assert_int_eq(atomic_load(&calls), 4);
+    ACL_OK(aclmdlRIDestroy(outer));
+    ACL_OK(aclmdlRIDestroy(inner));
+}
+END_TEST
+
 /* aclrtDestroyContext after aclrtDestroyStreamForce left a wait of the
  * context's stream: the work before the wait has run when it returns. */
 START_TEST(destroy_context_releases_a_wait_of_a_force_destroyed_stream)
@@ -817,6 +873,8 @@ int main(void)
     tcase_add_test(teardown, reset_force_releases_a_wait_of_a_model_in_a_model);
     tcase_add_test(teardown, reset_force_stops_a_model_looping);
     tcase_add_test(teardown, abort_stops_a_model_looping);
+    tcase_add_test(teardown, abort_stops_a_model_looping_inside_another);
+    tcase_add_test(teardown, abort_of_an_inner_model_spares_later_outer_runs);
     tcase_add_test(teardown, destroy_context_releases_a_wait_of_a_force_destroyed_stream);
     suite_add_tcase(s, teardown);
 

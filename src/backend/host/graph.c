@@ -158,17 +158,27 @@ static void graph_release(backend_graph *g)
     free(g);
 }
 
-/* The replay this worker runs (its conditional bodies run inside it). */
-static _Thread_local const replay *running_replay;
+/* The replays this worker runs, innermost first (its conditional bodies
+ * run inside the innermost; a model's node runs another model inside
+ * its own), each with the abort generation its run began with. */
+typedef struct replay_frame {
+    const replay *r;
+    unsigned gen;
+    const struct replay_frame *outer;
+} replay_frame;
 
-/* A replay stops between nodes, and a loop between rounds, once its
- * graph's abort generation moved on (aclmdlRIAbort) or a teardown
- * cancelled its stream's waits: a model that loops for ever ends there. */
+static _Thread_local const replay_frame *running_frame;
+
+/* A replay stops between nodes, and a loop between rounds, once the
+ * abort generation of its graph, or of a graph running it, moved on
+ * (aclmdlRIAbort) or a teardown cancelled its stream's waits: a model
+ * that loops for ever ends there. */
 static bool replay_stopped(void)
 {
-    const replay *r = running_replay;
-    return (r && atomic_load_explicit(&r->g->abort_gen, memory_order_acquire) != r->gen) ||
-           host_task_cancelled();
+    for (const replay_frame *f = running_frame; f; f = f->outer)
+        if (atomic_load_explicit(&f->r->g->abort_gen, memory_order_acquire) != f->gen)
+            return true;
+    return host_task_cancelled();
 }
 
 /* Nodes [begin, end) of p in order, but the disabled ones. */
@@ -181,10 +191,19 @@ static void plan_run(const gplan *p, size_t begin, size_t end)
 
 static void replay_run(void *arg)
 {
-    const replay *r = arg, *outer = running_replay; /* a model run by a model's node */
-    running_replay = r;
+    const replay *r = arg;
+    /* A launch's run began when it was queued (an abort since skips it);
+     * a model's node, which every run of that model replays, begins its
+     * run when reached. */
+    replay_frame frame = {
+        .r = r,
+        .gen =
+            running_frame ? atomic_load_explicit(&r->g->abort_gen, memory_order_acquire) : r->gen,
+        .outer = running_frame,
+    };
+    running_frame = &frame;
     plan_run(r->plan, r->begin, r->end);
-    running_replay = outer;
+    running_frame = frame.outer;
 }
 
 static void replay_release(void *arg)
