@@ -160,10 +160,20 @@ aclError model_bind(const char *api, acl_model *m, acl_stream *s, uint32_t flag)
         }
         capture_register(c);
         pthread_mutex_lock(&m->lock);
-        m->cap = c; /* the registry and the model share the first reference */
-        atomic_fetch_add(&c->sink.refs, 2); /* the model's, and ours */
+        capture *first = m->cap;
+        if (first)
+            capture_addref(first);
+        else
+            m->cap = c; /* the registry and the model share the first reference */
+        atomic_fetch_add(&c->sink.refs, first ? 1 : 2); /* (the model's, and) ours */
         pthread_mutex_unlock(&m->lock);
-        if (!head) {
+        if (first) {
+            /* Another thread bound the model's first stream meanwhile: this
+             * stream joins that build instead. */
+            capture_abandon(c);
+            err = build_join(api, first, s, head);
+            capture_unref(first);
+        } else if (!head) {
             /* It starts where another stream starts it: no run starts here. */
             pthread_mutex_lock(&c->gate);
             if (!(err = flow_start(api, c)))

@@ -9,6 +9,7 @@
  * its results checked, more than once where a run could leave state. The
  * host backend runs a graph's nodes in the order they were added, which
  * follows their dependencies: the dependencies themselves reach a GPU. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -1175,6 +1176,61 @@ START_TEST(unbind_and_destroy_a_model_being_built)
 }
 END_TEST
 
+typedef struct racing_bind {
+    aclmdlRI model;
+    aclrtStream s;
+    aclrtContext ctx;
+    pthread_barrier_t *start;
+    aclError err;
+} racing_bind;
+
+static void *bind_stream(void *arg)
+{
+    racing_bind *b = arg;
+    ACL_OK(aclrtSetCurrentContext(b->ctx));
+    pthread_barrier_wait(b->start);
+    b->err = aclmdlRIBindStream(b->model, b->s, ACL_MODEL_STREAM_FLAG_HEAD);
+    return NULL;
+}
+
+/* Two threads bind the first streams of one model at once: both join one
+ * build, and once it ends neither stream is left captured. */
+START_TEST(first_streams_bound_on_two_threads)
+{
+    aclrtContext ctx;
+    ACL_OK(aclrtGetCurrentContext(&ctx));
+    for (int round = 0; round < 200; round++) {
+        aclmdlRI model = NULL;
+        ACL_OK(aclmdlRIBuildBegin(&model, 0));
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, 2);
+        racing_bind b[2];
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++) {
+            b[i] = (racing_bind){model, persistent(), ctx, &start, ACL_SUCCESS};
+            ck_assert_int_eq(pthread_create(&t[i], NULL, bind_stream, &b[i]), 0);
+        }
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        pthread_barrier_destroy(&start);
+        ck_assert_msg(b[0].err == ACL_SUCCESS && b[1].err == ACL_SUCCESS,
+                      "round %d: the binds returned %d and %d", round, (int)b[0].err,
+                      (int)b[1].err);
+        ACL_OK(aclmdlRIBuildEnd(model, NULL));
+        for (int i = 0; i < 2; i++) {
+            aclmdlRICaptureStatus status;
+            aclmdlRI of = NULL;
+            ACL_OK(aclmdlRICaptureGetInfo(b[i].s, &status, &of));
+            ck_assert_msg(status == ACL_MODEL_RI_CAPTURE_STATUS_NONE,
+                          "round %d: stream %d is still captured", round, i);
+        }
+        ACL_OK(aclmdlRIDestroy(model));
+        for (int i = 0; i < 2; i++)
+            ACL_OK(aclrtDestroyStream(b[i].s));
+    }
+}
+END_TEST
+
 static Suite *model_flow_suite(void)
 {
     Suite *s = suite_create("model_flow");
@@ -1211,6 +1267,7 @@ static Suite *model_flow_suite(void)
     tcase_add_test(rules, tasks_before_the_control_flow_stay_updatable);
     tcase_add_test(rules, unbind_while_building_takes_the_stream_out);
     tcase_add_test(rules, unbind_and_destroy_a_model_being_built);
+    tcase_add_test(rules, first_streams_bound_on_two_threads);
     suite_add_tcase(s, rules);
     return s;
 }
