@@ -331,9 +331,10 @@ typedef struct backend_stream_ops {
     aclError (*value_wait)(backend_stream *s, void *addr, uint64_t value, uint32_t cmp);
 
     /* Not stream-ordered. abort: the stream no longer owes anything queued
-     * so far (backends say what becomes of it) and stays usable; work
-     * queued afterwards runs normally. NULL: cannot. */
-    aclError (*abort)(backend_stream *s);
+     * so far (backends say what becomes of it), but what *owes says it
+     * still runs (host functions the host backend keeps), and stays
+     * usable; work queued afterwards runs normally. NULL: cannot. */
+    aclError (*abort)(backend_stream *s, bool *owes);
     /* Kernels and built-in tasks; NULL where the backend lacks them. */
     aclError (*launch)(backend_stream *s, const launch_params *p);
     aclError (*reduce)(backend_stream *s, void *dst, const void *src, size_t elements, reduce_op op,

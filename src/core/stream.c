@@ -244,10 +244,10 @@ aclError stream_query(acl_stream *s, bool *complete)
         *complete = true;
         return ACL_SUCCESS;
     }
-    aclError err = backend()->stream->query(stream_backend(s), complete);
-    if (err == ACL_SUCCESS && *complete)
-        mark_done(s, queued);
-    return err;
+    /* Complete is not marked known here: a failure the stream recorded
+     * (a timed-out wait) is the next synchronize's to report, and only the
+     * backend's synchronize reads it. */
+    return backend()->stream->query(stream_backend(s), complete);
 }
 
 void *stream_native(acl_stream *s)
@@ -264,10 +264,13 @@ aclError stream_abort(acl_stream *s)
     /* A stream with a sink queues nothing: its work belongs to a model. */
     if (stream_sink(s) != NULL)
         return ACL_ERROR_RT_STREAM_CAPTURED;
-    /* Everything counted before the abort is settled by it. */
+    /* Everything counted before the abort is settled by it, unless the
+     * backend still runs some of it (kept host functions): synchronize
+     * and teardown wait for those. */
     uint_fast64_t queued = atomic_load_explicit(&s->queued, memory_order_acquire);
-    aclError err = ops->abort(stream_backend(s));
-    if (err == ACL_SUCCESS)
+    bool owes = false;
+    aclError err = ops->abort(stream_backend(s), &owes);
+    if (err == ACL_SUCCESS && !owes)
         mark_done(s, queued);
     return err;
 }

@@ -5,6 +5,7 @@
  * backend's abort and snapshots, a notify imported by its own exporter.
  * ACL's documented behaviour of the same functions is in tests/compat. */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -506,6 +507,71 @@ START_TEST(snapshot_sequence)
 }
 END_TEST
 
+static void gate_closed(void *arg)
+{
+    while (!atomic_load((atomic_int *)arg))
+        usleep(1000);
+}
+
+static void slow_flag(void *arg)
+{
+    usleep(100 * 1000);
+    atomic_store((atomic_int *)arg, 1);
+}
+
+/* aclrtStreamAbort keeps host functions (they own what they were given):
+ * the stream still owes them, so its synchronize and its destroy wait for
+ * them. Host backend only: cuda's abort leaves them on the CUDA stream it
+ * retires, which no longer belongs to the ACL stream. */
+START_TEST(abort_still_owes_the_host_functions_it_keeps)
+{
+    if (!on_host_backend())
+        return;
+    aclrtStream s = acltest_new_stream();
+    atomic_int open = 0, ran = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, gate_closed, &open));
+    ACL_OK(aclrtLaunchHostFunc(s, slow_flag, &ran));
+    ACL_OK(aclrtStreamAbort(s));
+    atomic_store(&open, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+    atomic_store(&ran, 0);
+    atomic_store(&open, 0);
+    ACL_OK(aclrtLaunchHostFunc(s, gate_closed, &open));
+    ACL_OK(aclrtLaunchHostFunc(s, slow_flag, &ran));
+    ACL_OK(aclrtStreamAbort(s));
+    atomic_store(&open, 1);
+    ACL_OK(aclrtDestroyStream(s));
+    ck_assert_int_eq(atomic_load(&ran), 1);
+}
+END_TEST
+
+/* A notify wait that timed out is reported by the stream's next
+ * synchronize, also when a query found the stream complete before it, and
+ * not by a later one. */
+START_TEST(query_leaves_a_timeout_to_the_next_synchronize)
+{
+    aclrtStream s = acltest_new_stream();
+    aclrtNotify n;
+    ACL_OK(aclrtCreateNotify(&n, 0));
+    void *dev = NULL;
+    ACL_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtWaitAndResetNotify(n, s, 1)); /* nothing records it: 1 s */
+    aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+    for (int i = 0; i < 400 && status != ACL_STREAM_STATUS_COMPLETE; i++) {
+        usleep(10 * 1000);
+        ACL_OK(aclrtStreamQuery(s, &status));
+    }
+    ck_assert_int_eq(status, ACL_STREAM_STATUS_COMPLETE);
+    ck_assert_int_eq(aclrtSynchronizeStream(s), ACL_ERROR_RT_TASK_TIMEOUT);
+    ACL_OK(aclrtMemsetAsync(dev, 64, 0, 64, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtFree(dev));
+    ACL_OK(aclrtDestroyNotify(n));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -519,6 +585,8 @@ static Suite *suite(void)
     tcase_add_test(streams, captured_value_write_and_notify_replay);
     tcase_add_test(streams, event_timestamps);
     tcase_add_test(streams, resource_limit_levels);
+    tcase_add_test(streams, abort_still_owes_the_host_functions_it_keeps);
+    tcase_add_test(streams, query_leaves_a_timeout_to_the_next_synchronize);
     suite_add_tcase(s, streams);
 
     TCase *devices = tcase_create("devices");

@@ -387,8 +387,9 @@ static aclError cuda_host_func(backend_stream *s, host_fn fn, void *arg)
  * pending), but the ACL stream no longer waits for it. Events recorded
  * there stay valid. A stream whose CUDA handle went to the application
  * (aclcudaGetNativeStream) cannot be swapped. */
-static aclError cuda_stream_abort(backend_stream *s)
+static aclError cuda_stream_abort(backend_stream *s, bool *owes)
 {
+    *owes = false; /* the retired stream's work is no longer the stream's */
     if (atomic_load_explicit(&s->exported, memory_order_relaxed))
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     aclError rc = use_device_checked(s->dev);

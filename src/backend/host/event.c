@@ -162,6 +162,8 @@ static aclError host_event_elapsed(backend_event *start, backend_event *end, flo
         err = ACL_ERROR_RT_INTERNAL_ERROR; /* never recorded */
     else if (!mark_wait(a, 0) || !mark_wait(b, 0))
         err = ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+    else if (!a->stamp_ns || !b->stamp_ns)
+        err = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID; /* a record an abort cancelled */
     else
         *ms = (float)((double)(b->stamp_ns - a->stamp_ns) / 1e6);
     mark_release(a);
@@ -179,6 +181,8 @@ static aclError host_event_timestamp(backend_event *e, uint64_t *us)
         err = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID; /* never recorded */
     else if (!mark_wait(m, 0))
         err = ACL_ERROR_RT_EVENT_NOT_COMPLETE;
+    else if (!m->stamp_ns)
+        err = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID; /* a record an abort cancelled */
     else
         *us = (uint64_t)m->stamp_ns / 1000;
     mark_release(m);

@@ -191,7 +191,7 @@ aclError host_queue_create(int32_t dev, host_stream **out);
 void host_queue_destroy(host_stream *s);
 aclError host_queue_synchronize(host_stream *s, int32_t timeout_ms);
 bool host_queue_idle(host_stream *s);
-void host_queue_abort(host_stream *s);
+bool host_queue_abort(host_stream *s);
 void host_queue_cancel_waits(host_stream *s);
 /* Whether the task this worker runs had its stream's waits cancelled by a
  * teardown since it began: long work (a model's loop) stops there. */

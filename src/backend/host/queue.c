@@ -1236,17 +1236,23 @@ bool host_queue_idle(host_stream *s)
  * them callbacks), which still run: they own what they were given (a
  * callback's entry, a Python object) and may be waited for. A running wait
  * gives up; a running copy or host function finishes. Cancelled tasks
- * still count as done, in their turn, so event marks stay ordered. */
-void host_queue_abort(host_stream *s)
+ * still count as done, in their turn, so event marks stay ordered. True
+ * when a host function is still owed (running or kept). */
+bool host_queue_abort(host_stream *s)
 {
     pthread_mutex_lock(&s->lock);
-    for (task *t = s->head; t; t = t->next)
+    bool owes = s->running && s->running->kind == TASK_HOST_FN;
+    for (task *t = s->head; t; t = t->next) {
         if (t->kind != TASK_HOST_FN)
             t->cancelled = true;
+        else
+            owes = true;
+    }
     s->failed = ACL_SUCCESS;
     atomic_fetch_add_explicit(&s->abort_gen, 1, memory_order_release);
     pthread_mutex_unlock(&s->lock);
     host_watch_changed(); /* running value and notify waits look again */
+    return owes;
 }
 
 bool host_task_cancelled(void)

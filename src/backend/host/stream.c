@@ -103,9 +103,9 @@ static aclError host_value_wait(backend_stream *bs, void *addr, uint64_t value, 
     return host_enqueue_value(bs->impl, TASK_VALUE_WAIT, addr, value, cmp);
 }
 
-static aclError host_stream_abort(backend_stream *bs)
+static aclError host_stream_abort(backend_stream *bs, bool *owes)
 {
-    host_queue_abort(bs->impl);
+    *owes = host_queue_abort(bs->impl);
     return ACL_SUCCESS;
 }
 
