@@ -546,6 +546,35 @@ START_TEST(abort_still_owes_the_host_functions_it_keeps)
 }
 END_TEST
 
+/* A timing event whose record an abort cancelled has no time: elapsed
+ * time and timestamp refuse it. Host backend only (cuda's abort cancels
+ * nothing). */
+START_TEST(abort_cancelled_record_has_no_time)
+{
+    if (!on_host_backend())
+        return;
+    aclrtStream s = acltest_new_stream();
+    aclrtEvent a, b;
+    ACL_OK(aclrtCreateEventWithFlag(&a, ACL_EVENT_TIME_LINE));
+    ACL_OK(aclrtCreateEventWithFlag(&b, ACL_EVENT_TIME_LINE));
+    ACL_OK(aclrtRecordEvent(a, s));
+    ACL_OK(aclrtSynchronizeStream(s));
+    atomic_int open = 0;
+    ACL_OK(aclrtLaunchHostFunc(s, gate_closed, &open));
+    ACL_OK(aclrtRecordEvent(b, s)); /* cancelled by the abort */
+    ACL_OK(aclrtStreamAbort(s));
+    atomic_store(&open, 1);
+    ACL_OK(aclrtSynchronizeStream(s));
+    float ms = 0;
+    ACL_FAILS_WITH(aclrtEventElapsedTime(&ms, a, b), ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID);
+    uint64_t us = 0;
+    ACL_FAILS_WITH(aclrtEventGetTimestamp(b, &us), ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID);
+    ACL_OK(aclrtDestroyEvent(a));
+    ACL_OK(aclrtDestroyEvent(b));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
 /* A notify wait that timed out is reported by the stream's next
  * synchronize, also when a query found the stream complete before it, and
  * not by a later one. */
@@ -587,6 +616,7 @@ static Suite *suite(void)
     tcase_add_test(streams, resource_limit_levels);
     tcase_add_test(streams, abort_still_owes_the_host_functions_it_keeps);
     tcase_add_test(streams, query_leaves_a_timeout_to_the_next_synchronize);
+    tcase_add_test(streams, abort_cancelled_record_has_no_time);
     suite_add_tcase(s, streams);
 
     TCase *devices = tcase_create("devices");
