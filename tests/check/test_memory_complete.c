@@ -1148,6 +1148,40 @@ START_TEST(allocator_choices)
 }
 END_TEST
 
+/* A block exported while a model run waits on a word that only the
+ * exporter writes afterwards: the export does not wait for the run (a
+ * waiting model writes nothing), and the run goes on once released. */
+START_TEST(export_while_a_model_waits)
+{
+    aclrtStream s = acltest_new_stream(), w = acltest_new_stream();
+    uint64_t *word = NULL;
+    void *block = NULL;
+    ACL_OK(aclrtMalloc((void **)&word, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc(&block, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMemset(word, 64, 0, 64));
+    aclmdlRI model = NULL;
+    ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s));
+    ACL_OK(aclrtMemsetAsync(block, 64, 3, 64, s));
+    ACL_OK(aclmdlRICaptureEnd(s, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, s));
+    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+    char key[128];
+    ACL_OK(aclrtIpcMemGetExportKey(block, 1 << 20, key, sizeof key, 0));
+    ACL_OK(aclrtValueWrite(word, 1, 0, w));
+    ACL_OK(aclrtSynchronizeStream(s));
+    unsigned char head = 0;
+    ACL_OK(aclrtMemcpy(&head, 1, block, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(head, 3);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(block));
+    ACL_OK(aclrtFree(word));
+    ACL_OK(aclrtDestroyStream(w));
+    ACL_OK(aclrtDestroyStream(s));
+}
+END_TEST
+
 static Suite *memory_complete_suite(void)
 {
     Suite *s = suite_create("memory_complete");
@@ -1162,6 +1196,7 @@ static Suite *memory_complete_suite(void)
     tcase_add_test(tc, vmm_release_with_work_of_a_force_destroyed_stream);
     tcase_add_test(tc, vmm_remap_after_unmap_with_work_queued);
     tcase_add_test(tc, free_with_work_queued);
+    tcase_add_test(tc, export_while_a_model_waits);
     tcase_add_test(tc, free_host_with_work_queued);
     tcase_add_test(tc, free_managed_with_work_queued);
     tcase_add_test(tc, free_with_a_chain_queued);

@@ -185,8 +185,11 @@ static bool replay_stopped(void)
 static void plan_run(const gplan *p, size_t begin, size_t end)
 {
     for (size_t i = begin; i < end && !replay_stopped(); i++)
-        if (!p->off || !p->off[i])
-            task_run((task *)gnode_task(p->nodes[i]));
+        if (!p->off || !p->off[i]) {
+            task *t = (task *)gnode_task(p->nodes[i]);
+            host_node_begin(t);
+            task_run(t);
+        }
 }
 
 static void replay_run(void *arg)

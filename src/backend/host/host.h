@@ -192,6 +192,11 @@ void host_queue_destroy(host_stream *s);
 aclError host_queue_synchronize(host_stream *s, int32_t timeout_ms);
 bool host_queue_idle(host_stream *s);
 bool host_queue_abort(host_stream *s);
+/* A model's replay on this worker is about to run node t: while workers
+ * are paused a node that writes memory waits here, and a pause does not
+ * wait for a replay whose node writes nothing (a wait the pauser's caller
+ * may be the one to release). */
+void host_node_begin(const task *t);
 void host_queue_cancel_waits(host_stream *s);
 /* Whether the task this worker runs had its stream's waits cancelled by a
  * teardown since it began: long work (a model's loop) stops there. */

@@ -113,6 +113,10 @@ struct host_stream {
     host_stream *fork_next, *fork_prev; /* every stream, for the fork handlers */
     bool orphaned_ref; /* a reference of a worker left behind in the parent by fork */
     task *running;     /* the task the worker is running, NULL between tasks */
+    /* The running task is a model's replay whose current node writes no
+     * memory (a wait), or which waits for a pause to end (host_node_begin).
+     * Under lock. */
+    bool node_quiet;
     /* While captured (graph.c): the capture (a reference), the stream's
      * last node in it, and the nodes its next one must also wait for. */
     host_capture *capture;
@@ -616,7 +620,7 @@ void host_streams_pause(void)
     for (size_t i = 0; i < count; i++) {
         host_stream *s = busy[i];
         pthread_mutex_lock(&s->lock);
-        while (s->running && task_writes_memory(s->running)) {
+        while (s->running && task_writes_memory(s->running) && !s->node_quiet) {
             if (s->completed + 1 < s->wake_at)
                 s->wake_at = s->completed + 1;
             pthread_cond_wait(&s->done_cv, &s->lock);
@@ -625,6 +629,24 @@ void host_streams_pause(void)
         host_stream_release(s);
     }
     free(busy);
+}
+
+void host_node_begin(const task *t)
+{
+    host_stream *s = running_stream;
+    if (!s)
+        return;
+    bool writes = task_writes_memory(t);
+    pthread_mutex_lock(&s->lock);
+    while (writes && atomic_load_explicit(&workers_paused, memory_order_relaxed)) {
+        s->node_quiet = true;
+        pthread_cond_broadcast(&s->done_cv); /* a pauser waiting for this replay */
+        pthread_cond_wait(&s->work_cv, &s->lock);
+    }
+    s->node_quiet = !writes;
+    if (!writes)
+        pthread_cond_broadcast(&s->done_cv);
+    pthread_mutex_unlock(&s->lock);
 }
 
 void host_streams_resume(void)
@@ -731,6 +753,7 @@ static void *stream_worker(void *arg)
         if (!s->head)
             s->tail = NULL;
         s->running = t;
+        s->node_quiet = false;
         running_seq = s->completed + 1; /* tasks complete in order */
         running_abort_gen = atomic_load_explicit(&s->abort_gen, memory_order_relaxed);
         pthread_mutex_unlock(&s->lock);
@@ -1155,6 +1178,7 @@ static void run_here_locked(host_stream *s, task *t)
     if (!s->head)
         s->tail = NULL;
     s->running = t;
+    s->node_quiet = false;
     running_seq = s->completed + 1;
     running_abort_gen = atomic_load_explicit(&s->abort_gen, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
