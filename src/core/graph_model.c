@@ -156,7 +156,7 @@ static aclError model_ready_graph(const char *api, acl_model *m, backend_graph *
  * built) becomes part of that model, where the backend can put it there. */
 static aclError run_placeable(const char *api, const acl_model *m, acl_stream *s)
 {
-    if (backend()->graph->launch_captured || !atomic_load_explicit(&s->sink, memory_order_acquire))
+    if (backend()->graph->launch_captured || stream_sink(s) == NULL)
         return ACL_SUCCESS;
     return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      "model %u cannot run on stream %d while the stream is captured or bound to a "

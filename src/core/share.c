@@ -385,24 +385,25 @@ aclError share_allow(const char *api, const share_name *name, const int32_t *pid
     aclError ret = ACL_SUCCESS;
     pthread_mutex_lock(&share_lock);
     entry *e = name->pid == (int32_t)getpid() ? find(name->id) : NULL;
-    size_t fresh = 0; /* pids not listed yet, repeats in pids counted once each */
-    for (size_t i = 0; e && i < count; i++)
-        if (!pid_listed(e->pids, e->npids, pids[i]) && !pid_listed(pids, i, pids[i]))
-            fresh++;
     int32_t *grown = NULL;
     if (e == NULL || e->nonce != name->nonce)
         ret = acl_raise(api, ACL_ERROR_INVALID_PARAM, "the export is not this process's any more");
-    else if (fresh > MAX_PIDS - e->npids)
-        ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                        "at most %d processes may be allowed per export (%zu are already)",
-                        MAX_PIDS, e->npids);
-    else if (fresh && !(grown = realloc(e->pids, (e->npids + fresh) * sizeof *grown)))
+    else if (count && !(grown = realloc(e->pids, (e->npids + count) * sizeof *grown)))
         ret = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
     if (grown) {
+        /* Each pid once; the list is taken back whole when it would grow
+         * past the bound. */
         e->pids = grown;
+        size_t had = e->npids;
         for (size_t i = 0; i < count; i++)
             if (!pid_listed(e->pids, e->npids, pids[i]))
                 e->pids[e->npids++] = pids[i];
+        if (e->npids > MAX_PIDS) {
+            e->npids = had;
+            ret = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                            "at most %d processes may be allowed per export (%zu are already)",
+                            MAX_PIDS, had);
+        }
     }
     pthread_mutex_unlock(&share_lock);
     return ret;

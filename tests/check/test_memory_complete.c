@@ -1150,22 +1150,27 @@ END_TEST
 
 /* A block exported while a model run waits on a word that only the
  * exporter writes afterwards: the export does not wait for the run (a
- * waiting model writes nothing), and the run goes on once released. */
-START_TEST(export_while_a_model_waits)
+ * waiting model writes nothing), and the run goes on once released. With
+ * a long fill before the wait, the export may also begin while the fill
+ * runs: it then goes on once the run reaches the wait. */
+static void export_while_a_model_waits_after(size_t fill)
 {
     aclrtStream s = acltest_new_stream(), w = acltest_new_stream();
     uint64_t *word = NULL;
-    void *block = NULL;
+    void *block = NULL, *filled = NULL;
     ACL_OK(aclrtMalloc((void **)&word, 64, ACL_MEM_MALLOC_HUGE_FIRST));
     ACL_OK(aclrtMalloc(&block, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+    ACL_OK(aclrtMalloc(&filled, fill, ACL_MEM_MALLOC_HUGE_FIRST));
     ACL_OK(aclrtMemset(word, 64, 0, 64));
     aclmdlRI model = NULL;
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtMemsetAsync(filled, fill, 1, fill, s));
     ACL_OK(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s));
     ACL_OK(aclrtMemsetAsync(block, 64, 3, 64, s));
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     ACL_OK(aclmdlRIExecuteAsync(model, s));
-    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+    if (fill < (1 << 20))
+        nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL); /* in the wait */
     char key[128];
     ACL_OK(aclrtIpcMemGetExportKey(block, 1 << 20, key, sizeof key, 0));
     ACL_OK(aclrtValueWrite(word, 1, 0, w));
@@ -1175,10 +1180,17 @@ START_TEST(export_while_a_model_waits)
     ck_assert_uint_eq(head, 3);
     ACL_OK(aclrtIpcMemClose(key));
     ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtFree(filled));
     ACL_OK(aclrtFree(block));
     ACL_OK(aclrtFree(word));
     ACL_OK(aclrtDestroyStream(w));
     ACL_OK(aclrtDestroyStream(s));
+}
+
+START_TEST(export_while_a_model_waits)
+{
+    export_while_a_model_waits_after(64);
+    export_while_a_model_waits_after((size_t)64 << 20);
 }
 END_TEST
 

@@ -115,8 +115,9 @@ struct host_stream {
     task *running;     /* the task the worker is running, NULL between tasks */
     /* The running task is a model's replay whose current node writes no
      * memory (a wait), or which waits for a pause to end (host_node_begin).
-     * Under lock. */
-    bool node_quiet;
+     * Written by the replay without the lock between pauses; sequentially
+     * consistent with workers_paused. */
+    atomic_bool node_quiet;
     /* While captured (graph.c): the capture (a reference), the stream's
      * last node in it, and the nodes its next one must also wait for. */
     host_capture *capture;
@@ -620,7 +621,7 @@ void host_streams_pause(void)
     for (size_t i = 0; i < count; i++) {
         host_stream *s = busy[i];
         pthread_mutex_lock(&s->lock);
-        while (s->running && task_writes_memory(s->running) && !s->node_quiet) {
+        while (s->running && task_writes_memory(s->running) && !atomic_load(&s->node_quiet)) {
             if (s->completed + 1 < s->wake_at)
                 s->wake_at = s->completed + 1;
             pthread_cond_wait(&s->done_cv, &s->lock);
@@ -631,19 +632,28 @@ void host_streams_pause(void)
     free(busy);
 }
 
+/* Between pauses a node takes no lock: the replay says whether it writes,
+ * then looks for a pause, and the pauser sets workers_paused, then reads
+ * node_quiet (all sequentially consistent), so either the pauser sees the
+ * node for what it is or the replay sees the pause: then a quiet node
+ * wakes a pauser that waits for the replay, and a writing one waits for
+ * the resume. */
 void host_node_begin(const task *t)
 {
     host_stream *s = running_stream;
     if (!s)
         return;
     bool writes = task_writes_memory(t);
+    atomic_store(&s->node_quiet, !writes);
+    if (!atomic_load(&workers_paused))
+        return;
     pthread_mutex_lock(&s->lock);
-    while (writes && atomic_load_explicit(&workers_paused, memory_order_relaxed)) {
-        s->node_quiet = true;
-        pthread_cond_broadcast(&s->done_cv); /* a pauser waiting for this replay */
+    while (writes && atomic_load(&workers_paused)) {
+        atomic_store(&s->node_quiet, true);
+        pthread_cond_broadcast(&s->done_cv);
         pthread_cond_wait(&s->work_cv, &s->lock);
     }
-    s->node_quiet = !writes;
+    atomic_store(&s->node_quiet, !writes);
     if (!writes)
         pthread_cond_broadcast(&s->done_cv);
     pthread_mutex_unlock(&s->lock);
@@ -753,7 +763,7 @@ static void *stream_worker(void *arg)
         if (!s->head)
             s->tail = NULL;
         s->running = t;
-        s->node_quiet = false;
+        atomic_store(&s->node_quiet, false);
         running_seq = s->completed + 1; /* tasks complete in order */
         running_abort_gen = atomic_load_explicit(&s->abort_gen, memory_order_relaxed);
         pthread_mutex_unlock(&s->lock);
@@ -1178,7 +1188,7 @@ static void run_here_locked(host_stream *s, task *t)
     if (!s->head)
         s->tail = NULL;
     s->running = t;
-    s->node_quiet = false;
+    atomic_store(&s->node_quiet, false);
     running_seq = s->completed + 1;
     running_abort_gen = atomic_load_explicit(&s->abort_gen, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
