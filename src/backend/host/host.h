@@ -315,14 +315,22 @@ typedef enum watch_result { WATCH_READY, WATCH_TIMEOUT, WATCH_ABORTED } watch_re
 void host_watch_changed(void);
 /* What ends a stream's wait early: an abort of the stream since the wait
  * began (*abort_gen no longer gen), or a teardown that cancelled the
- * stream's waits through the task running it (*cancelled_to reached seq). */
+ * stream's waits through the task running it (*cancelled_to reached seq).
+ * *testing is set while the waiter tests stop and then ready(): a stopper
+ * waits for it to clear, so that once an abort returns no wait it stopped
+ * takes a notify's record (watch_stopper_settle). */
 typedef struct watch_stop {
     const atomic_uint *abort_gen;
     unsigned gen;
     const _Atomic uint64_t *cancelled_to;
     uint64_t seq;
+    atomic_bool *testing;
 } watch_stop;
 bool watch_stopped(const watch_stop *stop);
+/* Called by whoever moved a stop's abort_gen or cancelled_to (sequentially
+ * consistent), after it did: returns once the waiter is not between its
+ * test of the stop and its ready(). */
+void watch_stopper_settle(const atomic_bool *testing);
 /* Waits until ready(ctx), deadline_ns (monotonic_ns; < 0: none) or stop
  * (NULL: none); a stopped wait does not test ready again. */
 watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns,

@@ -107,6 +107,8 @@ struct host_stream {
     /* The waits of the tasks up to this sequence number are cancelled (a
      * teardown): they give up, and the tasks after them run. */
     _Atomic uint64_t cancelled_to;
+    /* The worker is testing a wait's stop and readiness (watch_stop). */
+    atomic_bool testing_wait;
     /* The first failure of a task (a wait that timed out) since the last
      * synchronize, which reports and clears it. Under lock. */
     aclError failed;
@@ -424,6 +426,7 @@ void task_run(task *t)
         .gen = running_abort_gen,
         .cancelled_to = &s->cancelled_to,
         .seq = running_seq,
+        .testing = &s->testing_wait,
     };
     switch (t->kind) {
     case TASK_COPY:
@@ -1283,8 +1286,9 @@ bool host_queue_abort(host_stream *s)
             owes = true;
     }
     s->failed = ACL_SUCCESS;
-    atomic_fetch_add_explicit(&s->abort_gen, 1, memory_order_release);
+    atomic_fetch_add(&s->abort_gen, 1);
     pthread_mutex_unlock(&s->lock);
+    watch_stopper_settle(&s->testing_wait);
     host_watch_changed(); /* running value and notify waits look again */
     return owes;
 }
@@ -1298,7 +1302,8 @@ bool host_task_cancelled(void)
 void host_queue_cancel_waits(host_stream *s)
 {
     pthread_mutex_lock(&s->lock);
-    atomic_store_explicit(&s->cancelled_to, s->enqueued, memory_order_release);
+    atomic_store(&s->cancelled_to, s->enqueued);
     pthread_mutex_unlock(&s->lock);
+    watch_stopper_settle(&s->testing_wait);
     host_watch_changed(); /* running value and notify waits look again */
 }

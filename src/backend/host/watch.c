@@ -69,23 +69,47 @@ void host_watch_changed(void)
     pthread_mutex_unlock(&watch_lock);
 }
 
+/* Sequentially consistent loads: see take(). */
 bool watch_stopped(const watch_stop *stop)
 {
-    return stop && (atomic_load_explicit(stop->abort_gen, memory_order_acquire) != stop->gen ||
-                    atomic_load_explicit(stop->cancelled_to, memory_order_acquire) >= stop->seq);
+    return stop && (atomic_load(stop->abort_gen) != stop->gen ||
+                    atomic_load(stop->cancelled_to) >= stop->seq);
 }
 
+void watch_stopper_settle(const atomic_bool *testing)
+{
+    for (unsigned i = 0; atomic_load(testing); i++)
+        spin_step(i);
+}
+
+typedef enum take_result { TAKE_NONE, TAKE_READY, TAKE_STOPPED } take_result;
+
 /* Stopped is tested first: a cancelled wait must not take a notify's record
- * from another waiter. */
+ * from another waiter. The flag makes the test and the take one step for
+ * the stopper: it moves the stop, then reads the flag (both sequentially
+ * consistent), so either this test sees the stop or the stopper sees the
+ * flag and waits until ready() is over. Either way a record made after the
+ * stopper returns is left for the next waiter. */
+static take_result take(bool (*ready)(void *ctx), void *ctx, const watch_stop *stop)
+{
+    if (!stop)
+        return ready(ctx) ? TAKE_READY : TAKE_NONE;
+    if (stop->testing)
+        atomic_store(stop->testing, true);
+    take_result r = watch_stopped(stop) ? TAKE_STOPPED : ready(ctx) ? TAKE_READY : TAKE_NONE;
+    if (stop->testing)
+        atomic_store_explicit(stop->testing, false, memory_order_release);
+    return r;
+}
+
 watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns,
                         const watch_stop *stop)
 {
     int64_t spin_end = monotonic_ns() + WATCH_SPIN_NS;
     for (unsigned i = 0;; i++) {
-        if (watch_stopped(stop))
-            return WATCH_ABORTED;
-        if (ready(ctx))
-            return WATCH_READY;
+        take_result r = take(ready, ctx, stop);
+        if (r != TAKE_NONE)
+            return r == TAKE_READY ? WATCH_READY : WATCH_ABORTED;
         if (i % 16 == 15 && monotonic_ns() >= spin_end)
             break;
         spin_step(i);
@@ -93,10 +117,9 @@ watch_result host_watch(bool (*ready)(void *ctx), void *ctx, int64_t deadline_ns
     int64_t delay = WATCH_POLL_FIRST_NS;
     for (;;) {
         unsigned seen = atomic_load_explicit(&watch_generation, memory_order_acquire);
-        if (watch_stopped(stop))
-            return WATCH_ABORTED;
-        if (ready(ctx))
-            return WATCH_READY;
+        take_result r = take(ready, ctx, stop);
+        if (r != TAKE_NONE)
+            return r == TAKE_READY ? WATCH_READY : WATCH_ABORTED;
         int64_t now = monotonic_ns();
         if (deadline_ns >= 0 && now >= deadline_ns)
             return WATCH_TIMEOUT;
