@@ -130,6 +130,15 @@ ACL_FUNC_VISIBILITY aclError aclcudaLaunchHostFuncAnyThread(aclrtStream stream, 
 ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeStreamSlice(aclrtStream stream, int32_t sliceMs);
 ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeEventSlice(aclrtEvent event, int32_t sliceMs);
 ACL_FUNC_VISIBILITY aclError aclcudaSynchronizeDeviceSlice(int32_t sliceMs);
+/* A PyCapsule destructor (its argument is the PyObject *) for DLPack
+ * capsules whose pointer is a DLManagedTensor ("dltensor") or a
+ * DLManagedTensorVersioned ("dltensor_versioned"): unless a consumer took
+ * the tensor (and renamed the capsule), it calls the tensor's deleter,
+ * with any pending Python exception set aside meanwhile, so that a
+ * deleter written in Python runs even where a consumer refused the tensor
+ * and raised. What the acl package gives the capsules it makes; usable by
+ * any producer running in a Python process. */
+ACL_FUNC_VISIBILITY void aclcudaDLPackCapsuleDestructor(void *capsule);
 /* ---- kernels -------------------------------------------------------------------
  * ACL launches a kernel on numBlocks cores; acl-cuda launches it on a CUDA grid of
  * numBlocks blocks (x only). The threads of each block and the bytes of dynamic

@@ -503,6 +503,7 @@ _PROTOTYPES = (
     ("aclcudaGetNativeDevice", aclError, (c_int32, _P(c_int32))),
     ("aclcudaStreamGetDevice", aclError, (_vp, _P(c_int32))),
     ("aclcudaCaptureKeep", aclError, (_vp, _vp, _vp)),
+    ("aclcudaDLPackCapsuleDestructor", None, (_vp,)),
     # ... waits in slices
     ("aclcudaSynchronizeStreamSlice", aclError, (_vp, c_int32)),
     ("aclcudaSynchronizeEventSlice", aclError, (_vp, c_int32)),

@@ -96,6 +96,16 @@ def _require(*names):
         raise Error("this libascendcl.so lacks %s" % ", ".join(missing), 207000)
 
 
+def _check_library():
+    _require("aclcudaGetBackendName", "aclcudaGetNativeStream", "aclcudaGetNativeEvent",
+             "aclcudaStreamFromNative", "aclcudaEventFromNative", "aclcudaGetNativeDevice",
+             "aclcudaStreamGetDevice", "aclcudaGetNativeStreamDevice",
+             "aclcudaDLPackCapsuleDestructor")
+
+
+_check_library()
+
+
 def _import(name):
     try:
         return __import__(name)
@@ -701,37 +711,21 @@ _DELETER_TYPE = _ctypes.CFUNCTYPE(None, _c_void_p)
 _deleter = _DELETER_TYPE(_release)
 _DELETER_ADDRESS = _ctypes.cast(_deleter, _c_void_p).value
 
-# Python's capsule functions, as function objects of our own (the shared
-# ctypes.pythonapi attributes may be configured otherwise by others).
+# Python's PyCapsule_New, as a function object of our own (the shared
+# ctypes.pythonapi attribute may be configured otherwise by others).
 _capsule_new = _ctypes.PYFUNCTYPE(_ctypes.py_object, _c_void_p, _ctypes.c_char_p, _c_void_p)(
     ("PyCapsule_New", _ctypes.pythonapi))
-_capsule_is_valid = _ctypes.PYFUNCTYPE(_ctypes.c_int, _c_void_p, _ctypes.c_char_p)(
-    ("PyCapsule_IsValid", _ctypes.pythonapi))
-_capsule_pointer = _ctypes.PYFUNCTYPE(_c_void_p, _c_void_p, _ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", _ctypes.pythonapi))
 
+# The capsules' destructor is the library's, in C: a consumer that refuses a
+# tensor raises, then drops the capsule, and a destructor written in Python
+# would run with that exception pending (and lose it, and the tensor). The C
+# one sets the exception aside while it calls the tensor's deleter above.
+_DESTRUCTOR_ADDRESS = _ctypes.cast(_c.aclcudaDLPackCapsuleDestructor, _c_void_p).value
 
-def _capsule_destroyed(capsule, _names=(_NAME_VERSIONED, _NAME_UNVERSIONED),
-                       _is_valid=_capsule_is_valid, _pointer=_capsule_pointer, _release=_release):
-    """A capsule's destructor: a consumer renames the capsule it consumes
-    ("used_..."), so one still under our name was never consumed and its
-    tensor is released here."""
-    for name in _names:
-        if _is_valid(capsule, name):
-            _release(_pointer(capsule, name))
-            return
-
-
-_DESTRUCTOR_TYPE = _ctypes.CFUNCTYPE(None, _c_void_p)
-_destructor = _DESTRUCTOR_TYPE(_capsule_destroyed)
-_DESTRUCTOR_ADDRESS = _ctypes.cast(_destructor, _c_void_p).value
-
-# The two callbacks live as long as the process: a consumer may release a
+# The deleter lives as long as the process: a consumer may release a
 # tensor, or a capsule nobody consumed may go, during the interpreter's
 # shutdown, after this module's globals were cleared.
-for _callback in (_deleter, _destructor):
-    _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(_callback))
-del _callback
+_ctypes.pythonapi.Py_IncRef(_ctypes.py_object(_deleter))
 
 
 def _export(buffer, versioned):
@@ -787,10 +781,3 @@ def _exported_count():
     return len(_exported)
 
 
-def _check_library():
-    _require("aclcudaGetBackendName", "aclcudaGetNativeStream", "aclcudaGetNativeEvent",
-             "aclcudaStreamFromNative", "aclcudaEventFromNative", "aclcudaGetNativeDevice",
-             "aclcudaStreamGetDevice", "aclcudaGetNativeStreamDevice")
-
-
-_check_library()

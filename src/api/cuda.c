@@ -1,4 +1,8 @@
 /* acl-cuda's own extensions (acl/acl_cuda.h). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+
 #include "acl/acl_cuda.h"
 #include "api/api.h"
 #include "core/callback.h"
@@ -283,4 +287,85 @@ ACL_EXPORT aclError aclcudaFunctionGetBlockDim(aclrtFuncHandle funcHandle, uint3
     *blockDimZ = block[2];
     function_put(f);
     return ACL_SUCCESS;
+}
+
+/* ---- DLPack capsules -----------------------------------------------------------------
+ * A capsule's destructor may run while an exception is pending: a consumer
+ * that refuses a tensor (numpy with bfloat16, say) raises, then drops the
+ * capsule. Python code run from there would find that exception, so the
+ * destructor is C: it sets the exception aside while the tensor's deleter,
+ * which may be Python (the acl package's), runs, then puts it back. The
+ * Python functions it needs are looked up in the process, where every
+ * capsule comes from; nothing here links against Python. */
+
+/* The leading members of DLPack's managed tensors (dlpack.h, ABI 0.x and
+ * 1.x), as far as the deleter. */
+typedef struct dl_tensor {
+    void *data;
+    int32_t device_type, device_id;
+    int32_t ndim;
+    uint8_t code, bits;
+    uint16_t lanes;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} dl_tensor;
+
+typedef struct dl_managed {
+    dl_tensor tensor;
+    void *manager_ctx;
+    void (*deleter)(struct dl_managed *self);
+} dl_managed;
+
+typedef struct dl_managed_versioned {
+    uint32_t major, minor;
+    void *manager_ctx;
+    void (*deleter)(struct dl_managed_versioned *self);
+} dl_managed_versioned;
+
+/* CPython's stable ABI, by the types of its arguments. */
+typedef struct python_api {
+    int (*capsule_is_valid)(void *capsule, const char *name);
+    void *(*capsule_pointer)(void *capsule, const char *name);
+    void (*err_fetch)(void **type, void **value, void **traceback);
+    void (*err_restore)(void *type, void *value, void *traceback);
+} python_api;
+
+static python_api python;
+static pthread_once_t python_once = PTHREAD_ONCE_INIT;
+
+static void python_find(void)
+{
+    python_api found;
+    *(void **)&found.capsule_is_valid = dlsym(RTLD_DEFAULT, "PyCapsule_IsValid");
+    *(void **)&found.capsule_pointer = dlsym(RTLD_DEFAULT, "PyCapsule_GetPointer");
+    *(void **)&found.err_fetch = dlsym(RTLD_DEFAULT, "PyErr_Fetch");
+    *(void **)&found.err_restore = dlsym(RTLD_DEFAULT, "PyErr_Restore");
+    if (found.capsule_is_valid && found.capsule_pointer && found.err_fetch && found.err_restore)
+        python = found;
+}
+
+ACL_EXPORT void aclcudaDLPackCapsuleDestructor(void *capsule)
+{
+    PROF_API();
+    pthread_once(&python_once, python_find);
+    if (!python.capsule_is_valid || !capsule)
+        return;
+    /* A consumer renames what it takes ("used_dltensor"): a capsule still
+     * under its own name was never consumed, and its tensor is ours to
+     * release. */
+    dl_managed *legacy = NULL;
+    dl_managed_versioned *versioned = NULL;
+    if (python.capsule_is_valid(capsule, "dltensor_versioned"))
+        versioned = python.capsule_pointer(capsule, "dltensor_versioned");
+    else if (python.capsule_is_valid(capsule, "dltensor"))
+        legacy = python.capsule_pointer(capsule, "dltensor");
+    if (!(versioned && versioned->deleter) && !(legacy && legacy->deleter))
+        return;
+    void *type, *value, *traceback;
+    python.err_fetch(&type, &value, &traceback);
+    if (versioned)
+        versioned->deleter(versioned);
+    else
+        legacy->deleter(legacy);
+    python.err_restore(type, value, traceback);
 }

@@ -243,6 +243,21 @@ def test_numpy_from_dlpack_shares_acl_memory(context):
 
 
 @host_only
+def test_a_refused_capsule_keeps_the_consumers_error_and_releases_its_view(context):
+    # numpy refuses bfloat16: it raises, then drops the capsule, whose
+    # destructor runs with numpy's exception pending.
+    buffer = acl.cuda.empty(4, "bfloat16")
+    before = acl.cuda._exported_count()
+    for _ in range(3):
+        with pytest.raises(Exception) as refused:
+            numpy.from_dlpack(buffer)
+        assert not isinstance(refused.value, SystemError), refused.value
+    settle()
+    assert acl.cuda._exported_count() == before
+    buffer.close()
+
+
+@host_only
 def test_numpy_through_the_unversioned_capsule(context):
     buffer = acl.cuda.empty(4, "int64")
 

@@ -424,6 +424,17 @@ ROW(aclcudaLaunchHostFuncAnyThread)
             "a NULL function");
 }
 
+ROW(aclcudaDLPackCapsuleDestructor)
+{
+    /* No error channel: outside a Python process, or given no capsule, the
+     * call must simply return. */
+    aclcudaDLPackCapsuleDestructor(NULL);
+    if (level == COMPAT_HOSTILE) {
+        char not_a_capsule[64] = {0};
+        aclcudaDLPackCapsuleDestructor(not_a_capsule);
+    }
+}
+
 ROW(aclcudaGetNativeEvent)
 {
     void *native;
@@ -485,7 +496,7 @@ static const compat_row rows[] = {
     COMPAT_ROW(aclcudaStreamFromNative),      COMPAT_ROW(aclcudaStreamGetDevice),
     COMPAT_ROW(aclcudaCaptureKeep),           COMPAT_ROW(aclcudaLaunchHostFuncAnyThread),
     COMPAT_ROW(aclcudaSynchronizeEventSlice), COMPAT_ROW(aclcudaSynchronizeStreamSlice),
-    COMPAT_ROW(aclcudaGetNativeStreamDevice),
+    COMPAT_ROW(aclcudaGetNativeStreamDevice), COMPAT_ROW(aclcudaDLPackCapsuleDestructor),
 };
 COMPAT_BAD_ARGS(cuda, rows);
 
