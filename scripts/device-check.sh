@@ -15,8 +15,8 @@
 # the toolkit has no nccl.h). STEPS picks what runs (default "check compat
 # bench sanitize"; also
 # "pytest", and "benchcmp": bench/bench_c of DIR/old/acl-cuda-*.tar.gz, an
-# older tree, and of this one, alternating twice, for a before/after in one
-# sitting; BENCH_ARGS are its options). CHECK_TIMEOUT and COMPAT_TIMEOUT
+# older tree, and of this one, alternating BENCHCMP_ROUNDS times (default 2),
+# for a before/after in one sitting; BENCH_ARGS are its options). CHECK_TIMEOUT and COMPAT_TIMEOUT
 # (seconds) bound those steps (make check took over 300 s on an H100 of 2026-12-07:
 # each NCCL case starts a communicator in a forked process; run only "check" in a call
 # of the device tool's 600 s). "compat" installs the build into a prefix under the work
@@ -171,7 +171,7 @@ for step in $steps; do
         ./configure -q CPPFLAGS="-I$dep/usr/include" LDFLAGS="-L$dep/usr/lib/x86_64-linux-gnu" PYTHON=: &&
         make -j"$(nproc)" && make bench/bench_c) > "$out/benchcmp-build.txt" 2>&1 &&
         make bench/bench_c >> "$out/benchcmp-build.txt" 2>&1 || { tail -20 "$out/benchcmp-build.txt"; rc=1; continue; }
-      for round in 1 2; do
+      for round in $(seq "${BENCHCMP_ROUNDS:-2}"); do
         for side in old new; do
           bin=bench/bench_c
           [ $side = old ] && bin=$(echo "$old"/acl-cuda-*/bench/bench_c)
