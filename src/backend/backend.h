@@ -718,9 +718,11 @@ typedef struct backend_ipc_ops {
      * base is the start of the allocation (aclrtMalloc's address). */
     aclError (*mem_export)(int32_t dev, void *base, size_t offset, size_t size, void *blob,
                            size_t *blob_len, int *fd);
-    /* Maps what mem_export described; *ptr is where the memory appears. */
+    /* Maps what mem_export described; *ptr is where the memory appears, and
+     * *mapped how many bytes from there the mapping holds (whatever the
+     * exporter claims elsewhere: the blob comes from another process). */
     aclError (*mem_import)(int32_t dev, const void *blob, size_t blob_len, int fd, void **ptr,
-                           backend_import **imp);
+                           size_t *mapped, backend_import **imp);
     void (*mem_close)(backend_import *imp);
     /* Events another process can wait for: create one, describe it, and
      * open a description (the creating process records it, others wait). */

@@ -46,13 +46,6 @@ static ipc_import *imports;
 /* How many exports are listed: frees look at the list only when some are. */
 static atomic_size_t export_count;
 
-/* What the exporter publishes besides its backend's description. */
-typedef struct mem_blob {
-    uint64_t size;
-    uint32_t backend_len;
-    unsigned char backend[IPC_BLOB_MAX];
-} mem_blob;
-
 static void key_of(const share_name *name, char key[IPC_KEY_LEN])
 {
     snprintf(key, IPC_KEY_LEN, KEY_PREFIX "%" PRId32 ":%" PRIx64 ":%016" PRIx64, name->pid,
@@ -99,19 +92,19 @@ static aclError unknown_key(const char *api, const char *key)
                      IPC_KEY_LEN, key);
 }
 
-/* Where another process maps shared memory in whole blocks (on CUDA, an
- * importer maps the whole cudaMalloc allocation, and allocations under 2 MiB
- * share blocks with others), a key names a whole allocation that owns its
- * blocks: anything less would hand the importer memory that was not
- * exported. CANN refuses exports that are not page aligned for the same
- * reason. ACL's padding (at most 63 bytes) may stay out of the export. */
+/* An importer gets the whole allocation whatever the key's range (on CUDA
+ * it maps the whole cudaMalloc allocation, on the host backend it is passed
+ * the allocation's descriptor), so a key names a whole allocation: anything
+ * less would hand the importer memory that was not exported. Where memory
+ * is mapped in whole blocks (share_block: on CUDA allocations under 2 MiB
+ * share them with others), the allocation must also own its blocks. CANN
+ * refuses exports that are not page aligned for the same reason. ACL's
+ * padding (at most 63 bytes) may stay out of the export. */
 static aclError check_whole_allocation(const char *api, const void *ptr, size_t size,
                                        const mem_block *b)
 {
     size_t block = backend()->memory->share_block;
-    if (block == 0)
-        return ACL_SUCCESS;
-    if (b->capacity < block || b->base % block != 0 || b->capacity % block != 0)
+    if (block != 0 && (b->capacity < block || b->base % block != 0 || b->capacity % block != 0))
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p (%zu bytes) shares its %zu MiB block with other allocations, all "
                          "of which an importer would map; allocate memory you export with at "
@@ -275,11 +268,17 @@ aclError ipc_mem_import(const char *api, acl_context *ctx, void **ptr, const cha
     }
     m = calloc(1, sizeof *m);
     void *p = NULL;
+    size_t mapped = 0;
     backend_import *imp = NULL;
-    ret = m ? backend()->ipc->mem_import(ctx->phys, blob.backend, blob.backend_len, fd, &p, &imp)
+    ret = m ? backend()->ipc->mem_import(ctx->phys, blob.backend, blob.backend_len, fd, &p, &mapped,
+                                         &imp)
             : ACL_ERROR_RT_MEMORY_ALLOCATION;
     if (fd >= 0)
         close(fd);
+    if (ret == ACL_SUCCESS && blob.size > mapped) {
+        backend()->ipc->mem_close(imp);
+        ret = ACL_ERROR_RT_IPC_ERROR;
+    }
     if (ret != ACL_SUCCESS) {
         free(m);
         return acl_raise(api, ret, "mapping the memory of key \"%s\" failed: %s", key,

@@ -23,6 +23,15 @@
 /* The length of every key, terminator included (ACL's 65 at most). */
 enum { IPC_KEY_LEN = 64 };
 
+/* What the exporter publishes for a key besides its backend's description
+ * (backend.h, IPC_BLOB_MAX): what an importer receives from another
+ * process, and checks. */
+typedef struct mem_blob {
+    uint64_t size;
+    uint32_t backend_len;
+    unsigned char backend[IPC_BLOB_MAX];
+} mem_blob;
+
 aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size_t len,
                         bool check_pids);
 aclError ipc_mem_allow(const char *api, const char *key, const int32_t *pids, size_t count);

@@ -26,6 +26,10 @@ enum {
     MAX_CLIENTS = 128,     /* connections waiting for their request at once */
     BACKLOG = 128,
     MAX_PIDS = 1024, /* processes allowed per entry: a caller cannot grow it without end */
+    /* Names a broker may listen under (socket_name): another process of
+     * the user can take a name before us, and must take them all to keep
+     * a process from exporting. */
+    BROKER_NAMES = 16,
 };
 
 typedef struct entry {
@@ -50,12 +54,18 @@ static int clients[MAX_CLIENTS];
 static int64_t client_since[MAX_CLIENTS];
 static size_t client_count;
 
-static socklen_t socket_name(int32_t pid, struct sockaddr_un *addr)
+/* The broker of process pid listens under the first of its names
+ * ("acl-cuda.share.<pid>", then ".<pid>.1" and on) that was free;
+ * importers try them in turn and talk only to the one whose peer is pid. */
+static socklen_t socket_name(int32_t pid, unsigned which, struct sockaddr_un *addr)
 {
     memset(addr, 0, sizeof *addr);
     addr->sun_family = AF_UNIX;
     /* Abstract: the name goes with the process, nothing to clean up. */
-    int n = snprintf(addr->sun_path + 1, sizeof addr->sun_path - 1, "acl-cuda.share.%d", (int)pid);
+    int n = which == 0 ? snprintf(addr->sun_path + 1, sizeof addr->sun_path - 1,
+                                  "acl-cuda.share.%d", (int)pid)
+                       : snprintf(addr->sun_path + 1, sizeof addr->sun_path - 1,
+                                  "acl-cuda.share.%d.%u", (int)pid, which);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
@@ -270,8 +280,12 @@ static aclError broker_start(void)
     if (sock < 0)
         return ACL_ERROR_RT_IPC_ERROR;
     struct sockaddr_un addr;
-    socklen_t len = socket_name(getpid(), &addr);
-    if (bind(sock, (struct sockaddr *)&addr, len) != 0 || listen(sock, BACKLOG) != 0) {
+    int bound = -1;
+    for (unsigned which = 0; which < BROKER_NAMES && bound != 0; which++) {
+        socklen_t len = socket_name(getpid(), which, &addr);
+        bound = bind(sock, (struct sockaddr *)&addr, len);
+    }
+    if (bound != 0 || listen(sock, BACKLOG) != 0) {
         ACL_LOG(LOG_ERROR, "the sharing broker cannot listen: %s", strerror(errno));
         close(sock);
         return ACL_ERROR_RT_IPC_ERROR;
@@ -438,23 +452,68 @@ bool share_is_ours(const share_name *name, share_kind kind)
     return ours;
 }
 
+/* The first descriptor a reply carries, -1 for none; any others are
+ * closed: whatever a peer attaches is ours to close, a malformed reply's
+ * included. */
+static int first_descriptor(struct msghdr *msg)
+{
+    int first = -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+            if (first < 0)
+                first = fd;
+            else
+                close(fd);
+        }
+    }
+    return first;
+}
+
+/* A connection to the broker of process pid, in *sock. The broker must run
+ * in that process: anything else listening under one of its names is an
+ * impostor, passed over. ACL_ERROR_INVALID_PARAM when no name is listened
+ * under: no such process exports anything. */
+static aclError broker_connect(int32_t pid, int *sock)
+{
+    aclError ret = ACL_ERROR_INVALID_PARAM;
+    for (unsigned which = 0; which < BROKER_NAMES; which++) {
+        int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (s < 0)
+            return ACL_ERROR_RT_IPC_ERROR;
+        set_timeouts(s);
+        struct sockaddr_un addr;
+        socklen_t alen = socket_name(pid, which, &addr);
+        if (connect(s, (struct sockaddr *)&addr, alen) != 0) {
+            if (errno != ECONNREFUSED && errno != ENOENT)
+                ret = ACL_ERROR_RT_IPC_ERROR;
+            close(s);
+            continue;
+        }
+        struct ucred cred;
+        socklen_t cred_len = sizeof cred;
+        if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0 &&
+            cred.pid == (pid_t)pid) {
+            *sock = s;
+            return ACL_SUCCESS;
+        }
+        ret = ACL_ERROR_RT_IPC_ERROR;
+        close(s);
+    }
+    return ret;
+}
+
 aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blob, size_t *len)
 {
     *fd = -1;
-    int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (sock < 0)
-        return ACL_ERROR_RT_IPC_ERROR;
-    set_timeouts(sock);
-    struct sockaddr_un addr;
-    socklen_t alen = socket_name(name->pid, &addr);
-    if (connect(sock, (struct sockaddr *)&addr, alen) != 0) {
-        int err = errno;
-        close(sock);
-        /* No such process exporting anything: the name is not (or no
-         * longer) valid. */
-        return err == ECONNREFUSED || err == ENOENT ? ACL_ERROR_INVALID_PARAM
-                                                    : ACL_ERROR_RT_IPC_ERROR;
-    }
+    int sock;
+    aclError ret = broker_connect(name->pid, &sock);
+    if (ret != ACL_SUCCESS)
+        return ret;
     share_request req = {.magic = SHARE_MAGIC, .kind = kind, .id = name->id, .nonce = name->nonce};
     share_reply rep;
     union {
@@ -466,32 +525,24 @@ aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blo
                          .msg_iovlen = 1,
                          .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
-    /* The broker must run in the named process: anything else listening
-     * under its name is an impostor. */
-    struct ucred cred;
-    socklen_t cred_len = sizeof cred;
-    if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 ||
-        cred.pid != (pid_t)name->pid) {
-        close(sock);
-        return ACL_ERROR_RT_IPC_ERROR;
-    }
-    aclError ret = ACL_ERROR_RT_IPC_ERROR;
-    if (send(sock, &req, sizeof req, MSG_NOSIGNAL) == (ssize_t)sizeof req &&
-        recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) == (ssize_t)sizeof rep && rep.magic == SHARE_MAGIC) {
-        int received = -1;
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-                memcpy(&received, CMSG_DATA(c), sizeof received);
-        ret = (aclError)rep.status;
-        if (ret == ACL_SUCCESS && (rep.len > *len || rep.len > SHARE_BLOB_MAX))
-            ret = ACL_ERROR_RT_IPC_ERROR;
-        if (ret == ACL_SUCCESS) {
-            memcpy(blob, rep.blob, rep.len);
-            *len = rep.len;
-            *fd = received;
-        } else if (received >= 0) {
-            close(received);
+    ret = ACL_ERROR_RT_IPC_ERROR;
+    int received = -1;
+    if (send(sock, &req, sizeof req, MSG_NOSIGNAL) == (ssize_t)sizeof req) {
+        ssize_t got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+        if (got >= 0)
+            received = first_descriptor(&msg);
+        if (got == (ssize_t)sizeof rep && rep.magic == SHARE_MAGIC) {
+            ret = (aclError)rep.status;
+            if (ret == ACL_SUCCESS && (rep.len > *len || rep.len > SHARE_BLOB_MAX))
+                ret = ACL_ERROR_RT_IPC_ERROR;
         }
+    }
+    if (ret == ACL_SUCCESS) {
+        memcpy(blob, rep.blob, rep.len);
+        *len = rep.len;
+        *fd = received;
+    } else if (received >= 0) {
+        close(received);
     }
     close(sock);
     return ret;

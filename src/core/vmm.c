@@ -913,9 +913,11 @@ typedef struct share_record {
     bool imported; /* an import of another process's export, else our export */
 } share_record;
 
-/* The exports imported by this process, to refuse a second import. A
- * leaf lock: the handles' free function takes it, which may run inside
- * any handle lookup. */
+/* The exports imported by this process, to refuse a second import. An
+ * import takes its entry before it asks the exporter (pm NULL while it is
+ * under way), so that of two racing imports one is refused. A leaf lock:
+ * the handles' free function takes it, which may run inside any handle
+ * lookup. */
 typedef struct imported {
     share_name name;
     const phys_mem *pm;
@@ -924,6 +926,52 @@ typedef struct imported {
 static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
 static imported *imports;
 static size_t import_count, import_cap;
+
+static bool import_named(const imported *i, const share_name *name)
+{
+    return i->name.pid == name->pid && i->name.id == name->id;
+}
+
+/* Takes the entry of an import about to begin: ACL_ERROR_RT_PARAM_INVALID
+ * when name is imported (or being imported) already. */
+static aclError import_begin(const share_name *name)
+{
+    aclError ret = ACL_SUCCESS;
+    pthread_mutex_lock(&imports_lock);
+    for (size_t i = 0; i < import_count && ret == ACL_SUCCESS; i++)
+        if (import_named(&imports[i], name))
+            ret = ACL_ERROR_RT_PARAM_INVALID;
+    if (ret == ACL_SUCCESS && import_count == import_cap) {
+        size_t cap = import_cap ? 2 * import_cap : 16;
+        imported *grown = realloc(imports, cap * sizeof *grown);
+        if (grown) {
+            imports = grown;
+            import_cap = cap;
+        } else {
+            ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
+        }
+    }
+    if (ret == ACL_SUCCESS)
+        imports[import_count++] = (imported){*name, NULL};
+    pthread_mutex_unlock(&imports_lock);
+    return ret;
+}
+
+/* Ends the import begun under name: pm is the imported memory, or NULL
+ * when the import failed (its entry goes). */
+static void import_end(const share_name *name, const phys_mem *pm)
+{
+    pthread_mutex_lock(&imports_lock);
+    for (size_t i = 0; i < import_count; i++)
+        if (imports[i].pm == NULL && import_named(&imports[i], name)) {
+            if (pm)
+                imports[i].pm = pm;
+            else
+                imports[i] = imports[--import_count];
+            break;
+        }
+    pthread_mutex_unlock(&imports_lock);
+}
 
 void vmm_share_forget(phys_mem *pm)
 {
@@ -1003,24 +1051,12 @@ aclError vmm_allow(const char *api, const share_name *name, const int32_t *pids,
     return share_allow(api, name, pids, count);
 }
 
-aclError vmm_import(const char *api, const share_name *name, int32_t device, aclrtDrvMemHandle *out)
+/* The steps of vmm_import once its entry is taken; *pm is the memory
+ * imported (a reference), or NULL. */
+static aclError import_physical(const char *api, const share_name *name, int32_t device,
+                                int32_t phys, aclrtDrvMemHandle *out, phys_mem **pm)
 {
-    int32_t phys;
-    if (device_to_phys(device, &phys) != ACL_SUCCESS)
-        return acl_raise(api, ACL_ERROR_RT_INVALID_DEVICEID,
-                         "device %d does not exist (%d visible)", device, device_visible_count());
-    if (name->pid == (int32_t)getpid())
-        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "the shareable handle was exported by this process: it is imported by "
-                         "another process");
-    pthread_mutex_lock(&imports_lock);
-    bool again = false;
-    for (size_t i = 0; i < import_count && !again; i++)
-        again = imports[i].name.pid == name->pid && imports[i].name.id == name->id;
-    pthread_mutex_unlock(&imports_lock);
-    if (again)
-        return acl_raise(api, ACL_ERROR_RT_PARAM_INVALID,
-                         "the shareable handle was imported already: a process imports it once");
+    *pm = NULL;
     phys_blob blob;
     size_t len = sizeof blob;
     int fd;
@@ -1066,26 +1102,37 @@ aclError vmm_import(const char *api, const share_name *name, int32_t device, acl
         free(r);
         return ret;
     }
-    phys_mem *pm = (phys_mem *)handle_get(*out, HANDLE_PHYS_MEM);
-    if (pm) {
-        pthread_mutex_lock(&vmm_lock);
-        pm->share = r;
-        pthread_mutex_unlock(&vmm_lock);
-        pthread_mutex_lock(&imports_lock);
-        if (import_count == import_cap) {
-            size_t cap = import_cap ? 2 * import_cap : 16;
-            imported *grown = realloc(imports, cap * sizeof *grown);
-            if (grown) {
-                imports = grown;
-                import_cap = cap;
-            }
-        }
-        if (import_count < import_cap)
-            imports[import_count++] = (imported){*name, pm};
-        pthread_mutex_unlock(&imports_lock);
-        phys_put(pm);
-    } else {
-        free(r);
+    *pm = (phys_mem *)handle_get(*out, HANDLE_PHYS_MEM);
+    if (*pm == NULL) {
+        free(r); /* freed meanwhile by another thread */
+        return ACL_SUCCESS;
     }
+    pthread_mutex_lock(&vmm_lock);
+    (*pm)->share = r;
+    pthread_mutex_unlock(&vmm_lock);
     return ACL_SUCCESS;
+}
+
+aclError vmm_import(const char *api, const share_name *name, int32_t device, aclrtDrvMemHandle *out)
+{
+    int32_t phys;
+    if (device_to_phys(device, &phys) != ACL_SUCCESS)
+        return acl_raise(api, ACL_ERROR_RT_INVALID_DEVICEID,
+                         "device %d does not exist (%d visible)", device, device_visible_count());
+    if (name->pid == (int32_t)getpid())
+        return acl_raise(api, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "the shareable handle was exported by this process: it is imported by "
+                         "another process");
+    aclError ret = import_begin(name);
+    if (ret == ACL_ERROR_RT_PARAM_INVALID)
+        return acl_raise(api, ret,
+                         "the shareable handle was imported already: a process imports it once");
+    if (ret != ACL_SUCCESS)
+        return acl_raise(api, ret, "out of host memory");
+    phys_mem *pm;
+    ret = import_physical(api, name, device, phys, out, &pm);
+    import_end(name, pm);
+    if (pm)
+        phys_put(pm);
+    return ret;
 }

@@ -15,7 +15,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -25,6 +27,7 @@
 
 #include "acl/acl_cuda.h"
 #include "acltest.h"
+#include "core/ipc.h"
 #include "core/share.h"
 #include "ipc_peer.h"
 
@@ -660,6 +663,200 @@ COMPAT_TEST(notify_key_hands_out_only_its_page,
     ACL_OK(aclrtDestroyStream(s));
 }
 
+COMPAT_TEST(export_of_part_of_an_allocation_is_refused,
+            "aclrtIpcMemGetExportKey takes an allocation whole, from its start: an importer would "
+            "map all of it, so less (or an inner address) is refused with ACL_ERROR_INVALID_PARAM",
+            "issue 26 item 15; CANN: the exported range must be aligned")
+{
+    void *dev = device_filled(N, 0x0E);
+    char key[65];
+    ACL_FAILS_WITH(aclrtIpcMemGetExportKey(dev, N / 2, key, sizeof key, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtIpcMemGetExportKey((char *)dev + N / 2, N / 2, key, sizeof key, 0),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key, 0));
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+
+COMPAT_TEST(shared_memory_files_cannot_be_resized,
+            "the descriptor an importer receives for exported memory is sealed: it cannot shrink "
+            "the exporter's memory under it (which would make the exporter fault)",
+            "issue 26 item 15")
+{
+    if (!host_backend())
+        COMPAT_SKIP("only the host backend passes a descriptor (CUDA resolves its own handle)");
+    void *dev = device_filled(N, 0x0E);
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int32_t pid;
+    share_request req = key_request(key, &pid);
+    answer a = exchange(pid, &req, sizeof req, -1);
+    ck_assert_int_eq(a.status, ACL_SUCCESS);
+    ck_assert_int_ge(a.fd, 0);
+    ck_assert_int_ne(ftruncate(a.fd, 0), 0);
+    ck_assert_int_ne(ftruncate(a.fd, (off_t)N * 4), 0);
+    close(a.fd);
+    /* The exporter still uses all of its memory. */
+    ACL_OK(aclrtMemset(dev, N, 0x11, N));
+    unsigned char last;
+    ACL_OK(aclrtMemcpy(&last, 1, (char *)dev + N - 1, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_uint_eq(last, 0x11);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+
+/* ---- a hostile exporter -------------------------------------------------------------- */
+
+/* How the lying exporter answers every request. Each reply carries a
+ * 4 KiB memory file. */
+typedef enum lie {
+    LIE_SHORT,      /* a truncated reply */
+    LIE_BAD_MAGIC,  /* a reply of another protocol */
+    LIE_SIZE,       /* memory of 64 MiB, in a sealed 4 KiB file */
+    LIE_UNSEALED,   /* 4 KiB, honestly, in a file the exporter may shrink at will */
+    LIE_EMPTY_FILE, /* 64 MiB, in an empty sealed file */
+} lie;
+
+static int lying_file(lie how)
+{
+    unsigned flags = how == LIE_UNSEALED ? MFD_CLOEXEC : MFD_CLOEXEC | MFD_ALLOW_SEALING;
+    int fd = memfd_create("lie", flags);
+    if (fd < 0 || ftruncate(fd, how == LIE_EMPTY_FILE ? 0 : 4096) != 0)
+        _exit(2);
+    if (how != LIE_UNSEALED &&
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+        _exit(2);
+    return fd;
+}
+
+/* In a forked child that calls no ACL function: a broker of its own,
+ * under its own pid (all an importer can check), answering as `how` says. */
+static void lying_exporter(lie how, int ready)
+{
+    int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int n =
+        snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)getpid());
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 16) != 0)
+        _exit(2);
+    int file = lying_file(how);
+    if (write(ready, "r", 1) != 1)
+        _exit(2);
+    for (;;) {
+        int c = accept(l, NULL, NULL);
+        if (c < 0)
+            continue;
+        share_request req;
+        (void)recv(c, &req, sizeof req, 0);
+        share_reply rep;
+        memset(&rep, 0, sizeof rep);
+        rep.magic = how == LIE_BAD_MAGIC ? 0xBAD : SHARE_MAGIC;
+        /* The host backend's description: the file's offset and size. */
+        uint64_t claim[2] = {0, how == LIE_UNSEALED ? 4096 : 64 << 20};
+        mem_blob blob = {.size = claim[1], .backend_len = sizeof claim};
+        memcpy(blob.backend, claim, sizeof claim);
+        memcpy(rep.blob, &blob, sizeof blob);
+        rep.len = sizeof blob;
+        union {
+            struct cmsghdr align;
+            char buf[CMSG_SPACE(sizeof(int))];
+        } control;
+        memset(&control, 0, sizeof control);
+        struct iovec iov = {&rep, how == LIE_SHORT ? 8 : sizeof rep};
+        struct msghdr m = {.msg_iov = &iov,
+                           .msg_iovlen = 1,
+                           .msg_control = control.buf,
+                           .msg_controllen = sizeof control.buf};
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &file, sizeof file);
+        (void)sendmsg(c, &m, MSG_NOSIGNAL);
+        close(c);
+    }
+}
+
+static pid_t lying_exporter_start(lie how)
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(p[0]);
+        lying_exporter(how, p[1]);
+    }
+    close(p[1]);
+    char r;
+    ck_assert_int_eq(read(p[0], &r, 1), 1);
+    close(p[0]);
+    return pid;
+}
+
+static void lying_exporter_stop(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static int open_descriptors(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* Imports from an exporter lying as `how` are refused, 20 times over, and
+ * leave no descriptor behind. */
+static void lies_refused(lie how)
+{
+    pid_t liar = lying_exporter_start(how);
+    char key[IPC_KEY_LEN];
+    snprintf(key, sizeof key, "acl-cuda-ipc:%d:1:%016x", (int)liar, 1);
+    int before = open_descriptors();
+    for (int i = 0; i < 20; i++) {
+        void *p = NULL;
+        ACL_FAILS_WITH(aclrtIpcMemImportByKey(&p, key, 0), ACL_ERROR_RT_IPC_ERROR);
+        ck_assert_ptr_null(p);
+    }
+    ck_assert_int_eq(open_descriptors(), before);
+    lying_exporter_stop(liar);
+}
+
+COMPAT_TEST(malformed_replies_leave_no_descriptor,
+            "an import from an exporter whose broker answers in another protocol, or cut short, "
+            "with a descriptor attached, fails with ACL_ERROR_RT_IPC_ERROR and closes the "
+            "descriptor",
+            "issue 26 item 15")
+{
+    lies_refused(LIE_SHORT);
+    lies_refused(LIE_BAD_MAGIC);
+}
+
+COMPAT_TEST(imports_check_the_exporters_file,
+            "an import maps only what the exporter's descriptor holds, sealed: a claimed size "
+            "beyond the file, an empty file or one the exporter could shrink is refused with "
+            "ACL_ERROR_RT_IPC_ERROR (instead of a fault at the first copy)",
+            "issue 26 item 15")
+{
+    if (!host_backend())
+        COMPAT_SKIP("only the host backend maps a descriptor (CUDA resolves its own handle)");
+    lies_refused(LIE_SIZE);
+    lies_refused(LIE_UNSEALED);
+    lies_refused(LIE_EMPTY_FILE);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -688,6 +885,15 @@ int main(void)
     tcase_set_timeout(range, 60);
     tcase_add_test(range, export_hands_out_only_its_range);
     tcase_add_test(range, notify_key_hands_out_only_its_page);
+    tcase_add_test(range, export_of_part_of_an_allocation_is_refused);
+    tcase_add_test(range, shared_memory_files_cannot_be_resized);
     suite_add_tcase(s, range);
+
+    TCase *exporter = tcase_create("a hostile exporter");
+    tcase_add_checked_fixture(exporter, compat_set_up, compat_tear_down);
+    tcase_set_timeout(exporter, 60);
+    tcase_add_test(exporter, malformed_replies_leave_no_descriptor);
+    tcase_add_test(exporter, imports_check_the_exporters_file);
+    suite_add_tcase(s, exporter);
     return acltest_run(s);
 }

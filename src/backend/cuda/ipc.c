@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda.h"
+#include "backend/cuda/driver.h"
 
 typedef struct mem_blob {
     cudaIpcMemHandle_t handle;
@@ -37,8 +38,30 @@ static aclError cuda_mem_export(int32_t dev, void *base, size_t offset, size_t s
     return ACL_SUCCESS;
 }
 
+static void cuda_mem_close(backend_import *imp)
+{
+    if (use_device_checked(imp->dev) == ACL_SUCCESS)
+        (void)check(cudaIpcCloseMemHandle(imp->base));
+    free(imp);
+}
+
+/* The size of the allocation mapped at base; 0 where the driver cannot tell. */
+static size_t cuda_allocation_size(void *base)
+{
+    if (!driver_ready() || drv.cuPointerGetAttributes == NULL)
+        return 0;
+    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_RANGE_SIZE;
+    uint64_t size = 0; /* the driver writes a size_t */
+    void *data = &size;
+    if (drv.cuPointerGetAttributes(1, &attr, &data, (CUdeviceptr)(uintptr_t)base) != CUDA_SUCCESS)
+        return 0;
+    return (size_t)size;
+}
+
+/* CUDA maps the exporter's whole allocation; the driver tells its size,
+ * which bounds the blob's offset and what the importer may use. */
 static aclError cuda_mem_import(int32_t dev, const void *blob, size_t blob_len, int fd, void **ptr,
-                                backend_import **imp)
+                                size_t *mapped, backend_import **imp)
 {
     (void)fd;
     mem_blob b;
@@ -57,16 +80,15 @@ static aclError cuda_mem_import(int32_t dev, const void *blob, size_t blob_len, 
         return rc;
     }
     i->dev = dev;
+    size_t allocation = cuda_allocation_size(i->base);
+    if (b.offset >= allocation) {
+        cuda_mem_close(i);
+        return ACL_ERROR_RT_IPC_ERROR;
+    }
     *ptr = (char *)i->base + b.offset;
+    *mapped = allocation - b.offset;
     *imp = i;
     return ACL_SUCCESS;
-}
-
-static void cuda_mem_close(backend_import *imp)
-{
-    if (use_device_checked(imp->dev) == ACL_SUCCESS)
-        (void)check(cudaIpcCloseMemHandle(imp->base));
-    free(imp);
 }
 
 /* Interprocess events cannot time; they are never recycled (exported). */

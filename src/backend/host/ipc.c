@@ -24,6 +24,7 @@
 #include "backend/host/host.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/memfd.h"
 
 /* ---- memory --------------------------------------------------------------------------- */
 
@@ -90,8 +91,11 @@ static aclError host_mem_export(int32_t dev, void *base, size_t offset, size_t s
     return ACL_SUCCESS;
 }
 
+/* The exporter's description is checked against its descriptor: a memory
+ * file sealed against shrinking that holds the range, or the importer
+ * would fault on the missing pages. */
 static aclError host_mem_import(int32_t dev, const void *blob, size_t blob_len, int fd, void **ptr,
-                                backend_import **imp)
+                                size_t *mapped, backend_import **imp)
 {
     (void)dev;
     mem_blob b;
@@ -100,8 +104,9 @@ static aclError host_mem_import(int32_t dev, const void *blob, size_t blob_len, 
     memcpy(&b, blob, sizeof b);
     size_t page = host_config_get()->page_size;
     uint64_t first = b.offset / page * page;
-    if (b.size > SIZE_MAX - page)
-        return ACL_ERROR_RT_PARAM_INVALID;
+    if (b.size > SIZE_MAX - page || b.offset > UINT64_MAX - b.size ||
+        !memfd_holds(fd, b.offset + b.size))
+        return ACL_ERROR_RT_IPC_ERROR;
     size_t span = (size_t)((b.offset - first + b.size + page - 1) / page * page);
     backend_import *i = malloc(sizeof *i);
     if (!i)
@@ -119,6 +124,7 @@ static aclError host_mem_import(int32_t dev, const void *blob, size_t blob_len, 
     imports = i;
     pthread_mutex_unlock(&imports_lock);
     *ptr = (char *)map + (b.offset - first);
+    *mapped = b.size;
     *imp = i;
     return ACL_SUCCESS;
 }
@@ -154,12 +160,9 @@ static aclError host_ipc_event_create(backend_event *e, int32_t dev)
 {
     if (!host_device_valid(dev))
         return ACL_ERROR_RT_INVALID_DEVICEID;
-    int fd = memfd_create("acl-ipc-event", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, (off_t)host_config_get()->page_size) != 0) {
-        if (fd >= 0)
-            close(fd);
+    int fd = sealed_memfd("acl-ipc-event", host_config_get()->page_size);
+    if (fd < 0)
         return ACL_ERROR_RT_NO_EVENT_RESOURCE;
-    }
     if (pthread_mutex_init(&e->lock, NULL)) {
         close(fd);
         return ACL_ERROR_RT_NO_EVENT_RESOURCE;
@@ -199,6 +202,8 @@ static aclError host_ipc_event_open(backend_event *e, int32_t dev, const void *b
         return ACL_ERROR_RT_INVALID_DEVICEID;
     if (fd < 0)
         return ACL_ERROR_RT_PARAM_INVALID; /* no handle of this backend */
+    if (!memfd_holds(fd, host_config_get()->page_size))
+        return ACL_ERROR_RT_PARAM_INVALID; /* not an event's page */
     int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (mine < 0)
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;

@@ -31,6 +31,7 @@
 #include "backend/host/host.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/memfd.h"
 
 #define ALLOC_MAGIC UINT64_C(0x686f73746d656d21) /* "hostmem!" */
 
@@ -389,10 +390,10 @@ static aclError give_own_pages(arena *a, alloc_header *h)
 {
     char *data = (char *)h + page_size();
     size_t len = block_bytes(h);
-    int fd = memfd_create("acl-ipc-export", MFD_CLOEXEC);
+    int fd = sealed_memfd("acl-ipc-export", len);
     if (fd < 0)
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-    if (ftruncate(fd, (off_t)len) != 0 || !copy_block(a, data, len, fd) ||
+    if (!copy_block(a, data, len, fd) ||
         mmap(data, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != data) {
         close(fd);
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;

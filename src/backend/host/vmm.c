@@ -25,6 +25,7 @@
 #include "backend/host/host.h"
 #include "util/fork.h"
 #include "util/log.h"
+#include "util/memfd.h"
 
 #define GIB ((size_t)1 << 30)
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -121,10 +122,10 @@ static bool copy_file(int from, int to, size_t size)
 /* phys's memory becomes a copy of its own, and its mappings map the copy. */
 static bool phys_make_private(backend_phys *p)
 {
-    int fd = memfd_create("acl-physical", MFD_CLOEXEC);
+    int fd = sealed_memfd("acl-physical", p->size);
     if (fd < 0)
         return false;
-    if (ftruncate(fd, (off_t)p->size) != 0 || !copy_file(p->fd, fd, p->size)) {
+    if (!copy_file(p->fd, fd, p->size)) {
         close(fd);
         return false;
     }
@@ -292,13 +293,9 @@ static aclError vmm_create(backend_phys **phys, size_t size, bool host, int32_t 
     (void)page;
     if (!host && !host_device_valid(dev))
         return ACL_ERROR_RT_INVALID_DEVICEID;
-    int fd = memfd_create("acl-physical", MFD_CLOEXEC);
+    int fd = sealed_memfd("acl-physical", size);
     if (fd < 0)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    if (ftruncate(fd, (off_t)size) != 0) {
-        close(fd);
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    }
     aclError err = phys_new(fd, size, host, dev, phys);
     if (err != ACL_SUCCESS)
         close(fd);
@@ -396,8 +393,7 @@ static aclError vmm_import_fd(int fd, size_t size, bool host, int32_t dev, uint3
     (void)page;
     if (!host && !host_device_valid(dev))
         return ACL_ERROR_RT_INVALID_DEVICEID;
-    off_t end = lseek(fd, 0, SEEK_END);
-    if (end < 0 || (size_t)end < size)
+    if (!memfd_holds(fd, size))
         return ACL_ERROR_RT_PARAM_INVALID;
     int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (mine < 0)
