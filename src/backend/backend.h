@@ -409,13 +409,24 @@ typedef struct backend_event_ops {
  * stream go on, and the stream's next synchronize reports
  * ACL_ERROR_RT_TASK_TIMEOUT. record, wait, count and count_wait are
  * stream-ordered and called by stream_submit only. Shared notifies: the
- * host backend keeps its word at `word` (memory shared between
+ * host backend keeps its word at `at->word` (memory shared between
  * processes); the cuda backend describes its device word in `blob`
  * (NOTIFY_BLOB_SIZE bytes), which open() in another process maps. What
  * another process maps holds that word and nothing else of this one's;
  * share returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT where that takes moving
  * the word and stream work already uses it where it is (cuda). */
 enum { NOTIFY_BLOB_SIZE = 128 };
+/* The shared memory of a shared notify's word, and how it goes back. A
+ * successful share or open takes it: the backend calls release(owner)
+ * once neither the notify nor any work queued or captured with it can
+ * touch the word, which may be long after destroy (a queued wait); a
+ * backend that does not keep its word there (cuda) calls it at once. A
+ * failed one leaves it the caller's. */
+typedef struct backend_shared_word {
+    _Atomic uint32_t *word;
+    void (*release)(void *owner);
+    void *owner;
+} backend_shared_word;
 typedef struct backend_notify_ops {
     size_t size;
     aclError (*create)(backend_notify *n, int32_t dev);
@@ -429,9 +440,9 @@ typedef struct backend_notify_ops {
     aclError (*count)(backend_stream *s, backend_notify *n, uint32_t mode, uint32_t value);
     aclError (*count_wait)(backend_stream *s, backend_notify *n, uint32_t cmp, uint32_t value,
                            uint32_t timeout_s, bool clear);
-    aclError (*share)(backend_notify *n, _Atomic uint32_t *word, void *blob);
-    aclError (*open)(backend_notify *n, int32_t dev, _Atomic uint32_t *word, const void *blob,
-                     bool peer_access);
+    aclError (*share)(backend_notify *n, const backend_shared_word *at, void *blob);
+    aclError (*open)(backend_notify *n, int32_t dev, const backend_shared_word *at,
+                     const void *blob, bool peer_access);
 } backend_notify_ops;
 
 /* Work of the device as a device profiler saw it (CUPTI on cuda): what

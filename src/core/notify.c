@@ -1,17 +1,16 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/errors.h"
 #include "core/sink.h"
 #include "core/notify.h"
 #include "core/share.h"
+#include "util/memfd.h"
 
 enum {
     NOTIFY_LIMIT = 65536,    /* live notifies of both kinds, as the largest Ascend devices */
@@ -32,9 +31,11 @@ typedef struct notify_blob {
 } notify_blob;
 _Static_assert(sizeof(notify_blob) <= SHARE_BLOB_MAX, "a notify's blob fits the broker's");
 
+/* An exported notify's: its page went to the backend with the word. */
 struct notify_share {
-    notify_page *page;
-    share_name name; /* ours, when exported */
+    int fd;           /* the page's memfd until the broker's entry owns it, then -1 */
+    notify_blob blob; /* what the broker hands out with it */
+    share_name name;  /* once published */
 };
 
 static atomic_uint next_notify_id;
@@ -51,6 +52,8 @@ static void notify_free(object *o)
 {
     acl_notify *n = (acl_notify *)o;
     backend()->notify->destroy(notify_backend(n));
+    if (n->share && n->share->fd >= 0)
+        close(n->share->fd);
     free(n->share);
     free(n);
     atomic_fetch_sub(&live_notifies, 1);
@@ -195,16 +198,84 @@ aclError notify_reset(const char *api, acl_notify *n)
  * An exported notify is an entry of the sharing broker (share.h): its key
  * is "aclnotify-<pid>-<id>-<nonce>" (the broker's random name), the
  * descriptor it passes is a page of a memfd holding the word (the host
- * backend keeps the word there from then on), and its blob the backend's
- * description (the cuda backend's CUDA IPC handle). The exporter's broker
- * checks the allow-list; destroying the notify withdraws it: importers keep
- * their mapping, new imports fail. Pages stay mapped until the process
- * ends, as queued work may still use a host backend's word in them. */
+ * backend keeps the word there from then on), sealed against resizing,
+ * and its blob the backend's description (the cuda backend's CUDA IPC
+ * handle). The exporter's broker checks the allow-list; destroying the
+ * notify withdraws it: importers keep their mapping, new imports fail.
+ * Each process's mapping goes to the backend with the word
+ * (backend_shared_word), which unmaps it once nothing can use the word:
+ * on the host backend after the notify's destroy and its last queued or
+ * captured task, on cuda at once (its word is device memory). */
 
 static notify_page *page_map(int fd)
 {
     void *p = mmap(NULL, sizeof(notify_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+static void page_unmap(void *page)
+{
+    munmap(page, sizeof(notify_page));
+}
+
+/* A mapped page of a fresh memfd (*fd), sealed: no process can resize it,
+ * which would make every other process's next touch of its word a
+ * SIGBUS. NULL with errno set. */
+static notify_page *page_make(int *fd)
+{
+    *fd = sealed_memfd("acl-notify", sizeof(notify_page));
+    if (*fd < 0)
+        return NULL;
+    notify_page *page = page_map(*fd);
+    if (!page) {
+        int saved = errno;
+        close(*fd);
+        errno = saved;
+    }
+    return page;
+}
+
+/* Whether another process's descriptor is a page no one can resize under
+ * our mapping, large enough for a notify's. */
+static bool page_sound(int fd)
+{
+    return memfd_holds(fd, sizeof(notify_page));
+}
+
+/* Moves n's word into a page of its own (n->share), once: stream work
+ * may use it there at once, so a failed publication keeps it for the
+ * next export. */
+static aclError notify_move_word(const char *api, acl_notify *n)
+{
+    struct notify_share *share = calloc(1, sizeof *share); /* the blob goes out whole */
+    if (!share)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    notify_page *page = page_make(&share->fd);
+    if (!page) {
+        aclError err =
+            acl_raise(api, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+                      "cannot make a shared page for notify %u: %s", n->id, strerror(errno));
+        free(share);
+        return err;
+    }
+    page->magic = PAGE_MAGIC;
+    snprintf(share->blob.backend, sizeof share->blob.backend, "%s", backend()->name);
+    aclError err = backend()->notify->share(
+        notify_backend(n), &(backend_shared_word){&page->word, page_unmap, page}, share->blob.blob);
+    if (err) {
+        page_unmap(page);
+        close(share->fd);
+        free(share);
+        if (err == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+            return acl_raise(api, err,
+                             "notify %u was recorded or waited for already: the %s backend "
+                             "exports a notify before its first stream task",
+                             n->id, backend()->name);
+        return acl_raise(api, err, "notify %u cannot be shared on the %s backend: %s", n->id,
+                         backend()->name, acl_error_text(err));
+    }
+    n->share = share;
+    return ACL_SUCCESS;
 }
 
 aclError notify_export(const char *api, acl_notify *n, char *key, size_t len, bool check_pid)
@@ -217,51 +288,18 @@ aclError notify_export(const char *api, acl_notify *n, char *key, size_t len, bo
                          "key buffer of %zu bytes is too small: the key needs %zu (ACL asks for "
                          "%d)",
                          len, need, NOTIFY_KEY_SIZE);
-    if (n->share)
+    if (n->exported || n->imported)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "notify %u is %s already", n->id,
                          n->exported ? "exported" : "imported from another process");
-    struct notify_share *share = calloc(1, sizeof *share);
-    if (!share)
-        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-    int fd = memfd_create("acl-notify", MFD_CLOEXEC);
-    notify_page *page = NULL;
-    if (fd >= 0 && ftruncate(fd, sizeof(notify_page)) == 0)
-        page = page_map(fd);
-    if (!page) {
-        aclError err =
-            acl_raise(api, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
-                      "cannot make a shared page for notify %u: %s", n->id, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        free(share);
+    aclError err = n->share ? ACL_SUCCESS : notify_move_word(api, n);
+    if (err)
         return err;
-    }
-    notify_blob blob;
-    memset(&blob, 0, sizeof blob); /* all of it goes to other processes */
-    snprintf(blob.backend, sizeof blob.backend, "%s", backend()->name);
-    aclError err = backend()->notify->share(notify_backend(n), &page->word, blob.blob);
-    if (err) {
-        munmap(page, sizeof *page);
-        close(fd);
-        free(share);
-        if (err == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
-            return acl_raise(api, err,
-                             "notify %u was recorded or waited for already: the %s backend "
-                             "exports a notify before its first stream task",
-                             n->id, backend()->name);
-        return acl_raise(api, err, "notify %u cannot be shared on the %s backend: %s", n->id,
-                         backend()->name, acl_error_text(err));
-    }
-    page->magic = PAGE_MAGIC;
-    err = share_publish(SHARE_NOTIFY, fd, &blob, sizeof blob, check_pid, false, &share->name);
-    if (err) {
-        /* The word stays in the page: queued work may use it already. */
-        close(fd);
-        free(share);
+    struct notify_share *share = n->share;
+    err = share_publish(SHARE_NOTIFY, share->fd, &share->blob, sizeof share->blob, check_pid, false,
+                        &share->name);
+    if (err)
         return acl_raise(api, err, "notify %u cannot be shared: %s", n->id, acl_error_text(err));
-    }
-    share->page = page;
-    n->share = share;
+    share->fd = -1;
     n->exported = true;
     snprintf(key, len, KEY_FORMAT, share->name.pid, share->name.id, share->name.nonce);
     return ACL_SUCCESS;
@@ -304,44 +342,39 @@ aclError notify_import(const char *api, acl_context *ctx, const char *key, bool 
         return acl_raise(api, err, "cannot reach process %d for \"%s\": %s", (int)name.pid, key,
                          acl_error_text(err));
     notify_page *page = NULL;
-    struct stat st;
-    if (fd >= 0 && blob_len == sizeof blob && fstat(fd, &st) == 0 &&
-        (size_t)st.st_size >= sizeof(notify_page))
-        page = page_map(fd);
-    if (fd >= 0)
-        close(fd);
     const char *refusal = NULL;
-    if (!page)
+    if (fd < 0 || blob_len != sizeof blob)
         refusal = "the exporter described the notify badly";
+    else if (!page_sound(fd))
+        refusal = "the exporter's page is too small or not sealed against resizing";
+    else if (!(page = page_map(fd)))
+        refusal = "the exporter's page cannot be mapped";
     else if (page->magic != PAGE_MAGIC)
-        refusal = "the notify's export is not complete";
+        refusal = "the exporter's page is not a notify's";
     else if (strncmp(blob.backend, backend()->name, sizeof blob.backend) != 0)
         refusal = "the exporting process runs another backend";
+    if (fd >= 0)
+        close(fd);
     if (refusal) {
         if (page)
-            munmap(page, sizeof *page);
+            page_unmap(page);
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "cannot import \"%s\": %s", key, refusal);
     }
-    struct notify_share *share = calloc(1, sizeof *share);
-    acl_notify *n = share ? notify_alloc(api, false, &err) : NULL;
+    acl_notify *n = notify_alloc(api, false, &err);
     if (!n) {
-        if (!share)
-            err = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
-        munmap(page, sizeof *page);
-        free(share);
+        page_unmap(page);
         return err;
     }
-    share->page = page;
-    err =
-        backend()->notify->open(notify_backend(n), ctx->phys, &page->word, blob.blob, peer_access);
+    err = backend()->notify->open(notify_backend(n), ctx->phys,
+                                  &(backend_shared_word){&page->word, page_unmap, page}, blob.blob,
+                                  peer_access);
     if (err) {
-        munmap(page, sizeof *page);
-        free(share);
+        page_unmap(page);
         free(n);
         atomic_fetch_sub(&live_notifies, 1);
         return acl_raise(api, err, "opening notify \"%s\" on device %d failed", key,
                          (int)ctx->device);
     }
-    n->share = share;
+    n->imported = true;
     return notify_publish(api, n, ctx, out);
 }

@@ -5,9 +5,10 @@
  * Sharing with other processes (aclrtNotifyGetExportKey, ImportByKey,
  * SetImportPid) goes through the sharing broker (share.h), which enforces
  * the allow-list in the exporting process: an exported notify passes a
- * shared page (the host backend's word lives in it) and what the importer
- * needs besides (the cuda backend's CUDA IPC handle). All functions
- * raise. */
+ * shared page (the host backend's word lives in it, and each process's
+ * mapping of it lasts as long as the backend's word) and what the
+ * importer needs besides (the cuda backend's CUDA IPC handle). All
+ * functions raise. */
 #ifndef ACLCUDA_CORE_NOTIFY_H
 #define ACLCUDA_CORE_NOTIFY_H
 
@@ -25,8 +26,9 @@ typedef struct acl_notify {
     bool counting;
     int32_t phys, device;
     uint32_t id;
-    struct notify_share *share; /* exported or imported; owned by notify.c */
-    bool exported;
+    struct notify_share *share; /* once its word is in a page of ours; owned by notify.c */
+    bool exported;              /* published under share's key */
+    bool imported;
     _Alignas(16) unsigned char backend[]; /* the backend's notify, in place */
 } acl_notify;
 

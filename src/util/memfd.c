@@ -24,6 +24,6 @@ bool memfd_holds(int fd, uint64_t end)
 {
     struct stat st;
     int seals = fcntl(fd, F_GET_SEALS);
-    return seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(fd, &st) == 0 && st.st_size >= 0 &&
-           (uint64_t)st.st_size >= end;
+    return seals >= 0 && (seals & SIZE_SEALS) == SIZE_SEALS && fstat(fd, &st) == 0 &&
+           st.st_size >= 0 && (uint64_t)st.st_size >= end;
 }

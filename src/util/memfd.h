@@ -12,9 +12,10 @@
  * errno set on failure. */
 int sealed_memfd(const char *name, size_t size);
 
-/* True when fd is a memory file whose size is sealed against shrinking and
- * is at least `end` bytes: its first `end` bytes can be mapped and used for
- * as long as the mapping lives, whoever else holds it. */
+/* True when fd is a memory file sealed as sealed_memfd seals (its size, and
+ * against further seals) of at least `end` bytes: its first `end` bytes
+ * can be mapped and used for as long as the mapping lives, whoever else
+ * holds it. */
 bool memfd_holds(int fd, uint64_t end);
 
 #endif

@@ -339,12 +339,13 @@ static aclError export_word(int dev, uint32_t **word, cudaIpcMemHandle_t *handle
     return ACL_SUCCESS;
 }
 
-static aclError cuda_notify_share(backend_notify *n, _Atomic uint32_t *word, void *blob)
+/* The host's shared page is not where a cuda word lives: it goes back at
+ * once (backend.h). */
+static aclError cuda_notify_share(backend_notify *n, const backend_shared_word *at, void *blob)
 {
-    (void)word; /* the word stays in device memory */
-    int at = WORD_MOVABLE;
+    int placed = WORD_MOVABLE;
     /* Imported notifies are fixed from the start. */
-    if (!atomic_compare_exchange_strong_explicit(&n->placement, &at, WORD_MOVING,
+    if (!atomic_compare_exchange_strong_explicit(&n->placement, &placed, WORD_MOVING,
                                                  memory_order_acquire, memory_order_acquire))
         return ACL_ERROR_RT_FEATURE_NOT_SUPPORT; /* stream work expects the word where it is */
     notify_blob b = {.magic = BLOB_MAGIC, .pid = (int32_t)getpid(), .dev = n->dev, .offset = 0};
@@ -360,6 +361,7 @@ static aclError cuda_notify_share(backend_notify *n, _Atomic uint32_t *word, voi
     b.address = (uint64_t)(uintptr_t)own;
     atomic_store_explicit(&n->placement, WORD_FIXED, memory_order_release);
     memcpy(blob, &b, sizeof b);
+    at->release(at->owner);
     return ACL_SUCCESS;
 }
 
@@ -404,10 +406,10 @@ static aclError open_chunk(int dev, const cudaIpcMemHandle_t *handle, char **bas
     return rc;
 }
 
-static aclError cuda_notify_open(backend_notify *n, int32_t dev, _Atomic uint32_t *word,
+/* Like share, gives the host's page back at once. */
+static aclError cuda_notify_open(backend_notify *n, int32_t dev, const backend_shared_word *at,
                                  const void *blob, bool peer_access)
 {
-    (void)word;
     (void)peer_access; /* CUDA IPC always opens with lazy peer access */
     notify_blob b;
     memcpy(&b, blob, sizeof b);
@@ -418,13 +420,15 @@ static aclError cuda_notify_open(backend_notify *n, int32_t dev, _Atomic uint32_
     atomic_init(&n->placement, WORD_FIXED);
     if (b.pid == (int32_t)getpid()) {
         n->word = (uint32_t *)(uintptr_t)b.address;
-        return ACL_SUCCESS;
-    }
-    char *base;
-    aclError rc = open_chunk(dev, &b.handle, &base);
-    if (rc == ACL_SUCCESS)
+    } else {
+        char *base;
+        aclError rc = open_chunk(dev, &b.handle, &base);
+        if (rc != ACL_SUCCESS)
+            return rc;
         n->word = (uint32_t *)(base + b.offset);
-    return rc;
+    }
+    at->release(at->owner);
+    return ACL_SUCCESS;
 }
 
 const backend_notify_ops cuda_notify_ops = {

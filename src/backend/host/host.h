@@ -345,6 +345,7 @@ typedef struct host_word {
     _Atomic uint32_t own;
     struct host_word *shared_next, *shared_prev; /* while shared (word.c) */
     bool shared;
+    backend_shared_word memory; /* once shared: given back with the last reference */
 } host_word;
 
 struct backend_notify {
@@ -365,8 +366,10 @@ typedef struct word_op {
 host_word *host_word_new(void);
 void host_word_retain(host_word *w);
 void host_word_release(host_word *w);
-/* From now on w lives in word, memory shared with other processes. */
-void host_word_share(host_word *w, _Atomic uint32_t *word);
+/* From now on w lives in at->word, memory shared with other processes,
+ * which w's last reference gives back (even in a forked child, which holds
+ * the mapping too). */
+void host_word_share(host_word *w, const backend_shared_word *at);
 /* A record: changes the word (the caller then calls host_watch_changed). */
 void host_word_apply(const word_op *op);
 /* A wait's test: true once satisfied, the word then cleared as asked. */

@@ -61,25 +61,26 @@ static aclError host_notify_count_wait(backend_stream *bs, backend_notify *n, ui
                                             .timeout_s = timeout_s});
 }
 
-/* From now on the word lives in `word`, memory shared with other
+/* From now on the word lives in `at->word`, memory shared with other
  * processes; tasks already queued follow it, as they read w->word when they
- * run. */
-static aclError host_notify_share(backend_notify *n, _Atomic uint32_t *word, void *blob)
+ * run, and the memory goes back with the word's last reference, which
+ * those tasks hold too. */
+static aclError host_notify_share(backend_notify *n, const backend_shared_word *at, void *blob)
 {
     (void)blob; /* the shared word is the whole description */
-    atomic_store(word, atomic_load(atomic_load(&n->w->word)));
-    host_word_share(n->w, word);
+    atomic_store(at->word, atomic_load(atomic_load(&n->w->word)));
+    host_word_share(n->w, at);
     return ACL_SUCCESS;
 }
 
-static aclError host_notify_open(backend_notify *n, int32_t dev, _Atomic uint32_t *word,
+static aclError host_notify_open(backend_notify *n, int32_t dev, const backend_shared_word *at,
                                  const void *blob, bool peer_access)
 {
     (void)blob;
     (void)peer_access; /* every host device reaches all memory */
     aclError err = host_notify_create(n, dev);
     if (err == ACL_SUCCESS)
-        host_word_share(n->w, word);
+        host_word_share(n->w, at);
     return err;
 }
 

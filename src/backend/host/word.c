@@ -82,6 +82,7 @@ host_word *host_word_new(void)
     atomic_init(&w->own, 0);
     atomic_init(&w->word, &w->own);
     w->shared = false;
+    w->memory = (backend_shared_word){0};
     return w;
 }
 
@@ -90,9 +91,10 @@ void host_word_retain(host_word *w)
     atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
 }
 
-void host_word_share(host_word *w, _Atomic uint32_t *word)
+void host_word_share(host_word *w, const backend_shared_word *at)
 {
-    atomic_store(&w->word, word);
+    w->memory = *at;
+    atomic_store(&w->word, at->word);
     shared_add(w);
 }
 
@@ -102,6 +104,8 @@ void host_word_release(host_word *w)
         return;
     if (w->shared)
         shared_remove(w);
+    if (w->memory.release)
+        w->memory.release(w->memory.owner);
     free(w);
 }
 
