@@ -861,6 +861,24 @@ aclError args_init(const char *api, acl_function *f, aclrtArgsHandle *out)
     return ACL_SUCCESS;
 }
 
+/* A list whose handle memory named a newer list since: nothing reaches it
+ * any more, so it goes (unlinked and withdrawn, and freed once no call
+ * uses it), or initialising the same memory in a loop would grow without
+ * end. The caller holds it (object_hold). */
+static void args_replaced(acl_args *old)
+{
+    acl_function *f = old->fn;
+    pthread_mutex_lock(&f->lock);
+    for (acl_args **link = &f->args; *link; link = &(*link)->next)
+        if (*link == old) {
+            *link = old->next;
+            break;
+        }
+    pthread_mutex_unlock(&f->lock);
+    (void)object_take(&old->obj);
+    object_release(&old->obj);
+}
+
 aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void *mem, size_t size)
 {
     if (!handle_mem)
@@ -889,11 +907,15 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
     a->buf = mem;
     a->capacity = size;
     a->user_handle = handle_mem;
-    /* The same memory initialised again names the new list. */
+    /* The same memory initialised again names the new list. A list in the
+     * table is live: an unload takes it out before it withdraws it. */
+    acl_args *replaced = NULL;
     pthread_mutex_lock(&user_args_lock);
     size_t i = 0;
     while (i < user_args_count && user_args_table[i].handle_mem != handle_mem)
         i++;
+    if (i < user_args_count && object_hold(&user_args_table[i].args->obj))
+        replaced = user_args_table[i].args;
     if (i == user_args_count && user_args_count == user_args_cap) {
         size_t cap = user_args_cap ? 2 * user_args_cap : 16;
         user_args *grown = realloc(user_args_table, cap * sizeof *grown);
@@ -910,6 +932,8 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
         err = ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     pthread_mutex_unlock(&user_args_lock);
+    if (replaced)
+        args_replaced(replaced);
     if (err) {
         a->user_handle = NULL;
         (void)object_take(&a->obj);
@@ -1009,20 +1033,26 @@ static aclError next_param_slot(const char *api, acl_args *a, size_t size, uint3
 }
 
 /* A parameter's value (size bytes at from, the caller's pointer) into the
- * list at to, read so that a bad pointer is an error, not a fault
- * (util/probe.h). Raises. */
-static aclError read_param(const char *api, unsigned char *to, const void *from, size_t size)
+ * list at offset, read so that a bad pointer is an error, not a fault
+ * (util/probe.h); and written so, where the list lies in the caller's
+ * memory (aclrtKernelArgsInitByUserMem), which may be gone since. Raises. */
+static aclError write_param(const char *api, acl_args *a, size_t offset, const void *from,
+                            size_t size)
 {
-    if (probe_on_stack(from, size)) {
+    unsigned char *to = a->buf + offset;
+    if (!a->user_mem && probe_on_stack(from, size)) {
         memcpy(to, from, size);
         return ACL_SUCCESS;
     }
     if (probe_copy(to, from, size))
         return ACL_SUCCESS;
+    if (a->user_mem && !probe_writable(to, size))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "the list's memory (userHostMem) at %p is no longer writable host "
+                         "memory",
+                         (void *)to);
     return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                     "param %p: %zu bytes there are not readable host memory (or the list's "
-                     "memory is not writable)",
-                     from, size);
+                     "param %p: %zu bytes there are not readable host memory", from, size);
 }
 
 static void param_added(acl_args *a, uint32_t offset, uint32_t size, bool placeholder,
@@ -1046,7 +1076,7 @@ aclError args_append(const char *api, acl_args *a, const void *param, size_t siz
     pthread_mutex_lock(&a->lock);
     uint32_t offset;
     aclError err = next_param_slot(api, a, size, &offset);
-    if (!err && !(err = read_param(api, a->buf + offset, param, size)))
+    if (!err && !(err = write_param(api, a, offset, param, size)))
         param_added(a, offset, (uint32_t)size, false, out);
     pthread_mutex_unlock(&a->lock);
     return err;
@@ -1059,10 +1089,9 @@ aclError args_append_placeholder(const char *api, acl_args *a, aclrtParamHandle 
     pthread_mutex_lock(&a->lock);
     uint32_t offset;
     aclError err = next_param_slot(api, a, sizeof(void *), &offset);
-    if (!err) {
-        memset(a->buf + offset, 0, sizeof(void *));
+    static const void *const no_data = NULL;
+    if (!err && !(err = write_param(api, a, offset, &no_data, sizeof no_data)))
         param_added(a, offset, sizeof(void *), true, out);
-    }
     pthread_mutex_unlock(&a->lock);
     return err;
 }
@@ -1088,7 +1117,7 @@ aclError args_placeholder_buffer(const char *api, acl_args *a, aclrtParamHandle 
     } else if (!err && a->user_mem) {
         /* After every parameter, in the caller's memory. */
         size_t start = ALIGN8(a->used > a->user_data_used ? a->used : a->user_data_used);
-        if (start + size > a->capacity)
+        if (start > a->capacity || size > a->capacity - start)
             err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                             "%zu bytes of placeholder data do not fit the list's memory (%zu "
                             "bytes, %zu used)",
@@ -1099,6 +1128,10 @@ aclError args_placeholder_buffer(const char *api, acl_args *a, aclrtParamHandle 
             a->user_data_used = start + size;
             *out = p->data;
         }
+    } else if (!err && size > KERNEL_ARGS_MAX) {
+        err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "%zu bytes of placeholder data are more than a launch takes (%d MiB)", size,
+                        KERNEL_ARGS_MAX >> 20);
     } else if (!err) {
         void *data = calloc(1, size);
         if (!data)
@@ -1131,7 +1164,7 @@ aclError args_update(const char *api, acl_args *a, aclrtParamHandle param, const
     else if (p && size != p->size)
         err = acl_raise(api, ACL_ERROR_INVALID_PARAM, "parameter %u is %u bytes, not %zu", i,
                         p->size, size);
-    if (!err && !(err = read_param(api, a->buf + p->offset, value, size)))
+    if (!err && !(err = write_param(api, a, p->offset, value, size)))
         a->finalized = false; /* ACL: finalize again after an update */
     pthread_mutex_unlock(&a->lock);
     return err;

@@ -273,9 +273,30 @@ static aclError device_args(const char *api, acl_stream *s, const launch_request
     return ACL_SUCCESS;
 }
 
+static int offset_order(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The smallest of the n sorted offsets above `after`, else `end`. */
+static size_t next_offset(const uint32_t *sorted, size_t n, uint32_t after, size_t end)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && sorted[lo] < end ? sorted[lo] : end;
+}
+
 /* aclrtLaunchKernelWithHostArgs: placeholder i's data runs from its
- * dataOffset to the next one's (or the end); the parameters end where the
- * first data begins. */
+ * dataOffset to the next one's (or the end), found in the offsets sorted
+ * once (a launch may carry millions of placeholders); the parameters end
+ * where the first data begins. */
 static aclError host_placeholders(const char *api, const launch_request *r,
                                   const unsigned char *base, launch_placeholder *ph, size_t *region)
 {
@@ -293,22 +314,29 @@ static aclError host_placeholders(const char *api, const launch_request *r,
         if (p->dataOffset < *region)
             *region = p->dataOffset;
     }
+    size_t n = r->placeholder_count;
+    uint32_t *sorted = n ? malloc(n * sizeof *sorted) : NULL;
+    if (n && !sorted)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = r->placeholders[i].dataOffset;
+    if (n)
+        qsort(sorted, n, sizeof *sorted, offset_order);
     for (size_t i = 0; i < r->placeholder_count; i++) {
         const aclrtPlaceHolderInfo *p = &r->placeholders[i];
-        if ((size_t)p->addrOffset + sizeof(void *) > *region)
+        if ((size_t)p->addrOffset + sizeof(void *) > *region) {
+            free(sorted);
             return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                              "placeholder %zu: its address (offset %u) lies in the data of the "
                              "placeholders (from offset %zu)",
                              i, p->addrOffset, *region);
-        size_t end = r->args_size;
-        for (size_t j = 0; j < r->placeholder_count; j++)
-            if (r->placeholders[j].dataOffset > p->dataOffset &&
-                r->placeholders[j].dataOffset < end)
-                end = r->placeholders[j].dataOffset;
+        }
+        size_t end = next_offset(sorted, n, p->dataOffset, r->args_size);
         ph[i] = (launch_placeholder){.addr_offset = p->addrOffset,
                                      .data = base + p->dataOffset,
                                      .size = end - p->dataOffset};
     }
+    free(sorted);
     return ACL_SUCCESS;
 }
 

@@ -115,8 +115,7 @@ START_TEST(bad_binaries)
     unsigned char junk[512];
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (unsigned char)(i * 37 + 11);
-    ACL_FAILS_WITH(aclrtBinaryLoadFromData(junk, sizeof junk, NULL, &bin),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromData(junk, sizeof junk, NULL, &bin), ACL_ERROR_INVALID_PARAM);
     /* An ELF object of another processor, as an Ascend kernel binary is. */
     unsigned char elf[128] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
     elf[18] = 0x34; /* e_machine: not x86-64, aarch64 or CUDA */
@@ -595,10 +594,9 @@ static void *launch_until_unloaded(void *arg)
     launcher *l = arg;
     ACL_OK(aclrtSetCurrentContext(l->ctx));
     for (int i = 0;; i++) {
-        aclError err =
-            i % 2 ? aclrtLaunchKernel(l->f, 1, l->dev_args, sizeof l->counter, l->s)
-                  : aclrtLaunchKernelWithHostArgs(l->f, 1, l->s, NULL, &l->counter,
-                                                  sizeof l->counter, NULL, 0);
+        aclError err = i % 2 ? aclrtLaunchKernel(l->f, 1, l->dev_args, sizeof l->counter, l->s)
+                             : aclrtLaunchKernelWithHostArgs(l->f, 1, l->s, NULL, &l->counter,
+                                                             sizeof l->counter, NULL, 0);
         if (err != ACL_SUCCESS) {
             ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
             return NULL;
@@ -809,8 +807,8 @@ START_TEST(launch_with_user_memory_and_placeholders)
     float *ones = malloc(N * sizeof *ones);
     for (int i = 0; i < N; i++)
         ones[i] = 1.0f;
-    ACL_OK(aclrtMemcpy(data, N * sizeof(float), ones, N * sizeof(float),
-                       ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(
+        aclrtMemcpy(data, N * sizeof(float), ones, N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE));
     size_t handle_size = 0, mem_size = 0;
     ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
     ACL_OK(aclrtKernelArgsGetMemSize(f, 8 + 8 + 8 + 64, &mem_size));
@@ -835,14 +833,13 @@ START_TEST(launch_with_user_memory_and_placeholders)
     *factor = 100.0f;
     ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, s, NULL, args, NULL));
     ACL_OK(aclrtSynchronizeStream(s));
-    ACL_OK(aclrtMemcpy(ones, N * sizeof(float), data, N * sizeof(float),
-                       ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(
+        aclrtMemcpy(ones, N * sizeof(float), data, N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST));
     ck_assert_msg(ones[0] == 300.0f && ones[N - 1] == 300.0f, "got %g and %g", (double)ones[0],
                   (double)ones[N - 1]);
     /* A parameter appended as a value is not a placeholder. */
     void *buf;
-    ACL_FAILS_WITH(aclrtKernelArgsGetPlaceHolderBuffer(args, pd, 4, &buf),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtKernelArgsGetPlaceHolderBuffer(args, pd, 4, &buf), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclrtDestroyStream(s));
     ACL_OK(aclrtFree(data));
     ACL_OK(aclrtBinaryUnLoad(bin));
@@ -860,8 +857,8 @@ START_TEST(launch_with_host_args_placeholders)
     float *host = malloc(N * sizeof *host);
     for (int i = 0; i < N; i++)
         host[i] = 2.0f;
-    ACL_OK(aclrtMemcpy(data, N * sizeof(float), host, N * sizeof(float),
-                       ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_OK(
+        aclrtMemcpy(data, N * sizeof(float), host, N * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE));
     /* The parameters, then the placeholder's data at dataOffset 32. */
     unsigned char buf[48] = {0};
     uint32_t n = N;
@@ -872,8 +869,8 @@ START_TEST(launch_with_host_args_placeholders)
     aclrtPlaceHolderInfo ph = {.addrOffset = 8, .dataOffset = 32};
     ACL_OK(aclrtLaunchKernelWithHostArgs(f, BLOCKS, NULL, NULL, buf, sizeof buf, &ph, 1));
     ACL_OK(aclrtSynchronizeStream(NULL));
-    ACL_OK(aclrtMemcpy(host, N * sizeof(float), data, N * sizeof(float),
-                       ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(
+        aclrtMemcpy(host, N * sizeof(float), data, N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST));
     ck_assert_msg(host[0] == 1.0f && host[N - 1] == 1.0f, "got %g", (double)host[0]);
     /* A placeholder outside the buffer. */
     ph.addrOffset = 44;
@@ -904,8 +901,7 @@ START_TEST(launch_with_args_array_and_simt)
 
     ACL_OK(aclrtMemset(v.z, N * sizeof(float), 0, N * sizeof(float)));
     kt_vector_add_args a = {v.x, v.y, v.z, N};
-    ACL_OK(aclrtLaunchSIMTKernelWithHostArgs(f, grid, block, 0, NULL, NULL, &a, sizeof a, NULL,
-                                             0));
+    ACL_OK(aclrtLaunchSIMTKernelWithHostArgs(f, grid, block, 0, NULL, NULL, &a, sizeof a, NULL, 0));
     ACL_OK(aclrtSynchronizeStream(NULL));
     kt_check_sum(v.z, N, 1.0f);
     dim3 zero = {0, 1, 1};
@@ -913,8 +909,7 @@ START_TEST(launch_with_args_array_and_simt)
                    ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtLaunchSIMTKernelWithArgsArray(f, grid, zero, 0, NULL, NULL, array),
                    ACL_ERROR_INVALID_PARAM);
-    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(f, 1, NULL, NULL, NULL),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(f, 1, NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
     vectors_free(&v);
     ACL_OK(aclrtBinaryUnLoad(bin));
 }
@@ -975,8 +970,8 @@ typedef struct pair_args {
 static unsigned char *buffer_before_a_hole(size_t size, void **mapping)
 {
     long page = sysconf(_SC_PAGESIZE);
-    unsigned char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *m =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert_ptr_ne(m, MAP_FAILED);
     ck_assert_int_eq(munmap(m + page, (size_t)page), 0);
     *mapping = m;
@@ -990,8 +985,7 @@ START_TEST(argument_sizes_beyond_the_limit)
     aclrtStream s = acltest_new_stream();
     unsigned char small[8] = {0};
     /* 32764 bytes: CUDA's limit on a kernel's parameters. */
-    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, small, (size_t)1 << 30, s),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, small, (size_t)1 << 30, s), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, small, 32765, s), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtLaunchKernelV2(pair, 1, small, 32765, NULL, s), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, small, (size_t)1 << 30, NULL, 0),
@@ -1033,16 +1027,16 @@ START_TEST(unreadable_arguments_are_refused)
     /* 8 readable bytes declared as the whole 16. */
     void *mapping;
     unsigned char *edge = buffer_before_a_hole(8, &mapping);
-    ACL_FAILS_WITH(aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, edge, sizeof(pair_args), NULL, 0),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(
+        aclrtLaunchKernelWithHostArgs(pair, 1, s, NULL, edge, sizeof(pair_args), NULL, 0),
+        ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtLaunchKernel(pair, 1, edge, sizeof(pair_args), s), ACL_ERROR_INVALID_PARAM);
     /* Pointers of an argument array, and what they point at. */
     int32_t *out = kt_device(sizeof(int32_t));
     int32_t a = 2;
     void *array[3] = {&out, &a, bad};
     aclrtFuncHandle add = kt_function(bin, "add_scalar");
-    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 1, s, NULL, array),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 1, s, NULL, array), ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtLaunchKernelWithArgsArray(add, 1, s, NULL, (void **)bad),
                    ACL_ERROR_INVALID_PARAM);
     /* Device memory is no host memory. */
@@ -1115,6 +1109,110 @@ START_TEST(user_memory_lists_must_be_there)
     ck_assert_int_eq(munmap(mapping, (size_t)sysconf(_SC_PAGESIZE)), 0);
     free(handle_mem);
     ACL_OK(aclrtBinaryUnLoad(bin));
+}
+END_TEST
+
+/* A list in the caller's memory: its placeholder data must fit after its
+ * parameters, however large the size asked for (a size near SIZE_MAX
+ * wrapped the bound and corrupted the heap at the launch). */
+START_TEST(user_memory_placeholder_sizes_are_bounded)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "scale");
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    unsigned char mem[256];
+    ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem, mem, sizeof mem));
+    aclrtArgsHandle args = handle_mem;
+    aclrtParamHandle ph;
+    ACL_OK(aclrtKernelArgsAppendPlaceHolder(args, &ph));
+    void *buf = NULL;
+    const size_t huge[] = {SIZE_MAX, SIZE_MAX - 7, SIZE_MAX / 2, sizeof mem};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        ACL_FAILS_WITH(aclrtKernelArgsGetPlaceHolderBuffer(args, ph, huge[i], &buf),
+                       ACL_ERROR_INVALID_PARAM);
+        ck_assert_ptr_null(buf);
+    }
+    ACL_OK(aclrtKernelArgsGetPlaceHolderBuffer(args, ph, 64, &buf));
+    ck_assert_ptr_nonnull(buf);
+    /* A list on the heap takes no more than a launch does. */
+    aclrtArgsHandle heap;
+    ACL_OK(aclrtKernelArgsInit(f, &heap));
+    ACL_OK(aclrtKernelArgsAppendPlaceHolder(heap, &ph));
+    ACL_FAILS_WITH(aclrtKernelArgsGetPlaceHolderBuffer(heap, ph, SIZE_MAX, &buf),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    free(handle_mem);
+}
+END_TEST
+
+/* The caller's list memory unmapped after the list was made: the list's
+ * writes fail with ACL_ERROR_INVALID_PARAM instead of faulting. */
+START_TEST(user_memory_unmapped_after_init)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "scale");
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem, mem, page));
+    aclrtArgsHandle args = handle_mem;
+    aclrtParamHandle p;
+    uint64_t value = 7;
+    ACL_OK(aclrtKernelArgsAppend(args, &value, sizeof value, &p));
+    ck_assert_int_eq(munmap(mem, page), 0);
+    aclrtParamHandle q;
+    ACL_FAILS_WITH(aclrtKernelArgsAppend(args, &value, sizeof value, &q), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtKernelArgsAppendPlaceHolder(args, &q), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtKernelArgsParaUpdate(args, p, &value, sizeof value),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    free(handle_mem);
+}
+END_TEST
+
+static long resident_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+/* Initialising the same handle memory again replaces its list: the old
+ * one goes, so a program that does it per launch does not grow. */
+START_TEST(user_memory_lists_replaced_in_place)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "scale");
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    unsigned char mem[256];
+    ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem, mem, sizeof mem));
+    long before = resident_kib();
+    enum { ROUNDS = 20000 };
+    for (int i = 0; i < ROUNDS; i++) {
+        ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem, mem, sizeof mem));
+        aclrtParamHandle p;
+        uint64_t value = (uint64_t)i;
+        ACL_OK(aclrtKernelArgsAppend(handle_mem, &value, sizeof value, &p));
+    }
+    long grown = resident_kib() - before;
+    /* A list kept per round would be some 4 KiB each: 80 MiB. */
+    ck_assert_msg(grown < 16 * 1024, "%d re-initialisations grew the process by %ld KiB", ROUNDS,
+                  grown);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    free(handle_mem);
 }
 END_TEST
 
@@ -1210,8 +1308,7 @@ START_TEST(device_variables)
                                ACL_MEMCPY_HOST_TO_DEVICE));
     ck_assert_int_eq(kt_symbol[6], 70);
     int32_t back[8];
-    ACL_OK(aclrtMemcpyFromSymbol(back, sizeof back, kt_symbol, sizeof back, 0,
-                                 ACL_MEMCPY_DEFAULT));
+    ACL_OK(aclrtMemcpyFromSymbol(back, sizeof back, kt_symbol, sizeof back, 0, ACL_MEMCPY_DEFAULT));
     ck_assert_int_eq(back[7], 80);
     int32_t *pinned = kt_pinned(sizeof back);
     pinned[0] = 99;
@@ -1374,18 +1471,18 @@ START_TEST(reduce_every_kind_and_type)
             }
         }
     }
-    ACL_FAILS_WITH(aclrtReduceAsync(dst, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL, ACL_FLOAT, s,
-                                    NULL),
-                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    ACL_FAILS_WITH(aclrtReduceAsync(dst, src, 6, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s,
-                                    NULL),
-                   ACL_ERROR_INVALID_PARAM);
-    ACL_FAILS_WITH(aclrtReduceAsync(dst, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_DOUBLE, s,
-                                    NULL),
-                   ACL_ERROR_INVALID_PARAM);
-    ACL_FAILS_WITH(aclrtReduceAsync(host, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s,
-                                    NULL),
-                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(
+        aclrtReduceAsync(dst, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL, ACL_FLOAT, s, NULL),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    ACL_FAILS_WITH(
+        aclrtReduceAsync(dst, src, 6, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s, NULL),
+        ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(
+        aclrtReduceAsync(dst, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_DOUBLE, s, NULL),
+        ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(
+        aclrtReduceAsync(host, src, 8, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s, NULL),
+        ACL_ERROR_INVALID_PARAM);
     ACL_FAILS_WITH(aclrtReduceAsync(dst, src, COUNT * 4 + 4096, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
                                     ACL_FLOAT, s, NULL),
                    ACL_ERROR_INVALID_PARAM);
@@ -1532,8 +1629,7 @@ START_TEST(random_normal_truncated_and_dropout)
     float ratio = 0.25f;
     uint8_t *mask = kt_device(COUNT / 8);
     info.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK;
-    info.randomNumFuncParaInfo.paramInfo.dropoutBitmaskInfo.dropoutRation =
-        value_param(&ratio, 4);
+    info.randomNumFuncParaInfo.paramInfo.dropoutBitmaskInfo.dropoutRation = value_param(&ratio, 4);
     info.randomResultAddr = mask;
     ACL_OK(aclrtRandomNumAsync(&info, NULL, NULL));
     ACL_OK(aclrtSynchronizeStream(NULL));
@@ -1659,6 +1755,9 @@ static Suite *kernel_suite(void)
     tcase_add_test(launches, freed_device_memory_as_arguments);
     tcase_add_test(launches, task_params_arguments_are_checked);
     tcase_add_test(launches, user_memory_lists_must_be_there);
+    tcase_add_test(launches, user_memory_placeholder_sizes_are_bounded);
+    tcase_add_test(launches, user_memory_unmapped_after_init);
+    tcase_add_test(launches, user_memory_lists_replaced_in_place);
     tcase_add_test(launches, launch_on_destroyed_stream);
     tcase_add_test(launches, persistent_streams_refuse_host_launches);
     tcase_add_test(launches, device_variables);
@@ -1666,8 +1765,8 @@ static Suite *kernel_suite(void)
 
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, set_up, tear_down);
-    tcase_set_timeout(limits, 300); /* 2^31 - 1 blocks on the CPUs of the host backend */
-    tcase_set_tags(limits, "heavy");  /* hours under valgrind */
+    tcase_set_timeout(limits, 300);  /* 2^31 - 1 blocks on the CPUs of the host backend */
+    tcase_set_tags(limits, "heavy"); /* hours under valgrind */
     tcase_add_test(limits, block_count_limits);
     suite_add_tcase(s, limits);
 
