@@ -106,6 +106,7 @@ struct callback_entry {
     int32_t stream_id; /* identity only: the stream may be gone before we run */
     report_thread *rt; /* holds one reference until the entry is freed */
     bool block;
+    uint32_t aborts; /* its stream's aborts (served_stream) when it was launched */
     /* The report thread's side holds one reference, a waiting BLOCK host
      * function another; the last one frees the entry. */
     atomic_int refs;
@@ -117,6 +118,14 @@ struct callback_entry {
     bool waiter; /* a BLOCK host function still waits for it */
     callback_entry *next;
 };
+
+/* A stream a report thread serves, and how many times it was aborted
+ * since: a BLOCK call launched before an abort no longer holds the stream
+ * when it is reached after it. */
+typedef struct served_stream {
+    int32_t id;
+    uint32_t aborts;
+} served_stream;
 
 struct report_thread {
     uint64_t thread_id; /* pthread_self() of the thread, as ACL passes it */
@@ -132,7 +141,7 @@ struct report_thread {
     callback_entry *head, *tail;
     size_t queued;
     callback_entry *running; /* entries being run, innermost first */
-    int32_t *stream_ids;     /* the streams it serves */
+    served_stream *streams;  /* the streams it serves */
     size_t nstreams, stream_cap;
     int32_t phys; /* their device, valid while nstreams > 0 */
 };
@@ -207,7 +216,7 @@ static void report_thread_free(report_thread *rt)
     pthread_mutex_destroy(&rt->lock);
     pthread_cond_destroy(&rt->posted);
     pthread_cond_destroy(&rt->finished);
-    free(rt->stream_ids);
+    free(rt->streams);
     free(rt);
 }
 
@@ -241,13 +250,14 @@ static void report_thread_put(report_thread *rt)
     pthread_mutex_unlock(&report_registry_lock);
 }
 
-/* With rt->lock held. */
-static bool report_thread_serves(const report_thread *rt, int32_t stream_id)
+/* The entry of a stream rt serves, NULL if it serves none of that id.
+ * With rt->lock held. */
+static served_stream *report_thread_served(report_thread *rt, int32_t stream_id)
 {
     for (size_t i = 0; i < rt->nstreams; i++)
-        if (rt->stream_ids[i] == stream_id)
-            return true;
-    return false;
+        if (rt->streams[i].id == stream_id)
+            return &rt->streams[i];
+    return NULL;
 }
 
 /* With rt->lock held. */
@@ -255,13 +265,13 @@ static bool report_thread_add_stream(report_thread *rt, const acl_stream *s)
 {
     if (rt->nstreams == rt->stream_cap) {
         size_t cap = rt->stream_cap ? 2 * rt->stream_cap : 4;
-        int32_t *grown = realloc(rt->stream_ids, cap * sizeof *grown);
+        served_stream *grown = realloc(rt->streams, cap * sizeof *grown);
         if (!grown)
             return false;
-        rt->stream_ids = grown;
+        rt->streams = grown;
         rt->stream_cap = cap;
     }
-    rt->stream_ids[rt->nstreams++] = s->id;
+    rt->streams[rt->nstreams++] = (served_stream){s->id, 0};
     rt->phys = s->ctx->phys;
     return true;
 }
@@ -271,8 +281,8 @@ static bool report_thread_add_stream(report_thread *rt, const acl_stream *s)
 static void report_thread_remove_stream(report_thread *rt, const acl_stream *s)
 {
     for (size_t i = 0; i < rt->nstreams; i++) {
-        if (rt->stream_ids[i] == s->id) {
-            rt->stream_ids[i] = rt->stream_ids[--rt->nstreams];
+        if (rt->streams[i].id == s->id) {
+            rt->streams[i] = rt->streams[--rt->nstreams];
             break;
         }
     }
@@ -374,6 +384,50 @@ aclError callback_unsubscribe(const char *api, callback_channel channel, uint64_
     return ACL_SUCCESS;
 }
 
+/* Releases stream_id from its BLOCK calls posted to or running at rt
+ * (they still run there); how many of its calls rt holds. With rt->lock
+ * held. */
+static size_t release_block_calls(report_thread *rt, int32_t stream_id)
+{
+    size_t pending = 0, released = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
+            if (e->stream_id != stream_id)
+                continue;
+            pending++;
+            if (e->waiter && atomic_load(&e->state) == ENTRY_PENDING) {
+                e->waiter = false;
+                atomic_store_explicit(&e->state, ENTRY_RELEASED, memory_order_release);
+                released++;
+            }
+        }
+    }
+    if (released)
+        pthread_cond_broadcast(&rt->finished);
+    return pending;
+}
+
+/* An abort settles the stream's work: its BLOCK calls, posted, running or
+ * still to be reached, no longer hold it (synchronize returns); they
+ * still run at their report thread. */
+static void stream_aborted(void *subject)
+{
+    const acl_stream *s = subject;
+    if (atomic_load_explicit(&report_thread_count, memory_order_relaxed) == 0)
+        return;
+    pthread_mutex_lock(&report_registry_lock);
+    for (int channel = 0; channel < CHANNEL_COUNT; channel++)
+        for (report_thread *rt = report_registries[channel]; rt; rt = rt->next) {
+            pthread_mutex_lock(&rt->lock);
+            served_stream *served = report_thread_served(rt, s->id);
+            if (served)
+                served->aborts++;
+            (void)release_block_calls(rt, s->id);
+            pthread_mutex_unlock(&rt->lock);
+        }
+    pthread_mutex_unlock(&report_registry_lock);
+}
+
 static void stream_gone(void *subject)
 {
     acl_stream *s = subject;
@@ -397,21 +451,7 @@ static void stream_gone(void *subject)
          * while it holds them. */
         for (report_thread *rt = report_registries[channel]; rt; rt = rt->next) {
             pthread_mutex_lock(&rt->lock);
-            size_t pending = 0, released = 0;
-            for (int pass = 0; pass < 2; pass++) {
-                for (callback_entry *e = pass == 0 ? rt->head : rt->running; e; e = e->next) {
-                    if (e->stream_id != s->id)
-                        continue;
-                    pending++;
-                    if (e->waiter && atomic_load(&e->state) == ENTRY_PENDING) {
-                        e->waiter = false;
-                        atomic_store_explicit(&e->state, ENTRY_RELEASED, memory_order_release);
-                        released++;
-                    }
-                }
-            }
-            if (released)
-                pthread_cond_broadcast(&rt->finished);
+            size_t pending = release_block_calls(rt, s->id);
             pthread_mutex_unlock(&rt->lock);
             if (pending)
                 ACL_LOG(LOG_WARNING,
@@ -448,7 +488,8 @@ static void callback_reached(void *arg)
     report_thread *rt = e->rt;
 
     pthread_mutex_lock(&rt->lock);
-    if (!report_thread_serves(rt, e->stream_id)) {
+    const served_stream *served = report_thread_served(rt, e->stream_id);
+    if (!served) {
         pthread_mutex_unlock(&rt->lock);
         ACL_LOG(LOG_WARNING,
                 "thread %#" PRIx64 " no longer serves the stream of callback %p; running it on "
@@ -458,7 +499,10 @@ static void callback_reached(void *arg)
         callback_entry_free(e);
         return;
     }
-    bool block = e->block; /* once posted, a NO_BLOCK entry is not ours to read */
+    /* Once posted, a NO_BLOCK entry is not ours to read. An abort since the
+     * launch released the stream from its BLOCK calls: it is delivered
+     * without holding the stream. */
+    bool block = e->block && served->aborts == e->aborts;
     e->waiter = block;
     if (block)
         atomic_store_explicit(&e->refs, 2, memory_order_relaxed); /* ours too */
@@ -554,6 +598,12 @@ aclError callback_launch(const char *api, callback_channel channel, acl_stream *
         .refs = 1,
         .state = ENTRY_PENDING,
     };
+    if (block) {
+        pthread_mutex_lock(&rt->lock);
+        const served_stream *served = report_thread_served(rt, s->id);
+        e->aborts = served ? served->aborts : 0;
+        pthread_mutex_unlock(&rt->lock);
+    }
     host_fn reached = callback_reached;
     if (stream_sink(s)) {
         if (sink_keep(s, e, callback_template_release) != ACL_SUCCESS) {
@@ -722,6 +772,7 @@ static void fork_child(void)
 __attribute__((constructor)) static void callback_init(void)
 {
     lifecycle_observe(LIFECYCLE_STREAM_GONE, stream_gone);
+    lifecycle_observe(LIFECYCLE_STREAM_ABORTED, stream_aborted);
     fork_register(FORK_RANK_CALLBACKS, fork_prepare, fork_done, fork_child);
 }
 

@@ -11,6 +11,9 @@ typedef enum lifecycle_event {
     LIFECYCLE_STREAM_MADE,
     /* subject: the acl_stream being torn down (its handle already gone). */
     LIFECYCLE_STREAM_GONE,
+    /* subject: a live acl_stream (borrowed) whose queued work an
+     * aclrtStreamAbort just settled. */
+    LIFECYCLE_STREAM_ABORTED,
     /* subject: the device's backend index as an intptr_t; its default
      * context was just released. */
     LIFECYCLE_DEVICE_RELEASED,

@@ -270,9 +270,12 @@ aclError stream_abort(acl_stream *s)
     uint_fast64_t queued = atomic_load_explicit(&s->queued, memory_order_acquire);
     bool owes = false;
     aclError err = ops->abort(stream_backend(s), &owes);
-    if (err == ACL_SUCCESS && !owes)
+    if (err != ACL_SUCCESS)
+        return err;
+    lifecycle_notify(LIFECYCLE_STREAM_ABORTED, s);
+    if (!owes)
         mark_done(s, queued);
-    return err;
+    return ACL_SUCCESS;
 }
 
 uint32_t stream_available(void)

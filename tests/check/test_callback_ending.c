@@ -220,6 +220,29 @@ START_TEST(destroy_after_unsubscribe_with_block_callback_posted)
 }
 END_TEST
 
+/* An abort settles its stream's work: BLOCK callbacks that its report
+ * thread has not run (it does not process meanwhile) no longer hold the
+ * stream, one posted before the abort and one the stream reaches after it;
+ * both still run, in the thread's next aclrtProcessReport. */
+START_TEST(abort_releases_block_callbacks)
+{
+    aclrtStream aborted;
+    ACL_OK(aclrtCreateStream(&aborted));
+    ACL_OK(aclrtSubscribeReport(self_id(), aborted));
+    ACL_OK(aclrtLaunchCallback(record, VALUE(1), ACL_CALLBACK_BLOCK, aborted));
+    ACL_FAILS_WITH(aclrtSynchronizeStreamWithTimeout(aborted, 50),
+                   ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    ACL_OK(aclrtLaunchCallback(record, VALUE(2), ACL_CALLBACK_BLOCK, aborted));
+    ACL_OK(aclrtStreamAbort(aborted));
+    ACL_OK(aclrtSynchronizeStream(aborted));
+    ACL_OK(aclrtDestroyStream(aborted));
+    drain_own_queue();
+    ck_assert_uint_eq(call_count(), 2);
+    ck_assert_int_eq(calls.values[0], 1);
+    ck_assert_int_eq(calls.values[1], 2);
+}
+END_TEST
+
 static aclrtStream destroyed_from_callback;
 static aclError destroy_result;
 static size_t calls_after_destroy;
@@ -275,6 +298,7 @@ static Suite *suite(void)
     tcase_add_test(ending, destroy_stream_with_callbacks_queued);
     tcase_add_test(ending, destroy_after_unsubscribe_with_block_callback_posted);
     tcase_add_test(ending, block_callback_destroys_its_stream);
+    tcase_add_test(ending, abort_releases_block_callbacks);
     suite_add_tcase(s, ending);
     return s;
 }
