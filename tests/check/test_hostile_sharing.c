@@ -583,6 +583,20 @@ COMPAT_TEST(forged_files_do_not_allow_an_import,
 
 /* ---- nothing beyond what was exported ------------------------------------------------ */
 
+/* Exports dev's N bytes to anyone (key) and fetches, as an importer would,
+ * the descriptor the broker hands out for them (host backend). */
+static int exported_file(void *dev, char key[65])
+{
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, 65,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    int32_t pid;
+    share_request req = key_request(key, &pid);
+    answer a = exchange(pid, &req, sizeof req, -1);
+    ck_assert_int_eq(a.status, ACL_SUCCESS);
+    ck_assert_int_ge(a.fd, 0);
+    return a.fd;
+}
+
 COMPAT_TEST(export_hands_out_only_its_range,
             "the descriptor of an IPC key covers the exported allocation's pages and nothing of "
             "the exporter's other memory",
@@ -594,26 +608,20 @@ COMPAT_TEST(export_hands_out_only_its_range,
     void *dev = device_filled(N, 0x0E);
     void *after = device_filled(N, 0x5E);
     char key[65];
-    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
-                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
-    int32_t pid;
-    share_request req = key_request(key, &pid);
-    answer a = exchange(pid, &req, sizeof req, -1);
-    ck_assert_int_eq(a.status, ACL_SUCCESS);
-    ck_assert_int_ge(a.fd, 0);
+    int fd = exported_file(dev, key);
     struct stat st;
-    ck_assert_int_eq(fstat(a.fd, &st), 0);
+    ck_assert_int_eq(fstat(fd, &st), 0);
     long page = sysconf(_SC_PAGESIZE);
     ck_assert_msg((size_t)st.st_size <= (size_t)N + (size_t)page,
                   "the descriptor holds %lld bytes for a %d-byte export", (long long)st.st_size, N);
     /* Everything the descriptor holds is the exported memory. */
-    unsigned char *all = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, a.fd, 0);
+    unsigned char *all = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     ck_assert_ptr_ne(all, MAP_FAILED);
     for (off_t i = 0; i < st.st_size; i++)
         ck_assert_msg(all[i] != 0x5E, "byte %lld of the descriptor is another allocation's",
                       (long long)i);
     munmap(all, (size_t)st.st_size);
-    close(a.fd);
+    close(fd);
     ACL_OK(aclrtIpcMemClose(key));
     ACL_OK(aclrtFree(dev));
     ACL_OK(aclrtFree(secret));
@@ -690,16 +698,10 @@ COMPAT_TEST(shared_memory_files_cannot_be_resized,
         COMPAT_SKIP("only the host backend passes a descriptor (CUDA resolves its own handle)");
     void *dev = device_filled(N, 0x0E);
     char key[65];
-    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
-                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
-    int32_t pid;
-    share_request req = key_request(key, &pid);
-    answer a = exchange(pid, &req, sizeof req, -1);
-    ck_assert_int_eq(a.status, ACL_SUCCESS);
-    ck_assert_int_ge(a.fd, 0);
-    ck_assert_int_ne(ftruncate(a.fd, 0), 0);
-    ck_assert_int_ne(ftruncate(a.fd, (off_t)N * 4), 0);
-    close(a.fd);
+    int fd = exported_file(dev, key);
+    ck_assert_int_ne(ftruncate(fd, 0), 0);
+    ck_assert_int_ne(ftruncate(fd, (off_t)N * 4), 0);
+    close(fd);
     /* The exporter still uses all of its memory. */
     ACL_OK(aclrtMemset(dev, N, 0x11, N));
     unsigned char last;

@@ -1112,6 +1112,17 @@ START_TEST(user_memory_lists_must_be_there)
 }
 END_TEST
 
+/* Zeroed handle memory of f's size for a list in the caller's memory
+ * (aclrtKernelArgsInitByUserMem); the caller frees it. */
+static void *args_handle_memory(aclrtFuncHandle f)
+{
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
+    void *handle_mem = calloc(1, handle_size);
+    ck_assert_ptr_nonnull(handle_mem);
+    return handle_mem;
+}
+
 /* A list in the caller's memory: its placeholder data must fit after its
  * parameters, however large the size asked for (a size near SIZE_MAX
  * wrapped the bound and corrupted the heap at the launch). */
@@ -1119,9 +1130,7 @@ START_TEST(user_memory_placeholder_sizes_are_bounded)
 {
     aclrtBinHandle bin = kt_load();
     aclrtFuncHandle f = kt_function(bin, "scale");
-    size_t handle_size = 0;
-    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
-    void *handle_mem = calloc(1, handle_size);
+    void *handle_mem = args_handle_memory(f);
     unsigned char mem[256];
     ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem, mem, sizeof mem));
     aclrtArgsHandle args = handle_mem;
@@ -1153,9 +1162,7 @@ START_TEST(user_memory_unmapped_after_init)
 {
     aclrtBinHandle bin = kt_load();
     aclrtFuncHandle f = kt_function(bin, "scale");
-    size_t handle_size = 0;
-    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
-    void *handle_mem = calloc(1, handle_size);
+    void *handle_mem = args_handle_memory(f);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     void *mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert_ptr_ne(mem, MAP_FAILED);
@@ -1194,9 +1201,7 @@ START_TEST(user_memory_lists_replaced_in_place)
 {
     aclrtBinHandle bin = kt_load();
     aclrtFuncHandle f = kt_function(bin, "scale");
-    size_t handle_size = 0;
-    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
-    void *handle_mem = calloc(1, handle_size);
+    void *handle_mem = args_handle_memory(f);
     unsigned char mem[256];
     ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem, mem, sizeof mem));
     long before = resident_kib();
