@@ -747,24 +747,73 @@ static int lying_file(lie how)
     return fd;
 }
 
-/* In a forked child that calls no ACL function: a broker of its own,
- * under its own pid (all an importer can check), answering as `how` says. */
-static void lying_exporter(lie how, int ready)
+/* Answers a broker's client with len bytes of rep and fd attached. */
+static void reply_with_file(int c, const share_reply *rep, size_t len, int fd)
 {
-    int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    struct sockaddr_un addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sun_family = AF_UNIX;
-    int n =
-        snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)getpid());
-    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-    if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 16) != 0)
-        _exit(2);
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {(void *)rep, len};
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control.buf,
+                       .msg_controllen = sizeof control.buf};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+    (void)sendmsg(c, &m, MSG_NOSIGNAL);
+}
+
+/* Answers every client on listener with serve's reply; in the exporter. */
+typedef void (*fake_serve_fn)(int listener, const void *arg);
+
+/* A forked process, calling no ACL function, that runs a broker of its own
+ * under its own pid (all an importer can check) and answers with serve. */
+static pid_t fake_exporter_start(fake_serve_fn serve, const void *arg)
+{
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        struct sockaddr_un addr;
+        memset(&addr, 0, sizeof addr);
+        addr.sun_family = AF_UNIX;
+        int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d",
+                         (int)getpid());
+        socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+        if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 16) != 0 ||
+            write(ready[1], "r", 1) != 1)
+            _exit(2);
+        serve(l, arg);
+        _exit(0);
+    }
+    close(ready[1]);
+    char r;
+    ck_assert_int_eq(read(ready[0], &r, 1), 1);
+    close(ready[0]);
+    return pid;
+}
+
+static void fake_exporter_stop(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* Answers every request for IPC memory as *(const lie *)arg says. */
+static void serve_lies(int listener, const void *arg)
+{
+    lie how = *(const lie *)arg;
     int file = lying_file(how);
-    if (write(ready, "r", 1) != 1)
-        _exit(2);
     for (;;) {
-        int c = accept(l, NULL, NULL);
+        int c = accept(listener, NULL, NULL);
         if (c < 0)
             continue;
         share_request req;
@@ -778,55 +827,16 @@ static void lying_exporter(lie how, int ready)
         memcpy(blob.backend, claim, sizeof claim);
         memcpy(rep.blob, &blob, sizeof blob);
         rep.len = sizeof blob;
-        union {
-            struct cmsghdr align;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        memset(&control, 0, sizeof control);
-        struct iovec iov = {&rep, how == LIE_SHORT ? 8 : sizeof rep};
-        struct msghdr m = {.msg_iov = &iov,
-                           .msg_iovlen = 1,
-                           .msg_control = control.buf,
-                           .msg_controllen = sizeof control.buf};
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &file, sizeof file);
-        (void)sendmsg(c, &m, MSG_NOSIGNAL);
+        reply_with_file(c, &rep, how == LIE_SHORT ? 8 : sizeof rep, file);
         close(c);
     }
-}
-
-static pid_t lying_exporter_start(lie how)
-{
-    int p[2];
-    ck_assert_int_eq(pipe(p), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        close(p[0]);
-        lying_exporter(how, p[1]);
-    }
-    close(p[1]);
-    char r;
-    ck_assert_int_eq(read(p[0], &r, 1), 1);
-    close(p[0]);
-    return pid;
-}
-
-static void lying_exporter_stop(pid_t pid)
-{
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
 }
 
 /* Imports from an exporter lying as `how` are refused, 20 times over, and
  * leave no descriptor behind. */
 static void lies_refused(lie how)
 {
-    pid_t liar = lying_exporter_start(how);
+    pid_t liar = fake_exporter_start(serve_lies, &how);
     char key[IPC_KEY_LEN];
     snprintf(key, sizeof key, "acl-cuda-ipc:%d:1:%016x", (int)liar, 1);
     int before = descriptors();
@@ -836,7 +846,7 @@ static void lies_refused(lie how)
         ck_assert_ptr_null(p);
     }
     ck_assert_int_eq(descriptors(), before);
-    lying_exporter_stop(liar);
+    fake_exporter_stop(liar);
 }
 
 COMPAT_TEST(malformed_replies_leave_no_descriptor,
@@ -892,7 +902,8 @@ static void expect_pages(int want)
 COMPAT_TEST(notify_pages_go_with_their_notifies,
             "exporting or importing a notify and destroying it, hundreds of times, leaves the "
             "process with as many mappings and descriptors as before",
-            "reviewer's finding E (a mapping per export and per import, until mmap fails)")
+            "hardening round two: shared notify pages (a mapping per export and per import, "
+            "until mmap fails)")
 {
     /* On cuda each export also keeps 2 MiB of device memory until the
      * process ends (docs/porting.md): fewer cycles there. */
@@ -937,7 +948,7 @@ static int resize_page(const void *arg)
 COMPAT_TEST(importer_cannot_resize_a_notify_page,
             "a process allowed to import a notify cannot shrink or grow the page it is handed, "
             "and the exporter's next record and wait work (no SIGBUS)",
-            "reviewer's finding C (an importer truncating the memfd crashes the exporter)")
+            "hardening round two: an importer truncating the page crashed the exporter")
 {
     aclrtStream s;
     ACL_OK(aclrtCreateStream(&s));
@@ -971,8 +982,9 @@ COMPAT_TEST(importer_cannot_resize_a_notify_page,
  * for a notify with a page of the right size, magic and backend, but not
  * sealed: its exporter (or anyone it hands the descriptor) could shrink
  * it under the importer. */
-static void serve_unsealed_page(int listener)
+static void serve_unsealed_page(int listener, const void *unused)
 {
+    (void)unused;
     int fd = memfd_create("unsealed", 0);
     uint32_t magic = 0x41434e46; /* core/notify.c's PAGE_MAGIC */
     if (fd < 0 || ftruncate(fd, 4096) != 0 || pwrite(fd, &magic, sizeof magic, 0) != 4)
@@ -987,22 +999,7 @@ static void serve_unsealed_page(int listener)
         share_request req;
         if (c < 0 || recv(c, &req, sizeof req, 0) != (ssize_t)sizeof req)
             _exit(3);
-        union {
-            struct cmsghdr align;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        memset(&control, 0, sizeof control);
-        struct iovec iov = {&rep, sizeof rep};
-        struct msghdr out = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = control.buf,
-                             .msg_controllen = sizeof control.buf};
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&out);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-        (void)sendmsg(c, &out, MSG_NOSIGNAL);
+        reply_with_file(c, &rep, sizeof rep, fd);
         close(c);
     }
 }
@@ -1010,38 +1007,15 @@ static void serve_unsealed_page(int listener)
 COMPAT_TEST(importer_refuses_a_resizable_notify_page,
             "aclrtNotifyImportByKey refuses a page that its exporter did not seal against "
             "resizing, with ACL_ERROR_INVALID_PARAM",
-            "reviewer's finding C (an importer must not map what another process can shrink)")
+            "hardening round two: an importer must not map what another process can shrink")
 {
-    int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    ck_assert_int_ge(listener, 0);
-    int ready[2];
-    ck_assert_int_eq(pipe(ready), 0);
-    pid_t child = fork();
-    ck_assert_int_ge(child, 0);
-    if (child == 0) {
-        struct sockaddr_un addr;
-        memset(&addr, 0, sizeof addr);
-        addr.sun_family = AF_UNIX;
-        int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d",
-                         (int)getpid());
-        socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-        if (bind(listener, (struct sockaddr *)&addr, len) != 0 || listen(listener, 4) != 0 ||
-            write(ready[1], "r", 1) != 1)
-            _exit(1);
-        serve_unsealed_page(listener);
-    }
-    close(listener);
-    close(ready[1]);
-    char r;
-    ck_assert_int_eq(read(ready[0], &r, 1), 1);
-    close(ready[0]);
+    pid_t child = fake_exporter_start(serve_unsealed_page, NULL);
     char key[65];
     snprintf(key, sizeof key, "aclnotify-%d-%016x-%016x", (int)child, 1u, 1u);
     int pages = mappings(NOTIFY_PAGE);
     aclrtNotify n = NULL;
     aclError err = aclrtNotifyImportByKey(&n, key, 0);
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    fake_exporter_stop(child);
     ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
     ck_assert_msg(strstr(aclGetRecentErrMsg(), "sealed") != NULL, "message: %s",
                   aclGetRecentErrMsg());
@@ -1053,7 +1027,7 @@ COMPAT_TEST(queued_notify_work_outlives_destroy,
             "records and waits queued or captured on shared notifies (exporter's and "
             "importer's) still work after both notifies are destroyed; their pages go once "
             "that work has run and the model is destroyed",
-            "reviewer's finding E (pages must stay mapped while queued work uses them)")
+            "hardening round two: pages stay mapped while queued work uses them")
 {
     aclrtStream waiting, recording, opening;
     ACL_OK(aclrtCreateStream(&waiting));
