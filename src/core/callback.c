@@ -106,7 +106,7 @@ struct callback_entry {
     int32_t stream_id; /* identity only: the stream may be gone before we run */
     report_thread *rt; /* holds one reference until the entry is freed */
     bool block;
-    uint32_t aborts; /* its stream's aborts (served_stream) when it was launched */
+    uint64_t epoch; /* abort_epoch when it was launched (or, replayed, posted) */
     /* The report thread's side holds one reference, a waiting BLOCK host
      * function another; the last one frees the entry. */
     atomic_int refs;
@@ -119,13 +119,16 @@ struct callback_entry {
     callback_entry *next;
 };
 
-/* A stream a report thread serves, and how many times it was aborted
- * since: a BLOCK call launched before an abort no longer holds the stream
- * when it is reached after it. */
+/* A stream a report thread serves, and the abort epoch of its last abort
+ * since it was added (0: none): a BLOCK call launched before an abort (at
+ * an earlier epoch) no longer holds the stream when it is reached after it. */
 typedef struct served_stream {
     int32_t id;
-    uint32_t aborts;
+    uint64_t aborted_at;
 } served_stream;
+
+/* Counts aborts of streams that have a report thread, process-wide. */
+static _Atomic uint64_t abort_epoch;
 
 struct report_thread {
     uint64_t thread_id; /* pthread_self() of the thread, as ACL passes it */
@@ -415,13 +418,14 @@ static void stream_aborted(void *subject)
     const acl_stream *s = subject;
     if (atomic_load_explicit(&report_thread_count, memory_order_relaxed) == 0)
         return;
+    uint64_t epoch = atomic_fetch_add(&abort_epoch, 1) + 1;
     pthread_mutex_lock(&report_registry_lock);
     for (int channel = 0; channel < CHANNEL_COUNT; channel++)
         for (report_thread *rt = report_registries[channel]; rt; rt = rt->next) {
             pthread_mutex_lock(&rt->lock);
             served_stream *served = report_thread_served(rt, s->id);
             if (served)
-                served->aborts++;
+                served->aborted_at = epoch;
             (void)release_block_calls(rt, s->id);
             pthread_mutex_unlock(&rt->lock);
         }
@@ -502,7 +506,7 @@ static void callback_reached(void *arg)
     /* Once posted, a NO_BLOCK entry is not ours to read. An abort since the
      * launch released the stream from its BLOCK calls: it is delivered
      * without holding the stream. */
-    bool block = e->block && served->aborts == e->aborts;
+    bool block = e->block && served->aborted_at <= e->epoch;
     e->waiter = block;
     if (block)
         atomic_store_explicit(&e->refs, 2, memory_order_relaxed); /* ours too */
@@ -558,6 +562,7 @@ static void callback_replayed(void *arg)
         .stream_id = tmpl->stream_id,
         .rt = tmpl->rt,
         .block = tmpl->block,
+        .epoch = atomic_load(&abort_epoch),
         .refs = 1,
         .state = ENTRY_PENDING,
     };
@@ -595,15 +600,10 @@ aclError callback_launch(const char *api, callback_channel channel, acl_stream *
         .stream_id = s->id,
         .rt = rt,
         .block = block,
+        .epoch = atomic_load(&abort_epoch),
         .refs = 1,
         .state = ENTRY_PENDING,
     };
-    if (block) {
-        pthread_mutex_lock(&rt->lock);
-        const served_stream *served = report_thread_served(rt, s->id);
-        e->aborts = served ? served->aborts : 0;
-        pthread_mutex_unlock(&rt->lock);
-    }
     host_fn reached = callback_reached;
     if (stream_sink(s)) {
         if (sink_keep(s, e, callback_template_release) != ACL_SUCCESS) {

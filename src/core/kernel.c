@@ -908,8 +908,16 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
     a->capacity = size;
     a->user_handle = handle_mem;
     /* The same memory initialised again names the new list. A list in the
-     * table is live: an unload takes it out before it withdraws it. */
+     * table is live: an unload takes it out before it withdraws it, under
+     * its function's lock, under which the new list goes in (unless the
+     * unload withdrew it already). */
     acl_args *replaced = NULL;
+    pthread_mutex_lock(&f->lock);
+    if (!object_live(&a->obj)) {
+        pthread_mutex_unlock(&f->lock);
+        args_put(a);
+        return args_new_failed(api, ACL_ERROR_INVALID_PARAM);
+    }
     pthread_mutex_lock(&user_args_lock);
     size_t i = 0;
     while (i < user_args_count && user_args_table[i].handle_mem != handle_mem)
@@ -932,6 +940,7 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
         err = ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     pthread_mutex_unlock(&user_args_lock);
+    pthread_mutex_unlock(&f->lock);
     if (replaced)
         args_replaced(replaced);
     if (err) {

@@ -510,7 +510,7 @@ static aclError broker_connect(int32_t pid, int *sock)
 aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blob, size_t *len)
 {
     *fd = -1;
-    int sock;
+    int sock = -1;
     aclError ret = broker_connect(name->pid, &sock);
     if (ret != ACL_SUCCESS)
         return ret;

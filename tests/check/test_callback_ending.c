@@ -46,7 +46,6 @@ START_TEST(callbacks_allocate_varying_sizes)
 }
 END_TEST
 
-
 static void *freed_in_callback;
 static aclError first_free, second_free;
 
@@ -91,8 +90,8 @@ START_TEST(map_inside_callback_over_deferred_unmap)
     memset(&prop, 0, sizeof prop);
     prop.memAttr = ACL_MEM_HUGE;
     prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
-    ACL_OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
-                                            &remap_size));
+    ACL_OK(
+        aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &remap_size));
     aclrtDrvMemHandle first;
     ACL_OK(aclrtReserveMemAddress((void **)&remap_va, remap_size, 0, NULL, 0));
     ACL_OK(aclrtMallocPhysical(&first, remap_size, &prop, 0));
@@ -235,11 +234,45 @@ START_TEST(abort_releases_block_callbacks)
     ACL_OK(aclrtLaunchCallback(record, VALUE(2), ACL_CALLBACK_BLOCK, aborted));
     ACL_OK(aclrtStreamAbort(aborted));
     ACL_OK(aclrtSynchronizeStream(aborted));
+    /* The second is posted when the work it was queued behind reaches it:
+     * on cuda that work goes on in the CUDA stream the abort left. */
+    for (int i = 0; i < 100 && call_count() < 2; i++)
+        (void)aclrtProcessReport(100);
     ACL_OK(aclrtDestroyStream(aborted));
     drain_own_queue();
     ck_assert_uint_eq(call_count(), 2);
     ck_assert_int_eq(calls.values[0], 1);
     ck_assert_int_eq(calls.values[1], 2);
+}
+END_TEST
+
+/* An abort releases only the calls launched before it: BLOCK callbacks
+ * launched after one, directly or replayed by a model captured on the
+ * stream, still hold the stream until their report thread runs them. */
+START_TEST(block_callbacks_after_an_abort_still_hold)
+{
+    aclrtStream aborted;
+    ACL_OK(aclrtCreateStream(&aborted));
+    ACL_OK(aclrtSubscribeReport(self_id(), aborted));
+    ACL_OK(aclrtStreamAbort(aborted));
+    ACL_OK(aclrtLaunchCallback(record, VALUE(1), ACL_CALLBACK_BLOCK, aborted));
+    ACL_FAILS_WITH(aclrtSynchronizeStreamWithTimeout(aborted, 50),
+                   ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    ACL_OK(aclrtProcessReport(10000));
+    ACL_OK(aclrtSynchronizeStream(aborted));
+    aclmdlRI model;
+    ACL_OK(aclmdlRICaptureBegin(aborted, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    ACL_OK(aclrtLaunchCallback(record, VALUE(2), ACL_CALLBACK_BLOCK, aborted));
+    ACL_OK(aclmdlRICaptureEnd(aborted, &model));
+    ACL_OK(aclmdlRIExecuteAsync(model, aborted));
+    ACL_FAILS_WITH(aclrtSynchronizeStreamWithTimeout(aborted, 50),
+                   ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    ACL_OK(aclrtProcessReport(10000));
+    ACL_OK(aclrtSynchronizeStream(aborted));
+    ACL_OK(aclmdlRIDestroy(model));
+    ACL_OK(aclrtDestroyStream(aborted));
+    drain_own_queue();
+    ck_assert_uint_eq(call_count(), 2);
 }
 END_TEST
 
@@ -261,8 +294,8 @@ START_TEST(block_callback_destroys_its_stream)
 {
     ACL_OK(aclrtCreateStream(&destroyed_from_callback));
     ACL_OK(aclrtSubscribeReport(self_id(), destroyed_from_callback));
-    ACL_OK(aclrtLaunchCallback(destroy_own_stream, NULL, ACL_CALLBACK_BLOCK,
-                               destroyed_from_callback));
+    ACL_OK(
+        aclrtLaunchCallback(destroy_own_stream, NULL, ACL_CALLBACK_BLOCK, destroyed_from_callback));
     ACL_OK(aclrtLaunchCallback(record, VALUE(1), ACL_CALLBACK_NO_BLOCK, destroyed_from_callback));
     ACL_OK(aclrtProcessReport(-1));
     ck_assert_int_eq(destroy_result, ACL_SUCCESS);
@@ -299,6 +332,7 @@ static Suite *suite(void)
     tcase_add_test(ending, destroy_after_unsubscribe_with_block_callback_posted);
     tcase_add_test(ending, block_callback_destroys_its_stream);
     tcase_add_test(ending, abort_releases_block_callbacks);
+    tcase_add_test(ending, block_callbacks_after_an_abort_still_hold);
     suite_add_tcase(s, ending);
     return s;
 }

@@ -1046,7 +1046,10 @@ COMPAT_TEST(queued_notify_work_outlives_destroy,
     ACL_OK(aclmdlRICaptureEnd(recording, &model));
     /* The importer's two waits end with the exporter's records: one queued
      * behind the gate, one in the model. */
+    aclrtEvent first_taken;
+    ACL_OK(aclrtCreateEvent(&first_taken));
     ACL_OK(aclrtWaitAndResetNotify(imported, waiting, 0));
+    ACL_OK(aclrtRecordEvent(first_taken, waiting));
     ACL_OK(aclrtWaitAndResetNotify(imported, waiting, 0));
     ACL_OK(aclrtWaitAndResetNotify(gate, recording, 0));
     ACL_OK(aclrtRecordNotify(exported, recording));
@@ -1057,6 +1060,10 @@ COMPAT_TEST(queued_notify_work_outlives_destroy,
     aclrtStreamStatus st;
     ACL_OK(aclrtStreamQuery(waiting, &st));
     ck_assert_int_eq(st, ACL_STREAM_STATUS_NOT_READY); /* its second wait */
+    /* A notify holds one record: the model's must come after the first
+     * wait took the gated one. */
+    ACL_OK(aclrtSynchronizeEvent(first_taken));
+    ACL_OK(aclrtDestroyEvent(first_taken));
     ACL_OK(aclmdlRIExecuteAsync(model, recording));
     ACL_OK(aclrtSynchronizeStream(recording));
     ACL_OK(aclrtSynchronizeStream(waiting));

@@ -173,8 +173,8 @@ START_TEST(vmm_release_with_work_queued)
     atomic_store(&open, 1);
     ACL_OK(aclrtSynchronizeStream(s));
     unsigned char out[256];
-    ACL_OK(aclrtMemcpy(out, sizeof out, dev + g - sizeof out, sizeof out,
-                       ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(
+        aclrtMemcpy(out, sizeof out, dev + g - sizeof out, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST));
     for (size_t i = 0; i < sizeof out; i++)
         ck_assert_uint_eq(out[i], 0x5A);
     /* The addresses are free again once the work completed. */
@@ -243,8 +243,8 @@ START_TEST(vmm_release_with_work_of_a_force_destroyed_stream)
     atomic_store(&open, 1);
     ACL_OK(aclrtSynchronizeDevice());
     unsigned char out[256];
-    ACL_OK(aclrtMemcpy(out, sizeof out, dev + g - sizeof out, sizeof out,
-                       ACL_MEMCPY_DEVICE_TO_HOST));
+    ACL_OK(
+        aclrtMemcpy(out, sizeof out, dev + g - sizeof out, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST));
     for (size_t i = 0; i < sizeof out; i++)
         ck_assert_uint_eq(out[i], 0x5A);
     ACL_OK(aclrtFree(dev));
@@ -780,8 +780,8 @@ END_TEST
 START_TEST(host_registration_checks_pages)
 {
     const size_t page = 4096;
-    unsigned char *rw = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                             -1, 0);
+    unsigned char *rw =
+        mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert_ptr_ne(rw, MAP_FAILED);
     memset(rw, 0x5A, 3 * page);
     ck_assert_int_eq(mprotect(rw + page, page, PROT_READ), 0);
@@ -803,7 +803,8 @@ START_TEST(host_registration_checks_pages)
     munmap(none, page);
 
     /* Read-only: registered, read by copies, never written. */
-    aclError ret = aclrtHostRegisterV2(rw + page, page, ACL_HOST_REG_READONLY | ACL_HOST_REG_MAPPED);
+    aclError ret =
+        aclrtHostRegisterV2(rw + page, page, ACL_HOST_REG_READONLY | ACL_HOST_REG_MAPPED);
     if (ret == ACL_ERROR_RT_FEATURE_NOT_SUPPORT && !on_host_backend()) {
         munmap(rw, 3 * page); /* a GPU without cudaDevAttrHostRegisterReadOnlySupported */
         return;
@@ -858,8 +859,8 @@ START_TEST(managed_choices)
     ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE, p + page, page,
                                   &v, 4));
     ck_assert_int_eq(v, ACL_MEM_LOCATIONTYPE_HOST_NUMA);
-    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID, p + page, page,
-                                  &v, 4));
+    ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID, p + page, page, &v,
+                                  4));
     ck_assert_int_ge(v, 0);
     aclrtMemManagedLocation node0 = {ACL_MEM_LOCATIONTYPE_HOST_NUMA, 0};
     ACL_OK(aclrtMemManagedAdvise(p, page, ACL_MEM_ADVISE_SET_ACCESSED_BY, node0));
@@ -874,9 +875,9 @@ START_TEST(managed_choices)
                    ACL_ERROR_RT_PARAM_INVALID);
     /* An interior address covers the pages it touches. */
     ACL_OK(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p + 100, page, &v, 4));
-    ACL_FAILS_WITH(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p + 100, 3 * page,
-                                          &v, 4),
-                   ACL_ERROR_RT_PARAM_INVALID);
+    ACL_FAILS_WITH(
+        aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p + 100, 3 * page, &v, 4),
+        ACL_ERROR_RT_PARAM_INVALID);
     ACL_FAILS_WITH(aclrtFreeHost(p), ACL_ERROR_INVALID_PARAM);
     ACL_OK(aclrtFree(p));
     ACL_FAILS_WITH(aclrtMemManagedGetAttr(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p, page, &v, 4),
@@ -935,7 +936,8 @@ START_TEST(pool_choices)
     ACL_OK(aclrtSynchronizeStream(s));
     /* Pool memory comes and goes at the call: a model cannot record it. */
     ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
-    ACL_FAILS_WITH(aclrtMemPoolMallocAsync(&q, 100, pool, s), ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    ACL_FAILS_WITH(aclrtMemPoolMallocAsync(&q, 100, pool, s),
+                   ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
     aclmdlRI model = NULL;
     ACL_OK(aclmdlRICaptureEnd(s, &model));
     if (model != NULL)
@@ -1159,7 +1161,8 @@ static void export_while_a_model_waits_after(size_t fill)
     uint64_t *word = NULL;
     void *block = NULL, *filled = NULL;
     ACL_OK(aclrtMalloc((void **)&word, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    ACL_OK(aclrtMalloc(&block, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+    /* 2 MiB: on cuda an exported allocation owns its 2 MiB blocks. */
+    ACL_OK(aclrtMalloc(&block, 2 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
     ACL_OK(aclrtMalloc(&filled, fill, ACL_MEM_MALLOC_HUGE_FIRST));
     ACL_OK(aclrtMemset(word, 64, 0, 64));
     aclmdlRI model = NULL;
@@ -1172,7 +1175,7 @@ static void export_while_a_model_waits_after(size_t fill)
     if (fill < (1 << 20))
         nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL); /* in the wait */
     char key[128];
-    ACL_OK(aclrtIpcMemGetExportKey(block, 1 << 20, key, sizeof key, 0));
+    ACL_OK(aclrtIpcMemGetExportKey(block, 2 << 20, key, sizeof key, 0));
     ACL_OK(aclrtValueWrite(word, 1, 0, w));
     ACL_OK(aclrtSynchronizeStream(s));
     unsigned char head = 0;

@@ -45,17 +45,21 @@ static void cuda_mem_close(backend_import *imp)
     free(imp);
 }
 
-/* The size of the allocation mapped at base; 0 where the driver cannot tell. */
+/* The bytes from base to the end of the allocation it lies in; 0 where
+ * the driver cannot tell. */
 static size_t cuda_allocation_size(void *base)
 {
     if (!driver_ready() || drv.cuPointerGetAttributes == NULL)
         return 0;
-    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_RANGE_SIZE;
-    uint64_t size = 0; /* the driver writes a size_t */
-    void *data = &size;
-    if (drv.cuPointerGetAttributes(1, &attr, &data, (CUdeviceptr)(uintptr_t)base) != CUDA_SUCCESS)
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    uint64_t start = 0, size = 0; /* the driver writes a pointer and a size_t */
+    void *data[] = {&start, &size};
+    uintptr_t at = (uintptr_t)base;
+    if (drv.cuPointerGetAttributes(2, attrs, data, (CUdeviceptr)at) != CUDA_SUCCESS || at < start ||
+        at - start >= size)
         return 0;
-    return (size_t)size;
+    return (size_t)(size - (at - start));
 }
 
 /* CUDA maps the exporter's whole allocation; the driver tells its size,
