@@ -1041,27 +1041,45 @@ static aclError next_param_slot(const char *api, acl_args *a, size_t size, uint3
     return ACL_SUCCESS;
 }
 
+static aclError unreadable_param(const char *api, const void *from, size_t size)
+{
+    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                     "param %p: %zu bytes there are not readable host memory", from, size);
+}
+
 /* A parameter's value (size bytes at from, the caller's pointer) into the
  * list at offset, read so that a bad pointer is an error, not a fault
  * (util/probe.h); and written so, where the list lies in the caller's
- * memory (aclrtKernelArgsInitByUserMem), which may be gone since. Raises. */
+ * memory (aclrtKernelArgsInitByUserMem), which may be gone since: through
+ * a buffer of ours unless the value is on the caller's stack. Raises. */
 static aclError write_param(const char *api, acl_args *a, size_t offset, const void *from,
                             size_t size)
 {
     unsigned char *to = a->buf + offset;
-    if (!a->user_mem && probe_on_stack(from, size)) {
-        memcpy(to, from, size);
-        return ACL_SUCCESS;
+    bool readable = probe_on_stack(from, size);
+    if (!a->user_mem) {
+        if (readable) {
+            memcpy(to, from, size);
+            return ACL_SUCCESS;
+        }
+        if (probe_copy(to, from, size))
+            return ACL_SUCCESS;
+        return unreadable_param(api, from, size);
     }
-    if (probe_copy(to, from, size))
-        return ACL_SUCCESS;
-    if (a->user_mem && !probe_writable(to, size))
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "the list's memory (userHostMem) at %p is no longer writable host "
-                         "memory",
-                         (void *)to);
-    return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                     "param %p: %zu bytes there are not readable host memory", from, size);
+    unsigned char bounce[256];
+    for (size_t done = 0; done < size;) {
+        size_t n = readable ? size : size - done < sizeof bounce ? size - done : sizeof bounce;
+        const unsigned char *chunk = (const unsigned char *)from + done;
+        if (!readable && !probe_copy(bounce, chunk, n))
+            return unreadable_param(api, from, size);
+        if (!probe_write(to + done, readable ? chunk : bounce, n))
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "the list's memory (userHostMem) at %p is no longer writable host "
+                             "memory",
+                             (void *)to);
+        done += n;
+    }
+    return ACL_SUCCESS;
 }
 
 static void param_added(acl_args *a, uint32_t offset, uint32_t size, bool placeholder,

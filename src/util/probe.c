@@ -121,6 +121,21 @@ bool probe_copy(void *dst, const void *src, size_t n)
     return pipe_copy(dst, src, n);
 }
 
+bool probe_write(void *dst, const void *src, size_t n)
+{
+    if (n == 0)
+        return true;
+    if (atomic_load_explicit(&vm_calls, memory_order_relaxed) >= 0) {
+        int err = vm_copy(dst, src, n, true);
+        if (!vm_refused(err)) {
+            atomic_store_explicit(&vm_calls, 1, memory_order_relaxed);
+            return err == 0;
+        }
+        atomic_store_explicit(&vm_calls, -1, memory_order_relaxed);
+    }
+    return pipe_copy(dst, src, n);
+}
+
 bool probe_writable(void *p, size_t n)
 {
     unsigned char buffer[WRITE_CHUNK];

@@ -17,6 +17,10 @@ bool probe_on_stack(const void *p, size_t n);
 /* Copies n bytes from src to dst; false (nothing or part copied) when
  * either range is not accessible memory of this process. */
 bool probe_copy(void *dst, const void *src, size_t n);
+/* Copies n bytes from src, memory known readable (the caller's own), to
+ * dst, memory a caller handed over; false (nothing or part copied) when
+ * dst is not writable memory of this process. */
+bool probe_write(void *dst, const void *src, size_t n);
 /* Whether [p, p + n) is readable and writable now: its bytes are read and
  * written back as they were (the caller owns the memory: nothing else may
  * write it meanwhile). */
