@@ -235,13 +235,6 @@ static notify_page *page_make(int *fd)
     return page;
 }
 
-/* Whether another process's descriptor is a page no one can resize under
- * our mapping, large enough for a notify's. */
-static bool page_sound(int fd)
-{
-    return memfd_holds(fd, sizeof(notify_page));
-}
-
 /* Moves n's word into a page of its own (n->share), once: stream work
  * may use it there at once, so a failed publication keeps it for the
  * next export. */
@@ -345,7 +338,7 @@ aclError notify_import(const char *api, acl_context *ctx, const char *key, bool 
     const char *refusal = NULL;
     if (fd < 0 || blob_len != sizeof blob)
         refusal = "the exporter described the notify badly";
-    else if (!page_sound(fd))
+    else if (!memfd_holds(fd, sizeof(notify_page)))
         refusal = "the exporter's page is too small or not sealed against resizing";
     else if (!(page = page_map(fd)))
         refusal = "the exporter's page cannot be mapped";

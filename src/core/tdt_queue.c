@@ -1,6 +1,5 @@
 /* Shared queues (see tdt_queue.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -10,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include "util/fork.h"
 #include "util/futex.h"
 #include "util/log.h"
+#include "util/memfd.h"
 
 enum {
     PID_BITS = 22, /* PID_MAX_LIMIT on 64-bit Linux */
@@ -535,9 +534,8 @@ aclError tdt_queue_create(const char *api, const acltdtQueueAttr *attr, uint32_t
     d.arena_off = page_up(sizeof(qhdr) + depth * sizeof(qslot));
     d.map_size = d.arena_off + d.arena_size;
     aclError ret = ACL_SUCCESS;
-    int fd = memfd_create("acl-cuda.queue", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0 || ftruncate(fd, (off_t)d.map_size) != 0 ||
-        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    int fd = sealed_memfd("acl-cuda.queue", d.map_size);
+    if (fd < 0)
         ret = acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot make the queue's memory: %s",
                         strerror(errno));
     if (ret == ACL_SUCCESS)
@@ -665,13 +663,9 @@ aclError tdt_queue_grant(const char *api, uint32_t qid, int32_t pid, uint32_t pe
 /* Checks an attached mapping against the creator's description. */
 static bool view_ok(int fd, const qdesc *d)
 {
-    struct stat st;
-    int seals = fcntl(fd, F_GET_SEALS);
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != d->map_size || seals < 0 ||
-        !(seals & F_SEAL_SHRINK))
-        return false;
-    return d->magic == QUEUE_MAGIC && d->depth >= TDT_QUEUE_DEPTH_MIN &&
-           d->depth <= TDT_QUEUE_DEPTH_MAX && d->arena_size == TDT_QUEUE_ARENA &&
+    return memfd_holds(fd, d->map_size) && d->magic == QUEUE_MAGIC &&
+           d->depth >= TDT_QUEUE_DEPTH_MIN && d->depth <= TDT_QUEUE_DEPTH_MAX &&
+           d->arena_size == TDT_QUEUE_ARENA &&
            d->arena_off == page_up(sizeof(qhdr) + d->depth * sizeof(qslot)) &&
            d->map_size == d->arena_off + d->arena_size;
 }

@@ -106,12 +106,14 @@ static bool vm_refused(int err)
     return err == ENOSYS || err == EPERM || err == EACCES;
 }
 
-bool probe_copy(void *dst, const void *src, size_t n)
+/* Copies by process_vm_readv (write: process_vm_writev, dst the other
+ * side), or through the pipe where those are refused. */
+static bool kernel_copy(void *dst, const void *src, size_t n, bool write)
 {
     if (n == 0)
         return true;
     if (atomic_load_explicit(&vm_calls, memory_order_relaxed) >= 0) {
-        int err = vm_copy(dst, src, n, false);
+        int err = vm_copy(dst, src, n, write);
         if (!vm_refused(err)) {
             atomic_store_explicit(&vm_calls, 1, memory_order_relaxed);
             return err == 0;
@@ -121,19 +123,14 @@ bool probe_copy(void *dst, const void *src, size_t n)
     return pipe_copy(dst, src, n);
 }
 
+bool probe_copy(void *dst, const void *src, size_t n)
+{
+    return kernel_copy(dst, src, n, false);
+}
+
 bool probe_write(void *dst, const void *src, size_t n)
 {
-    if (n == 0)
-        return true;
-    if (atomic_load_explicit(&vm_calls, memory_order_relaxed) >= 0) {
-        int err = vm_copy(dst, src, n, true);
-        if (!vm_refused(err)) {
-            atomic_store_explicit(&vm_calls, 1, memory_order_relaxed);
-            return err == 0;
-        }
-        atomic_store_explicit(&vm_calls, -1, memory_order_relaxed);
-    }
-    return pipe_copy(dst, src, n);
+    return kernel_copy(dst, src, n, true);
 }
 
 bool probe_writable(void *p, size_t n)
@@ -142,14 +139,8 @@ bool probe_writable(void *p, size_t n)
     for (size_t done = 0; done < n;) {
         size_t chunk = n - done < sizeof buffer ? n - done : sizeof buffer;
         char *at = (char *)p + done;
-        if (!probe_copy(buffer, at, chunk))
+        if (!probe_copy(buffer, at, chunk) || !probe_write(at, buffer, chunk))
             return false;
-        if (atomic_load_explicit(&vm_calls, memory_order_relaxed) > 0) {
-            if (vm_copy(at, buffer, chunk, true) != 0)
-                return false;
-        } else if (!pipe_copy(at, buffer, chunk)) {
-            return false;
-        }
         done += chunk;
     }
     return true;
