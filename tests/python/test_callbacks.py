@@ -97,3 +97,25 @@ def test_failed_launch_keeps_nothing(context, stream):
     before = len(acl._rt.callback._pending_callbacks)
     assert acl.rt.launch_callback(print, None, 1, stream) == 107015  # ACL_ERROR_RT_STREAM_NO_CB_REG
     assert len(acl._rt.callback._pending_callbacks) == before
+
+
+def test_status_queries_answer_while_a_python_callback_holds_the_stream(stream, reporter):
+    # The status queries keep the GIL (acl._lib.KEEPS_GIL), so they must
+    # never wait for a thread that runs Python code: here a callback that
+    # returns only once the main thread has seen its stream busy.
+    event, ret = acl.rt.create_event()
+    assert ret == 0
+    seen_busy = threading.Event()
+    assert acl.rt.launch_callback(lambda _: seen_busy.wait(30), None, ACL_CALLBACK_BLOCK,
+                                  stream) == 0
+    assert acl.rt.record_event(event, stream) == 0
+    for _ in range(1000):
+        assert acl.rt.query_event_status(event) == (0, 0)
+        assert acl.rt.query_event(event) == (1, 0)
+        assert acl.rt.query_event_wait_status(event) == (1, 0)
+        assert acl.rt.stream_query(stream) == (1, 0)
+    seen_busy.set()
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert acl.rt.query_event_status(event) == (1, 0)
+    assert acl.rt.stream_query(stream) == (0, 0)
+    assert acl.rt.destroy_event(event) == 0
