@@ -144,18 +144,21 @@ class AclColumn:
 class CtypesColumn:
     """The same C functions on the acl column's handles, called through bare
     ctypes function objects (argtypes declared, the query's out-value made
-    once): the floor a ctypes package cannot go under, so acl/ctypes is what
+    once, the GIL released or kept as acl does): the floor a ctypes package cannot go under, so acl/ctypes is what
     the acl package's wrappers add and ctypes/cuda-python what ctypes itself
     costs next to a compiled binding."""
     name = "ctypes"
 
     def __init__(self, acl_column):
         library = acl._lib.library
+        # The GIL policy is acl's (acl._lib.KEEPS_GIL): the queries hold it.
+        holding = ctypes.PyDLL(library._name, handle=library._handle)
         p, size, i32 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int32
 
         def bare(name, *argtypes):
-            function = getattr(library, name)  # a fresh object: acl's own keeps its argtypes
-            function = type(function)((name, library))
+            source = holding if name in acl._lib.KEEPS_GIL else library
+            function = getattr(source, name)  # a fresh object: acl's own keeps its argtypes
+            function = type(function)((name, source))
             function.argtypes = argtypes
             function.restype = ctypes.c_int
             return function
