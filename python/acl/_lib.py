@@ -506,9 +506,9 @@ _PROTOTYPES = (
     ("aclcudaCaptureKeep", aclError, (_vp, _vp, _vp)),
     ("aclcudaDLPackCapsuleDestructor", None, (_vp,)),
     # ... waits in slices
-    ("aclcudaSynchronizeStreamSlice", aclError, (_vp, c_int32)),
-    ("aclcudaSynchronizeEventSlice", aclError, (_vp, c_int32)),
-    ("aclcudaSynchronizeDeviceSlice", aclError, (c_int32,)),
+    ("aclcudaSynchronizeStreamSlice", aclError, (_vp, _int)),
+    ("aclcudaSynchronizeEventSlice", aclError, (_vp, _int)),
+    ("aclcudaSynchronizeDeviceSlice", aclError, (_int,)),
 )
 
 
