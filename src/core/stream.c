@@ -355,6 +355,7 @@ aclError stream_create(acl_context *ctx, uint32_t priority, uint32_t flags, bool
     s->flags = flags;
     s->priority = priority;
     list_init(&s->ctx_link);
+    list_init(&s->keep_link);
     s->ctx = ctx;
     if ((err = handle_publish(&s->obj, HANDLE_STREAM, stream_free))) {
         s->obj.free = stream_free;
@@ -424,6 +425,7 @@ aclError stream_adopt(acl_context *ctx, void *native, acl_stream **out, int32_t 
     s->priority = acl_priority(ctx, backend_priority);
     atomic_store_explicit(&s->exported, true, memory_order_relaxed);
     list_init(&s->ctx_link);
+    list_init(&s->keep_link);
     s->ctx = ctx;
     if ((err = handle_publish(&s->obj, HANDLE_STREAM, stream_free))) {
         s->obj.free = stream_free;

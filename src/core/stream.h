@@ -37,6 +37,9 @@ typedef struct acl_stream {
     object obj;
     acl_context *ctx;   /* a reference */
     list_node ctx_link; /* in ctx->streams, under ctx->lock */
+    /* In kernel_keep.c's streams, under its lock; both links NULL once
+     * the stream went before it could be noted there. */
+    list_node keep_link;
     int32_t id;
     int32_t phys;      /* ctx->phys, at hand for every submission's checks */
     uint32_t priority; /* ACL's 0 (highest) .. 7 */
