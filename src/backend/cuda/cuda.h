@@ -241,6 +241,12 @@ typedef struct graph_waits {
  * into (nothing when that is not a graph of ours). false: s is not
  * captured, the wait is the stream's own. */
 bool cuda_capture_wait_note(cudaStream_t s, const pending_wait *w);
+/* A CUDA capture may begin: one of ours, or the application's reaching
+ * our streams through an event it can record (adopted or exported). */
+void cuda_capture_possible(void);
+/* Whether s may be in a CUDA capture: none can be before the first
+ * cuda_capture_possible, unless the application has the stream. */
+bool cuda_capture_may_hold(const backend_stream *s);
 /* A capture of ours into graph began: it notes its waits from now on. */
 void cuda_graph_waits_begin(cudaGraph_t graph);
 /* body (a conditional node's) belongs to parent: its waits count there. */

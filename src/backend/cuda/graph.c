@@ -88,6 +88,7 @@ static aclError cuda_capture_begin(backend_stream *s)
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
+    cuda_capture_possible();
     rc = capture_error(cudaStreamBeginCapture(s->s, cudaStreamCaptureModeRelaxed));
     if (!rc)
         s->capture_graph = capture_begun(s->s);
@@ -480,6 +481,7 @@ static aclError set_node(backend_graph *g, uint64_t node, int32_t dev, const nod
         return rc;
     cudaGraph_t graph = NULL;
     graph_waits waits = {0};
+    cuda_capture_possible();
     if (!(rc = capture_error(cudaStreamBeginCapture(scratch.s, cudaStreamCaptureModeRelaxed)))) {
         cudaGraph_t capturing = capture_begun(scratch.s);
         switch (w->kind) {
@@ -682,6 +684,7 @@ static aclError cuda_capture_begin_into(backend_stream *s, backend_graph *body)
     aclError rc = use_device(s->dev);
     if (rc)
         return rc;
+    cuda_capture_possible();
     return capture_error(cudaStreamBeginCaptureToGraph(s->s, body->graph, NULL, NULL, 0,
                                                        cudaStreamCaptureModeRelaxed));
 }
@@ -813,6 +816,7 @@ static aclError capture_at(backend_graph *g, const uint64_t *deps, size_t ndeps,
         free(d);
         return rc;
     }
+    cuda_capture_possible();
     rc = capture_error(cudaStreamBeginCaptureToGraph(scratch.s, g->graph, d, NULL, ndeps,
                                                      cudaStreamCaptureModeRelaxed));
     free(d);

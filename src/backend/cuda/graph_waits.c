@@ -102,6 +102,24 @@ static void note_failed(void)
     ACL_LOG(LOG_ERROR, "out of memory: a teardown cannot release a wait inside a model");
 }
 
+/* A stream joins a CUDA capture only when one begins on it or when it
+ * waits for an event recorded in one. Until the process may have either,
+ * the capture query of every noted wait (cudaStreamGetCaptureInfo, about
+ * a fifth of an aclrtValueWait on an H100's host) is skipped. Sticky. */
+static atomic_bool capture_possible;
+
+void cuda_capture_possible(void)
+{
+    if (!atomic_load_explicit(&capture_possible, memory_order_relaxed))
+        atomic_store_explicit(&capture_possible, true, memory_order_seq_cst);
+}
+
+bool cuda_capture_may_hold(const backend_stream *s)
+{
+    return s->adopted || atomic_load_explicit(&s->exported, memory_order_relaxed) ||
+           atomic_load_explicit(&capture_possible, memory_order_seq_cst);
+}
+
 bool cuda_capture_wait_note(cudaStream_t s, const pending_wait *w)
 {
     enum cudaStreamCaptureStatus status;

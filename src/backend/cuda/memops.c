@@ -163,7 +163,7 @@ void cuda_wait_note(backend_stream *s, wait_kind kind, const void *addr, uint64_
                     uint32_t cmp)
 {
     pending_wait w = {.addr = (uint64_t)(uintptr_t)addr, .value = value, .kind = kind, .cmp = cmp};
-    if (!cuda_capture_wait_note(s->s, &w))
+    if (!cuda_capture_may_hold(s) || !cuda_capture_wait_note(s->s, &w))
         cuda_wait_log_add(s, &w);
 }
 

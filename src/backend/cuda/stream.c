@@ -349,6 +349,10 @@ static aclError cuda_wait(backend_stream *s, backend_event *e)
     aclError rc = use_adopted_device(s);
     if (rc != ACL_SUCCESS)
         return rc;
+    /* The application may record its events in a capture of its own,
+     * which this wait then draws s into. */
+    if (e->adopted || atomic_load_explicit(&e->exported, memory_order_relaxed))
+        cuda_capture_possible();
     return check(cudaStreamWaitEvent(s->s, e->e, 0));
 }
 
