@@ -144,9 +144,10 @@ class AclColumn:
 class CtypesColumn:
     """The same C functions on the acl column's handles, called through bare
     ctypes function objects (argtypes declared, the query's out-value made
-    once, the GIL released or kept as acl does): the floor a ctypes package cannot go under, so acl/ctypes is what
-    the acl package's wrappers add and ctypes/cuda-python what ctypes itself
-    costs next to a compiled binding."""
+    once, the GIL released or kept as acl does): the floor a ctypes package
+    cannot go under, so acl/ctypes is what the acl package's wrappers add
+    and ctypes/cuda-python what ctypes itself costs next to a compiled
+    binding."""
     name = "ctypes"
 
     def __init__(self, acl_column):

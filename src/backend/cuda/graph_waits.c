@@ -105,7 +105,7 @@ static void note_failed(void)
 /* A stream joins a CUDA capture only when one begins on it or when it
  * waits for an event recorded in one. Until the process may have either,
  * the capture query of every noted wait (cudaStreamGetCaptureInfo, about
- * a fifth of an aclrtValueWait on an H100's host) is skipped. Sticky. */
+ * a tenth of an aclrtValueWait on an H100's host) is skipped. Sticky. */
 static atomic_bool capture_possible;
 
 void cuda_capture_possible(void)
