@@ -763,16 +763,10 @@ aclError symbol_copy(const char *api, acl_stream *s, const void *symbol, size_t 
  * fills with the address of a copy of its data. Lists made with
  * aclrtKernelArgsInitByUserMem live in the caller's memory: the
  * parameters first, the placeholder data after them. The handle of such a
- * list is the caller's handle memory, found through a table here. */
-
-typedef struct user_args {
-    void *handle_mem;
-    acl_args *args;
-} user_args;
+ * list is the caller's handle memory, found through a tree here. */
 
 static pthread_mutex_t user_args_lock = PTHREAD_MUTEX_INITIALIZER;
-static user_args *user_args_table;
-static size_t user_args_count, user_args_cap;
+static range_tree user_args_tree;
 
 static void args_free(object *o)
 {
@@ -792,12 +786,9 @@ static void args_forget_user(acl_args *a)
     if (!a->user_handle)
         return;
     pthread_mutex_lock(&user_args_lock);
-    for (size_t i = 0; i < user_args_count; i++) {
-        if (user_args_table[i].args == a) {
-            user_args_table[i] = user_args_table[--user_args_count];
-            break;
-        }
-    }
+    /* A newer list of the same handle memory may have taken its place. */
+    if (range_tree_find(&user_args_tree, (uintptr_t)a->user_handle) == &a->user_node)
+        range_tree_remove(&user_args_tree, &a->user_node);
     pthread_mutex_unlock(&user_args_lock);
 }
 
@@ -919,36 +910,20 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
         return args_new_failed(api, ACL_ERROR_INVALID_PARAM);
     }
     pthread_mutex_lock(&user_args_lock);
-    size_t i = 0;
-    while (i < user_args_count && user_args_table[i].handle_mem != handle_mem)
-        i++;
-    if (i < user_args_count && object_hold(&user_args_table[i].args->obj))
-        replaced = user_args_table[i].args;
-    if (i == user_args_count && user_args_count == user_args_cap) {
-        size_t cap = user_args_cap ? 2 * user_args_cap : 16;
-        user_args *grown = realloc(user_args_table, cap * sizeof *grown);
-        if (grown) {
-            user_args_table = grown;
-            user_args_cap = cap;
-        }
+    range_node *held = range_tree_find(&user_args_tree, (uintptr_t)handle_mem);
+    if (held) {
+        acl_args *old = range_entry(held, acl_args, user_node);
+        if (object_hold(&old->obj))
+            replaced = old;
+        range_tree_remove(&user_args_tree, held);
     }
-    if (i < user_args_cap) {
-        if (i == user_args_count)
-            user_args_count++;
-        user_args_table[i] = (user_args){handle_mem, a};
-    } else {
-        err = ACL_ERROR_RT_MEMORY_ALLOCATION;
-    }
+    a->user_node.base = (uintptr_t)handle_mem;
+    a->user_node.size = 1;
+    (void)range_tree_insert(&user_args_tree, &a->user_node);
     pthread_mutex_unlock(&user_args_lock);
     pthread_mutex_unlock(&f->lock);
     if (replaced)
         args_replaced(replaced);
-    if (err) {
-        a->user_handle = NULL;
-        (void)object_take(&a->obj);
-        args_put(a);
-        return acl_raise(api, err, "out of host memory");
-    }
     args_put(a);
     return ACL_SUCCESS;
 }
@@ -962,9 +937,9 @@ aclError args_get(const char *api, aclrtArgsHandle handle, acl_args **out)
         return ACL_SUCCESS;
     aclrtArgsHandle found = NULL;
     pthread_mutex_lock(&user_args_lock);
-    for (size_t i = 0; i < user_args_count; i++)
-        if (user_args_table[i].handle_mem == handle)
-            found = handle_of(&user_args_table[i].args->obj);
+    range_node *n = range_tree_find(&user_args_tree, (uintptr_t)handle);
+    if (n)
+        found = handle_of(&range_entry(n, acl_args, user_node)->obj);
     pthread_mutex_unlock(&user_args_lock);
     if (found && (*out = (acl_args *)handle_get(found, HANDLE_ARGS)))
         return ACL_SUCCESS;

@@ -34,6 +34,7 @@
 #include "core/handle.h"
 #include "core/stream.h"
 #include "util/list.h"
+#include "util/rangetree.h"
 
 enum {
     KERNEL_MAX_PARAMS = 128, /* ACL's limit on appended parameters */
@@ -102,7 +103,8 @@ typedef struct acl_args {
     object obj;
     acl_function *fn; /* its owner */
     struct acl_args *next;
-    void *user_handle; /* aclrtKernelArgsInitByUserMem: the caller's handle memory */
+    void *user_handle;    /* aclrtKernelArgsInitByUserMem: the caller's handle memory */
+    range_node user_node; /* in the tree of user handles, one byte at user_handle */
     pthread_mutex_t lock;
     unsigned char *buf; /* the packed parameters */
     size_t used, capacity;

@@ -1221,6 +1221,44 @@ START_TEST(user_memory_lists_replaced_in_place)
 }
 END_TEST
 
+/* Many lists in the caller's memory live at once: each handle memory names
+ * its own list (the parameter lands in that list's memory), and none
+ * names one after the binary is unloaded. */
+START_TEST(user_memory_lists_each_named_by_their_handle)
+{
+    aclrtBinHandle bin = kt_load();
+    aclrtFuncHandle f = kt_function(bin, "scale");
+    size_t handle_size = 0;
+    ACL_OK(aclrtKernelArgsGetHandleMemSize(f, &handle_size));
+    enum { LISTS = 3000, LIST_BYTES = 64 };
+    unsigned char *handles = calloc(LISTS, handle_size);
+    uint64_t *mem = calloc(LISTS, LIST_BYTES);
+    ck_assert(handles && mem);
+    for (size_t i = 0; i < LISTS; i++)
+        ACL_OK(aclrtKernelArgsInitByUserMem(f, handles + i * handle_size,
+                                            (unsigned char *)mem + i * LIST_BYTES, LIST_BYTES));
+    /* Appended in another order than made. */
+    for (size_t k = 0; k < LISTS; k++) {
+        size_t i = (k * 7919) % LISTS;
+        aclrtParamHandle p;
+        uint64_t value = 1000000 + i;
+        ACL_OK(aclrtKernelArgsAppend(handles + i * handle_size, &value, sizeof value, &p));
+    }
+    for (size_t i = 0; i < LISTS; i++)
+        ck_assert_uint_eq(mem[i * (LIST_BYTES / sizeof *mem)], 1000000 + i);
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    aclrtParamHandle p;
+    uint64_t value = 0;
+    ACL_FAILS_WITH(aclrtKernelArgsAppend(handles, &value, sizeof value, &p),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(
+        aclrtKernelArgsAppend(handles + (LISTS - 1) * handle_size, &value, sizeof value, &p),
+        ACL_ERROR_INVALID_PARAM);
+    free(handles);
+    free(mem);
+}
+END_TEST
+
 START_TEST(block_count_limits)
 {
     aclrtBinHandle bin = kt_load();
@@ -1773,6 +1811,7 @@ static Suite *kernel_suite(void)
     tcase_add_checked_fixture(footprint, set_up, tear_down);
     tcase_set_tags(footprint, "footprint");
     tcase_add_test(footprint, user_memory_lists_replaced_in_place);
+    tcase_add_test(footprint, user_memory_lists_each_named_by_their_handle);
     suite_add_tcase(s, footprint);
 
     TCase *limits = tcase_create("limits");
