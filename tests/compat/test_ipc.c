@@ -511,6 +511,27 @@ COMPAT_TEST(test_ipc_event,
     peer_stop(&p);
 }
 
+COMPAT_TEST(test_ipc_event_destroyed_with_work_queued,
+            "an IPC event destroyed while its record and waits on it are queued: both streams "
+            "still run them and synchronize",
+            "API ref aclrtDestroyEvent: non-blocking, resources go when the event's work completes")
+{
+    aclrtStream s = compat_new_stream(), other = compat_new_stream();
+    aclrtEvent e;
+    ACL_OK(aclrtCreateEventExWithFlag(&e, ACL_EVENT_IPC));
+    compat_gate gate;
+    compat_gate_close(&gate, s);
+    ACL_OK(aclrtRecordEvent(e, s));
+    ACL_OK(aclrtStreamWaitEvent(s, e));
+    ACL_OK(aclrtStreamWaitEvent(other, e));
+    ACL_OK(aclrtDestroyEvent(e));
+    compat_gate_open(&gate);
+    ACL_OK(aclrtSynchronizeStream(other));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(aclrtDestroyStream(other));
+    ACL_OK(aclrtDestroyStream(s));
+}
+
 /* ---- bad arguments ---------------------------------------------------------------- */
 
 static aclrtEvent compat_row_event(void)
@@ -640,6 +661,7 @@ Suite *compat_suite_ipc(void)
     tcase_add_test(tc, test_shareable_handle_v1);
     tcase_add_test(tc, test_shareable_handle_v2_fabric);
     tcase_add_test(tc, test_ipc_event);
+    tcase_add_test(tc, test_ipc_event_destroyed_with_work_queued);
     suite_add_tcase(s, tc);
     compat_add_bad_args(s, &compat_rows_ipc);
     return s;

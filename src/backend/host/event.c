@@ -13,7 +13,6 @@ static aclError host_event_create(backend_event *e, int32_t dev, bool timing)
     e->timing = timing;
     e->current = NULL;
     e->ipc = NULL;
-    e->ipc_fd = -1;
     return ACL_SUCCESS;
 }
 
@@ -130,7 +129,7 @@ aclError host_wait(backend_stream *bs, backend_event *e)
 static aclError host_event_query(backend_event *e, bool *complete)
 {
     if (e->ipc) {
-        *complete = host_ipc_complete(e->ipc, host_ipc_recorded(e->ipc));
+        *complete = host_ipc_complete(e->ipc->page, host_ipc_recorded(e->ipc->page));
         return ACL_SUCCESS;
     }
     mark *m = host_event_mark(e);
@@ -142,7 +141,7 @@ static aclError host_event_query(backend_event *e, bool *complete)
 static aclError host_event_synchronize(backend_event *e, int32_t timeout_ms)
 {
     if (e->ipc)
-        return host_ipc_wait_for(e->ipc, host_ipc_recorded(e->ipc), timeout_ms)
+        return host_ipc_wait_for(e->ipc->page, host_ipc_recorded(e->ipc->page), timeout_ms)
                    ? ACL_SUCCESS
                    : ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
     mark *m = host_event_mark(e);

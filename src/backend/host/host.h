@@ -111,13 +111,21 @@ struct mark {
  * memfd that every process holding the event maps. */
 typedef struct ipc_page ipc_page;
 
+/* This process's mapping of such a page (ipc_page.c), reference counted: the
+ * event holds one reference and every queued or captured task on it
+ * another, so work queued before a destroy still finds the page. */
+typedef struct ipc_map {
+    atomic_int refs;
+    ipc_page *page;
+    int fd; /* the memfd, closed with the last reference */
+} ipc_map;
+
 struct backend_event {
     int32_t dev;
     bool timing;
     pthread_mutex_t lock;
     mark *current; /* NULL until first recorded */
-    ipc_page *ipc; /* shared with other processes, else NULL */
-    int ipc_fd;
+    ipc_map *ipc;  /* shared with other processes, else NULL */
 };
 
 typedef enum task_kind {
@@ -277,12 +285,15 @@ void mark_release(mark *m);
 bool mark_wait(const mark *m, int32_t timeout_ms);
 
 /* Shared events (ipc.c): record and wait. */
-aclError host_ipc_record(host_stream *s, ipc_page *page);
-aclError host_ipc_wait(host_stream *s, ipc_page *page);
-/* Unmaps a shared event's page (its destroy). */
+aclError host_ipc_record(host_stream *s, ipc_map *map);
+aclError host_ipc_wait(host_stream *s, ipc_map *map);
+/* Drops a shared event's reference to its page (its destroy). */
 void host_ipc_event_release(backend_event *e);
 /* A shared event's page (ipc_page.c): made, recognised, the number of a
- * new record, what the tasks do. */
+ * new record, what the tasks do; references to its mapping (the last one
+ * unmaps it and closes its memfd). */
+void host_ipc_map_retain(ipc_map *map);
+void host_ipc_map_release(ipc_map *map);
 void host_ipc_page_init(ipc_page *page);
 bool host_ipc_page_valid(const ipc_page *page);
 uint64_t host_ipc_record_next(ipc_page *page);
@@ -291,8 +302,9 @@ uint64_t host_ipc_recorded(ipc_page *page);
 void host_ipc_signal(ipc_page *page, uint64_t seq);
 /* Waits until target completed; timeout_ms < 0 forever. */
 bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms);
-/* Queues TASK_IPC_SIGNAL or TASK_IPC_WAIT on s (queue.c). */
-aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_page *page, uint64_t seq);
+/* Queues TASK_IPC_SIGNAL or TASK_IPC_WAIT on s (queue.c); the task holds
+ * a reference to map. */
+aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_map *map, uint64_t seq);
 
 /* record and wait (event.c), in the stream operations. */
 aclError host_record(backend_stream *bs, backend_event *e);

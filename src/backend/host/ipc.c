@@ -145,14 +145,21 @@ static void host_mem_close(backend_import *imp)
 
 /* ---- events --------------------------------------------------------------------------- */
 
+/* Maps fd's page as e's; fd stays the caller's on failure. */
 static aclError map_page(backend_event *e, int fd)
 {
-    size_t page = host_config_get()->page_size;
-    void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED)
+    ipc_map *map = malloc(sizeof *map);
+    if (!map)
         return ACL_ERROR_RT_NO_EVENT_RESOURCE;
-    e->ipc = p;
-    e->ipc_fd = fd;
+    void *p = mmap(NULL, host_config_get()->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        free(map);
+        return ACL_ERROR_RT_NO_EVENT_RESOURCE;
+    }
+    atomic_init(&map->refs, 1);
+    map->page = p;
+    map->fd = fd;
+    e->ipc = map;
     return ACL_SUCCESS;
 }
 
@@ -176,7 +183,7 @@ static aclError host_ipc_event_create(backend_event *e, int32_t dev)
         close(fd);
         return err;
     }
-    host_ipc_page_init(e->ipc);
+    host_ipc_page_init(e->ipc->page);
     return ACL_SUCCESS;
 }
 
@@ -185,7 +192,7 @@ static aclError host_ipc_event_export(backend_event *e, void *blob, size_t *blob
     (void)blob;
     if (!e->ipc)
         return ACL_ERROR_RT_PARAM_INVALID;
-    int copy = fcntl(e->ipc_fd, F_DUPFD_CLOEXEC, 0);
+    int copy = fcntl(e->ipc->fd, F_DUPFD_CLOEXEC, 0);
     if (copy < 0)
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
     *blob_len = 0;
@@ -215,15 +222,15 @@ static aclError host_ipc_event_open(backend_event *e, int32_t dev, const void *b
     e->timing = false;
     e->current = NULL;
     aclError err = map_page(e, mine);
-    if (err == ACL_SUCCESS && !host_ipc_page_valid(e->ipc)) {
-        munmap(e->ipc, host_config_get()->page_size);
+    if (err != ACL_SUCCESS) {
+        close(mine);
+    } else if (!host_ipc_page_valid(e->ipc->page)) {
+        host_ipc_map_release(e->ipc); /* closes mine */
         e->ipc = NULL;
         err = ACL_ERROR_RT_PARAM_INVALID;
     }
-    if (err != ACL_SUCCESS) {
+    if (err != ACL_SUCCESS)
         pthread_mutex_destroy(&e->lock);
-        close(mine);
-    }
     return err;
 }
 
@@ -231,27 +238,25 @@ void host_ipc_event_release(backend_event *e)
 {
     if (!e->ipc)
         return;
-    munmap(e->ipc, host_config_get()->page_size);
-    close(e->ipc_fd);
+    host_ipc_map_release(e->ipc);
     e->ipc = NULL;
-    e->ipc_fd = -1;
 }
 
-aclError host_ipc_record(host_stream *s, ipc_page *page)
+aclError host_ipc_record(host_stream *s, ipc_map *map)
 {
-    uint64_t seq = host_ipc_record_next(page);
-    aclError err = host_ipc_enqueue(s, TASK_IPC_SIGNAL, page, seq);
+    uint64_t seq = host_ipc_record_next(map->page);
+    aclError err = host_ipc_enqueue(s, TASK_IPC_SIGNAL, map, seq);
     if (err != ACL_SUCCESS)
-        host_ipc_signal(page, seq); /* a record that cannot run must not block waiters */
+        host_ipc_signal(map->page, seq); /* a record that cannot run must not block waiters */
     return err;
 }
 
-aclError host_ipc_wait(host_stream *s, ipc_page *page)
+aclError host_ipc_wait(host_stream *s, ipc_map *map)
 {
-    uint64_t target = host_ipc_recorded(page);
-    if (host_ipc_complete(page, target))
+    uint64_t target = host_ipc_recorded(map->page);
+    if (host_ipc_complete(map->page, target))
         return ACL_SUCCESS;
-    return host_ipc_enqueue(s, TASK_IPC_WAIT, page, target);
+    return host_ipc_enqueue(s, TASK_IPC_WAIT, map, target);
 }
 
 const backend_ipc_ops host_ipc_ops = {

@@ -1,8 +1,12 @@
 /* The page of an event shared between processes (ipc.c): how many records
  * were made and how many completed, what a record task does to it and how
- * a wait sleeps on it (a futex of the shared page, process-shared). */
+ * a wait sleeps on it (a futex of the shared page, process-shared); and
+ * this process's counted mapping of it, which the tasks hold. */
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/host/host.h"
 #include "util/clock.h"
@@ -71,4 +75,18 @@ bool host_ipc_wait_for(ipc_page *page, uint64_t target, int32_t timeout_ms)
         }
         futex_wait(&page->wake, word, timeout);
     }
+}
+
+void host_ipc_map_retain(ipc_map *map)
+{
+    atomic_fetch_add_explicit(&map->refs, 1, memory_order_relaxed);
+}
+
+void host_ipc_map_release(ipc_map *map)
+{
+    if (atomic_fetch_sub_explicit(&map->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    munmap(map->page, host_config_get()->page_size);
+    close(map->fd);
+    free(map);
 }

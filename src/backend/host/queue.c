@@ -79,7 +79,7 @@ struct task {
         } batch;
         indirect_copy indirect;
         struct {
-            ipc_page *page;
+            ipc_map *map; /* a reference */
             uint64_t seq;
         } ipc;
         backend_event *event; /* TASK_EXT_RECORD, TASK_EXT_WAIT: the core holds it */
@@ -486,11 +486,11 @@ void task_run(task *t)
         break;
     }
     case TASK_IPC_SIGNAL:
-        host_ipc_signal(t->u.ipc.page, t->u.ipc.seq);
+        host_ipc_signal(t->u.ipc.map->page, t->u.ipc.seq);
         break;
     case TASK_IPC_WAIT:
         while (!watch_stopped(&stop) &&
-               !host_ipc_wait_for(t->u.ipc.page, t->u.ipc.seq, STOP_CHECK_MS))
+               !host_ipc_wait_for(t->u.ipc.map->page, t->u.ipc.seq, STOP_CHECK_MS))
             ;
         break;
     /* Run as nodes only where a launch could not act on them beforehand (a
@@ -553,6 +553,8 @@ void task_free(task *t)
         mark_release(t->u.mark);
     else if (t->kind == TASK_WORD || t->kind == TASK_WORD_WAIT)
         host_word_release(t->u.word.w);
+    else if (t->kind == TASK_IPC_SIGNAL || t->kind == TASK_IPC_WAIT)
+        host_ipc_map_release(t->u.ipc.map);
     else if (t->kind == TASK_JOB && t->u.job.ops->release)
         t->u.job.ops->release(t->u.job.payload);
     if (t->kind == TASK_BATCH)
@@ -1008,12 +1010,13 @@ static aclError submit(host_stream *s, task *t)
     return err;
 }
 
-aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_page *page, uint64_t seq)
+aclError host_ipc_enqueue(host_stream *s, task_kind kind, ipc_map *map, uint64_t seq)
 {
     task *t = task_new(kind);
     if (!t)
         return ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
-    t->u.ipc.page = page;
+    host_ipc_map_retain(map);
+    t->u.ipc.map = map;
     t->u.ipc.seq = seq;
     return submit(s, t);
 }
