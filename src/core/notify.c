@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "core/sink.h"
 #include "core/notify.h"
 #include "core/share.h"
+#include "util/fork.h"
 #include "util/memfd.h"
 
 enum {
@@ -40,6 +42,10 @@ struct notify_share {
 
 static atomic_uint next_notify_id;
 static atomic_int live_notifies;
+
+/* Serialises exports with each other and with destroys: a notify is
+ * published once, and never after its destroy withdrew what was. */
+static pthread_mutex_t export_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *kind_name(bool counting)
 {
@@ -141,8 +147,10 @@ aclError notify_destroy(const char *api, void *handle, bool counting)
                          kind_name(counting),
                          handle_kind_of(handle) ? " (it is another kind of handle)" : "");
     acl_notify *n = (acl_notify *)o;
+    pthread_mutex_lock(&export_lock);
     if (n->exported)
         share_withdraw(&n->share->name); /* no new imports; importers keep theirs */
+    pthread_mutex_unlock(&export_lock);
     object_put(o);
     return ACL_SUCCESS;
 }
@@ -271,16 +279,11 @@ static aclError notify_move_word(const char *api, acl_notify *n)
     return ACL_SUCCESS;
 }
 
-aclError notify_export(const char *api, acl_notify *n, char *key, size_t len, bool check_pid)
+/* Under export_lock. */
+static aclError export_locked(const char *api, acl_notify *n, char *key, size_t len, bool check_pid)
 {
-    /* Every key of this process has the same length (the numbers are padded). */
-    size_t need =
-        (size_t)snprintf(NULL, 0, KEY_FORMAT, (int32_t)getpid(), (uint64_t)0, (uint64_t)0) + 1;
-    if (len < need)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "key buffer of %zu bytes is too small: the key needs %zu (ACL asks for "
-                         "%d)",
-                         len, need, NOTIFY_KEY_SIZE);
+    if (!object_live(&n->obj))
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "notify %u was destroyed meanwhile", n->id);
     if (n->exported || n->imported)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "notify %u is %s already", n->id,
                          n->exported ? "exported" : "imported from another process");
@@ -298,12 +301,46 @@ aclError notify_export(const char *api, acl_notify *n, char *key, size_t len, bo
     return ACL_SUCCESS;
 }
 
+aclError notify_export(const char *api, acl_notify *n, char *key, size_t len, bool check_pid)
+{
+    /* Every key of this process has the same length (the numbers are padded). */
+    size_t need =
+        (size_t)snprintf(NULL, 0, KEY_FORMAT, (int32_t)getpid(), (uint64_t)0, (uint64_t)0) + 1;
+    if (len < need)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "key buffer of %zu bytes is too small: the key needs %zu (ACL asks for "
+                         "%d)",
+                         len, need, NOTIFY_KEY_SIZE);
+    pthread_mutex_lock(&export_lock);
+    aclError err = export_locked(api, n, key, len, check_pid);
+    pthread_mutex_unlock(&export_lock);
+    return err;
+}
+
 aclError notify_allow_pids(const char *api, acl_notify *n, const int32_t *pids, size_t num)
 {
-    if (!n->exported)
+    pthread_mutex_lock(&export_lock);
+    bool exported = n->exported;
+    pthread_mutex_unlock(&export_lock);
+    if (!exported)
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "notify %u was not exported: call aclrtNotifyGetExportKey first", n->id);
     return share_allow(api, &n->share->name, pids, num);
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&export_lock);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&export_lock);
+}
+
+__attribute__((constructor)) static void notify_fork_register(void)
+{
+    fork_register(FORK_RANK_VMM, fork_prepare, fork_done, fork_done);
 }
 
 aclError notify_import(const char *api, acl_context *ctx, const char *key, bool peer_access,

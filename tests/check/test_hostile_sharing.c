@@ -934,6 +934,85 @@ COMPAT_TEST(notify_pages_go_with_their_notifies,
     ck_assert_int_le(descriptors(), fds + 2);
 }
 
+/* One of two threads let go at once on one notify: an export, or a destroy. */
+typedef struct notify_racer {
+    aclrtContext ctx;
+    pthread_barrier_t *start;
+    aclrtNotify n;
+    bool destroy;
+    char key[65];
+    aclError ret;
+} notify_racer;
+
+static void *notify_race(void *arg)
+{
+    notify_racer *r = arg;
+    ACL_OK(aclrtSetCurrentContext(r->ctx));
+    pthread_barrier_wait(r->start);
+    r->ret = r->destroy ? aclrtDestroyNotify(r->n)
+                        : aclrtNotifyGetExportKey(r->n, r->key, sizeof r->key,
+                                                  ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT);
+    return NULL;
+}
+
+/* Runs two racers on n to the end. */
+static void race_on_notify(notify_racer racers[2])
+{
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++) {
+        racers[i].start = &start;
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, notify_race, &racers[i]), 0);
+    }
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+    pthread_barrier_destroy(&start);
+}
+
+COMPAT_TEST(racing_exports_of_a_notify_publish_one_key,
+            "two threads exporting one notify at once: one gets a key, the other "
+            "ACL_ERROR_INVALID_PARAM; an export racing the destroy leaves no key that imports",
+            "hardening round two: both exports succeeded, and the second key's page and broker "
+            "entry outlived the destroy (and corrupted the list of shared words)")
+{
+    /* On cuda each export keeps 2 MiB of device memory (docs/porting.md). */
+    const int rounds = host_backend() ? 300 : 16;
+    aclrtContext ctx;
+    ACL_OK(aclrtGetCurrentContext(&ctx));
+    for (int round = 0; round < rounds; round++) {
+        aclrtNotify n;
+        ACL_OK(aclrtCreateNotify(&n, 0));
+        notify_racer racers[2] = {{.ctx = ctx, .n = n}, {.ctx = ctx, .n = n}};
+        race_on_notify(racers);
+        ck_assert_msg((racers[0].ret == ACL_SUCCESS) != (racers[1].ret == ACL_SUCCESS),
+                      "round %d: exports returned %d and %d", round, (int)racers[0].ret,
+                      (int)racers[1].ret);
+        const notify_racer *lost = racers[0].ret == ACL_SUCCESS ? &racers[1] : &racers[0];
+        ck_assert_int_eq(lost->ret, ACL_ERROR_INVALID_PARAM);
+        ACL_OK(aclrtDestroyNotify(n));
+
+        ACL_OK(aclrtCreateNotify(&n, 0));
+        notify_racer pair[2] = {{.ctx = ctx, .n = n}, {.ctx = ctx, .n = n, .destroy = true}};
+        race_on_notify(pair);
+        ACL_OK(pair[1].ret);
+        if (pair[0].ret == ACL_SUCCESS) {
+            aclrtNotify imported;
+            ACL_FAILS(aclrtNotifyImportByKey(&imported, pair[0].key, 0));
+        } else {
+            ck_assert_int_eq(pair[0].ret, ACL_ERROR_INVALID_PARAM);
+        }
+    }
+    /* The list of shared words is whole: a fork walks it. */
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0)
+        _exit(0);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* In the child: grows, then shrinks the page it was handed (left empty,
  * the exporter's next touch of its word would be a SIGBUS); 0 when both
  * are refused. */
@@ -1122,6 +1201,7 @@ int main(void)
     tcase_add_test(pages, importer_cannot_resize_a_notify_page);
     tcase_add_test(pages, importer_refuses_a_resizable_notify_page);
     tcase_add_test(pages, queued_notify_work_outlives_destroy);
+    tcase_add_test(pages, racing_exports_of_a_notify_publish_one_key);
     suite_add_tcase(s, pages);
     return acltest_run(s);
 }
