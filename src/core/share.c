@@ -474,37 +474,68 @@ static int first_descriptor(struct msghdr *msg)
     return first;
 }
 
+/* One try at name `which` of pid's broker: connected to the broker itself
+ * (*sock set), busy (a full backlog: worth another try), or settled
+ * without it. The connect does not block: a listener whose backlog
+ * another process keeps full would hold a blocking one for its timeout. */
+typedef enum { BROKER_FOUND, BROKER_BUSY, BROKER_ABSENT, BROKER_IMPOSTOR } broker_try;
+
+static broker_try broker_try_name(int32_t pid, unsigned which, int *sock)
+{
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (s < 0)
+        return BROKER_IMPOSTOR;
+    struct sockaddr_un addr;
+    socklen_t alen = socket_name(pid, which, &addr);
+    if (connect(s, (struct sockaddr *)&addr, alen) != 0) {
+        int err = errno;
+        close(s);
+        if (err == EAGAIN)
+            return BROKER_BUSY;
+        return err == ECONNREFUSED || err == ENOENT ? BROKER_ABSENT : BROKER_IMPOSTOR;
+    }
+    struct ucred cred;
+    socklen_t cred_len = sizeof cred;
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 || cred.pid != (pid_t)pid ||
+        fcntl(s, F_SETFL, 0) != 0) {
+        close(s);
+        return BROKER_IMPOSTOR;
+    }
+    set_timeouts(s);
+    *sock = s;
+    return BROKER_FOUND;
+}
+
 /* A connection to the broker of process pid, in *sock. The broker must run
  * in that process: anything else listening under one of its names is an
- * impostor, passed over. ACL_ERROR_INVALID_PARAM when no name is listened
- * under: no such process exports anything. */
+ * impostor, passed over. Busy names are tried again, all within one
+ * IO_TIMEOUT_S. ACL_ERROR_INVALID_PARAM when no name is listened under: no
+ * such process exports anything. */
 static aclError broker_connect(int32_t pid, int *sock)
 {
-    aclError ret = ACL_ERROR_INVALID_PARAM;
-    for (unsigned which = 0; which < BROKER_NAMES; which++) {
-        int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        if (s < 0)
+    int64_t deadline = monotonic_ns() + (int64_t)IO_TIMEOUT_S * 1000000000;
+    bool busy[BROKER_NAMES];
+    for (unsigned which = 0; which < BROKER_NAMES; which++)
+        busy[which] = true;
+    bool listened = false;
+    for (useconds_t pause_us = 100;; pause_us = pause_us < 10000 ? 2 * pause_us : pause_us) {
+        bool any_busy = false;
+        for (unsigned which = 0; which < BROKER_NAMES; which++) {
+            if (!busy[which])
+                continue;
+            broker_try t = broker_try_name(pid, which, sock);
+            if (t == BROKER_FOUND)
+                return ACL_SUCCESS;
+            busy[which] = t == BROKER_BUSY;
+            any_busy |= busy[which];
+            listened |= t != BROKER_ABSENT;
+        }
+        if (!any_busy)
+            return listened ? ACL_ERROR_RT_IPC_ERROR : ACL_ERROR_INVALID_PARAM;
+        if (monotonic_ns() >= deadline)
             return ACL_ERROR_RT_IPC_ERROR;
-        set_timeouts(s);
-        struct sockaddr_un addr;
-        socklen_t alen = socket_name(pid, which, &addr);
-        if (connect(s, (struct sockaddr *)&addr, alen) != 0) {
-            if (errno != ECONNREFUSED && errno != ENOENT)
-                ret = ACL_ERROR_RT_IPC_ERROR;
-            close(s);
-            continue;
-        }
-        struct ucred cred;
-        socklen_t cred_len = sizeof cred;
-        if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0 &&
-            cred.pid == (pid_t)pid) {
-            *sock = s;
-            return ACL_SUCCESS;
-        }
-        ret = ACL_ERROR_RT_IPC_ERROR;
-        close(s);
+        usleep(pause_us);
     }
-    return ret;
 }
 
 aclError share_fetch(const share_name *name, share_kind kind, int *fd, void *blob, size_t *len)

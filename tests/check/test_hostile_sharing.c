@@ -179,6 +179,68 @@ COMPAT_TEST(broker_serves_others_past_idle_connections,
     ACL_OK(aclrtFree(dev));
 }
 
+/* In a child: listens under the first `count` names of the broker of
+ * process `victim`, each with a backlog it keeps full, until killed. */
+static pid_t squatter_start(int32_t victim, unsigned count)
+{
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (unsigned which = 0; which < count; which++) {
+            struct sockaddr_un addr;
+            memset(&addr, 0, sizeof addr);
+            addr.sun_family = AF_UNIX;
+            int n = which == 0 ? snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1,
+                                          "acl-cuda.share.%d", (int)victim)
+                               : snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1,
+                                          "acl-cuda.share.%d.%u", (int)victim, which);
+            socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+            int l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+            if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 0) != 0)
+                _exit(2);
+            for (int k = 0; k < 2; k++) {
+                int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+                (void)connect(c, (struct sockaddr *)&addr, len);
+            }
+        }
+        if (write(ready[1], "r", 1) != 1)
+            _exit(2);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char r;
+    ck_assert_int_eq(read(ready[0], &r, 1), 1);
+    close(ready[0]);
+    return pid;
+}
+
+COMPAT_TEST(squatted_broker_names_do_not_stall_imports,
+            "another process listening under fifteen of the exporter's broker names, with "
+            "backlogs it keeps full, does not keep an importer from the broker (its tcase's "
+            "timeout is the bound: each such name held a blocking connect for 5 s)",
+            "hardening round two: an import took 77 s")
+{
+    pid_t squatter = squatter_start((int32_t)getpid(), 15);
+    peer p;
+    peer_start(&p);
+    void *dev = device_filled(N, 0x5E); /* the broker starts under the sixteenth name */
+    char key[65];
+    ACL_OK(aclrtIpcMemGetExportKey(dev, N, key, sizeof key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    uintptr_t there = ok_hex(peer_ask(&p, "import %s", key));
+    expect_ok(peer_ask(&p, "check %" PRIxPTR " %d %d", there, N, 0x5E));
+    expect_ok(peer_ask(&p, "close %s", key));
+    peer_stop(&p);
+    kill(squatter, SIGKILL);
+    ck_assert_int_eq(waitpid(squatter, NULL, 0), squatter);
+    ACL_OK(aclrtIpcMemClose(key));
+    ACL_OK(aclrtFree(dev));
+}
+
 COMPAT_TEST(broker_refuses_malformed_messages,
             "garbage, truncated, oversized and empty messages, unknown kinds, wrong nonces and "
             "descriptors sent to the broker are refused without a descriptor; it serves "
@@ -1167,6 +1229,12 @@ int main(void)
     tcase_add_test(broker, broker_refuses_processes_not_listed);
     tcase_add_test(broker, broker_forgets_freed_and_closed_memory);
     suite_add_tcase(s, broker);
+
+    TCase *squatted = tcase_create("squatted names");
+    tcase_add_checked_fixture(squatted, compat_set_up, compat_tear_down);
+    tcase_set_timeout(squatted, 20);
+    tcase_add_test(squatted, squatted_broker_names_do_not_stall_imports);
+    suite_add_tcase(s, squatted);
 
     TCase *names = tcase_create("allow-lists and names");
     tcase_add_checked_fixture(names, compat_set_up, compat_tear_down);
