@@ -304,11 +304,13 @@ aclError ipc_mem_import(const char *api, acl_context *ctx, void **ptr, const cha
     m->refs = 1;
     pthread_mutex_lock(&ipc_lock);
     ipc_import *raced = import_of(key);
+    void *raced_ptr = NULL;
     if (raced == NULL) {
         m->next = imports;
         imports = m;
     } else {
         raced->refs++;
+        raced_ptr = raced->ptr; /* read here: a close may free raced once the lock is gone */
     }
     pthread_mutex_unlock(&ipc_lock);
     if (raced != NULL) { /* another thread imported it meanwhile: use that one */
@@ -316,7 +318,7 @@ aclError ipc_mem_import(const char *api, acl_context *ctx, void **ptr, const cha
         (void)memory_unregister(p, ORIGIN_IPC, &gone);
         backend()->ipc->mem_close(imp);
         free(m);
-        *ptr = raced->ptr;
+        *ptr = raced_ptr;
         return ACL_SUCCESS;
     }
     ACL_LOG(LOG_DEBUG, "%s imported at %p (%zu bytes)", key, p, m->size);
