@@ -43,7 +43,8 @@ typedef struct ipc_import {
 static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
 static ipc_export *exports;
 static ipc_import *imports;
-/* How many exports are listed: frees look at the list only when some are. */
+/* How many exports are listed or under way: frees look at the list only
+ * when some are. */
 static atomic_size_t export_count;
 
 static void key_of(const share_name *name, char key[IPC_KEY_LEN])
@@ -120,8 +121,9 @@ static aclError check_whole_allocation(const char *api, const void *ptr, size_t 
     return ACL_SUCCESS;
 }
 
-aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size_t len,
-                        bool check_pids)
+/* Under ipc_lock, counted in export_count. */
+static aclError export_locked(const char *api, void *ptr, size_t size, char *key, size_t len,
+                              bool check_pids)
 {
     mem_block b;
     if (!registry_find(ptr, &b) || b.kind != MEM_DEVICE)
@@ -167,14 +169,29 @@ aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size
     }
     key_of(&x->name, x->key);
     x->ptr = (uintptr_t)ptr;
-    pthread_mutex_lock(&ipc_lock);
     x->next = exports;
     exports = x;
-    atomic_fetch_add_explicit(&export_count, 1, memory_order_release);
-    pthread_mutex_unlock(&ipc_lock);
     memcpy(key, x->key, IPC_KEY_LEN);
     ACL_LOG(LOG_DEBUG, "%p (%zu bytes) exported as %s", ptr, size, x->key);
     return ACL_SUCCESS;
+}
+
+/* An export in flight counts already, and holds ipc_lock from its look at
+ * the registry to its listing: a free of the memory meanwhile either took
+ * it out of the registry first (the export is refused) or waits in
+ * memory_freed and withdraws the export, before the backend frees the
+ * block the backend was exporting. */
+aclError ipc_mem_export(const char *api, void *ptr, size_t size, char *key, size_t len,
+                        bool check_pids)
+{
+    atomic_fetch_add_explicit(&export_count, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst); /* the count, then the registry: see memory_freed */
+    pthread_mutex_lock(&ipc_lock);
+    aclError ret = export_locked(api, ptr, size, key, len, check_pids);
+    pthread_mutex_unlock(&ipc_lock);
+    if (ret != ACL_SUCCESS)
+        atomic_fetch_sub_explicit(&export_count, 1, memory_order_relaxed);
+    return ret;
 }
 
 aclError ipc_mem_allow(const char *api, const char *key, const int32_t *pids, size_t count)
@@ -386,7 +403,10 @@ close_import:
 static void memory_freed(void *subject)
 {
     const mem_block *b = subject;
-    if (atomic_load_explicit(&export_count, memory_order_acquire) == 0 || b->kind != MEM_DEVICE)
+    /* The registry, then the count; an export counts, then looks at the
+     * registry: one of the two sees the other. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&export_count, memory_order_relaxed) == 0 || b->kind != MEM_DEVICE)
         return;
     pthread_mutex_lock(&ipc_lock);
     for (ipc_export *x = exports; x; x = x->next) {

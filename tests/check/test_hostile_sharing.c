@@ -996,6 +996,66 @@ COMPAT_TEST(notify_pages_go_with_their_notifies,
     ck_assert_int_le(descriptors(), fds + 2);
 }
 
+/* One of two threads let go at once on one allocation: an export, or the free. */
+typedef struct memory_racer {
+    aclrtContext ctx;
+    pthread_barrier_t *start;
+    void *dev;
+    bool free;
+    char key[65];
+    aclError ret;
+} memory_racer;
+
+static void *memory_race(void *arg)
+{
+    memory_racer *r = arg;
+    ACL_OK(aclrtSetCurrentContext(r->ctx));
+    pthread_barrier_wait(r->start);
+    r->ret = r->free ? aclrtFree(r->dev)
+                     : aclrtIpcMemGetExportKey(r->dev, N, r->key, sizeof r->key,
+                                               ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT);
+    return NULL;
+}
+
+COMPAT_TEST(export_racing_the_free_leaves_no_key,
+            "an export of memory racing its free is refused, or its key is withdrawn with the "
+            "memory: no key names the allocation made there next",
+            "hardening round two: an export that looked at the memory before the free and "
+            "listed its key after it kept a key (and on the host backend, pages) of freed memory")
+{
+    const int rounds = host_backend() ? 200 : 32;
+    aclrtContext ctx;
+    ACL_OK(aclrtGetCurrentContext(&ctx));
+    for (int round = 0; round < rounds; round++) {
+        void *dev = device_filled(N, 0x21);
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, 2);
+        memory_racer racers[2] = {{.ctx = ctx, .start = &start, .dev = dev},
+                                  {.ctx = ctx, .start = &start, .dev = dev, .free = true}};
+        pthread_t threads[2];
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(pthread_create(&threads[i], NULL, memory_race, &racers[i]), 0);
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+        pthread_barrier_destroy(&start);
+        ACL_OK(racers[1].ret);
+        if (racers[0].ret != ACL_SUCCESS) {
+            ck_assert_int_eq(racers[0].ret, ACL_ERROR_INVALID_PARAM);
+            continue;
+        }
+        /* The key names nothing now: it takes no allow-list, and the broker
+         * hands nothing out for it. */
+        int32_t someone = 1;
+        ACL_FAILS_WITH(aclrtIpcMemSetImportPid(racers[0].key, &someone, 1),
+                       ACL_ERROR_INVALID_PARAM);
+        int32_t pid;
+        share_request req = key_request(racers[0].key, &pid);
+        answer a = exchange(pid, &req, sizeof req, -1);
+        expect_refused(a, "the key of freed memory");
+        ACL_OK(aclrtIpcMemClose(racers[0].key));
+    }
+}
+
 /* One of two threads let go at once on one notify: an export, or a destroy. */
 typedef struct notify_racer {
     aclrtContext ctx;
@@ -1253,6 +1313,7 @@ int main(void)
     tcase_add_test(range, notify_key_hands_out_only_its_page);
     tcase_add_test(range, export_of_part_of_an_allocation_is_refused);
     tcase_add_test(range, shared_memory_files_cannot_be_resized);
+    tcase_add_test(range, export_racing_the_free_leaves_no_key);
     suite_add_tcase(s, range);
 
     TCase *exporter = tcase_create("a hostile exporter");
