@@ -74,12 +74,14 @@ static aclError phys_get(const char *api, aclrtDrvMemHandle handle, phys_mem **o
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "handle is NULL");
     phys_mem *pm = (phys_mem *)handle_get(handle, HANDLE_PHYS_MEM);
     if (pm == NULL || pm->user_refs == 0) {
+        /* Freed but still mapped, the handle lives on as a physical one. */
+        bool other_kind = pm == NULL && handle_kind_of(handle) != HANDLE_NONE;
         if (pm)
             object_put(&pm->obj);
         return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                          "%p is not a live physical memory handle (never made by "
                          "aclrtMallocPhysical or an import, or already freed)%s",
-                         handle, handle_kind_of(handle) ? " (it is another kind of handle)" : "");
+                         handle, other_kind ? " (it is another kind of handle)" : "");
     }
     *out = pm;
     return ACL_SUCCESS;
