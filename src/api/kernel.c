@@ -119,10 +119,8 @@ ACL_EXPORT aclError aclrtBinaryLoadFromData(const void *data, size_t length,
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "length is 0");
     if (!binHandle)
         return ACL_RAISE(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
-    return module_load(__func__, data, length, NULL, options, binHandle);
+    return module_load_caller_image(__func__, data, length, options, binHandle);
 }
-
-enum { BINARY_FILE_MAX = 1 << 30 }; /* 1 GiB: more is not a kernel binary */
 
 /* Reads size bytes of fd into a new buffer; NULL (errno set) when it
  * cannot, or the file ends sooner (errno 0). */
@@ -159,7 +157,7 @@ ACL_EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoad
         return ACL_RAISE(ACL_ERROR_INVALID_FILE, "cannot open %s: %s", binPath, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        st.st_size > BINARY_FILE_MAX) {
+        st.st_size > KERNEL_BINARY_MAX) {
         close(fd);
         return ACL_RAISE(ACL_ERROR_INVALID_FILE,
                          "%s is not a regular file of 1 byte to 1 GiB (a directory, FIFO, device "

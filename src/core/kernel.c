@@ -45,8 +45,10 @@ aclrtBinary binary_create(const char *api, const void *data, size_t size)
         acl_raise(api, ACL_ERROR_INVALID_PARAM, "data is NULL");
         return NULL;
     }
-    if (size == 0) {
-        acl_raise(api, ACL_ERROR_INVALID_PARAM, "dataLen is 0");
+    if (size == 0 || size > KERNEL_BINARY_MAX) {
+        acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                  "dataLen %zu: a binary takes 1 byte to 1 GiB (more is not a kernel binary)",
+                  size);
         return NULL;
     }
     acl_binary *b = calloc(1, sizeof *b);
@@ -56,7 +58,13 @@ aclrtBinary binary_create(const char *api, const void *data, size_t size)
         acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for %zu bytes", size);
         return NULL;
     }
-    memcpy(copy, data, size);
+    if (!probe_copy(copy, data, size)) {
+        free(copy);
+        free(b);
+        acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                  "data %p: %zu bytes there are not readable host memory", data, size);
+        return NULL;
+    }
     b->data = copy;
     b->size = size;
     if (handle_publish(&b->obj, HANDLE_BINARY, binary_free)) {
@@ -201,6 +209,26 @@ aclError module_load(const char *api, const void *image, size_t size, const char
     module_registry_add(m);
     *out = handle_of(&m->obj);
     return ACL_SUCCESS;
+}
+
+aclError module_load_caller_image(const char *api, const void *image, size_t size,
+                                  const aclrtBinaryLoadOptions *options, aclrtBinHandle *out)
+{
+    if (size > KERNEL_BINARY_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "length %zu: a binary takes at most 1 GiB (more is not a kernel binary)",
+                         size);
+    void *copy = malloc(size);
+    if (!copy)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for %zu bytes",
+                         size);
+    aclError err =
+        probe_copy(copy, image, size)
+            ? module_load(api, copy, size, NULL, options, out)
+            : acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                        "data %p: %zu bytes there are not readable host memory", image, size);
+    free(copy);
+    return err;
 }
 
 aclError module_get(const char *api, aclrtBinHandle handle, acl_module **out)

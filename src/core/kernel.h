@@ -117,6 +117,11 @@ typedef struct acl_args {
 
 /* ---- binaries ---- */
 
+/* A kernel binary is at most this large (more is not one); what a caller
+ * hands over is read through a probe (util/probe.h): unreadable bytes
+ * are refused, never a fault. */
+enum { KERNEL_BINARY_MAX = 1 << 30 };
+
 aclrtBinary binary_create(const char *api, const void *data, size_t size);
 aclError binary_destroy(const char *api, aclrtBinary handle);
 aclError binary_get(const char *api, aclrtBinary handle, acl_binary **out);
@@ -125,6 +130,10 @@ aclError binary_get(const char *api, aclrtBinary handle, acl_binary **out);
  * file for messages (or NULL). */
 aclError module_load(const char *api, const void *image, size_t size, const char *path,
                      const aclrtBinaryLoadOptions *options, aclrtBinHandle *out);
+/* module_load of memory the caller handed over: copied through a probe
+ * first, so that the checks and the load read bytes known to be there. */
+aclError module_load_caller_image(const char *api, const void *image, size_t size,
+                                  const aclrtBinaryLoadOptions *options, aclrtBinHandle *out);
 aclError module_get(const char *api, aclrtBinHandle handle, acl_module **out);
 static inline void module_put(acl_module *m)
 {

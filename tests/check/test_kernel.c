@@ -309,6 +309,47 @@ START_TEST(non_regular_files_are_refused)
 }
 END_TEST
 
+/* A binary handed over in memory is read through a probe: bytes that are
+ * not there (a length past the mapping, an unmapped address) are refused
+ * with ACL_ERROR_INVALID_PARAM, never a fault. */
+START_TEST(unreadable_images_are_refused)
+{
+    FILE *f = fopen(kt_kernel_path(), "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    size_t size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t mapped = (size + page - 1) / page * page;
+    unsigned char *map =
+        mmap(NULL, mapped + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(map, MAP_FAILED);
+    ck_assert_int_eq(munmap(map + mapped, page), 0);
+    /* The image ends where the mapping does. */
+    unsigned char *image = map + mapped - size;
+    ck_assert_uint_eq(fread(image, 1, size, f), size);
+    fclose(f);
+
+    aclrtBinHandle bin = NULL;
+    ACL_FAILS_WITH(aclrtBinaryLoadFromData(image, size + 64, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromData((void *)(uintptr_t)0x1000, 4096, NULL, &bin),
+                   ACL_ERROR_INVALID_PARAM);
+    ACL_FAILS_WITH(aclrtBinaryLoadFromData(image, (size_t)1 << 31, NULL, &bin),
+                   ACL_ERROR_INVALID_PARAM);
+    ck_assert_ptr_null(aclrtCreateBinary(image, size + 64));
+    ck_assert_ptr_nonnull(strstr(aclGetRecentErrMsg(), "not readable"));
+    ck_assert_ptr_null(aclrtCreateBinary((void *)(uintptr_t)0x1000, 100));
+    ck_assert_ptr_null(aclrtCreateBinary(image, (size_t)1 << 31));
+    /* The bytes that are there load. */
+    ACL_OK(aclrtBinaryLoadFromData(image, size, NULL, &bin));
+    ACL_OK(aclrtBinaryUnLoad(bin));
+    aclrtBinary binary = aclrtCreateBinary(image, size);
+    ck_assert_ptr_nonnull(binary);
+    ACL_OK(aclrtDestroyBinary(binary));
+    ck_assert_int_eq(munmap(map, mapped), 0);
+}
+END_TEST
+
 START_TEST(truncated_images)
 {
     size_t size, loaded = 0;
@@ -1772,6 +1813,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, global_variable);
     tcase_add_test(binaries, two_loads_are_two_binaries);
     tcase_add_test(binaries, non_regular_files_are_refused);
+    tcase_add_test(binaries, unreadable_images_are_refused);
     tcase_add_test(binaries, truncated_images);
     tcase_add_test(binaries, bit_flipped_images);
     tcase_add_test(binaries, unload_with_launch_queued);
