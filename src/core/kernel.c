@@ -1029,6 +1029,13 @@ static aclError next_param_slot(const char *api, acl_args *a, size_t size, uint3
             return acl_raise(api, ACL_ERROR_INVALID_PARAM,
                              "parameter %u needs %zu bytes of the list's memory; it has %zu",
                              a->nparams, end, a->capacity);
+        /* Placeholder data lies after the parameters known so far: one more
+         * would land on it (a described kernel's data lies after them all). */
+        if (!f->params_known && a->user_data_used > 0)
+            return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                             "kernel \"%s\" does not describe its parameters: in the caller's "
+                             "memory, append every parameter before asking for placeholder data",
+                             f->name);
     } else if (end > a->capacity) {
         size_t cap = a->capacity ? a->capacity : 64;
         while (cap < end)
@@ -1145,8 +1152,12 @@ aclError args_placeholder_buffer(const char *api, acl_args *a, aclrtParamHandle 
     if (!err && p->data && p->data_size >= size) {
         *out = p->data; /* asked again: the same buffer */
     } else if (!err && a->user_mem) {
-        /* After every parameter, in the caller's memory. */
-        size_t start = ALIGN8(a->used > a->user_data_used ? a->used : a->user_data_used);
+        /* After every parameter, in the caller's memory: after all the
+         * kernel's where it describes them, appended or not yet. */
+        size_t start = a->used > a->user_data_used ? a->used : a->user_data_used;
+        if (a->fn->params_known && a->fn->param_bytes > start)
+            start = a->fn->param_bytes;
+        start = ALIGN8(start);
         if (start > a->capacity || size > a->capacity - start)
             err = acl_raise(api, ACL_ERROR_INVALID_PARAM,
                             "%zu bytes of placeholder data do not fit the list's memory (%zu "

@@ -881,12 +881,32 @@ START_TEST(launch_with_user_memory_and_placeholders)
     /* A parameter appended as a value is not a placeholder. */
     void *buf;
     ACL_FAILS_WITH(aclrtKernelArgsGetPlaceHolderBuffer(args, pd, 4, &buf), ACL_ERROR_INVALID_PARAM);
+    /* The data asked for before the last parameter is appended lies after
+     * all of the kernel's parameters: the append does not land on it. */
+    void *handle_mem2 = malloc(handle_size), *mem2 = malloc(mem_size);
+    ACL_OK(aclrtKernelArgsInitByUserMem(f, handle_mem2, mem2, mem_size));
+    aclrtArgsHandle early = handle_mem2;
+    ACL_OK(aclrtKernelArgsAppend(early, &data, sizeof data, &pd));
+    ACL_OK(aclrtKernelArgsAppendPlaceHolder(early, &pf));
+    ACL_OK(aclrtKernelArgsGetPlaceHolderBuffer(early, pf, sizeof *factor, (void **)&factor));
+    *factor = 2.0f;
+    ACL_OK(aclrtKernelArgsAppend(early, &n, sizeof n, &pn));
+    ck_assert(*factor == 2.0f);
+    ACL_OK(aclrtKernelArgsFinalize(early));
+    ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, s, NULL, early, NULL));
+    ACL_OK(aclrtSynchronizeStream(s));
+    ACL_OK(
+        aclrtMemcpy(ones, N * sizeof(float), data, N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_msg(ones[0] == 600.0f && ones[N - 1] == 600.0f, "got %g and %g", (double)ones[0],
+                  (double)ones[N - 1]);
     ACL_OK(aclrtDestroyStream(s));
     ACL_OK(aclrtFree(data));
     ACL_OK(aclrtBinaryUnLoad(bin));
     free(ones);
     free(mem);
     free(handle_mem);
+    free(mem2);
+    free(handle_mem2);
 }
 END_TEST
 
