@@ -242,16 +242,18 @@ aclError module_get(const char *api, aclrtBinHandle handle, acl_module **out)
 static void args_forget_user(acl_args *a);
 
 /* Withdraws f's handle and those of its argument lists. The caller has f
- * borrowed or owns the list it sits in. */
+ * borrowed or owns the list it sits in. f goes first, under its lock, under
+ * which args_new links a list only to a live f: no list made meanwhile is
+ * missed. */
 static void function_withdraw(acl_function *f)
 {
     pthread_mutex_lock(&f->lock);
+    (void)object_take(&f->obj);
     for (acl_args *a = f->args; a; a = a->next) {
         args_forget_user(a);
         (void)object_take(&a->obj);
     }
     pthread_mutex_unlock(&f->lock);
-    (void)object_take(&f->obj);
 }
 
 aclError module_unload(const char *api, aclrtBinHandle handle)
@@ -375,6 +377,11 @@ aclError module_function(const char *api, acl_module *m, const char *name, aclrt
         return acl_raise(api, ACL_ERROR_INVALID_PARAM, "kernelName is %s",
                          *name ? "too long" : "empty");
     pthread_mutex_lock(&m->lock);
+    /* The unload withdraws m before it walks m's functions under this lock. */
+    if (!object_live(&m->obj)) {
+        pthread_mutex_unlock(&m->lock);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM, "the binary was unloaded");
+    }
     for (acl_function *f = m->functions; f; f = f->next) {
         if (strcmp(f->name, name) == 0 && object_live(&f->obj)) {
             *out = handle_of(&f->obj);
@@ -853,10 +860,19 @@ static aclError args_new(acl_function *f, acl_args **out)
         args_free(&a->obj);
         return err;
     }
+    /* Linked only to a live f: an unload withdraws f before it walks these
+     * lists under this lock (function_withdraw). */
     pthread_mutex_lock(&f->lock);
-    a->next = f->args;
-    f->args = a;
+    bool live = object_live(&f->obj);
+    if (live) {
+        a->next = f->args;
+        f->args = a;
+    }
     pthread_mutex_unlock(&f->lock);
+    if (!live) {
+        (void)object_take(&a->obj); /* frees it, with its hold on f */
+        return ACL_ERROR_INVALID_PARAM;
+    }
     borrow_begin();
     *out = a;
     return ACL_SUCCESS;

@@ -716,6 +716,68 @@ START_TEST(unload_while_other_threads_append_arguments)
 }
 END_TEST
 
+/* Makes handles of a binary until its unload refuses them: argument lists
+ * of one of its functions, or (functions) the function itself looked up
+ * again. The last one made is kept. */
+typedef struct handle_maker {
+    aclrtContext ctx;
+    aclrtBinHandle bin;
+    aclrtFuncHandle f;
+    bool functions;
+    atomic_int made;
+    void *last;
+} handle_maker;
+
+static void *make_until_unloaded(void *arg)
+{
+    handle_maker *m = arg;
+    ACL_OK(aclrtSetCurrentContext(m->ctx));
+    for (;;) {
+        void *h = NULL;
+        aclError err = m->functions ? aclrtBinaryGetFunction(m->bin, "increment", &h)
+                                    : aclrtKernelArgsInit(m->f, &h);
+        if (err != ACL_SUCCESS) {
+            ck_assert_int_eq(err, ACL_ERROR_INVALID_PARAM);
+            return NULL;
+        }
+        m->last = h;
+        atomic_fetch_add(&m->made, 1);
+    }
+}
+
+/* What is made while a binary unloads goes with it: a list or a function
+ * made in the window stayed live, and kept the binary loaded, while
+ * another list held the function. */
+START_TEST(handles_made_during_an_unload_go_with_it)
+{
+    for (int round = 0; round < 100; round++) {
+        aclrtBinHandle bin = kt_load();
+        handle_maker lists = {.bin = bin, .f = kt_function(bin, "increment")};
+        handle_maker functions = {.bin = bin, .functions = true};
+        ACL_OK(aclrtGetCurrentContext(&lists.ctx));
+        functions.ctx = lists.ctx;
+        aclrtArgsHandle held; /* holds the function across the unload */
+        ACL_OK(aclrtKernelArgsInit(lists.f, &held));
+        pthread_t t[2];
+        ck_assert_int_eq(pthread_create(&t[0], NULL, make_until_unloaded, &lists), 0);
+        ck_assert_int_eq(pthread_create(&t[1], NULL, make_until_unloaded, &functions), 0);
+        while (atomic_load(&lists.made) < 1 + round % 8 || atomic_load(&functions.made) < 1)
+            sched_yield();
+        ACL_OK(aclrtBinaryUnLoad(bin));
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+        aclrtParamHandle p;
+        int32_t value = 0;
+        ACL_FAILS_WITH(aclrtKernelArgsAppend(lists.last, &value, sizeof value, &p),
+                       ACL_ERROR_INVALID_PARAM);
+        ACL_FAILS_WITH(aclrtKernelArgsAppend(held, &value, sizeof value, &p),
+                       ACL_ERROR_INVALID_PARAM);
+        aclrtArgsHandle late;
+        ACL_FAILS_WITH(aclrtKernelArgsInit(functions.last, &late), ACL_ERROR_INVALID_PARAM);
+    }
+}
+END_TEST
+
 /* ---- every launch style ------------------------------------------------------------- */
 
 START_TEST(launch_with_device_args)
@@ -1843,6 +1905,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, unload_after_task_update_to_its_kernel);
     tcase_add_test(binaries, unload_while_another_thread_launches);
     tcase_add_test(binaries, unload_while_other_threads_append_arguments);
+    tcase_add_test(binaries, handles_made_during_an_unload_go_with_it);
     suite_add_tcase(s, binaries);
 
     TCase *launches = tcase_create("launches");
