@@ -603,22 +603,22 @@ static void abandon_branches(acl_model *m)
     }
 }
 
-void capture_abandon(capture *c)
+bool capture_abandon(capture *c)
 {
     pthread_mutex_lock(&c->lock);
     bool finished = c->finished;
     pthread_mutex_unlock(&c->lock);
     if (finished)
-        return;
+        return false;
     if (c->model)
         abandon_branches(c->model);
     aclError err;
     if (!capture_close(c, true, NULL, NULL, &err))
-        return;
+        return false;
     capture_unref(c); /* the registry's */
     acl_model *m = c->model;
     if (!m)
-        return;
+        return true;
     pthread_mutex_lock(&m->lock);
     bool had = m->cap == c;
     if (had) {
@@ -630,6 +630,7 @@ void capture_abandon(capture *c)
         capture_unref(c); /* the model's */
     if (c->into)
         cond_branch_abandoned(m);
+    return true;
 }
 
 aclError capture_begin(const char *api, acl_stream *s, aclmdlRICaptureMode mode)
@@ -786,7 +787,11 @@ aclmdlRICaptureMode capture_exchange_mode(aclmdlRICaptureMode mode)
 }
 
 /* A stream going away in a capture: the capture it was in cannot be
- * replayed as recorded, and the one it started is over. */
+ * replayed as recorded, and the one it started is over. The model a plain
+ * capture made is broken for good: what it captured goes now (binaries
+ * its kernels kept loaded among it), while its handle waits for
+ * aclmdlRIDestroy, which a program that never asked for the handle
+ * (aclmdlRICaptureGetInfo) cannot call. */
 static void stream_gone(void *subject)
 {
     acl_stream *s = subject;
@@ -794,8 +799,11 @@ static void stream_gone(void *subject)
     if (!c)
         return;
     capture_invalidate(c, "one of its streams was destroyed%s", "");
-    if (c->origin == s)
-        capture_abandon(c);
+    bool plain = !c->building && !c->into && !c->update;
+    if (c->origin == s && capture_abandon(c) && plain && c->model) {
+        tasks_model_destroyed(c->model);
+        cond_model_destroyed(c->model);
+    }
     capture_unref(c);
 }
 

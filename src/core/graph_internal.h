@@ -251,8 +251,9 @@ aclError capture_start(capture *c, acl_stream *s);
 aclError capture_join(const char *api, capture *c, acl_stream *s, const task *wait, bool head);
 /* Ends a capture or build whose model will not be kept: the backend stops
  * recording and forgets what it recorded (the captures into its model's
- * branches first). The caller holds a reference. */
-void capture_abandon(capture *c);
+ * branches first). The caller holds a reference. Whether this call ended
+ * it (false: it had ended already). */
+bool capture_abandon(capture *c);
 const char *capture_mode_name(aclmdlRICaptureMode mode);
 bool capture_mode_valid(aclmdlRICaptureMode mode);
 

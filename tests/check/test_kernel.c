@@ -6,6 +6,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
@@ -534,6 +535,57 @@ START_TEST(unload_before_model_replay)
     ACL_OK(aclrtSynchronizeStream(cm.s));
     ck_assert_int_eq(counter_model_count(&cm), 3);
     counter_model_free(&cm);
+}
+END_TEST
+
+/* Binaries loaded on the host backend: each is a memfd named acl-binary,
+ * open while loaded (docs/backends.md); -1 on another backend. */
+static int host_binaries_loaded(void)
+{
+    if (strcmp(aclcudaGetBackendName(), "host") != 0)
+        return -1;
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char target[256];
+        ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            count += strstr(target, "acl-binary") != NULL;
+        }
+    }
+    closedir(d);
+    return count;
+}
+
+/* A capture whose stream is destroyed before its end is abandoned; no end
+ * will return its model, so what it captured goes at once: the binary of
+ * its kernel unloads with its unload (it stayed loaded until aclFinalize).
+ * The model's handle is still destroyed as usual. */
+START_TEST(abandoned_capture_keeps_no_binary)
+{
+    int before = host_binaries_loaded();
+    int32_t *counter = kt_device(sizeof(int32_t));
+    for (int force = 0; force < 2; force++) {
+        aclrtBinHandle bin = kt_load();
+        aclrtFuncHandle f = kt_function(bin, "increment");
+        aclrtStream s = acltest_new_stream();
+        ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        ACL_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &counter, sizeof counter, NULL, 0));
+        aclmdlRICaptureStatus status;
+        aclmdlRI model = NULL;
+        ACL_OK(aclmdlRICaptureGetInfo(s, &status, &model));
+        ACL_OK(force ? aclrtDestroyStreamForce(s) : aclrtDestroyStream(s));
+        ACL_OK(aclrtBinaryUnLoad(bin));
+        ACL_OK(aclrtSynchronizeDevice());
+        ck_assert_int_eq(host_binaries_loaded(), before);
+        aclrtStream plain = acltest_new_stream();
+        ACL_FAILS_WITH(aclmdlRIExecuteAsync(model, plain), ACL_ERROR_INVALID_PARAM);
+        ACL_OK(aclmdlRIDestroy(model));
+        ACL_OK(aclrtDestroyStream(plain));
+    }
+    ACL_OK(aclrtFree(counter));
 }
 END_TEST
 
@@ -1902,6 +1954,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(binaries, unload_with_kernel_running);
     tcase_add_test(binaries, unload_before_model_replay);
     tcase_add_test(binaries, unload_with_stream_destroyed_by_force);
+    tcase_add_test(binaries, abandoned_capture_keeps_no_binary);
     tcase_add_test(binaries, unload_after_task_update_to_its_kernel);
     tcase_add_test(binaries, unload_while_another_thread_launches);
     tcase_add_test(binaries, unload_while_other_threads_append_arguments);
