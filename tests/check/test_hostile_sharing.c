@@ -996,25 +996,63 @@ COMPAT_TEST(notify_pages_go_with_their_notifies,
     ck_assert_int_le(descriptors(), fds + 2);
 }
 
-/* One of two threads let go at once on one allocation: an export, or the free. */
-typedef struct memory_racer {
+/* Two calls let go at once, each on a thread of its own in the test's
+ * context, on one subject (an allocation or a notify). */
+typedef struct racer {
+    aclError (*call)(struct racer *r);
+    void *subject;
+    char key[65]; /* an export's */
+    aclError ret;
     aclrtContext ctx;
     pthread_barrier_t *start;
-    void *dev;
-    bool free;
-    char key[65];
-    aclError ret;
-} memory_racer;
+} racer;
 
-static void *memory_race(void *arg)
+static void *race_body(void *arg)
 {
-    memory_racer *r = arg;
+    racer *r = arg;
     ACL_OK(aclrtSetCurrentContext(r->ctx));
     pthread_barrier_wait(r->start);
-    r->ret = r->free ? aclrtFree(r->dev)
-                     : aclrtIpcMemGetExportKey(r->dev, N, r->key, sizeof r->key,
-                                               ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT);
+    r->ret = r->call(r);
     return NULL;
+}
+
+static void race(racer racers[2])
+{
+    aclrtContext ctx;
+    ACL_OK(aclrtGetCurrentContext(&ctx));
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++) {
+        racers[i].ctx = ctx;
+        racers[i].start = &start;
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, race_body, &racers[i]), 0);
+    }
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+    pthread_barrier_destroy(&start);
+}
+
+static aclError export_memory(racer *r)
+{
+    return aclrtIpcMemGetExportKey(r->subject, N, r->key, sizeof r->key,
+                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT);
+}
+
+static aclError free_memory(racer *r)
+{
+    return aclrtFree(r->subject);
+}
+
+static aclError export_notify(racer *r)
+{
+    return aclrtNotifyGetExportKey(r->subject, r->key, sizeof r->key,
+                                   ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT);
+}
+
+static aclError destroy_notify(racer *r)
+{
+    return aclrtDestroyNotify(r->subject);
 }
 
 COMPAT_TEST(export_racing_the_free_leaves_no_key,
@@ -1024,20 +1062,11 @@ COMPAT_TEST(export_racing_the_free_leaves_no_key,
             "listed its key after it kept a key (and on the host backend, pages) of freed memory")
 {
     const int rounds = host_backend() ? 200 : 32;
-    aclrtContext ctx;
-    ACL_OK(aclrtGetCurrentContext(&ctx));
     for (int round = 0; round < rounds; round++) {
         void *dev = device_filled(N, 0x21);
-        pthread_barrier_t start;
-        pthread_barrier_init(&start, NULL, 2);
-        memory_racer racers[2] = {{.ctx = ctx, .start = &start, .dev = dev},
-                                  {.ctx = ctx, .start = &start, .dev = dev, .free = true}};
-        pthread_t threads[2];
-        for (int i = 0; i < 2; i++)
-            ck_assert_int_eq(pthread_create(&threads[i], NULL, memory_race, &racers[i]), 0);
-        for (int i = 0; i < 2; i++)
-            ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
-        pthread_barrier_destroy(&start);
+        racer racers[2] = {{.call = export_memory, .subject = dev},
+                           {.call = free_memory, .subject = dev}};
+        race(racers);
         ACL_OK(racers[1].ret);
         if (racers[0].ret != ACL_SUCCESS) {
             ck_assert_int_eq(racers[0].ret, ACL_ERROR_INVALID_PARAM);
@@ -1056,42 +1085,6 @@ COMPAT_TEST(export_racing_the_free_leaves_no_key,
     }
 }
 
-/* One of two threads let go at once on one notify: an export, or a destroy. */
-typedef struct notify_racer {
-    aclrtContext ctx;
-    pthread_barrier_t *start;
-    aclrtNotify n;
-    bool destroy;
-    char key[65];
-    aclError ret;
-} notify_racer;
-
-static void *notify_race(void *arg)
-{
-    notify_racer *r = arg;
-    ACL_OK(aclrtSetCurrentContext(r->ctx));
-    pthread_barrier_wait(r->start);
-    r->ret = r->destroy ? aclrtDestroyNotify(r->n)
-                        : aclrtNotifyGetExportKey(r->n, r->key, sizeof r->key,
-                                                  ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT);
-    return NULL;
-}
-
-/* Runs two racers on n to the end. */
-static void race_on_notify(notify_racer racers[2])
-{
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, 2);
-    pthread_t threads[2];
-    for (int i = 0; i < 2; i++) {
-        racers[i].start = &start;
-        ck_assert_int_eq(pthread_create(&threads[i], NULL, notify_race, &racers[i]), 0);
-    }
-    for (int i = 0; i < 2; i++)
-        ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
-    pthread_barrier_destroy(&start);
-}
-
 COMPAT_TEST(racing_exports_of_a_notify_publish_one_key,
             "two threads exporting one notify at once: one gets a key, the other "
             "ACL_ERROR_INVALID_PARAM; an export racing the destroy leaves no key that imports",
@@ -1100,23 +1093,23 @@ COMPAT_TEST(racing_exports_of_a_notify_publish_one_key,
 {
     /* On cuda each export keeps 2 MiB of device memory (docs/porting.md). */
     const int rounds = host_backend() ? 300 : 16;
-    aclrtContext ctx;
-    ACL_OK(aclrtGetCurrentContext(&ctx));
     for (int round = 0; round < rounds; round++) {
         aclrtNotify n;
         ACL_OK(aclrtCreateNotify(&n, 0));
-        notify_racer racers[2] = {{.ctx = ctx, .n = n}, {.ctx = ctx, .n = n}};
-        race_on_notify(racers);
+        racer racers[2] = {{.call = export_notify, .subject = n},
+                           {.call = export_notify, .subject = n}};
+        race(racers);
         ck_assert_msg((racers[0].ret == ACL_SUCCESS) != (racers[1].ret == ACL_SUCCESS),
                       "round %d: exports returned %d and %d", round, (int)racers[0].ret,
                       (int)racers[1].ret);
-        const notify_racer *lost = racers[0].ret == ACL_SUCCESS ? &racers[1] : &racers[0];
+        const racer *lost = racers[0].ret == ACL_SUCCESS ? &racers[1] : &racers[0];
         ck_assert_int_eq(lost->ret, ACL_ERROR_INVALID_PARAM);
         ACL_OK(aclrtDestroyNotify(n));
 
         ACL_OK(aclrtCreateNotify(&n, 0));
-        notify_racer pair[2] = {{.ctx = ctx, .n = n}, {.ctx = ctx, .n = n, .destroy = true}};
-        race_on_notify(pair);
+        racer pair[2] = {{.call = export_notify, .subject = n},
+                         {.call = destroy_notify, .subject = n}};
+        race(pair);
         ACL_OK(pair[1].ret);
         if (pair[0].ret == ACL_SUCCESS) {
             aclrtNotify imported;
