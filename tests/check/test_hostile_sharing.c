@@ -38,15 +38,25 @@ enum { N = 2 << 20 };
 
 /* ---- a raw client of the broker ------------------------------------------------------ */
 
+/* The abstract address of name `which` of process pid's broker
+ * (src/core/share.c's socket_name); its length. */
+static socklen_t broker_address(int32_t pid, unsigned which, struct sockaddr_un *addr)
+{
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    int n = which == 0 ? snprintf(addr->sun_path + 1, sizeof addr->sun_path - 1,
+                                  "acl-cuda.share.%d", (int)pid)
+                       : snprintf(addr->sun_path + 1, sizeof addr->sun_path - 1,
+                                  "acl-cuda.share.%d.%u", (int)pid, which);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
 static int broker_connect(int32_t pid)
 {
     int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     ck_assert_int_ge(s, 0);
     struct sockaddr_un addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sun_family = AF_UNIX;
-    int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)pid);
-    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    socklen_t len = broker_address(pid, 0, &addr);
     ck_assert_msg(connect(s, (struct sockaddr *)&addr, len) == 0, "cannot reach the broker: %s",
                   strerror(errno));
     /* A hang guard only: the broker answers at once or closes. */
@@ -179,9 +189,10 @@ COMPAT_TEST(broker_serves_others_past_idle_connections,
     ACL_OK(aclrtFree(dev));
 }
 
-/* In a child: listens under the first `count` names of the broker of
- * process `victim`, each with a backlog it keeps full, until killed. */
-static pid_t squatter_start(int32_t victim, unsigned count)
+/* Forks a process, calling no ACL function, that runs body(ready, arg):
+ * body writes a byte to ready once it listens, and never returns. Returns
+ * once it listens. The process dies with this one. */
+static pid_t listener_start(void (*body)(int ready, const void *arg), const void *arg)
 {
     int ready[2];
     ck_assert_int_eq(pipe(ready), 0);
@@ -189,26 +200,8 @@ static pid_t squatter_start(int32_t victim, unsigned count)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        for (unsigned which = 0; which < count; which++) {
-            struct sockaddr_un addr;
-            memset(&addr, 0, sizeof addr);
-            addr.sun_family = AF_UNIX;
-            int n = which == 0 ? snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1,
-                                          "acl-cuda.share.%d", (int)victim)
-                               : snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1,
-                                          "acl-cuda.share.%d.%u", (int)victim, which);
-            socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-            int l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-            if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 0) != 0)
-                _exit(2);
-            for (int k = 0; k < 2; k++) {
-                int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
-                (void)connect(c, (struct sockaddr *)&addr, len);
-            }
-        }
-        if (write(ready[1], "r", 1) != 1)
-            _exit(2);
-        pause();
+        close(ready[0]);
+        body(ready[1], arg);
         _exit(0);
     }
     close(ready[1]);
@@ -218,13 +211,40 @@ static pid_t squatter_start(int32_t victim, unsigned count)
     return pid;
 }
 
+typedef struct squat {
+    int32_t victim;
+    unsigned names;
+} squat;
+
+/* Listens under the first names of the victim's broker, each with a
+ * backlog it keeps full, until killed. */
+static void squat_names(int ready, const void *arg)
+{
+    const squat *q = arg;
+    for (unsigned which = 0; which < q->names; which++) {
+        struct sockaddr_un addr;
+        socklen_t len = broker_address(q->victim, which, &addr);
+        int l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+        if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 0) != 0)
+            _exit(2);
+        for (int k = 0; k < 2; k++) {
+            int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+            (void)connect(c, (struct sockaddr *)&addr, len);
+        }
+    }
+    if (write(ready, "r", 1) != 1)
+        _exit(2);
+    for (;;)
+        pause();
+}
+
 COMPAT_TEST(squatted_broker_names_do_not_stall_imports,
             "another process listening under fifteen of the exporter's broker names, with "
             "backlogs it keeps full, does not keep an importer from the broker (its tcase's "
             "timeout is the bound: each such name held a blocking connect for 5 s)",
             "hardening round two: an import took 77 s")
 {
-    pid_t squatter = squatter_start((int32_t)getpid(), 15);
+    pid_t squatter = listener_start(squat_names, &(squat){(int32_t)getpid(), 15});
     peer p;
     peer_start(&p);
     void *dev = device_filled(N, 0x5E); /* the broker starts under the sixteenth name */
@@ -327,12 +347,8 @@ static int request_refused(const void *arg)
     const share_request *req = arg;
     int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     struct sockaddr_un addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sun_family = AF_UNIX;
-    int n =
-        snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d", (int)getppid());
-    if (s < 0 || connect(s, (struct sockaddr *)&addr,
-                         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) != 0)
+    socklen_t len = broker_address((int32_t)getppid(), 0, &addr);
+    if (s < 0 || connect(s, (struct sockaddr *)&addr, len) != 0)
         return 2;
     if (send(s, req, sizeof *req, MSG_NOSIGNAL) != (ssize_t)sizeof *req)
         return 3;
@@ -833,34 +849,28 @@ static void reply_with_file(int c, const share_reply *rep, size_t len, int fd)
 /* Answers every client on listener with serve's reply; in the exporter. */
 typedef void (*fake_serve_fn)(int listener, const void *arg);
 
+typedef struct fake_broker {
+    fake_serve_fn serve;
+    const void *arg;
+} fake_broker;
+
+static void run_fake_broker(int ready, const void *arg)
+{
+    const fake_broker *fb = arg;
+    int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr;
+    socklen_t len = broker_address((int32_t)getpid(), 0, &addr);
+    if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 16) != 0 ||
+        write(ready, "r", 1) != 1)
+        _exit(2);
+    fb->serve(l, fb->arg);
+}
+
 /* A forked process, calling no ACL function, that runs a broker of its own
  * under its own pid (all an importer can check) and answers with serve. */
 static pid_t fake_exporter_start(fake_serve_fn serve, const void *arg)
 {
-    int ready[2];
-    ck_assert_int_eq(pipe(ready), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        struct sockaddr_un addr;
-        memset(&addr, 0, sizeof addr);
-        addr.sun_family = AF_UNIX;
-        int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "acl-cuda.share.%d",
-                         (int)getpid());
-        socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-        if (l < 0 || bind(l, (struct sockaddr *)&addr, len) != 0 || listen(l, 16) != 0 ||
-            write(ready[1], "r", 1) != 1)
-            _exit(2);
-        serve(l, arg);
-        _exit(0);
-    }
-    close(ready[1]);
-    char r;
-    ck_assert_int_eq(read(ready[0], &r, 1), 1);
-    close(ready[0]);
-    return pid;
+    return listener_start(run_fake_broker, &(fake_broker){serve, arg});
 }
 
 static void fake_exporter_stop(pid_t pid)
