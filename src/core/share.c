@@ -475,16 +475,16 @@ static int first_descriptor(struct msghdr *msg)
 }
 
 /* One try at name `which` of pid's broker: connected to the broker itself
- * (*sock set), busy (a full backlog: worth another try), or settled
- * without it. The connect does not block: a listener whose backlog
+ * (*sock set), busy (a full backlog: worth another try), nobody listening,
+ * or unusable (an impostor, or a failure). The connect does not block: a listener whose backlog
  * another process keeps full would hold a blocking one for its timeout. */
-typedef enum { BROKER_FOUND, BROKER_BUSY, BROKER_ABSENT, BROKER_IMPOSTOR } broker_try;
+typedef enum { BROKER_FOUND, BROKER_BUSY, BROKER_ABSENT, BROKER_UNUSABLE } broker_try;
 
 static broker_try broker_try_name(int32_t pid, unsigned which, int *sock)
 {
     int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0)
-        return BROKER_IMPOSTOR;
+        return BROKER_UNUSABLE;
     struct sockaddr_un addr;
     socklen_t alen = socket_name(pid, which, &addr);
     if (connect(s, (struct sockaddr *)&addr, alen) != 0) {
@@ -492,14 +492,14 @@ static broker_try broker_try_name(int32_t pid, unsigned which, int *sock)
         close(s);
         if (err == EAGAIN)
             return BROKER_BUSY;
-        return err == ECONNREFUSED || err == ENOENT ? BROKER_ABSENT : BROKER_IMPOSTOR;
+        return err == ECONNREFUSED || err == ENOENT ? BROKER_ABSENT : BROKER_UNUSABLE;
     }
     struct ucred cred;
     socklen_t cred_len = sizeof cred;
     if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 || cred.pid != (pid_t)pid ||
         fcntl(s, F_SETFL, 0) != 0) {
         close(s);
-        return BROKER_IMPOSTOR;
+        return BROKER_UNUSABLE;
     }
     set_timeouts(s);
     *sock = s;
