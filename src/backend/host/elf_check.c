@@ -563,12 +563,14 @@ static const char *check_sysv_hash(dyn_object *d)
         return "a shared object too large to check (out of memory)";
     const char *why = NULL;
     for (uint32_t b = 0; b < nbucket && !why; b++) {
-        for (uint32_t s = image_u32(buckets + (uint64_t)b * 4); s != STN_UNDEF && !why;
+        /* An entry is read only once it is known to be in the chain table. */
+        for (uint32_t s = image_u32(buckets + (uint64_t)b * 4); s != STN_UNDEF;
              s = image_u32(chain + (uint64_t)s * 4)) {
-            if (s >= nchain || seen[s])
+            if (s >= nchain || seen[s]) {
                 why = "a shared object with a damaged hash chain";
-            else
-                seen[s] = 1;
+                break;
+            }
+            seen[s] = 1;
         }
     }
     free(seen);
