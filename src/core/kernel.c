@@ -39,30 +39,41 @@ static void binary_free(object *o)
     free(b);
 }
 
+/* A copy (malloc'd) of the size bytes of a binary the caller handed over
+ * at data, read through a probe. Raises. */
+static aclError caller_image_copy(const char *api, const void *data, size_t size, void **out)
+{
+    if (size == 0 || size > KERNEL_BINARY_MAX)
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "length %zu: a binary takes 1 byte to 1 GiB (more is not a kernel binary)",
+                         size);
+    void *copy = malloc(size);
+    if (!copy)
+        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for %zu bytes",
+                         size);
+    if (!probe_copy(copy, data, size)) {
+        free(copy);
+        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
+                         "data %p: %zu bytes there are not readable host memory", data, size);
+    }
+    *out = copy;
+    return ACL_SUCCESS;
+}
+
 aclrtBinary binary_create(const char *api, const void *data, size_t size)
 {
     if (!data) {
         acl_raise(api, ACL_ERROR_INVALID_PARAM, "data is NULL");
         return NULL;
     }
-    if (size == 0 || size > KERNEL_BINARY_MAX) {
-        acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                  "dataLen %zu: a binary takes 1 byte to 1 GiB (more is not a kernel binary)",
-                  size);
-        return NULL;
-    }
     acl_binary *b = calloc(1, sizeof *b);
-    void *copy = b ? malloc(size) : NULL;
-    if (!copy) {
-        free(b);
-        acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for %zu bytes", size);
+    if (!b) {
+        acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
         return NULL;
     }
-    if (!probe_copy(copy, data, size)) {
-        free(copy);
+    void *copy;
+    if (caller_image_copy(api, data, size, &copy)) {
         free(b);
-        acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                  "data %p: %zu bytes there are not readable host memory", data, size);
         return NULL;
     }
     b->data = copy;
@@ -214,19 +225,11 @@ aclError module_load(const char *api, const void *image, size_t size, const char
 aclError module_load_caller_image(const char *api, const void *image, size_t size,
                                   const aclrtBinaryLoadOptions *options, aclrtBinHandle *out)
 {
-    if (size > KERNEL_BINARY_MAX)
-        return acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                         "length %zu: a binary takes at most 1 GiB (more is not a kernel binary)",
-                         size);
-    void *copy = malloc(size);
-    if (!copy)
-        return acl_raise(api, ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory for %zu bytes",
-                         size);
-    aclError err =
-        probe_copy(copy, image, size)
-            ? module_load(api, copy, size, NULL, options, out)
-            : acl_raise(api, ACL_ERROR_INVALID_PARAM,
-                        "data %p: %zu bytes there are not readable host memory", image, size);
+    void *copy;
+    aclError err = caller_image_copy(api, image, size, &copy);
+    if (err)
+        return err;
+    err = module_load(api, copy, size, NULL, options, out);
     free(copy);
     return err;
 }
@@ -943,7 +946,7 @@ aclError args_init_user(const char *api, acl_function *f, void *handle_mem, void
     a->capacity = size;
     a->user_handle = handle_mem;
     /* The same memory initialised again names the new list. A list in the
-     * table is live: an unload takes it out before it withdraws it, under
+     * tree is live: an unload takes it out before it withdraws it, under
      * its function's lock, under which the new list goes in (unless the
      * unload withdrew it already). */
     acl_args *replaced = NULL;
