@@ -954,6 +954,14 @@ START_TEST(launch_with_args_handle)
 }
 END_TEST
 
+/* The first and last of the N floats at dev (read through host) are value. */
+static void expect_first_and_last(const float *dev, float *host, float value)
+{
+    ACL_OK(aclrtMemcpy(host, N * sizeof(float), dev, N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST));
+    ck_assert_msg(host[0] == value && host[N - 1] == value, "got %g and %g, expected %g",
+                  (double)host[0], (double)host[N - 1], (double)value);
+}
+
 START_TEST(launch_with_user_memory_and_placeholders)
 {
     aclrtBinHandle bin = kt_load();
@@ -988,10 +996,7 @@ START_TEST(launch_with_user_memory_and_placeholders)
     *factor = 100.0f;
     ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, s, NULL, args, NULL));
     ACL_OK(aclrtSynchronizeStream(s));
-    ACL_OK(
-        aclrtMemcpy(ones, N * sizeof(float), data, N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST));
-    ck_assert_msg(ones[0] == 300.0f && ones[N - 1] == 300.0f, "got %g and %g", (double)ones[0],
-                  (double)ones[N - 1]);
+    expect_first_and_last(data, ones, 300.0f);
     /* A parameter appended as a value is not a placeholder. */
     void *buf;
     ACL_FAILS_WITH(aclrtKernelArgsGetPlaceHolderBuffer(args, pd, 4, &buf), ACL_ERROR_INVALID_PARAM);
@@ -1009,10 +1014,7 @@ START_TEST(launch_with_user_memory_and_placeholders)
     ACL_OK(aclrtKernelArgsFinalize(early));
     ACL_OK(aclrtLaunchKernelWithConfig(f, BLOCKS, s, NULL, early, NULL));
     ACL_OK(aclrtSynchronizeStream(s));
-    ACL_OK(
-        aclrtMemcpy(ones, N * sizeof(float), data, N * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST));
-    ck_assert_msg(ones[0] == 600.0f && ones[N - 1] == 600.0f, "got %g and %g", (double)ones[0],
-                  (double)ones[N - 1]);
+    expect_first_and_last(data, ones, 600.0f);
     ACL_OK(aclrtDestroyStream(s));
     ACL_OK(aclrtFree(data));
     ACL_OK(aclrtBinaryUnLoad(bin));
